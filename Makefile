@@ -1,0 +1,22 @@
+# Two entry points (see README): `make run` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+ROBOT  ?= rx90
+
+.PHONY: run test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+run: $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/robmod models $(ROBOT)
+
+test: $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pytest -n 2 tests
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache

@@ -1,0 +1,12 @@
+"""robmod: modelling, identification and control of robot manipulators.
+
+>>> import robmod
+>>> robot = robmod.load_robot("rx90")
+"""
+from .description import (Frame, JointLimits, Link, Robot, Tool, library_names, load_robot,
+                          make_robot, read_robot, symbol, write_robot)
+from .errors import RobmodError
+
+__version__ = "0.1.0"
+__all__ = ["Frame", "Link", "JointLimits", "Tool", "Robot", "make_robot", "load_robot",
+           "read_robot", "write_robot", "library_names", "symbol", "RobmodError"]

@@ -1,0 +1,125 @@
+"""The ``robmod`` command line: a thin layer over the library.
+
+    robmod list                     robots of the library
+    robmod show ROBOT|FILE          parameter tables as the seeds print them
+    robmod check FILE               validation report
+    robmod convert IN OUT           between .yaml, .par and .urdf
+    robmod models ROBOT|FILE        the models of the robot (main job)
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+
+from . import __version__
+from .errors import RobmodError
+
+
+def _load(name, numeric=False):
+    from .description import load_robot
+
+    return load_robot(name, numeric=numeric)
+
+
+def cmd_list(args) -> int:
+    from .description import library_names
+
+    for name in library_names():
+        robot = _load(name)
+        print(f"{name:16s} {robot.structure:7s} {robot.n_joints:2d} joints  "
+              f"{robot.description or robot.source}")
+    return 0
+
+
+def cmd_show(args) -> int:
+    print(_load(args.robot, numeric=args.numeric))
+    return 0
+
+
+def cmd_check(args) -> int:
+    robot = _load(args.file)
+    print(f"{args.file}: OK: robot {robot.name!r}, {robot.structure}, NL = {robot.n_links}, "
+          f"NJ = {robot.n_joints}, NF = {robot.n_frames}, B = {robot.n_loops}, "
+          f"{len(robot.actuated)} actuated joints")
+    syms = sorted(s.name for s in robot.symbols)
+    if syms:
+        known = [s for s in syms if s in robot.values]
+        print(f"  symbols: {', '.join(syms)}")
+        if known:
+            print(f"  numeric values given for: {', '.join(known)}")
+    return 0
+
+
+def cmd_convert(args) -> int:
+    from .description import write_robot
+
+    robot = _load(args.input)
+    write_robot(robot, args.output)
+    print(f"wrote {args.output}")
+    return 0
+
+
+def cmd_models(args) -> int:
+    import sympy as sp
+
+    from .geometry import frame_transform
+
+    robot = _load(args.robot, numeric=args.numeric)
+    print(robot)
+    print("\nElementary transforms a(j)T_j")
+    for f in robot.frames:
+        T = frame_transform(robot, f.j)
+        print(f"\n{f.ant}T{f.j} =")
+        print(sp.pretty(T, use_unicode=False, wrap_line=False))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="robmod", description=__doc__.split("\n")[0] + ".",
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"robmod {__version__}")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("list", help="list the robots of the library")
+    s.set_defaults(func=cmd_list)
+    s = sub.add_parser("show", help="print the parameter tables of a robot")
+    s.add_argument("robot", help="library name or file (.yaml, .par, .urdf)")
+    s.add_argument("--numeric", action="store_true", help="substitute the numeric values")
+    s.set_defaults(func=cmd_show)
+    s = sub.add_parser("check", help="validate a robot file")
+    s.add_argument("file")
+    s.set_defaults(func=cmd_check)
+    s = sub.add_parser("convert", help="convert between .yaml, .par and .urdf")
+    s.add_argument("input")
+    s.add_argument("output")
+    s.set_defaults(func=cmd_convert)
+    s = sub.add_parser("models", help="compute the models of a robot (main job)")
+    s.add_argument("robot", help="library name or file")
+    s.add_argument("--numeric", action="store_true", help="substitute the numeric values first")
+    s.set_defaults(func=cmd_models)
+    return p
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except RobmodError as e:
+        print(f"robmod: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # an internal error: one line, traceback with --debug
+        if args.debug:
+            traceback.print_exc()
+        print(f"robmod: internal error: {type(e).__name__}: {e} (run with --debug for details; "
+              "please report it)", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,208 @@
+"""Restricted parser for the expressions found in robot files.
+
+File text is never given to ``eval`` or to ``sympy.sympify``.  It is parsed by
+Python's :mod:`ast` (which only builds a syntax tree, it runs nothing) and the
+tree is walked with a whitelist: numbers, names, ``+ - * / **`` (``^`` is read
+as a power, as in SYMORO files), unary signs, parentheses and a few
+mathematical functions.  Anything else (attribute access, subscripts, calls to
+unknown functions, strings, lambdas, comprehensions ...) is refused with an
+:class:`~robmod.errors.ExpressionError`.
+"""
+from __future__ import annotations
+
+import ast
+import math
+import re
+
+import sympy as sp
+
+from ..errors import ExpressionError, Location
+
+MAX_LENGTH = 2000
+MAX_DEPTH = 60
+
+#: functions allowed in file expressions (lower-case keys; matched case-insensitively)
+FUNCTIONS = {
+    "sin": sp.sin,
+    "cos": sp.cos,
+    "tan": sp.tan,
+    "asin": sp.asin,
+    "acos": sp.acos,
+    "atan": sp.atan,
+    "atan2": sp.atan2,
+    "sqrt": sp.sqrt,
+    "exp": sp.exp,
+    "abs": sp.Abs,
+}
+_ARITY = {"atan2": 2}
+
+#: named constants (matched case-insensitively)
+CONSTANTS = {"pi": sp.pi}
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_MATHEMATICA_CALL = re.compile(r"\b([A-Za-z][A-Za-z0-9]*)\[")
+
+_symbols: dict[str, sp.Symbol] = {}
+
+
+def symbol(name: str) -> sp.Symbol:
+    """The robmod symbol called ``name`` (plain SymPy symbol, cached)."""
+    s = _symbols.get(name)
+    if s is None:
+        if not _NAME.match(name):
+            raise ExpressionError(f"{name!r} is not a valid symbol name")
+        s = _symbols[name] = sp.Symbol(name)
+    return s
+
+
+def parse_expression(text, location: Location | None = None) -> sp.Expr:
+    """Parse a number or an expression from a robot file into a SymPy expression.
+
+    ``text`` may be an int, a float, a bool-free number or a string.  Raises
+    :class:`ExpressionError` (with ``location``) for anything not allowed.
+    """
+    if isinstance(text, bool):
+        raise ExpressionError(f"expected a number or an expression, got {text!r}", location)
+    if isinstance(text, int):
+        return sp.Integer(text)
+    if isinstance(text, float):
+        if not math.isfinite(text):
+            raise ExpressionError(f"value {text!r} is not finite", location)
+        return _float(text)
+    if isinstance(text, sp.Expr):
+        return text
+    if not isinstance(text, str):
+        raise ExpressionError(
+            f"expected a number or an expression, got {type(text).__name__}", location)
+    src = text.strip()
+    if not src:
+        raise ExpressionError("empty expression", location)
+    if len(src) > MAX_LENGTH:
+        raise ExpressionError(f"expression longer than {MAX_LENGTH} characters", location)
+    # SYMORO+ (Mathematica) style: Sin[x] -> Sin(x); ^ -> **
+    src = _MATHEMATICA_CALL.sub(r"\1(", src)
+    if "[" in src or "]" in src:
+        src = src.replace("]", ")")
+    if "[" in src:
+        raise ExpressionError(f"brackets are not allowed in expression {text!r}", location)
+    src = src.replace("^", "**")
+    try:
+        tree = ast.parse(src, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        raise ExpressionError(f"cannot parse expression {text!r}", location) from None
+    try:
+        return _build(tree.body, 0, text, location)
+    except RecursionError:
+        raise ExpressionError(f"expression {text!r} is nested too deeply", location) from None
+
+
+def _float(value: float) -> sp.Expr:
+    if value == int(value) and abs(value) < 2**53:
+        return sp.Integer(int(value))
+    return sp.Float(repr(value), 17)
+
+
+def _build(node, depth, text, location):
+    if depth > MAX_DEPTH:
+        raise ExpressionError(f"expression {text!r} is nested too deeply", location)
+    d = depth + 1
+    if isinstance(node, ast.Constant):
+        v = node.value
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ExpressionError(f"only numbers are allowed as constants in {text!r}", location)
+        return sp.Integer(v) if isinstance(v, int) else _float(v)
+    if isinstance(node, ast.Name):
+        low = node.id.lower()
+        if low in CONSTANTS:
+            return CONSTANTS[low]
+        if low in FUNCTIONS:
+            raise ExpressionError(f"function {node.id!r} used without arguments in {text!r}",
+                                  location)
+        if node.id.startswith("__"):
+            raise ExpressionError(f"name {node.id!r} is not allowed in {text!r}", location)
+        return symbol(node.id)
+    if isinstance(node, ast.UnaryOp):
+        operand = _build(node.operand, d, text, location)
+        if isinstance(node.op, ast.USub):
+            return -operand
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        raise ExpressionError(f"operator not allowed in {text!r}", location)
+    if isinstance(node, ast.BinOp):
+        left = _build(node.left, d, text, location)
+        right = _build(node.right, d, text, location)
+        op = node.op
+        if isinstance(op, ast.Add):
+            return left + right
+        if isinstance(op, ast.Sub):
+            return left - right
+        if isinstance(op, ast.Mult):
+            return left * right
+        if isinstance(op, ast.Div):
+            if right == 0:
+                raise ExpressionError(f"division by zero in {text!r}", location)
+            return left / right
+        if isinstance(op, ast.Pow):
+            if right.is_Number and abs(right) > 64:
+                raise ExpressionError(f"exponent too large in {text!r}", location)
+            return left ** right
+        raise ExpressionError(f"operator not allowed in {text!r}", location)
+    if isinstance(node, ast.Call):
+        if not isinstance(node.func, ast.Name) or node.keywords:
+            raise ExpressionError(f"call not allowed in {text!r}", location)
+        name = node.func.id.lower()
+        fn = FUNCTIONS.get(name)
+        if fn is None:
+            raise ExpressionError(f"function {node.func.id!r} is not allowed in {text!r} "
+                                  f"(allowed: {', '.join(sorted(FUNCTIONS))})", location)
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            raise ExpressionError(f"call not allowed in {text!r}", location)
+        arity = _ARITY.get(name, 1)
+        if len(node.args) != arity:
+            raise ExpressionError(
+                f"function {node.func.id!r} takes {arity} argument(s) in {text!r}", location)
+        return fn(*[_build(a, d, text, location) for a in node.args])
+    raise ExpressionError(
+        f"{type(node).__name__} is not allowed in expression {text!r}", location)
+
+
+def to_text(expr) -> str:
+    """Write an expression the way robot files hold it (re-readable by the parser)."""
+    expr = sp.sympify(expr)  # safe: expr is already a SymPy object or a Python number
+    if expr.is_Integer:
+        return str(int(expr))
+    if expr.is_Float:
+        return repr(float(expr))
+    if expr.is_Rational:
+        return f"{expr.p}/{expr.q}"
+    return _plain(expr)
+
+
+def _plain(expr) -> str:
+    # SymPy's str printer writes floats with full repr precision when we convert
+    # them first; '**' is kept (the parser reads both '**' and '^').
+    repl = {f: sp.Float(repr(float(f)), 17) for f in expr.atoms(sp.Float)}
+    s = sp.sstr(expr.xreplace(repl) if repl else expr, full_prec=False)
+    return s
+
+
+def is_numeric(expr) -> bool:
+    """True if the expression has no free symbol."""
+    return not getattr(expr, "free_symbols", ())
+
+
+def as_expr(value, location: Location | None = None) -> sp.Expr:
+    """A SymPy expression from a number, a SymPy object or text (text goes through the parser)."""
+    if isinstance(value, (str, bool, int, float)):
+        return parse_expression(value, location)
+    if isinstance(value, sp.Basic):
+        return value
+    try:
+        import numpy as np
+
+        if isinstance(value, np.generic):
+            return parse_expression(value.item(), location)
+    except ImportError:  # pragma: no cover
+        pass
+    raise ExpressionError(f"expected a number or an expression, got {type(value).__name__}",
+                          location)

@@ -1,0 +1,79 @@
+"""Reading and writing robot files in any supported format, chosen by extension."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from ..errors import FileFormatError, Location
+
+FORMATS = {".yaml": "yaml", ".yml": "yaml", ".par": "par", ".urdf": "urdf"}
+
+
+def format_of(path) -> str:
+    ext = Path(path).suffix.lower()
+    if ext not in FORMATS:
+        raise FileFormatError(
+            f"unknown file type {ext or '(none)'!r}; use one of {', '.join(sorted(FORMATS))}",
+            Location(file=str(path)))
+    return FORMATS[ext]
+
+
+def write_text_atomic(path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file: never a half-written file."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
+    except OSError as e:
+        raise FileFormatError(f"cannot write file: {e}", Location(file=str(path))) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise FileFormatError(f"cannot write file: {e}", Location(file=str(path))) from None
+
+
+def read_robot(path, fmt: str | None = None):
+    """Read a robot from a YAML, SYMORO .par or URDF file."""
+    fmt = fmt or format_of(path)
+    if fmt == "yaml":
+        from .io_yaml import read_yaml
+
+        return read_yaml(path)
+    if fmt == "par":
+        from .io_par import read_par
+
+        return read_par(path)
+    if fmt == "urdf":
+        from .io_urdf import read_urdf
+
+        return read_urdf(path)
+    raise FileFormatError(f"unknown format {fmt!r}", Location(file=str(path)))
+
+
+def dumps_robot(robot, fmt: str) -> str:
+    if fmt == "yaml":
+        from .io_yaml import dumps_yaml
+
+        return dumps_yaml(robot)
+    if fmt == "par":
+        from .io_par import dumps_par
+
+        return dumps_par(robot)
+    if fmt == "urdf":
+        from .io_urdf import dumps_urdf
+
+        return dumps_urdf(robot)
+    raise FileFormatError(f"unknown format {fmt!r}")
+
+
+def write_robot(robot, path, fmt: str | None = None) -> None:
+    """Write ``robot`` to ``path`` in the format its extension names (all-or-nothing)."""
+    fmt = fmt or format_of(path)
+    write_text_atomic(path, dumps_robot(robot, fmt))

@@ -1,0 +1,359 @@
+"""robmod's native robot file (YAML).  The format is documented in docs/format.md.
+
+Example (Stäubli RX-90, seed 001 Table 3.1)::
+
+    robmod: 1
+    name: rx90
+    frames:
+      - {j: 1, ant: 0, sigma: 0, mu: 1, alpha: 0,     d: 0,  theta: q1, r: 0}
+      - {j: 2, ant: 1, sigma: 0, mu: 1, alpha: pi/2,  d: 0,  theta: q2, r: 0}
+      - {j: 3, ant: 2, sigma: 0, mu: 1, alpha: 0,     d: D3, theta: q3, r: 0}
+      ...
+    values: {D3: 0.45, RL4: 0.45}
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import sympy as sp
+
+from ..errors import FileFormatError, Location, RobmodError
+from . import located_yaml
+from .expr import as_expr, to_text
+from .robot import (DYNAMIC, GEOMETRIC, IDENTITY4, LIMITS, FIXED, Frame, JointLimits, Link,
+                    Robot, Tool, make_robot)
+from .transforms_io import matrix_from_spec
+from .validate import validate
+from .variables import split_variable, with_variable
+
+FORMAT_VERSION = 1
+TOP_KEYS = ("robmod", "name", "source", "description", "n_links", "frames", "links",
+            "link_defaults", "joints", "base", "tools", "values")
+FRAME_KEYS = ("j", "ant", "sigma", "mu") + GEOMETRIC
+LINK_KEYS = ("j",) + DYNAMIC
+JOINT_KEYS = ("j",) + LIMITS
+BASE_KEYS = ("Z", "gravity", "W0", "WP0", "V0", "VP0")
+
+
+class _Ctx:
+    def __init__(self, filename):
+        self.file = filename
+        self.locations = {}
+
+    def loc(self, line=None, frame=None, field=None):
+        return Location(file=self.file, line=line, frame=frame, field=field)
+
+    def error(self, msg, line=None, frame=None, field=None):
+        return FileFormatError(msg, self.loc(line, frame, field))
+
+
+def read_yaml(path) -> Robot:
+    """Read a robot from a native YAML file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise FileFormatError(f"cannot read file: {e}", Location(file=str(path))) from None
+    return loads_yaml(text, str(path))
+
+
+def loads_yaml(text: str, filename: str = "<string>") -> Robot:
+    """Read a robot from YAML text."""
+    data = located_yaml.load(text, filename)
+    return _robot_from_data(data, _Ctx(filename))
+
+
+def _require_map(obj, ctx, what, line):
+    if not isinstance(obj, located_yaml.LDict):
+        raise ctx.error(f"{what} must be a mapping (key: value)", line)
+    return obj
+
+
+def _require_list(obj, ctx, what, line):
+    if not isinstance(obj, located_yaml.LList):
+        raise ctx.error(f"{what} must be a list", line)
+    return obj
+
+
+def _check_keys(mapping, allowed, ctx, what, frame=None):
+    for k in mapping:
+        if k not in allowed:
+            hint = ""
+            lower = {a.lower(): a for a in allowed}
+            if str(k).lower() in lower:
+                hint = f" (did you mean {lower[str(k).lower()]!r}?)"
+            raise ctx.error(f"unknown key {k!r} in {what}{hint}; allowed: {', '.join(allowed)}",
+                            mapping.lines[k], frame, str(k))
+
+
+def _int(value, ctx, line, frame, field):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ctx.error(f"must be an integer, not {value!r}", line, frame, field)
+    return value
+
+
+def _expr(value, ctx, line, frame, field):
+    try:
+        return as_expr(value, ctx.loc(line, frame, field))
+    except RobmodError as e:
+        raise e.at(ctx.loc(line, frame, field)) from None
+
+
+def _robot_from_data(data, ctx: _Ctx) -> Robot:
+    data = _require_map(data, ctx, "the file", 1)
+    _check_keys(data, TOP_KEYS, ctx, "the file")
+    version = data.get("robmod", FORMAT_VERSION)
+    if version != FORMAT_VERSION:
+        raise ctx.error(f"unsupported format version {version!r} (this robmod reads version "
+                        f"{FORMAT_VERSION})", data.lines.get("robmod"), field="robmod")
+    name = data.get("name")
+    if not isinstance(name, str) or not re.match(r"^[A-Za-z0-9_.\-]+$", name or ""):
+        raise ctx.error("name must be given, made of letters, digits, '_', '-', '.'",
+                        data.lines.get("name", data.line), field="name")
+    for key in ("source", "description"):
+        if key in data and not isinstance(data[key], str):
+            raise ctx.error(f"{key} must be text", data.lines[key], field=key)
+    if "frames" not in data:
+        raise ctx.error("the file has no 'frames' list", data.line, field="frames")
+    frames_raw = _require_list(data["frames"], ctx, "frames", data.lines["frames"])
+    frames = []
+    for idx, row in enumerate(frames_raw, start=1):
+        line = frames_raw.lines[idx - 1]
+        row = _require_map(row, ctx, f"frame entry {idx}", line)
+        frames.append(_frame(row, idx, ctx))
+    nf = len(frames)
+    nl = nf
+    if "n_links" in data:
+        nl = _int(data["n_links"], ctx, data.lines["n_links"], None, "n_links")
+        if not 1 <= nl <= nf:
+            raise ctx.error(f"n_links = {nl} must be between 1 and the number of frames {nf}",
+                            data.lines["n_links"], field="n_links")
+    defaults = data.get("link_defaults", "symbolic")
+    if defaults not in ("symbolic", "zero"):
+        raise ctx.error("link_defaults must be 'symbolic' or 'zero'",
+                        data.lines.get("link_defaults"), field="link_defaults")
+    link_values = {j: (Link.symbolic(j).__dict__.copy() if defaults == "symbolic"
+                       else Link(j=j).__dict__.copy()) for j in range(1, nl + 1)}
+    for j in link_values:
+        link_values[j].pop("limits", None)
+    limits = {j: {} for j in range(1, nl + 1)}
+    if "links" in data:
+        rows = _require_list(data["links"], ctx, "links", data.lines["links"])
+        _rows_into(rows, LINK_KEYS, link_values, nl, ctx, "links")
+    if "joints" in data:
+        rows = _require_list(data["joints"], ctx, "joints", data.lines["joints"])
+        _rows_into(rows, JOINT_KEYS, limits, nl, ctx, "joints")
+    links = []
+    for j in range(1, nl + 1):
+        vals = link_values[j]
+        vals["j"] = j
+        links.append(Link(**vals, limits=JointLimits(**limits[j])))
+    kw = {}
+    base = data.get("base")
+    if base is not None:
+        base = _require_map(base, ctx, "base", data.lines["base"])
+        _check_keys(base, BASE_KEYS, ctx, "base")
+        if "Z" in base:
+            kw["base"] = _matrix(base["Z"], ctx, base.lines["Z"], None, "Z")
+        for key in BASE_KEYS[1:]:
+            if key in base:
+                kw[key] = _vector(base[key], ctx, base.lines[key], key)
+    tools = []
+    if "tools" in data:
+        rows = _require_list(data["tools"], ctx, "tools", data.lines["tools"])
+        for idx, row in enumerate(rows):
+            tools.append(_tool(row, rows.lines[idx], ctx))
+    values = {}
+    if "values" in data:
+        vmap = _require_map(data["values"], ctx, "values", data.lines["values"])
+        for k, v in vmap.items():
+            line = vmap.lines[k]
+            if not isinstance(k, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", k):
+                raise ctx.error(f"values: {k!r} is not a symbol name", line, field="values")
+            values[k] = _expr(v, ctx, line, None, k)
+    robot = make_robot(
+        name, frames, links, n_links=nl, tools=tools, values=values,
+        source=data.get("source", ""), description=data.get("description", ""),
+        validate=False, **kw)
+    validate(robot, ctx.locations)
+    used = {s.name for s in robot.symbols}
+    for k in values:
+        if k not in used and not any(k in {s.name for s in v.free_symbols}
+                                     for v in values.values()):
+            raise ctx.error(f"values gives {k!r}, a symbol the robot does not use",
+                            data["values"].lines[k], field=k)
+    return robot
+
+
+def _frame(row, idx, ctx) -> Frame:
+    _check_keys(row, FRAME_KEYS, ctx, f"frame entry {idx}")
+    j = row.get("j", idx)
+    jline = row.lines.get("j", row.line)
+    j = _int(j, ctx, jline, idx, "j")
+    if j != idx:
+        raise ctx.error(f"frames must be listed in order 1, 2, ...: entry {idx} has j = {j}",
+                        jline, idx, "j")
+    ctx.locations[(j, None)] = ctx.loc(row.line)
+    for k in row:
+        ctx.locations[(j, k)] = ctx.loc(row.lines[k])
+    if "ant" not in row:
+        raise ctx.error("missing antecedent 'ant'", row.line, j, "ant")
+    ant = _int(row["ant"], ctx, row.lines["ant"], j, "ant")
+    sigma = _int(row.get("sigma", 0), ctx, row.lines.get("sigma", row.line), j, "sigma")
+    if sigma not in (0, 1, 2):
+        raise ctx.error(f"sigma must be 0 (revolute), 1 (prismatic) or 2 (fixed), not {sigma}",
+                        row.lines.get("sigma", row.line), j, "sigma")
+    mu = _int(row.get("mu", 0 if sigma == FIXED else 1), ctx, row.lines.get("mu", row.line), j,
+              "mu")
+    vals = {}
+    for k in GEOMETRIC:
+        line = row.lines.get(k, row.line)
+        if k in ("theta", "r") and k not in row and {0: "theta", 1: "r"}.get(sigma) == k:
+            raise ctx.error(f"missing {k}: write the joint variable, e.g. {k}: q{j}", line, j, k)
+        v = _expr(row.get(k, 0), ctx, line, j, k)
+        if k in ("theta", "r"):
+            v = split_variable(v, j, sigma, k, ctx.loc(line))
+        vals[k] = v
+    return Frame(j=j, ant=ant, sigma=sigma, mu=mu, **vals)
+
+
+def _rows_into(rows, keys, target, nl, ctx, what):
+    seen = set()
+    for idx, row in enumerate(rows):
+        line = rows.lines[idx]
+        row = _require_map(row, ctx, f"{what} entry {idx + 1}", line)
+        _check_keys(row, keys, ctx, f"{what} entry {idx + 1}")
+        if "j" not in row:
+            raise ctx.error(f"{what} entry {idx + 1} has no 'j'", line, field="j")
+        j = _int(row["j"], ctx, row.lines["j"], None, "j")
+        if not 1 <= j <= nl:
+            raise ctx.error(f"{what}: link {j} does not exist (links are 1..{nl})",
+                            row.lines["j"], j, "j")
+        if j in seen:
+            raise ctx.error(f"{what}: link {j} is given twice", line, j, "j")
+        seen.add(j)
+        for k, v in row.items():
+            if k == "j":
+                continue
+            ctx.locations[(j, k)] = ctx.loc(row.lines[k])
+            target[j][k] = None if (v is None and k != "j") else _expr(v, ctx, row.lines[k], j, k)
+
+
+def _vector(value, ctx, line, field):
+    if not isinstance(value, list) or len(value) != 3:
+        raise ctx.error("must be a list of 3 components", line, field=field)
+    return tuple(_expr(v, ctx, line, None, field) for v in value)
+
+
+def _matrix(spec, ctx, line, frame, field):
+    try:
+        return matrix_from_spec(spec, lambda v, f=field: _expr(v, ctx, line, frame, f))
+    except RobmodError as e:
+        raise e.at(ctx.loc(line, frame, field)) from None
+
+
+def _tool(row, line, ctx) -> Tool:
+    row = _require_map(row, ctx, "tool entry", line)
+    _check_keys(row, ("name", "frame", "T") + GEOMETRIC, ctx, "tool entry")
+    name = row.get("name", "tool")
+    if not isinstance(name, str):
+        raise ctx.error("tool name must be text", line, field="name")
+    if "frame" not in row:
+        raise ctx.error(f"tool {name!r} needs 'frame' (the frame it is attached to)", line,
+                        field="frame")
+    frame = _int(row["frame"], ctx, row.lines["frame"], None, "frame")
+    spec = {k: row[k] for k in row if k in GEOMETRIC}
+    if "T" in row:
+        if spec:
+            raise ctx.error(f"tool {name!r}: give either T or (gamma, b, alpha, d, theta, r)",
+                            line, frame, "T")
+        spec = row["T"]
+    T = _matrix(spec, ctx, line, frame, f"tool {name}") if spec else IDENTITY4
+    return Tool(name=name, frame=frame, T=T)
+
+
+# ---------------------------------------------------------------------------- writing
+_PLAIN = re.compile(r"^[A-Za-z0-9_.+\-*/() ]+$")
+
+
+def _scalar(v) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, (int,)) and not isinstance(v, bool):
+        return str(v)
+    text = to_text(v)
+    expr = v if isinstance(v, sp.Basic) else None
+    if expr is not None and (expr.is_Integer or expr.is_Float):
+        return text
+    if _PLAIN.match(text) and not re.match(r"^[-+]?[0-9.]+([eE][-+]?[0-9]+)?$", text) \
+            and text.lower() not in ("null", "true", "false", "yes", "no", "on", "off", "y", "n"):
+        return text
+    return json.dumps(text)
+
+
+def _row(pairs) -> str:
+    return "{" + ", ".join(f"{k}: {_scalar(v)}" for k, v in pairs) + "}"
+
+
+def dumps_yaml(robot: Robot) -> str:
+    """The native YAML text of ``robot`` (re-readable by :func:`loads_yaml`)."""
+    out = [f"# robmod robot description (format {FORMAT_VERSION}); see docs/format.md",
+           f"robmod: {FORMAT_VERSION}", f"name: {robot.name}"]
+    if robot.source:
+        out.append(f"source: {json.dumps(robot.source, ensure_ascii=False)}")
+    if robot.description:
+        out.append(f"description: {json.dumps(robot.description, ensure_ascii=False)}")
+    if robot.n_loops:
+        out.append(f"n_links: {robot.n_links}")
+    out.append("frames:")
+    for f in robot.frames:
+        pairs = [("j", f.j), ("ant", f.ant), ("sigma", f.sigma), ("mu", f.mu)]
+        for k in GEOMETRIC:
+            v = with_variable(f, k) if k in ("theta", "r") else getattr(f, k)
+            pairs.append((k, v))
+        out.append("  - " + _row(pairs))
+    out.append("link_defaults: zero")
+    out.append("links:")
+    for link in robot.links:
+        pairs = [("j", link.j)] + [(k, getattr(link, k)) for k in DYNAMIC
+                                   if getattr(link, k) is not None and getattr(link, k) != 0]
+        out.append("  - " + _row(pairs))
+    joints = [l for l in robot.links if not l.limits.is_empty()]
+    if joints:
+        out.append("joints:")
+        for link in joints:
+            pairs = [("j", link.j)] + [(k, getattr(link.limits, k)) for k in LIMITS
+                                       if getattr(link.limits, k) is not None]
+            out.append("  - " + _row(pairs))
+    out.append("base:")
+    if robot.base != IDENTITY4:
+        out.append("  Z: " + _matrix_text(robot.base))
+    for key in ("gravity", "W0", "WP0", "V0", "VP0"):
+        out.append(f"  {key}: [" + ", ".join(_scalar(v) for v in getattr(robot, key)) + "]")
+    if robot.tools:
+        out.append("tools:")
+        for t in robot.tools:
+            out.append(f"  - {{name: {json.dumps(t.name)}, frame: {t.frame}, T: "
+                       + _matrix_text(t.T) + "}")
+    if robot.values:
+        out.append("values:")
+        for k, v in robot.values.items():
+            out.append(f"  {k}: {_scalar(v)}")
+    return "\n".join(out) + "\n"
+
+
+def _matrix_text(m) -> str:
+    return "[" + ", ".join("[" + ", ".join(_scalar(m[i, k]) for k in range(4)) + "]"
+                           for i in range(3)) + "]"
+
+
+def write_yaml(robot: Robot, path) -> None:
+    """Write ``robot`` to ``path`` (all-or-nothing: the text is built before the file is opened)."""
+    from .files import write_text_atomic
+
+    write_text_atomic(path, dumps_yaml(robot))
+
+
+__all__ = ["read_yaml", "loads_yaml", "dumps_yaml", "write_yaml", "FORMAT_VERSION"]

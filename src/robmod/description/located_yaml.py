@@ -1,0 +1,91 @@
+"""YAML loading that remembers line numbers, refuses aliases and duplicate keys.
+
+Only PyYAML's *safe* scalar constructors are used: no Python object is ever
+built from a tag.
+"""
+from __future__ import annotations
+
+import yaml
+
+from ..errors import FileFormatError, Location
+
+MAX_NODES = 200_000
+
+
+class LDict(dict):
+    """A mapping read from YAML; ``line`` is its own line, ``lines[key]`` each key's line."""
+
+    line: int
+    lines: dict
+
+
+class LList(list):
+    """A sequence read from YAML; ``line`` and ``lines[i]`` as for :class:`LDict`."""
+
+    line: int
+    lines: list
+
+
+def load(text: str, filename: str):
+    """Parse YAML text into LDict/LList/scalars (1-based line numbers)."""
+    loader = yaml.SafeLoader(text)
+    try:
+        try:
+            node = loader.get_single_node()
+        except yaml.MarkedYAMLError as e:
+            mark = e.problem_mark or e.context_mark
+            line = mark.line + 1 if mark else None
+            raise FileFormatError(f"YAML syntax error: {e.problem or e}",
+                                  Location(file=filename, line=line)) from None
+        except yaml.YAMLError as e:
+            raise FileFormatError(f"YAML error: {e}", Location(file=filename)) from None
+        if node is None:
+            raise FileFormatError("file is empty", Location(file=filename))
+        seen: set[int] = set()
+        return _convert(loader, node, filename, seen)
+    finally:
+        loader.dispose()
+
+
+def _convert(loader, node, filename, seen):
+    if id(node) in seen:
+        raise FileFormatError("YAML aliases (*name) are not allowed in robot files",
+                              Location(file=filename, line=node.start_mark.line + 1))
+    seen.add(id(node))
+    if len(seen) > MAX_NODES:
+        raise FileFormatError("file is too large", Location(file=filename))
+    line = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        out = LDict()
+        out.line, out.lines = line, {}
+        for knode, vnode in node.value:
+            if knode.tag == "tag:yaml.org,2002:merge":
+                raise FileFormatError("YAML merge keys (<<) are not allowed in robot files",
+                                      Location(file=filename, line=knode.start_mark.line + 1))
+            key = _convert(loader, knode, filename, seen)
+            if not isinstance(key, (str, int)):
+                raise FileFormatError("mapping keys must be names",
+                                      Location(file=filename, line=knode.start_mark.line + 1))
+            if key in out:
+                raise FileFormatError(f"duplicate key {key!r}",
+                                      Location(file=filename, line=knode.start_mark.line + 1))
+            out[key] = _convert(loader, vnode, filename, seen)
+            out.lines[key] = knode.start_mark.line + 1
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        out = LList()
+        out.line, out.lines = line, []
+        for item in node.value:
+            out.append(_convert(loader, item, filename, seen))
+            out.lines.append(item.start_mark.line + 1)
+        return out
+    tag = node.tag
+    if tag.startswith("tag:yaml.org,2002:") and tag.rsplit(":", 1)[1] in (
+            "null", "bool", "int", "float", "str"):
+        try:
+            return loader.construct_object(node, deep=True)
+        except (yaml.YAMLError, ValueError, OverflowError) as e:
+            raise FileFormatError(f"bad value: {e}",
+                                  Location(file=filename, line=line)) from None
+    raise FileFormatError(f"YAML tag {tag!r} is not allowed in robot files",
+                          Location(file=filename, line=line))

@@ -1,0 +1,416 @@
+"""The robot description in Khalil-Kleinfinger notation (immutable data).
+
+Frames and structure (seed 001 §3.2 and its tree/closed-loop extension)::
+
+    a(j)T_j = Rot(z, gamma_j) Trans(z, b_j) Rot(x, alpha_j) Trans(x, d_j) Rot(z, theta_j) Trans(z, r_j)
+
+* ``n_links`` (NL) links 1..NL, link 0 being the base;
+* ``n_joints`` (NJ) joints: joints 1..NL are those of the equivalent tree
+  structure, joints NL+1..NJ are the *cut joints* of the closed loops;
+* ``n_frames`` (NF) = NJ + B frames, B = NJ - NL being the number of loops.
+  Frame k (NL < k <= NJ) is the frame of cut joint k, carried by link a(k);
+  frame k + B (sigma = 2) is fixed on the link on the other side of the cut
+  joint and coincides with frame k when the loop is closed.
+
+Each joint j has its variable ``q_j`` (symbol ``qj``):
+``theta_j = q_j + theta`` for a revolute joint (sigma = 0) and
+``r_j = q_j + r`` for a prismatic joint (sigma = 1); the stored ``theta`` /
+``r`` is then the joint *offset*.  Frames with sigma = 2 are fixed.
+
+Every parameter is a SymPy expression: a number, a symbol or an expression of
+symbols.  :meth:`Robot.numeric` substitutes the numeric values the
+description carries.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
+from types import MappingProxyType
+from typing import Mapping
+
+import sympy as sp
+
+from ..errors import DescriptionError
+from .expr import as_expr, symbol
+
+REVOLUTE, PRISMATIC, FIXED = 0, 1, 2
+
+GEOMETRIC = ("gamma", "b", "alpha", "d", "theta", "r")
+INERTIAL = ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M")
+#: rotor inertia, Coulomb, viscous, Stribeck static friction and Stribeck decay
+#: ([7.26]: F_C sign(qd) + F_V qd + (F_ST - F_C) sign(qd) exp(-|qd| B_ST))
+JOINT_DYNAMIC = ("IA", "FC", "FV", "FST", "BST")
+WRENCH = ("FX", "FY", "FZ", "CX", "CY", "CZ")
+LIMITS = ("qmin", "qmax", "qdmax", "qddmax", "taumax")
+#: every per-link dynamic field, in file order
+DYNAMIC = INERTIAL + JOINT_DYNAMIC + WRENCH + ("K",)
+
+ZERO = sp.Integer(0)
+
+
+def joint_variable(j: int) -> sp.Symbol:
+    """Symbol of the variable of joint j: ``qj``."""
+    return symbol(f"q{j}")
+
+
+def joint_velocity(j: int) -> sp.Symbol:
+    """Symbol of the velocity of joint j (SYMORO's ``QPj``)."""
+    return symbol(f"QP{j}")
+
+
+def joint_acceleration(j: int) -> sp.Symbol:
+    """Symbol of the acceleration of joint j (SYMORO's ``QDPj``)."""
+    return symbol(f"QDP{j}")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One row of the Khalil-Kleinfinger table."""
+
+    j: int
+    ant: int
+    sigma: int = REVOLUTE
+    mu: int = 1
+    gamma: sp.Expr = ZERO
+    b: sp.Expr = ZERO
+    alpha: sp.Expr = ZERO
+    d: sp.Expr = ZERO
+    theta: sp.Expr = ZERO
+    r: sp.Expr = ZERO
+
+    @property
+    def is_joint(self) -> bool:
+        return self.sigma in (REVOLUTE, PRISMATIC)
+
+    @property
+    def q(self) -> sp.Symbol | None:
+        """The joint variable, or None for a fixed frame."""
+        return joint_variable(self.j) if self.is_joint else None
+
+    def theta_total(self, q=None):
+        """theta_j with the joint variable (or ``q``) added for a revolute joint."""
+        if self.sigma == REVOLUTE:
+            return self.theta + (self.q if q is None else q)
+        return self.theta
+
+    def r_total(self, q=None):
+        """r_j with the joint variable (or ``q``) added for a prismatic joint."""
+        if self.sigma == PRISMATIC:
+            return self.r + (self.q if q is None else q)
+        return self.r
+
+    def params(self) -> tuple:
+        """(gamma, b, alpha, d, theta, r) as stored (offsets for the variable)."""
+        return tuple(getattr(self, k) for k in GEOMETRIC)
+
+
+@dataclass(frozen=True)
+class JointLimits:
+    """Joint limits; ``None`` where unknown."""
+
+    qmin: sp.Expr | None = None
+    qmax: sp.Expr | None = None
+    qdmax: sp.Expr | None = None
+    qddmax: sp.Expr | None = None
+    taumax: sp.Expr | None = None
+
+    def is_empty(self) -> bool:
+        return all(getattr(self, k) is None for k in LIMITS)
+
+
+def default_dynamics(j: int) -> dict:
+    """SYMORO's default: symbolic inertial, rotor and friction parameters, no wrench."""
+    out = {k: symbol(f"{k}{j}") for k in INERTIAL + ("IA", "FC", "FV")}
+    out.update({k: ZERO for k in ("FST", "BST") + WRENCH})
+    out["K"] = None
+    return out
+
+
+@dataclass(frozen=True)
+class Link:
+    """Dynamic parameters of link j and of the joint j that moves it.
+
+    Inertial parameters are Khalil's standard parameters: the inertia tensor
+    about the origin O_j of frame j, in frame j (``XY`` is the matrix entry,
+    i.e. minus the product of inertia integral), the first moments
+    ``MX MY MZ`` = M_j * (centre of mass in frame j) and the mass ``M``.
+    ``FX..CZ`` is the wrench exerted by link j on the environment, in frame j.
+    ``K`` is the joint stiffness of an elastic joint (None: rigid).
+    """
+
+    j: int
+    XX: sp.Expr = ZERO
+    XY: sp.Expr = ZERO
+    XZ: sp.Expr = ZERO
+    YY: sp.Expr = ZERO
+    YZ: sp.Expr = ZERO
+    ZZ: sp.Expr = ZERO
+    MX: sp.Expr = ZERO
+    MY: sp.Expr = ZERO
+    MZ: sp.Expr = ZERO
+    M: sp.Expr = ZERO
+    IA: sp.Expr = ZERO
+    FC: sp.Expr = ZERO
+    FV: sp.Expr = ZERO
+    FST: sp.Expr = ZERO
+    BST: sp.Expr = ZERO
+    FX: sp.Expr = ZERO
+    FY: sp.Expr = ZERO
+    FZ: sp.Expr = ZERO
+    CX: sp.Expr = ZERO
+    CY: sp.Expr = ZERO
+    CZ: sp.Expr = ZERO
+    K: sp.Expr | None = None
+    limits: JointLimits = field(default_factory=JointLimits)
+
+    @classmethod
+    def symbolic(cls, j: int, **overrides) -> "Link":
+        values = default_dynamics(j)
+        values.update(overrides)
+        return cls(j=j, **values)
+
+    def inertia_matrix(self) -> sp.ImmutableMatrix:
+        """The 3x3 inertia tensor jJj about O_j."""
+        return sp.ImmutableMatrix([[self.XX, self.XY, self.XZ],
+                                   [self.XY, self.YY, self.YZ],
+                                   [self.XZ, self.YZ, self.ZZ]])
+
+    def first_moments(self) -> sp.ImmutableMatrix:
+        return sp.ImmutableMatrix([self.MX, self.MY, self.MZ])
+
+    def inertial(self) -> tuple:
+        """The 10 standard inertial parameters, XX..M."""
+        return tuple(getattr(self, k) for k in INERTIAL)
+
+    def wrench(self) -> tuple:
+        return tuple(getattr(self, k) for k in WRENCH)
+
+
+def transform_matrix(gamma=0, b=0, alpha=0, d=0, theta=0, r=0) -> sp.ImmutableMatrix:
+    """Symbolic 4x4 matrix Rot(z,gamma) Trans(z,b) Rot(x,alpha) Trans(x,d) Rot(z,theta) Trans(z,r)."""
+    from ..geometry.transforms import kk_transform
+
+    return sp.ImmutableMatrix(kk_transform(gamma, b, alpha, d, theta, r))
+
+
+IDENTITY4 = sp.ImmutableMatrix(sp.eye(4))
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool (end-effector) frame E attached to frame ``frame``: jTE = ``T``."""
+
+    name: str
+    frame: int
+    T: sp.ImmutableMatrix = IDENTITY4
+
+
+def _vec3(values) -> tuple:
+    return tuple(as_expr(v) for v in values)
+
+
+@dataclass(frozen=True)
+class Robot:
+    """An immutable robot description.  Build it with :func:`make_robot` (validated)."""
+
+    name: str
+    frames: tuple[Frame, ...]
+    links: tuple[Link, ...]
+    n_links: int
+    base: sp.ImmutableMatrix = IDENTITY4
+    tools: tuple[Tool, ...] = ()
+    gravity: tuple = (ZERO, ZERO, symbol("G3"))
+    W0: tuple = (ZERO, ZERO, ZERO)
+    WP0: tuple = (ZERO, ZERO, ZERO)
+    V0: tuple = (ZERO, ZERO, ZERO)
+    VP0: tuple = (ZERO, ZERO, ZERO)
+    values: Mapping = field(default_factory=lambda: MappingProxyType({}))
+    source: str = ""
+    description: str = ""
+
+    # ---- sizes and structure -------------------------------------------------
+    @property
+    def n_frames(self) -> int:
+        """NF"""
+        return len(self.frames)
+
+    @cached_property
+    def n_loops(self) -> int:
+        """B, the number of closed loops."""
+        return (self.n_frames - self.n_links) // 2
+
+    @property
+    def n_joints(self) -> int:
+        """NJ = NL + B"""
+        return self.n_links + self.n_loops
+
+    @cached_property
+    def structure(self) -> str:
+        """'serial', 'tree' or 'closed'."""
+        if self.n_loops:
+            return "closed"
+        if all(f.ant == f.j - 1 for f in self.frames):
+            return "serial"
+        return "tree"
+
+    def frame(self, j: int) -> Frame:
+        if not 1 <= j <= self.n_frames:
+            raise DescriptionError(f"robot {self.name!r} has no frame {j}")
+        return self.frames[j - 1]
+
+    def link(self, j: int) -> Link:
+        if not 1 <= j <= self.n_links:
+            raise DescriptionError(f"robot {self.name!r} has no link {j}")
+        return self.links[j - 1]
+
+    @cached_property
+    def joints(self) -> tuple[int, ...]:
+        """Indices of the frames that carry a joint (sigma 0 or 1), up to NJ."""
+        return tuple(f.j for f in self.frames[: self.n_joints] if f.is_joint)
+
+    @cached_property
+    def actuated(self) -> tuple[int, ...]:
+        return tuple(j for j in self.joints if self.frame(j).mu == 1)
+
+    @cached_property
+    def q(self) -> tuple[sp.Symbol, ...]:
+        """The joint variables of the tree structure's joints 1..NL (fixed frames skipped)."""
+        return tuple(self.frame(j).q for j in self.joints if j <= self.n_links)
+
+    @cached_property
+    def loop_pairs(self) -> tuple[tuple[int, int], ...]:
+        """(k, k + B) for each cut joint k: the frames that coincide when loops close."""
+        b = self.n_loops
+        return tuple((k, k + b) for k in range(self.n_links + 1, self.n_joints + 1))
+
+    def children(self, j: int) -> tuple[int, ...]:
+        return tuple(f.j for f in self.frames[: self.n_links] if f.ant == j)
+
+    def chain(self, j: int) -> tuple[int, ...]:
+        """Frames from the base to frame j (excluding 0, including j)."""
+        out = []
+        while j != 0:
+            out.append(j)
+            j = self.frame(j).ant
+        return tuple(reversed(out))
+
+    # ---- parameters ----------------------------------------------------------
+    @cached_property
+    def symbols(self) -> frozenset:
+        """Free symbols of the description (joint variables excluded)."""
+        syms = set()
+        for f in self.frames:
+            for k in GEOMETRIC:
+                syms |= getattr(f, k).free_symbols
+        for link in self.links:
+            for k in DYNAMIC:
+                v = getattr(link, k)
+                if v is not None:
+                    syms |= v.free_symbols
+            for k in LIMITS:
+                v = getattr(link.limits, k)
+                if v is not None:
+                    syms |= v.free_symbols
+        for m in [self.base] + [t.T for t in self.tools]:
+            syms |= m.free_symbols
+        for vec in (self.gravity, self.W0, self.WP0, self.V0, self.VP0):
+            for v in vec:
+                syms |= v.free_symbols
+        return frozenset(syms)
+
+    @property
+    def is_numeric(self) -> bool:
+        """True when every parameter is a number."""
+        return not self.symbols
+
+    def substitute(self, mapping: Mapping) -> "Robot":
+        """A new robot with symbols replaced (keys: names or symbols)."""
+        subs = {}
+        for k, v in mapping.items():
+            key = symbol(k) if isinstance(k, str) else k
+            subs[key] = as_expr(v)
+        if not subs:
+            return self
+
+        def s(x):
+            return x if x is None else x.xreplace(subs)
+
+        frames = tuple(replace(f, **{k: s(getattr(f, k)) for k in GEOMETRIC}) for f in self.frames)
+        links = tuple(
+            replace(l, **{k: s(getattr(l, k)) for k in DYNAMIC},
+                    limits=replace(l.limits, **{k: s(getattr(l.limits, k)) for k in LIMITS}))
+            for l in self.links)
+        new = replace(
+            self, frames=frames, links=links, base=self.base.xreplace(subs),
+            tools=tuple(replace(t, T=t.T.xreplace(subs)) for t in self.tools),
+            gravity=tuple(s(v) for v in self.gravity), W0=tuple(s(v) for v in self.W0),
+            WP0=tuple(s(v) for v in self.WP0), V0=tuple(s(v) for v in self.V0),
+            VP0=tuple(s(v) for v in self.VP0))
+        from .validate import validate
+
+        validate(new)
+        return new
+
+    def numeric(self, values: Mapping | None = None) -> "Robot":
+        """The same robot with the numeric values it carries (and ``values``) substituted."""
+        merged = dict(self.values)
+        if values:
+            merged.update({str(k): v for k, v in values.items()})
+        # values may refer to each other (e.g. RL4: 2*D3): resolve to a fixed point
+        resolved = {k: as_expr(v) for k, v in merged.items()}
+        syms = {symbol(k): v for k, v in resolved.items()}
+        for _ in range(len(syms) + 1):
+            new = {k: v.xreplace(syms) for k, v in syms.items()}
+            if new == syms:
+                break
+            syms = new
+        return self.substitute(syms)
+
+    def with_values(self, **values) -> "Robot":
+        return replace(self, values=MappingProxyType({**self.values, **values}))
+
+    def __str__(self) -> str:
+        from .table import format_robot
+
+        return format_robot(self)
+
+
+def make_robot(name: str, frames, links=None, *, n_links: int | None = None, base=None,
+               tools=(), gravity=None, W0=None, WP0=None, V0=None, VP0=None, values=None,
+               source: str = "", description: str = "", validate: bool = True) -> Robot:
+    """Build and validate a :class:`Robot`.
+
+    ``frames`` is a sequence of :class:`Frame` or of dicts with Frame's fields;
+    ``links`` a sequence of :class:`Link` (default: symbolic parameters for
+    every link).  ``n_links`` defaults to the number of frames (no loops).
+    """
+    frames = tuple(f if isinstance(f, Frame) else _frame_from_dict(f) for f in frames)
+    nl = len(frames) if n_links is None else n_links
+    if links is None:
+        links = [Link.symbolic(j) for j in range(1, nl + 1)]
+    links = tuple(l if isinstance(l, Link) else Link(**l) for l in links)
+    kw = {}
+    for key, val in (("gravity", gravity), ("W0", W0), ("WP0", WP0), ("V0", V0), ("VP0", VP0)):
+        if val is not None:
+            kw[key] = _vec3(val)
+    robot = Robot(
+        name=name, frames=frames, links=links, n_links=nl,
+        base=IDENTITY4 if base is None else sp.ImmutableMatrix(base), tools=tuple(tools),
+        values=MappingProxyType(dict(values or {})), source=source, description=description, **kw)
+    if validate:
+        from .validate import validate as _validate
+
+        _validate(robot)
+    return robot
+
+
+def _frame_from_dict(d: Mapping) -> Frame:
+    kw = dict(d)
+    for k in GEOMETRIC:
+        if k in kw:
+            kw[k] = as_expr(kw[k])
+    return Frame(**kw)
+
+
+def frame_fields() -> tuple[str, ...]:
+    return tuple(f.name for f in fields(Frame))

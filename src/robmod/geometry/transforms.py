@@ -1,0 +1,128 @@
+"""Elementary transforms of the Khalil-Kleinfinger notation (seed 001 [3.2] and tree form).
+
+Written once for any scalar type: the functions take SymPy expressions (and
+return SymPy entries, trivial products already folded by SymPy) or NumPy
+arrays with any leading batch shape (and return arrays of shape ``(..., 4, 4)``
+through :func:`stack`).
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ..errors import DescriptionError
+
+
+def _is_symbolic(*xs) -> bool:
+    return any(isinstance(x, sp.Basic) for x in xs)
+
+
+def sincos(x):
+    """(sin x, cos x) for a SymPy expression or a NumPy array/number."""
+    if isinstance(x, sp.Basic):
+        return sp.sin(x), sp.cos(x)
+    return np.sin(x), np.cos(x)
+
+
+def kk_transform_sc(sg, cg, b, sa, ca, d, st, ct, r):
+    """Rot(z,g) Trans(z,b) Rot(x,a) Trans(x,d) Rot(z,t) Trans(z,r) from sines and cosines.
+
+    Returns the 4x4 matrix as nested lists of scalars.
+    """
+    ca_st = ca * st
+    ca_ct = ca * ct
+    sa_r = sa * r
+    return [
+        [cg * ct - sg * ca_st, -cg * st - sg * ca_ct, sg * sa, cg * d + sg * sa_r],
+        [sg * ct + cg * ca_st, -sg * st + cg * ca_ct, -cg * sa, sg * d - cg * sa_r],
+        [sa * st, sa * ct, ca, ca * r + b],
+        [0, 0, 0, 1],
+    ]
+
+
+def kk_transform(gamma, b, alpha, d, theta, r):
+    """a(j)T_j = Rot(z,gamma) Trans(z,b) Rot(x,alpha) Trans(x,d) Rot(z,theta) Trans(z,r)."""
+    sg, cg = sincos(gamma)
+    sa, ca = sincos(alpha)
+    st, ct = sincos(theta)
+    return kk_transform_sc(sg, cg, b, sa, ca, d, st, ct, r)
+
+
+def stack(nested) -> np.ndarray:
+    """Nested lists of numbers/arrays -> array of shape ``(..., rows, cols)``."""
+    rows = len(nested)
+    cols = len(nested[0])
+    flat = [np.asarray(x, dtype=float) for row in nested for x in row]
+    flat = np.broadcast_arrays(*flat)
+    out = np.stack(flat, axis=-1)
+    return out.reshape(out.shape[:-1] + (rows, cols))
+
+
+def _const_sc(expr, robot_name, j, field):
+    """Exact sine and cosine of a constant angle, as floats."""
+    try:
+        return float(sp.sin(expr)), float(sp.cos(expr))
+    except TypeError:
+        raise DescriptionError(
+            f"robot {robot_name!r}: {field} has symbols {sorted(map(str, expr.free_symbols))}; "
+            "substitute numeric values first (Robot.numeric())", frame=j, field=field) from None
+
+
+def _const(expr, robot_name, j, field):
+    try:
+        return float(expr)
+    except TypeError:
+        raise DescriptionError(
+            f"robot {robot_name!r}: {field} has symbols {sorted(map(str, expr.free_symbols))}; "
+            "substitute numeric values first (Robot.numeric())", frame=j, field=field) from None
+
+
+def frame_transform(robot, j: int, q=None):
+    """a(j)T_j of ``robot``.
+
+    * ``q is None``: symbolic, a SymPy ImmutableMatrix in the joint variable ``qj``;
+    * ``q`` a SymPy expression: symbolic with that value of the joint variable;
+    * ``q`` numeric (scalar or array of any shape, the value of joint j): an array
+      ``q.shape + (4, 4)``; the robot's parameters must be numeric.
+    """
+    f = robot.frame(j)
+    if q is None or isinstance(q, sp.Basic):
+        return sp.ImmutableMatrix(
+            kk_transform(f.gamma, f.b, f.alpha, f.d, f.theta_total(q), f.r_total(q)))
+    q = np.asarray(q, dtype=float)
+    sg, cg = _const_sc(f.gamma, robot.name, j, "gamma")
+    sa, ca = _const_sc(f.alpha, robot.name, j, "alpha")
+    b = _const(f.b, robot.name, j, "b")
+    d = _const(f.d, robot.name, j, "d")
+    if f.sigma == 0:
+        st, ct = np.sin(q + _const(f.theta, robot.name, j, "theta")), None
+        ct = np.cos(q + _const(f.theta, robot.name, j, "theta"))
+        r = np.full_like(q, _const(f.r, robot.name, j, "r"))
+    else:
+        st, ct = _const_sc(f.theta, robot.name, j, "theta")
+        st, ct = np.full_like(q, st), np.full_like(q, ct)
+        r = q + _const(f.r, robot.name, j, "r") if f.sigma == 1 else np.full_like(
+            q, _const(f.r, robot.name, j, "r"))
+    return stack(kk_transform_sc(sg, cg, b, sa, ca, d, st, ct, r))
+
+
+def transform_to_numpy(matrix) -> np.ndarray:
+    """A constant SymPy 4x4 (base Z, tool E) as a float array."""
+    try:
+        return np.array(matrix.evalf(), dtype=float)
+    except TypeError:
+        raise DescriptionError(
+            f"matrix has symbols {sorted(map(str, matrix.free_symbols))}; "
+            "substitute numeric values first") from None
+
+
+def frame_transforms(robot, q=None):
+    """All a(j)T_j, j = 1..NF, as a list (symbolic, or numeric for q of shape (..., NJ))."""
+    if q is None:
+        return [frame_transform(robot, j) for j in range(1, robot.n_frames + 1)]
+    q = np.asarray(q, dtype=float)
+    out = []
+    for j in range(1, robot.n_frames + 1):
+        qj = q[..., j - 1] if j <= robot.n_joints else np.zeros(q.shape[:-1])
+        out.append(frame_transform(robot, j, qj))
+    return out
