@@ -15,6 +15,7 @@ import math
 import re
 
 import sympy as sp
+from sympy.printing.str import StrPrinter
 
 from ..errors import ExpressionError, Location
 
@@ -99,7 +100,7 @@ def parse_expression(text, location: Location | None = None) -> sp.Expr:
 def _float(value: float) -> sp.Expr:
     if value == int(value) and abs(value) < 2**53:
         return sp.Integer(int(value))
-    return sp.Float(repr(value), 17)
+    return sp.Float(value)
 
 
 def _build(node, depth, text, location):
@@ -178,12 +179,19 @@ def to_text(expr) -> str:
     return _plain(expr)
 
 
+class _FilePrinter(StrPrinter):
+    """SymPy's str printer, with floats written as Python's shortest exact repr."""
+
+    def _print_Float(self, expr):
+        return repr(float(expr))
+
+
+_PRINTER = _FilePrinter()
+
+
 def _plain(expr) -> str:
-    # SymPy's str printer writes floats with full repr precision when we convert
-    # them first; '**' is kept (the parser reads both '**' and '^').
-    repl = {f: sp.Float(repr(float(f)), 17) for f in expr.atoms(sp.Float)}
-    s = sp.sstr(expr.xreplace(repl) if repl else expr, full_prec=False)
-    return s
+    # '**' is kept (the parser reads both '**' and '^').
+    return _PRINTER.doprint(expr)
 
 
 def is_numeric(expr) -> bool:

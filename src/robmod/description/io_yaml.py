@@ -13,6 +13,7 @@ Example (Stäubli RX-90, seed 001 Table 3.1)::
 """
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from pathlib import Path
@@ -82,8 +83,11 @@ def _check_keys(mapping, allowed, ctx, what, frame=None):
         if k not in allowed:
             hint = ""
             lower = {a.lower(): a for a in allowed}
+            close = difflib.get_close_matches(str(k).lower(), list(lower), n=1, cutoff=0.6)
             if str(k).lower() in lower:
                 hint = f" (did you mean {lower[str(k).lower()]!r}?)"
+            elif close:
+                hint = f" (did you mean {lower[close[0]]!r}?)"
             raise ctx.error(f"unknown key {k!r} in {what}{hint}; allowed: {', '.join(allowed)}",
                             mapping.lines[k], frame, str(k))
 
@@ -156,6 +160,7 @@ def _robot_from_data(data, ctx: _Ctx) -> Robot:
         base = _require_map(base, ctx, "base", data.lines["base"])
         _check_keys(base, BASE_KEYS, ctx, "base")
         if "Z" in base:
+            ctx.locations[(None, "Z")] = ctx.loc(base.lines["Z"])
             kw["base"] = _matrix(base["Z"], ctx, base.lines["Z"], None, "Z")
         for key in BASE_KEYS[1:]:
             if key in base:
@@ -177,7 +182,10 @@ def _robot_from_data(data, ctx: _Ctx) -> Robot:
         name, frames, links, n_links=nl, tools=tools, values=values,
         source=data.get("source", ""), description=data.get("description", ""),
         validate=False, **kw)
-    validate(robot, ctx.locations)
+    try:
+        validate(robot, ctx.locations)
+    except RobmodError as e:
+        raise e.at(Location(file=ctx.file)) from None
     used = {s.name for s in robot.symbols}
     for k in values:
         if k not in used and not any(k in {s.name for s in v.free_symbols}
@@ -271,6 +279,8 @@ def _tool(row, line, ctx) -> Tool:
                             line, frame, "T")
         spec = row["T"]
     T = _matrix(spec, ctx, line, frame, f"tool {name}") if spec else IDENTITY4
+    ctx.locations[(frame, "tools")] = ctx.loc(line)
+    ctx.locations[(frame, f"tool {name}")] = ctx.loc(line)
     return Tool(name=name, frame=frame, T=T)
 
 

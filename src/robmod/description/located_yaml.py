@@ -55,6 +55,10 @@ def _convert(loader, node, filename, seen):
     if len(seen) > MAX_NODES:
         raise FileFormatError("file is too large", Location(file=filename))
     line = node.start_mark.line + 1
+    if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in (
+            "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"):
+        raise FileFormatError(f"YAML tag {node.tag!r} is not allowed in robot files",
+                              Location(file=filename, line=line))
     if isinstance(node, yaml.MappingNode):
         out = LDict()
         out.line, out.lines = line, {}
