@@ -1,0 +1,225 @@
+"""Direct geometric model (seed 001 §3.3-3.5), written once for every context.
+
+``0T_n = 0T_1 1T_2 ... n-1T_n`` is multiplied from the last matrix back to the
+base (001 Example 3.3): the intermediate matrices ``U_j = jT_n`` serve the
+inverse geometric model and the product costs fewer operations.  Consecutive
+revolute joints with parallel axes (alpha = 0) are merged into one matrix using
+the sum of their angles ([3.5]-[3.6]: ``C23 = cos(th2 + th3)``).  Elements are
+named ``Tijrs`` (element (r, s) of iTj) in the customized model.
+
+For a tree, ``iTj`` goes through the common ancestor k: ``(kTi)^-1 kTj``.
+World frame ``Z = fT0`` and tool frames ``E = nTE`` are optional.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ..description.robot import PRISMATIC, REVOLUTE
+from ..errors import RobmodError
+from ..symbolic.algebra import add, htm_from_matrix, htm_inv, htm_mul, mul, name_mat, stack
+from ..symbolic.context import NumericContext
+from ..symbolic.model import Output, customize
+
+
+def _tag(js) -> str:
+    return "".join(str(j) for j in js)
+
+
+def joint_angle(ctx, frame):
+    """theta_j as a scalar of the context (q_j + offset for a revolute joint)."""
+    if frame.sigma == REVOLUTE:
+        q = ctx.joint(frame.j)
+        off = ctx.param(frame.theta)
+        return q if _is_zero(off) else q + off
+    return ctx.param(frame.theta)
+
+
+def joint_r(ctx, frame):
+    if frame.sigma == PRISMATIC:
+        q = ctx.joint(frame.j)
+        off = ctx.param(frame.r)
+        return q if _is_zero(off) else q + off
+    return ctx.param(frame.r)
+
+
+def _is_zero(x):
+    return (isinstance(x, (int, float)) and x == 0) or (isinstance(x, sp.Basic) and x == 0)
+
+
+def _pre(ctx, frame):
+    """Rot(z,gamma) Trans(z,b) Rot(x,alpha) Trans(x,d): sines and cosines and lengths."""
+    sg, cg = ctx.sincos(ctx.param(frame.gamma), f"G{frame.j}")
+    sa, ca = ctx.sincos(ctx.param(frame.alpha), f"A{frame.j}")
+    return sg, cg, ctx.param(frame.b), sa, ca, ctx.param(frame.d)
+
+
+def _kk(sg, cg, b, sa, ca, d, st, ct, r):
+    """Rot(z,g) Trans(z,b) Rot(x,a) Trans(x,d) [Rot(z,t) with translation (px, py, r)] as 3x4.
+
+    ``st, ct`` is the final rotation about z; ``r`` may be a 3-vector (px, py, pz)
+    of the translation that follows Rot(x,a) Trans(x,d) (used for merged frames).
+    """
+    px, py, pz = r if isinstance(r, (list, tuple)) else (0, 0, r)
+    # Rot(x, a): rows [1,0,0],[0,ca,-sa],[0,sa,ca]; applied to Rot(z,t) and (px,py,pz) + (d,0,0)
+    rx = [[ct, -st, 0, add(px, d)],
+          [mul(ca, st), mul(ca, ct), -sa, add(mul(ca, py), -mul(sa, pz))],
+          [mul(sa, st), mul(sa, ct), ca, add(mul(sa, py), mul(ca, pz))]]
+    # Rot(z, g) Trans(z, b)
+    out = [[add(mul(cg, rx[0][c]), -mul(sg, rx[1][c])) for c in range(4)],
+           [add(mul(sg, rx[0][c]), mul(cg, rx[1][c])) for c in range(4)],
+           [rx[2][c] for c in range(4)]]
+    out[2][3] = add(out[2][3], b)
+    return out
+
+
+def frame_matrix(ctx, robot, j):
+    """a(j)T_j as a 3x4 nested list of the context's scalars (elements named Tajrs)."""
+    f = robot.frame(j)
+    st, ct = ctx.sincos(joint_angle(ctx, f), str(j))
+    m = _kk(*_pre(ctx, f), st, ct, joint_r(ctx, f))
+    return name_mat(ctx, m, f"T{f.ant}{j}")
+
+
+def _mergeable(robot, a, b) -> bool:
+    """Frames a -> b (b's antecedent a) are revolute with parallel axes."""
+    fa, fb = robot.frame(a), robot.frame(b)
+    return (fb.ant == a and fa.sigma == REVOLUTE and fb.sigma == REVOLUTE
+            and fb.alpha == 0)
+
+
+def groups(robot, chain, merge=True):
+    """Split a chain of frames into groups of consecutive parallel revolute joints."""
+    out = []
+    for j in chain:
+        if merge and out and _mergeable(robot, out[-1][-1], j):
+            out[-1].append(j)
+        else:
+            out.append([j])
+    return out
+
+
+def group_matrix(ctx, robot, group):
+    """a(j)T_k of a group j..k of parallel revolute frames, with the summed angle."""
+    if len(group) == 1:
+        return frame_matrix(ctx, robot, group[0])
+    first = robot.frame(group[0])
+    angle = joint_angle(ctx, first)
+    joints = [group[0]]
+    px = py = 0
+    pz = joint_r(ctx, first)
+    for j in group[1:]:
+        f = robot.frame(j)
+        gamma = ctx.param(f.gamma)
+        if not _is_zero(gamma):
+            angle = angle + gamma
+        s, c = ctx.sincos(angle, _tag(joints))
+        d = ctx.param(f.d)
+        px, py = add(px, mul(d, c)), add(py, mul(d, s))
+        pz = add(pz, ctx.param(f.b), joint_r(ctx, f))
+        angle = angle + joint_angle(ctx, f)
+        joints.append(j)
+    st, ct = ctx.sincos(angle, _tag(joints))
+    m = _kk(*_pre(ctx, first), st, ct, [px, py, pz])
+    return name_mat(ctx, m, f"T{first.ant}{group[-1]}")
+
+
+def _common_ancestor(robot, i, j):
+    ci = set((0,) + robot.chain(i)) if i else {0}
+    for k in reversed((0,) + robot.chain(j)):
+        if k in ci:
+            return k
+    return 0
+
+
+def _path(robot, k, j):
+    """Frames from (excluding) ancestor k down to j."""
+    chain = (0,) + robot.chain(j) if j else (0,)
+    return list(chain[chain.index(k) + 1:])
+
+
+def _down(ctx, robot, k, j, tool, merge):
+    """kTj (times the tool matrix), multiplied from the last matrix back to k."""
+    path = _path(robot, k, j)
+    gs = groups(robot, path, merge)
+    last = j
+    if tool is not None:
+        U = htm_from_matrix(tool.T)
+        last = f"E"
+    else:
+        U = None
+    for g in reversed(gs):
+        M = group_matrix(ctx, robot, g)
+        start = robot.frame(g[0]).ant
+        U = M if U is None else htm_mul(ctx, M, U, f"T{start}{last}")
+    return U
+
+
+def dgm_algorithm(ctx, robot, j=None, i=0, tool=None, base=False, merge=True):
+    """iTj (or fTE with base and tool) as a 3x4 nested list of the context's scalars."""
+    if tool is not None and not hasattr(tool, "T"):
+        tool = _find_tool(robot, tool)
+    if j is None:
+        j = tool.frame if tool is not None else robot.n_links
+    if tool is not None and tool.frame != j:
+        raise RobmodError(f"tool {tool.name!r} is on frame {tool.frame}, not {j}")
+    for x in (i, j):
+        if not 0 <= x <= robot.n_frames:
+            raise RobmodError(f"robot {robot.name!r} has no frame {x}")
+    k = _common_ancestor(robot, i, j)
+    U = _down(ctx, robot, k, j, tool, merge)
+    if U is None:
+        U = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]
+    if i != k:
+        Ti = _down(ctx, robot, k, i, None, merge)
+        U = htm_mul(ctx, htm_inv(ctx, Ti, f"T{i}{k}"), U, f"T{i}{j}")
+    if base:
+        if i != 0:
+            raise RobmodError("the world frame Z applies to transforms from frame 0")
+        U = htm_mul(ctx, htm_from_matrix(robot.base), U, "Tf")
+    return U
+
+
+def _find_tool(robot, name):
+    for t in robot.tools:
+        if t.name == name:
+            return t
+    raise RobmodError(f"robot {robot.name!r} has no tool {name!r}; tools: "
+                      f"{', '.join(t.name for t in robot.tools) or 'none'}")
+
+
+def dgm(robot, q, j=None, i=0, tool=None, base=False) -> np.ndarray:
+    """Numeric iTj at joint values ``q`` of shape (..., NJ): array (..., 4, 4)."""
+    q = np.asarray(q, dtype=float)
+    if q.shape[-1:] != (robot.n_joints,):
+        raise RobmodError(f"q must have {robot.n_joints} values in its last dimension, "
+                          f"got shape {q.shape}")
+    ctx = NumericContext(robot, q=q)
+    U = dgm_algorithm(ctx, robot, j, i, tool, base)
+    U = [list(r) for r in U] + [[0, 0, 0, 1]]
+    return stack(U, q.shape[:-1])
+
+
+def dgm_model(robot, j=None, i=0, tool=None, base=False, columns="snap", merge=True):
+    """Customized symbolic iTj: a :class:`~robmod.symbolic.model.CustomModel`.
+
+    ``columns`` chooses the outputs among s, n, a, P (``"nap"``: seed 001
+    Example 3.4 b).
+    """
+    jj = j if j is not None else (tool if isinstance(tool, int) else None)
+    q = tuple(robot.frame(k).q for k in robot.joints)
+    cols = [c for c, ch in enumerate("snap") if ch in columns.lower()]
+    if not cols:
+        raise RobmodError("columns must name some of s, n, a, p")
+
+    def algorithm(ctx):
+        U = dgm_algorithm(ctx, robot, jj, i, tool, base, merge)
+        end = "E" if tool is not None else (jj if jj is not None else robot.n_links)
+        start = "f" if base else i
+        names = [f"T{start}{end}{r + 1}{c + 1}" for r in range(3) for c in cols]
+        rows = [[U[r][c] for c in cols] for r in range(3)]
+        return [Output.matrix(f"{start}T{end}", rows, names)]
+
+    end = "E" if tool is not None else (jj if jj is not None else robot.n_links)
+    return customize(f"{robot.name}_dgm", algorithm, robot, inputs={"q": q},
+                     title=f"Direct geometric model {'f' if base else i}T{end} of {robot.name}")

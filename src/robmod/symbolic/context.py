@@ -1,0 +1,149 @@
+"""Evaluation contexts: the same algorithm runs symbolically or numerically.
+
+Algorithms in robmod are written once over *scalars* (3-vectors and 3x3 or
+4x4 matrices are nested lists of scalars) and take a context ``ctx`` that says
+what a scalar is:
+
+* :class:`SymbolicContext` — scalars are SymPy expressions.  ``ctx.var(expr,
+  name)`` turns every element that needs an operation into a named
+  intermediate variable (the seeds' customized model, 001 §3.4, 000 §7.5.2);
+  trivial products and sums are folded as they are built.
+  :func:`~robmod.symbolic.model.customize` runs an algorithm in this context
+  and returns the :class:`~robmod.symbolic.model.CustomModel`.
+* :class:`NumericContext` — scalars are NumPy arrays with any leading batch
+  shape; ``ctx.var`` returns its argument.
+
+Both give the algorithm the joint variables, the sines and cosines of angles,
+and the robot's parameters in their own scalar type.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import sympy as sp
+
+from ..errors import RobmodError
+
+
+def _is_trivial(expr) -> bool:
+    """A symbol, a number, or minus one of them: no operation to name."""
+    if expr.is_Atom:
+        return True
+    if expr.is_Mul and len(expr.args) == 2 and expr.args[0] == -1 and expr.args[1].is_Atom:
+        return True
+    return False
+
+
+class SymbolicContext:
+    """Records the statements of a customized model while an algorithm runs."""
+
+    symbolic = True
+
+    def __init__(self, robot=None, *, trig_names: bool = True):
+        self.robot = robot
+        self.statements: list[tuple[sp.Symbol, sp.Expr]] = []
+        self.names: set[str] = set()
+        self._trig: dict = {}
+        self.trig_names = trig_names
+
+    # -- naming ---------------------------------------------------------------------------
+    def _new_symbol(self, name: str) -> sp.Symbol:
+        base = name
+        k = 1
+        while name in self.names:
+            k += 1
+            name = f"{base}_{k}"
+        self.names.add(name)
+        return sp.Symbol(name)
+
+    def reserve(self, *names):
+        """Mark names (inputs, parameters) as taken."""
+        self.names.update(str(n) for n in names)
+
+    def var(self, expr, name: str):
+        """Name ``expr`` if it holds an operation; return the symbol (or ``expr`` itself)."""
+        expr = sp.sympify(expr)  # safe: built by robmod algorithms, never from file text
+        if _is_trivial(expr):
+            return expr
+        sym = self._new_symbol(name)
+        self.statements.append((sym, expr))
+        return sym
+
+    def vec(self, exprs, name: str, suffixes=("1", "2", "3")):
+        return [self.var(e, f"{name}{s}") for e, s in zip(exprs, suffixes)]
+
+    # -- inputs -----------------------------------------------------------------------------
+    def joint(self, j: int, group: str = "q"):
+        from ..description.robot import joint_acceleration, joint_variable, joint_velocity
+
+        fn = {"q": joint_variable, "qd": joint_velocity, "qdd": joint_acceleration}[group]
+        return fn(j)
+
+    def param(self, expr):
+        """A robot parameter, as this context's scalar."""
+        return expr
+
+    def const(self, value):
+        return sp.sympify(value)  # safe: numbers/expressions from robmod code
+
+    def sincos(self, angle, tag: str):
+        """(sin, cos) of ``angle``; angles holding joint variables become ``S{tag}``, ``C{tag}``."""
+        angle = sp.sympify(angle)  # safe: angle built from the description's expressions
+        key = angle
+        if key in self._trig:
+            return self._trig[key]
+        s, c = sp.sin(angle), sp.cos(angle)
+        if not angle.free_symbols or not self.trig_names:
+            out = (s, c)
+        else:
+            is_joint = any(re.fullmatch(r"q\d+", str(x)) for x in angle.free_symbols)
+            prefix = "" if is_joint else "_"
+            out = (self.var(s, f"S{prefix}{tag}"), self.var(c, f"C{prefix}{tag}"))
+        self._trig[key] = out
+        return out
+
+
+class NumericContext:
+    """Runs an algorithm on NumPy arrays (batched over leading dimensions)."""
+
+    symbolic = False
+
+    def __init__(self, robot=None, *, q=None, qd=None, qdd=None):
+        self.robot = robot
+        self.arrays = {"q": q, "qd": qd, "qdd": qdd}
+
+    def var(self, expr, name: str):
+        return expr
+
+    def vec(self, exprs, name: str, suffixes=("1", "2", "3")):
+        return list(exprs)
+
+    def reserve(self, *names):
+        pass
+
+    def joint(self, j: int, group: str = "q"):
+        arr = self.arrays[group]
+        if arr is None:
+            raise RobmodError(f"numeric evaluation needs {group}")
+        return arr[..., j - 1]
+
+    def param(self, expr):
+        if isinstance(expr, sp.Basic):
+            try:
+                return float(expr)
+            except TypeError:
+                raise RobmodError(
+                    f"parameter {expr} is symbolic: numeric evaluation needs a numeric robot "
+                    "(Robot.numeric())") from None
+        return expr
+
+    def const(self, value):
+        return self.param(value)
+
+    def sincos(self, angle, tag: str):
+        if isinstance(angle, sp.Basic):
+            if angle.free_symbols:
+                raise RobmodError(f"angle {angle} is symbolic in a numeric evaluation")
+            return float(sp.sin(angle)), float(sp.cos(angle))
+        return np.sin(angle), np.cos(angle)
