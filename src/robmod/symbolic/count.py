@@ -6,7 +6,7 @@
 * additions and subtractions together;
 * function calls (sin, cos, sqrt, atan2, ...) separately; the operations in the
   argument of a function call (e.g. ``th2 + th3`` in ``S23 = sin(th2 + th3)``)
-  are counted with the function, as the seeds leave them out of their totals.
+  are not counted, as the seeds leave them out of their totals.
 """
 from __future__ import annotations
 
@@ -89,8 +89,8 @@ def _count(e):
         me, ae, fe = _count(exp)
         return mb + me, ab + ae, fb + fe + 1
     if isinstance(e, sp.Function) or e.is_Function:
-        # the argument's operations are counted with the call
-        return 0, 0, 1 + sum(sum(_count(arg)) for arg in e.args)
+        # one call; operations inside the argument (angle sums) are not counted, as in the seeds
+        return 0, 0, 1
     # anything else (relationals, piecewise ...): count its arguments
     m = a = f = 0
     for arg in e.args:
