@@ -1,0 +1,109 @@
+"""The same robot in Pinocchio and in the Robotics Toolbox (oracles and benchmark peers)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..description.robot import FIXED, PRISMATIC
+from ..errors import RobmodError
+from ..geometry.transforms import frame_transform, transform_to_numpy
+
+
+def _khalil_to_com(link):
+    """(mass, centre of mass, inertia about the centre of mass) from Khalil's parameters."""
+    J = np.array(link.inertia_matrix().evalf(), dtype=float)
+    ms = np.array([float(link.MX), float(link.MY), float(link.MZ)])
+    m = float(link.M)
+    if m == 0:
+        return 0.0, np.zeros(3), np.zeros((3, 3))
+    c = ms / m
+    JG = J - m * (c @ c * np.eye(3) - np.outer(c, c))
+    return m, c, JG
+
+
+class PinocchioRobot:
+    """A Pinocchio model of a numeric robmod robot (serial or tree, no loops).
+
+    ``joint_frames``: robmod frames that are Pinocchio joints, in Pinocchio's q order;
+    ``pin_q(q)`` maps robmod's q (one entry per frame 1..NJ) to Pinocchio's.
+    ``frame_id[j]``: Pinocchio frame of robmod frame j (for any j, fixed ones included).
+    """
+
+    def __init__(self, robot, rotor: bool = True):
+        import pinocchio as pin
+
+        if robot.n_loops:
+            raise RobmodError("Pinocchio peer: closed loops are not supported")
+        self.pin = pin
+        self.robot = robot
+        model = pin.Model()
+        model.name = robot.name
+        g = np.array([float(x) for x in robot.gravity])
+        model.gravity = pin.Motion(g, np.zeros(3))
+        # where each robmod frame lives: (pinocchio joint id, placement in that joint frame)
+        where = {0: (0, np.eye(4))}
+        self.joint_frames = []
+        self.frame_id = {}
+        armature = []
+        for f in robot.frames[: robot.n_links]:
+            parent_joint, parent_pl = where[f.ant]
+            placement = parent_pl @ frame_transform(robot, f.j, 0.0)
+            se3 = pin.SE3(placement[:3, :3].copy(), placement[:3, 3].copy())
+            if f.sigma == FIXED:
+                where[f.j] = (parent_joint, placement)
+                body_joint, body_pl = parent_joint, se3
+                fid = model.addFrame(pin.Frame(f"frame{f.j}", parent_joint, se3,
+                                               pin.FrameType.OP_FRAME))
+            else:
+                jm = pin.JointModelPZ() if f.sigma == PRISMATIC else pin.JointModelRZ()
+                jid = model.addJoint(parent_joint, jm, se3, f"joint{f.j}")
+                where[f.j] = (jid, np.eye(4))
+                self.joint_frames.append(f.j)
+                body_joint, body_pl = jid, pin.SE3.Identity()
+                fid = model.addFrame(pin.Frame(f"frame{f.j}", jid, pin.SE3.Identity(),
+                                               pin.FrameType.OP_FRAME))
+                link = robot.link(f.j)
+                armature.append(float(link.IA) if rotor else 0.0)
+            self.frame_id[f.j] = fid
+            m, c, JG = _khalil_to_com(robot.link(f.j))
+            inertia = pin.Inertia(m, c, JG)
+            model.appendBodyToJoint(body_joint, inertia, body_pl)
+        for t in robot.tools:
+            joint, pl = where[t.frame]
+            T = pl @ transform_to_numpy(t.T)
+            fid = model.addFrame(pin.Frame(f"tool_{t.name}", joint,
+                                           pin.SE3(T[:3, :3].copy(), T[:3, 3].copy()),
+                                           pin.FrameType.OP_FRAME))
+            self.frame_id[f"tool:{t.name}"] = fid
+        if armature:
+            model.armature = np.array(armature)
+        self.model = model
+        self.data = model.createData()
+        self.index = np.array([j - 1 for j in self.joint_frames], dtype=int)
+
+    def pin_q(self, q):
+        return np.asarray(q, dtype=float)[..., self.index]
+
+    def fk(self, q, j):
+        """0T_j at robmod q (one configuration)."""
+        pin = self.pin
+        pin.forwardKinematics(self.model, self.data, self.pin_q(q))
+        pin.updateFramePlacement(self.model, self.data, self.frame_id[j])
+        return self.data.oMf[self.frame_id[j]].homogeneous
+
+
+def rtb_robot(robot):
+    """A Robotics Toolbox DHRobot (modified DH) of a numeric serial robot without gamma/b."""
+    import roboticstoolbox as rtb
+
+    if robot.structure != "serial":
+        raise RobmodError("Robotics Toolbox peer: serial robots only")
+    links = []
+    for f in robot.frames:
+        if f.gamma != 0 or f.b != 0 or f.sigma == FIXED:
+            raise RobmodError("Robotics Toolbox peer: gamma, b and fixed frames are not supported")
+        kw = dict(a=float(f.d), alpha=float(f.alpha))
+        if f.sigma == PRISMATIC:
+            links.append(rtb.PrismaticMDH(theta=float(f.theta), offset=float(f.r), **kw))
+        else:
+            links.append(rtb.RevoluteMDH(d=float(f.r), offset=float(f.theta), **kw))
+    return rtb.DHRobot(links, name=robot.name)
