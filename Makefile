@@ -18,5 +18,9 @@ test: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	$(BIN)/python -m pytest -n 2 tests
 
+bench: $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python benchmarks/run.py
+
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache

@@ -32,50 +32,53 @@ CFLAGS = ["-O3", "-fPIC", "-shared", "-fno-math-errno", "-std=c99"]
 CHUNK = 1 << 16
 
 _WRAPPER = r"""
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-static int rm_get(PyObject *o, Py_buffer *b, Py_ssize_t need, int writable, const char *what)
+static PyArrayObject *rm_arr(PyObject *o, npy_intp need, const char *what)
 {
-    if (PyObject_GetBuffer(o, b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT |
-                                 (writable ? PyBUF_WRITABLE : 0)) < 0)
-        return -1;
-    if (b->itemsize != 8 || (b->format && b->format[0] != 'd' && b->format[0] != '<')) {
-        PyBuffer_Release(b);
-        PyErr_Format(PyExc_TypeError, "%s must be a float64 array", what);
-        return -1;
+    PyArrayObject *a;
+    if (PyArray_Check(o) && PyArray_TYPE((PyArrayObject *)o) == NPY_DOUBLE &&
+        PyArray_IS_C_CONTIGUOUS((PyArrayObject *)o)) {
+        a = (PyArrayObject *)o;
+        Py_INCREF(a);
+    } else {
+        a = (PyArrayObject *)PyArray_FROMANY(o, NPY_DOUBLE, 0, 0, NPY_ARRAY_IN_ARRAY);
+        if (a == NULL) return NULL;
     }
-    if (need >= 0 && b->len / 8 < need) {
-        PyBuffer_Release(b);
-        PyErr_Format(PyExc_ValueError, "%s has %zd values, %zd needed", what, b->len / 8, need);
-        return -1;
+    if (PyArray_SIZE(a) < need) {
+        PyErr_Format(PyExc_ValueError, "%s has %zd values, %zd needed", what,
+                     (Py_ssize_t)PyArray_SIZE(a), (Py_ssize_t)need);
+        Py_DECREF(a);
+        return NULL;
     }
-    return 0;
+    return a;
 }
 
+/* single(inputs...) -> new array of the output shape (one configuration) */
 static PyObject *rm_single(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    Py_buffer b[RM_NG + 1];
+    PyArrayObject *b[RM_NG + 1];
+    PyObject *res;
     int k;
-    if (nargs != RM_NG + 1) {
+    if (nargs != RM_NG) {
         PyErr_SetString(PyExc_TypeError, "wrong number of arguments");
         return NULL;
     }
-    for (k = 0; k <= RM_NG; k++) {
-        if (rm_get(args[k], &b[k], k < RM_NG ? rm_sizes[k] : RM_NOUT, k == RM_NG,
-                   k < RM_NG ? "input" : "out") < 0) {
-            while (--k >= 0) PyBuffer_Release(&b[k]);
-            return NULL;
-        }
+    for (k = 0; k < RM_NG; k++) {
+        b[k] = rm_arr(args[k], rm_sizes[k], "input");
+        if (b[k] == NULL) { while (--k >= 0) Py_DECREF(b[k]); return NULL; }
     }
-    RM_CALL_SINGLE;
-    for (k = 0; k <= RM_NG; k++) PyBuffer_Release(&b[k]);
-    Py_RETURN_NONE;
+    res = PyArray_SimpleNew(RM_OUT_NDIM, (npy_intp *)rm_out_dims, NPY_DOUBLE);
+    if (res != NULL) {
+        b[RM_NG] = (PyArrayObject *)res;
+        RM_CALL_SINGLE;
+    }
+    for (k = 0; k < RM_NG; k++) Py_DECREF(b[k]);
+    return res;
 }
 
+/* batch(n, inputs..., out) : n configurations, inputs and out C-contiguous float64 */
 static PyObject *rm_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    Py_buffer b[RM_NG + 1];
+    PyArrayObject *b[RM_NG + 1];
     long n;
     int k;
     if (nargs != RM_NG + 2) {
@@ -88,17 +91,29 @@ static PyObject *rm_batch(PyObject *self, PyObject *const *args, Py_ssize_t narg
         return NULL;
     }
     for (k = 0; k <= RM_NG; k++) {
-        Py_ssize_t need = k < RM_NG ? (rm_batched[k] ? n * rm_sizes[k] : rm_sizes[k])
-                                    : n * RM_NOUT;
-        if (rm_get(args[k + 1], &b[k], need, k == RM_NG, k < RM_NG ? "input" : "out") < 0) {
-            while (--k >= 0) PyBuffer_Release(&b[k]);
-            return NULL;
+        npy_intp need = k < RM_NG ? (rm_batched[k] ? n * rm_sizes[k] : rm_sizes[k]) : n * RM_NOUT;
+        if (k == RM_NG) {
+            PyObject *o = args[k + 1];
+            if (!PyArray_Check(o) || PyArray_TYPE((PyArrayObject *)o) != NPY_DOUBLE ||
+                !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)o) ||
+                !PyArray_ISWRITEABLE((PyArrayObject *)o) ||
+                PyArray_SIZE((PyArrayObject *)o) < need) {
+                PyErr_SetString(PyExc_ValueError, "out must be a writable C-contiguous float64 "
+                                                  "array of the right size");
+                b[k] = NULL;
+            } else {
+                b[k] = (PyArrayObject *)o;
+                Py_INCREF(o);
+            }
+        } else {
+            b[k] = rm_arr(args[k + 1], need, "input");
         }
+        if (b[k] == NULL) { while (--k >= 0) Py_DECREF(b[k]); return NULL; }
     }
     Py_BEGIN_ALLOW_THREADS
     RM_CALL_BATCH;
     Py_END_ALLOW_THREADS
-    for (k = 0; k <= RM_NG; k++) PyBuffer_Release(&b[k]);
+    for (k = 0; k <= RM_NG; k++) Py_DECREF(b[k]);
     Py_RETURN_NONE;
 }
 
@@ -110,7 +125,11 @@ static PyMethodDef rm_methods[] = {
 
 static struct PyModuleDef rm_module = {PyModuleDef_HEAD_INIT, "RM_MODNAME", NULL, -1, rm_methods};
 
-PyMODINIT_FUNC PyInit_RM_MODNAME(void) { return PyModule_Create(&rm_module); }
+PyMODINIT_FUNC PyInit_RM_MODNAME(void)
+{
+    import_array();
+    return PyModule_Create(&rm_module);
+}
 """
 
 
@@ -141,25 +160,32 @@ def extension_source(model) -> tuple[str, str]:
     nout = sum(sizes)
     gsizes = [len(model.inputs[g]) for g in groups]
     batched = [0 if g == "params" else 1 for g in groups]
-    single_args = ", ".join([f"(const double *)b[{k}].buf" for k in range(len(groups))]
-                            + [f"(double *)b[{len(groups)}].buf"])
-    batch_args = ", ".join(["n"] + [f"(const double *)b[{k}].buf" for k in range(len(groups))]
-                           + [f"(double *)b[{len(groups)}].buf"])
+    single_args = ", ".join([f"(const double *)PyArray_DATA(b[{k}])" for k in range(len(groups))]
+                            + [f"(double *)PyArray_DATA(b[{len(groups)}])"])
+    batch_args = ", ".join(["n"] + [f"(const double *)PyArray_DATA(b[{k}])"
+                                    for k in range(len(groups))]
+                           + [f"(double *)PyArray_DATA(b[{len(groups)}])"])
+    out_dims = list(model.outputs[0].shape) if len(model.outputs) == 1 else [nout]
     wrapper = _WRAPPER
     consts = (f"#define RM_NG {len(groups)}\n#define RM_NOUT {nout}\n"
               f"static const Py_ssize_t rm_sizes[{max(len(groups), 1)}] = "
               f"{{{', '.join(map(str, gsizes)) or '0'}}};\n"
               f"static const int rm_batched[{max(len(groups), 1)}] = "
               f"{{{', '.join(map(str, batched)) or '0'}}};\n"
+              f"#define RM_OUT_NDIM {len(out_dims)}\n"
+              f"static const npy_intp rm_out_dims[{len(out_dims)}] = "
+              f"{{{', '.join(map(str, out_dims))}}};\n"
               f"#define RM_CALL_SINGLE rm_model({single_args})\n"
               f"#define RM_CALL_BATCH rm_model_batch({batch_args})\n")
     digest = hashlib.sha256((src + wrapper + consts + " ".join(CFLAGS) + sys.version
-                             + sysconfig.get_platform()).encode()).hexdigest()[:24]
+                             + sysconfig.get_platform() + np.__version__).encode()).hexdigest()[:24]
     modname = f"rm_{digest}"
     full = consts + src.replace("#include <math.h>", "#include <math.h>\n") + wrapper
     full = full.replace("RM_MODNAME", modname)
-    # the wrapper needs Python.h first
-    full = "#define PY_SSIZE_T_CLEAN\n#include <Python.h>\n" + full
+    # the wrapper needs Python.h and NumPy's C API first
+    full = ("#define PY_SSIZE_T_CLEAN\n#include <Python.h>\n"
+            "#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION\n"
+            "#include <numpy/arrayobject.h>\n") + full
     return modname, full
 
 
@@ -176,7 +202,8 @@ def build_extension(model, verbose: bool = False):
             c_file = Path(tmp) / f"{modname}.c"
             c_file.write_text(source)
             out = Path(tmp) / f"{modname}{suffix}"
-            cmd = [cc, *CFLAGS, f"-I{inc}", str(c_file), "-o", str(out), "-lm"]
+            cmd = [cc, *CFLAGS, f"-I{inc}", f"-I{np.get_include()}", str(c_file), "-o",
+                   str(out), "-lm"]
             res = subprocess.run(cmd, capture_output=True, text=True)
             if res.returncode != 0:
                 if verbose:
@@ -218,6 +245,9 @@ class CompiledModel:
         self.backend = "c" if self._ext is not None else "numpy"
         self._np = model.numpy_function() if self._ext is None else None
         self._params_cache = (None, None)
+        if self._ext is not None and not model.parameters:
+            # the extension's function itself: no Python layer on the single-call path
+            self.single = self._ext.single
 
     def _params(self, params):
         names = self.model.parameters
@@ -272,18 +302,23 @@ class CompiledModel:
                          for k, p0 in enumerate(pieces[0]))
         return np.concatenate(pieces).reshape(batch + pieces[0].shape[1:])
 
-    def single(self, *inputs, params=None, out=None):
-        """One configuration; ``out`` (a float64 array of the output size) may be reused."""
+    def single(self, *inputs, params=None):
+        """One configuration (minimal overhead); returns an array of the output's shape
+        (outputs concatenated when the model has several)."""
         if self._ext is None:
-            return self(*[np.asarray(x, dtype=float)[None] for x in inputs], params=params)
-        if out is None:
-            out = np.empty(self.nout)
+            res = self(*[np.asarray(x, dtype=float)[None] for x in inputs], params=params)
+            return res[0] if not isinstance(res, tuple) else np.concatenate(
+                [r[0].ravel() for r in res])
         p = self._params(params)
         if p is None:
-            self._ext.single(*inputs, out)
-        else:
-            self._ext.single(*inputs, p, out)
-        return out
+            return self._ext.single(*inputs)
+        return self._ext.single(*inputs, p)
+
+    @property
+    def raw_single(self):
+        """The extension's own function ``f(inputs..., [params array])`` (no checks in Python):
+        the fastest single call."""
+        return self._ext.single if self._ext is not None else None
 
 
 def compile_model(model, backend: str = "auto") -> CompiledModel:

@@ -1,0 +1,218 @@
+"""robmod benchmarks: ratios against peers measured in the same run.
+
+    python benchmarks/run.py [--n 100000] [--robots rx90,panda] [--models dgm]
+
+Peers: Pinocchio (``pin``), the Robotics Toolbox (``roboticstoolbox-python``)
+and the same customized model compiled as flat C (``cc -O3``) and timed in a C
+loop, the practical limit of the compiled path.  Peers that are not installed
+are reported as such.  Times are medians of repeated runs on this machine.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+import robmod  # noqa: E402
+from robmod.geometry.dgm import dgm_model  # noqa: E402
+from robmod.symbolic.compile import CFLAGS, compiler  # noqa: E402
+from robmod.symbolic.export import c_layout, to_c  # noqa: E402
+
+
+def timeit(fn, repeat=5, number=1):
+    """Median seconds per call."""
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t) / number)
+    return statistics.median(times)
+
+
+def flat_c_time(model, n: int) -> float | None:
+    """Seconds per configuration of the model compiled as flat C and run in a C loop."""
+    cc = compiler()
+    if cc is None:
+        return None
+    src, _ = to_c(model, "flat_model")
+    groups, sizes = c_layout(model)
+    nq = len(model.inputs[groups[0]])
+    nout = sum(sizes)
+    main = f"""
+#define _POSIX_C_SOURCE 199309L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+{src}
+int main(void) {{
+    long n = {n}, i, k;
+    double *q = malloc(sizeof(double) * n * {nq}), *out = malloc(sizeof(double) * n * {nout});
+    unsigned long s = 12345;
+    double best = 1e30, sum = 0;
+    int rep;
+    for (i = 0; i < n * {nq}; i++) {{ s = s * 6364136223846793005UL + 1; q[i] = (double)(s >> 11) / 9007199254740992.0 * 6.0 - 3.0; }}
+    for (rep = 0; rep < 7; rep++) {{
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (i = 0; i < n; i++) flat_model(q + i * {nq}, out + i * {nout});
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double dt = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+        if (dt < best) best = dt;
+        for (k = 0; k < n * {nout}; k += 97) sum += out[k];
+    }}
+    printf("%.9e %g\\n", best / n, sum);
+    return 0;
+}}
+"""
+    with tempfile.TemporaryDirectory() as tmp:
+        c = Path(tmp) / "flat.c"
+        c.write_text(main)
+        exe = Path(tmp) / "flat"
+        flags = [f for f in CFLAGS if f not in ("-shared", "-fPIC")]
+        subprocess.run([cc, *flags, str(c), "-o", str(exe), "-lm"], check=True)
+        out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+    return float(out.split()[0])
+
+
+def peers_available():
+    have = {}
+    try:
+        import pinocchio  # noqa: F401
+
+        have["pinocchio"] = True
+    except ImportError:
+        have["pinocchio"] = False
+    try:
+        import roboticstoolbox  # noqa: F401
+
+        have["rtb"] = True
+    except ImportError:
+        have["rtb"] = False
+    return have
+
+
+def bench_dgm(name: str, n: int, have) -> list[tuple[str, str]]:
+    from robmod.testing.random import with_random_dynamics
+
+    rows = []
+    robot = robmod.load_robot(name, numeric=True)
+    if robot.symbols:
+        robot = with_random_dynamics(robot, np.random.default_rng(0))
+    kin = robot
+    t0 = time.perf_counter()
+    model = dgm_model(kin, j=kin.n_links)
+    t_gen = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    f = model.compile()
+    t_comp = time.perf_counter() - t0
+    c = model.count()
+    rows.append(("model", f"{c.mults} mult, {c.adds} add; generated in {t_gen * 1e3:.0f} ms, "
+                          f"compiled/loaded in {t_comp * 1e3:.0f} ms ({f.backend})"))
+    rng = np.random.default_rng(0)
+    nj = kin.n_joints
+    qs = rng.uniform(-3, 3, (n, nj))
+    q1 = qs[0].copy()
+    out = np.empty(f.nout)
+    t_single = timeit(lambda: f.single(q1), number=20000)
+    t_batch = timeit(lambda: f(qs), repeat=5) / n
+    npf = model.numpy_function()
+    t_numpy = timeit(lambda: npf(qs), repeat=3) / n
+    t_flat = flat_c_time(model, n)
+    rows.append(("robmod single call", f"{t_single * 1e6:.3f} us"))
+    rows.append(("robmod batched (compiled)", f"{t_batch * 1e9:.1f} ns/config"))
+    rows.append(("robmod batched (NumPy path)", f"{t_numpy * 1e9:.1f} ns/config"))
+    if t_flat:
+        rows.append(("flat C loop (cc -O3)", f"{t_flat * 1e9:.1f} ns/config   "
+                     f"-> robmod batched / flat C = {t_batch / t_flat:.2f} (target <= 1.2)"))
+    if have["pinocchio"] and kin.structure != "closed":
+        import pinocchio as pin
+
+        from robmod.testing.peers import PinocchioRobot
+
+        p = PinocchioRobot(kin)
+        pq = p.pin_q(qs)
+        pq1 = pq[0].copy()
+        m, d = p.model, p.data
+        jid = m.njoints - 1
+        t_pin = timeit(lambda: pin.forwardKinematics(m, d, pq1), number=20000)
+        m_loop = min(n, 20000)
+
+        def loop():
+            for k in range(m_loop):
+                pin.forwardKinematics(m, d, pq[k])
+                d.oMi[jid].homogeneous
+
+        t_pin_loop = timeit(loop, repeat=3) / m_loop
+        rows.append(("Pinocchio forwardKinematics, single", f"{t_pin * 1e6:.3f} us   -> "
+                     f"Pinocchio / robmod = {t_pin / t_single:.2f} (target >= 1)"))
+        rows.append(("Pinocchio, Python loop", f"{t_pin_loop * 1e9:.1f} ns/config   -> "
+                     f"loop / robmod batched = {t_pin_loop / t_batch:.1f} (target >= 10)"))
+    else:
+        rows.append(("Pinocchio", "not installed (pip install pin)"))
+    if have["rtb"] and kin.structure == "serial" and all(
+            fr.gamma == 0 and fr.b == 0 for fr in kin.frames):
+        from robmod.testing.peers import rtb_robot
+
+        rt = rtb_robot(kin)
+        t_rtb = timeit(lambda: rt.fkine(q1), number=500)
+        rows.append(("RTB fkine, single", f"{t_rtb * 1e6:.1f} us   -> RTB / robmod = "
+                     f"{t_rtb / t_single:.0f}"))
+        m_rtb = min(n, 2000)
+        t_rtb_b = timeit(lambda: rt.fkine(qs[:m_rtb]), repeat=3) / m_rtb
+        rows.append(("RTB fkine, trajectory of configs", f"{t_rtb_b * 1e9:.0f} ns/config   -> "
+                     f"RTB / robmod batched = {t_rtb_b / t_batch:.0f}"))
+    elif not have["rtb"]:
+        rows.append(("Robotics Toolbox", "not installed (pip install roboticstoolbox-python)"))
+    return rows
+
+
+def bench_generation(names) -> list[tuple[str, str]]:
+    rows = []
+    for name in names:
+        robot = robmod.load_robot(name)
+        t0 = time.perf_counter()
+        m = dgm_model(robot)
+        dt = time.perf_counter() - t0
+        rows.append((f"{name} symbolic DGM ({robot.n_joints} joints)",
+                     f"{dt * 1e3:.0f} ms, {m.count()}"))
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--n", type=int, default=100_000, help="configurations in a batch")
+    ap.add_argument("--robots", default="rx90,panda,lwr4")
+    ap.add_argument("--models", default="dgm")
+    args = ap.parse_args(argv)
+    have = peers_available()
+    names = [r for r in args.robots.split(",") if r in robmod.library_names()]
+    print(f"robmod benchmarks — {os.cpu_count()} cores, numpy {np.__version__}, "
+          f"peers: {', '.join(k for k, v in have.items() if v) or 'none'}")
+    for model in args.models.split(","):
+        if model != "dgm":
+            print(f"(model {model} has no benchmark yet)")
+            continue
+        for name in names:
+            print(f"\n== DGM 0T{robmod.load_robot(name).n_links} of {name} ==")
+            for k, v in bench_dgm(name, args.n, have):
+                print(f"  {k:38s} {v}")
+        print("\n== symbolic generation ==")
+        for k, v in bench_generation(names):
+            print(f"  {k:38s} {v}")
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        print("\n(no C compiler: the compiled path fell back to NumPy)")
+
+
+if __name__ == "__main__":
+    main()
