@@ -61,9 +61,13 @@ def cmd_convert(args) -> int:
 
 
 def cmd_models(args) -> int:
+    from pathlib import Path
+
     import sympy as sp
 
     from .geometry import frame_transform
+    from .geometry.dgm import dgm_model
+    from .symbolic.export import write_model_files
 
     robot = _load(args.robot, numeric=args.numeric)
     print(robot)
@@ -72,6 +76,16 @@ def cmd_models(args) -> int:
         T = frame_transform(robot, f.j)
         print(f"\n{f.ant}T{f.j} =")
         print(sp.pretty(T, use_unicode=False, wrap_line=False))
+    models = [dgm_model(robot, j=robot.n_links)]
+    for model in models:
+        print()
+        print(model.to_text(), end="")
+    if args.out:
+        out = Path(args.out)
+        written = []
+        for model in models:
+            written += write_model_files(model, out, formats=args.formats.split(","))
+        print(f"\nwrote {len(written)} files to {out}/: " + ", ".join(p.name for p in written))
     return 0
 
 
@@ -97,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("models", help="compute the models of a robot (main job)")
     s.add_argument("robot", help="library name or file")
     s.add_argument("--numeric", action="store_true", help="substitute the numeric values first")
+    s.add_argument("--out", metavar="DIR", help="write each model to DIR in the export formats")
+    s.add_argument("--formats", default="txt,py,c,m,tex",
+                   help="export formats for --out (txt, py, c, m, tex; default: all)")
     s.set_defaults(func=cmd_models)
     return p
 

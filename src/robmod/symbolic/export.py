@@ -396,3 +396,41 @@ def to_latex(model, environment: str = "align*") -> str:
     for n, e in _output_assignments(model):
         rows.append(f"{_latex_name(n)} &= {sp.latex(e.xreplace(syms))}")
     return f"\\begin{{{environment}}}\n" + " \\\\\n".join(rows) + f"\n\\end{{{environment}}}"
+
+
+# ----------------------------------------------------------------------------- files
+EXTENSIONS = {"txt": "text", "py": "python", "c": "c", "m": "octave", "tex": "latex"}
+
+
+def write_model_files(model, directory, formats=("txt", "py", "c", "m", "tex")):
+    """Write ``model`` in each format to ``directory`` (files named after the model)."""
+    from pathlib import Path
+
+    from ..description.files import write_text_atomic
+    from ..errors import RobmodError
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    base = _c_ident(model.name)
+    texts = {}
+    for fmt in formats:
+        fmt = fmt.strip().lower()
+        if fmt not in EXTENSIONS:
+            raise RobmodError(f"unknown export format {fmt!r}; use {', '.join(EXTENSIONS)}")
+        if fmt == "txt":
+            texts[f"{base}.txt"] = to_text(model)
+        elif fmt == "py":
+            texts[f"{base}.py"] = to_python(model, base)
+        elif fmt == "c":
+            src, hdr = to_c(model, base)
+            texts[f"{base}.c"] = f'#include "{base}.h"\n' + src
+            texts[f"{base}.h"] = hdr
+        elif fmt == "m":
+            texts[f"{base}.m"] = to_octave(model, base)
+        elif fmt == "tex":
+            texts[f"{base}.tex"] = to_latex(model)
+    written = []
+    for name, text in texts.items():
+        write_text_atomic(directory / name, text)
+        written.append(directory / name)
+    return written
