@@ -1,0 +1,66 @@
+"""The command line: each command, and one clear error line for bad input."""
+import subprocess
+import sys
+
+import pytest
+
+from robmod.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_list(capsys):
+    code, out, _ = run(capsys, "list")
+    assert code == 0 and "rx90" in out and "scara" in out
+
+
+def test_show(capsys):
+    code, out, _ = run(capsys, "show", "rx90")
+    assert code == 0 and "Geometric parameters" in out and "RL4" in out
+
+
+def test_check_and_convert(capsys, tmp_path):
+    target = tmp_path / "rx90.par"
+    code, out, _ = run(capsys, "convert", "src/robmod/robots/rx90.yaml", str(target))
+    assert code == 0 and target.exists()
+    code, out, _ = run(capsys, "check", str(target))
+    assert code == 0 and "OK" in out
+
+
+def test_models_writes_files(capsys, tmp_path):
+    code, out, _ = run(capsys, "models", "rx90", "--out", str(tmp_path))
+    assert code == 0
+    assert "Number of operations: 44 '*' or '/', 18 '+' or '-'" in out
+    names = {p.name for p in tmp_path.iterdir()}
+    assert {"rx90_dgm.txt", "rx90_dgm.py", "rx90_dgm.c", "rx90_dgm.h", "rx90_dgm.m",
+            "rx90_dgm.tex"} <= names
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["show", "no_such_robot"], "no robot"),
+    (["check", "missing.yaml"], "not found"),
+    (["convert", "src/robmod/robots/rx90.yaml", "out.xyz"], "unknown file type"),
+    (["models", "rx90", "--out", "/tmp/x", "--formats", "docx"], "unknown export format"),
+])
+def test_errors_are_one_line(capsys, argv, words):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert words in err and err.startswith("robmod: error:") and err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_bad_file_error_names_file_and_line(capsys, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("robmod: 1\nname: x\nframes:\n  - {j: 1, ant: 0, sigma: 5, theta: q1}\n")
+    code, _, err = run(capsys, "check", str(bad))
+    assert code == 2 and f"{bad}:4" in err and "sigma" in err
+
+
+def test_console_script_entry_point():
+    res = subprocess.run([sys.executable, "-m", "robmod.cli", "list"], capture_output=True,
+                         text=True)
+    assert res.returncode == 0 and "rx90" in res.stdout
