@@ -269,3 +269,15 @@ def test_operation_count_rules(expr, counts):
 def test_function_calls_counted_separately():
     c = count_ops(parse_expression("sin(q2 + q3)*a"))
     assert (c.mults, c.adds, c.funcs) == (1, 0, 1)
+
+
+def test_sin2_plus_cos2_is_folded():
+    from robmod.symbolic import SymbolicContext
+
+    ctx = SymbolicContext()
+    q1, a, b = sp.symbols("q1 a b")
+    s, c = ctx.sincos(q1, "1")
+    assert str(s) == "S1" and str(c) == "C1"
+    x = ctx.var(a * s**2 + a * c**2 + b, "X")
+    assert ctx.statements[-1][1] == a + b and str(x) == "X"
+    assert ctx.var(3 * s**2 + 3 * c**2, "Y") == 3

@@ -35,6 +35,31 @@ def _is_trivial(expr) -> bool:
     return False
 
 
+def fold_pythagoras(expr, pairs):
+    """Replace ``a*S**2 + a*C**2`` by ``a`` for each (S, C) pair of a sine and its cosine."""
+    if not expr.is_Add:
+        return expr
+    terms = list(expr.args)
+    changed = False
+    for S, C in pairs:
+        if not (expr.has(S) and expr.has(C)):
+            continue
+        i = 0
+        while i < len(terms):
+            t = terms[i]
+            if t.as_powers_dict().get(S) == 2:
+                rest = t / S**2
+                partner = rest * C**2
+                for k in range(len(terms)):
+                    if k != i and terms[k] == partner:
+                        terms[i] = rest
+                        del terms[k]
+                        changed = True
+                        break
+            i += 1
+    return sp.Add(*terms) if changed else expr
+
+
 class SymbolicContext:
     """Records the statements of a customized model while an algorithm runs."""
 
@@ -46,6 +71,7 @@ class SymbolicContext:
         self.names: set[str] = set()
         self._trig: dict = {}
         self.trig_names = trig_names
+        self._pairs: list[tuple] = []
 
     # -- naming ---------------------------------------------------------------------------
     def _new_symbol(self, name: str) -> sp.Symbol:
@@ -64,6 +90,8 @@ class SymbolicContext:
     def var(self, expr, name: str):
         """Name ``expr`` if it holds an operation; return the symbol (or ``expr`` itself)."""
         expr = sp.sympify(expr)  # safe: built by robmod algorithms, never from file text
+        if self._pairs and expr.is_Add:
+            expr = fold_pythagoras(expr, self._pairs)
         if _is_trivial(expr):
             return expr
         sym = self._new_symbol(name)
@@ -100,6 +128,7 @@ class SymbolicContext:
             is_joint = any(re.fullmatch(r"q\d+", str(x)) for x in angle.free_symbols)
             prefix = "" if is_joint else "_"
             out = (self.var(s, f"S{prefix}{tag}"), self.var(c, f"C{prefix}{tag}"))
+            self._pairs.append(out)
         self._trig[key] = out
         return out
 
