@@ -1,0 +1,89 @@
+"""Closed loops: the DGM of the equivalent tree plus the loop-closure equations.
+
+A closed-loop robot is described by its equivalent tree (links 1..NL) and, for
+each loop, a cut joint k (NL < k <= NJ, carried by link a(k)) and a closing
+frame k + B (sigma = 2, fixed on the link on the other side).  The loop is
+closed when frames k and k + B coincide:
+
+    kT(k+B)(q) = I                                     (loop-closure equations)
+
+``kT(k+B)`` goes through the common ancestor of the two frames, so the
+equations involve only the joints of the loop.  :func:`solve_loops` finds the
+passive joint values for given active ones (Gauss-Newton with a
+finite-difference Jacobian, batched).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import RobmodError
+from ..symbolic.model import Output, customize
+from .dgm import dgm, dgm_algorithm
+
+
+def loop_closure_model(robot):
+    """Customized symbolic kT(k+B) for every loop (outputs ``L{k}``): identity when closed."""
+    if not robot.n_loops:
+        raise RobmodError(f"robot {robot.name!r} has no closed loop")
+    q = tuple(robot.frame(k).q for k in robot.joints)
+
+    def algorithm(ctx):
+        outs = []
+        for k, kb in robot.loop_pairs:
+            U = dgm_algorithm(ctx, robot, kb, k)
+            names = [f"L{k}{r + 1}{c + 1}" for r in range(3) for c in range(4)]
+            outs.append(Output.matrix(f"{k}T{kb}", U, names))
+        return outs
+
+    return customize(f"{robot.name}_loops", algorithm, robot, inputs={"q": q},
+                     title=f"Loop-closure equations of {robot.name}: kT(k+B) = I")
+
+
+def _pose_error(T):
+    """(position, orientation) error of T from the identity: (..., 6)."""
+    p = T[..., :3, 3]
+    R = T[..., :3, :3]
+    w = 0.5 * np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0],
+                        R[..., 1, 0] - R[..., 0, 1]], axis=-1)
+    return np.concatenate([p, w], axis=-1)
+
+
+def loop_residual(robot, q) -> np.ndarray:
+    """Loop-closure residuals at q (..., NJ): array (..., B, 6), zero when every loop is closed."""
+    q = np.asarray(q, dtype=float)
+    res = [_pose_error(dgm(robot, q, kb, k)) for k, kb in robot.loop_pairs]
+    return np.stack(res, axis=-2)
+
+
+def solve_loops(robot, q, passive=None, tol=1e-12, max_iter=50):
+    """Passive joint values closing every loop, the others fixed at their values in ``q``.
+
+    ``passive``: frame indices solved for (default: the joints with mu = 0).
+    Returns (q, converged) with q of the same shape as the input.
+    """
+    q = np.array(q, dtype=float)
+    if passive is None:
+        passive = [j for j in robot.joints if robot.frame(j).mu == 0]
+    idx = np.array([j - 1 for j in passive], dtype=int)
+    if idx.size == 0:
+        raise RobmodError("no passive joint to solve the loops for")
+    batch = q.shape[:-1]
+    h = 1e-7
+    for _ in range(max_iter):
+        r = loop_residual(robot, q).reshape(batch + (-1,))
+        if np.all(np.abs(r) < tol):
+            break
+        J = np.empty(batch + (r.shape[-1], idx.size))
+        for c, i in enumerate(idx):
+            qp = q.copy()
+            qp[..., i] += h
+            qm = q.copy()
+            qm[..., i] -= h
+            J[..., c] = (loop_residual(robot, qp).reshape(r.shape)
+                         - loop_residual(robot, qm).reshape(r.shape)) / (2 * h)
+        step = np.linalg.lstsq(J, -r[..., None], rcond=None)[0][..., 0] if not batch else \
+            np.linalg.pinv(J) @ (-r[..., None])
+        step = step.reshape(batch + (idx.size,))
+        q[..., idx] += np.clip(step, -0.5, 0.5)
+    r = loop_residual(robot, q).reshape(batch + (-1,))
+    return q, np.all(np.abs(r) < 1e-9, axis=-1)
