@@ -189,11 +189,42 @@ def bench_generation(names) -> list[tuple[str, str]]:
     return rows
 
 
+_MEMORY_CODE = """
+import resource, sys, numpy as np, robmod
+from robmod.geometry.dgm import dgm_model
+backend, n = sys.argv[1], int(sys.argv[2])
+f = dgm_model(robmod.load_robot("rx90", numeric=True)).compile(backend=backend)
+q = np.random.default_rng(0).uniform(-3, 3, (n, 6))
+f(q[:10])
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+out = f(q)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print((peak - base) * 1024 / out.nbytes)
+"""
+
+
+def bench_memory(n: int) -> list[tuple[str, str]]:
+    """Peak memory of one batched call over n configurations, in units of its output size."""
+    rows = []
+    for backend in ("c", "numpy"):
+        res = subprocess.run([sys.executable, "-c", _MEMORY_CODE, backend, str(n)],
+                             capture_output=True, text=True)
+        if res.returncode != 0:
+            rows.append((f"{backend} path", "failed: " + res.stderr.strip().splitlines()[-1]))
+            continue
+        ratio = float(res.stdout.split()[-1])
+        rows.append((f"{backend} path, {n:.0e} configurations",
+                     f"peak extra memory = {ratio:.2f} x the output ({n * 12 * 8 / 2**20:.0f} MiB)"))
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=100_000, help="configurations in a batch")
     ap.add_argument("--robots", default="rx90,panda,lwr4")
     ap.add_argument("--models", default="dgm")
+    ap.add_argument("--memory", type=int, default=10_000_000,
+                    help="configurations of the peak-memory check (0: skip)")
     args = ap.parse_args(argv)
     have = peers_available()
     names = [r for r in args.robots.split(",") if r in robmod.library_names()]
@@ -209,6 +240,10 @@ def main(argv=None):
                 print(f"  {k:38s} {v}")
         print("\n== symbolic generation ==")
         for k, v in bench_generation(names):
+            print(f"  {k:38s} {v}")
+    if args.memory:
+        print(f"\n== peak memory of a batched DGM call (rx90) ==")
+        for k, v in bench_memory(args.memory):
             print(f"  {k:38s} {v}")
     if shutil.which("cc") is None and shutil.which("gcc") is None:
         print("\n(no C compiler: the compiled path fell back to NumPy)")

@@ -295,12 +295,16 @@ class CompiledModel:
         if n <= CHUNK:
             return self._np(*arrays, params=params)
         flat = [a.reshape(n, a.shape[-1]) for a in arrays]
-        pieces = [self._np(*[a[i:i + CHUNK] for a in flat], params=params)
-                  for i in range(0, n, CHUNK)]
-        if isinstance(pieces[0], tuple):
-            return tuple(np.concatenate([p[k] for p in pieces]).reshape(batch + p0.shape[1:])
-                         for k, p0 in enumerate(pieces[0]))
-        return np.concatenate(pieces).reshape(batch + pieces[0].shape[1:])
+        outs = None
+        for i in range(0, n, CHUNK):
+            res = self._np(*[a[i:i + CHUNK] for a in flat], params=params)
+            res = res if isinstance(res, tuple) else (res,)
+            if outs is None:  # preallocated: peak memory is the output plus one chunk
+                outs = [np.empty((n,) + r.shape[1:]) for r in res]
+            for o, r in zip(outs, res):
+                o[i:i + CHUNK] = r
+        outs = [o.reshape(batch + o.shape[1:]) for o in outs]
+        return outs[0] if len(outs) == 1 else tuple(outs)
 
     def single(self, *inputs, params=None):
         """One configuration (minimal overhead); returns an array of the output's shape
