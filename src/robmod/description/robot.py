@@ -78,6 +78,12 @@ class Frame:
     theta: sp.Expr = ZERO
     r: sp.Expr = ZERO
 
+    def __post_init__(self):
+        for k in GEOMETRIC:
+            v = getattr(self, k)
+            if not isinstance(v, sp.Expr):
+                object.__setattr__(self, k, as_expr(v))
+
     @property
     def is_joint(self) -> bool:
         return self.sigma in (REVOLUTE, PRISMATIC)
@@ -162,6 +168,12 @@ class Link:
     CZ: sp.Expr = ZERO
     K: sp.Expr | None = None
     limits: JointLimits = field(default_factory=JointLimits)
+
+    def __post_init__(self):
+        for k in DYNAMIC:
+            v = getattr(self, k)
+            if v is not None and not isinstance(v, sp.Expr):
+                object.__setattr__(self, k, as_expr(v))
 
     @classmethod
     def symbolic(cls, j: int, **overrides) -> "Link":

@@ -115,6 +115,12 @@ class SymbolicContext:
     def const(self, value):
         return sp.sympify(value)  # safe: numbers/expressions from robmod code
 
+    def fn(self, name: str, *args):
+        """An elementary function (sign, abs, exp, sqrt, atan2) of context scalars."""
+        f = {"sign": sp.sign, "abs": sp.Abs, "exp": sp.exp, "sqrt": sp.sqrt,
+             "atan2": sp.atan2}[name]
+        return f(*args)
+
     def sincos(self, angle, tag: str):
         """(sin, cos) of ``angle``; angles holding joint variables become ``S{tag}``, ``C{tag}``."""
         angle = sp.sympify(angle)  # safe: angle built from the description's expressions
@@ -169,6 +175,11 @@ class NumericContext:
 
     def const(self, value):
         return self.param(value)
+
+    def fn(self, name: str, *args):
+        f = {"sign": np.sign, "abs": np.abs, "exp": np.exp, "sqrt": np.sqrt,
+             "atan2": np.arctan2}[name]
+        return f(*args)
 
     def sincos(self, angle, tag: str):
         if isinstance(angle, sp.Basic):

@@ -1,0 +1,243 @@
+"""Inverse dynamic model by Newton-Euler, in Khalil's practical form (seed 000 [7.51]-[7.61]).
+
+Written once over context scalars: run symbolically it gives the customized
+model of the seeds (intermediate variables WI, W, WP, DV, U, VSP, VP, F, PIS,
+No, E, N, FDI, GAM, 000 §7.5.2 and Appendix); run on NumPy arrays it is the
+batched numeric IDM.  Serial and tree structures (antecedent a(j)); fixed
+frames (sigma = 2) are rigid links.
+
+Forward recursion, j = 1..n (velocities and accelerations in frame j)::
+
+    WI_j  = jR_a(j) W_a(j)                                               [7.51]
+    W_j   = WI_j + sigma_bar_j QP_j a_j                                  [7.52]
+    WP_j  = jR_a WP_a + sigma_bar_j (QDP_j a_j + WI_j x QP_j a_j)        [7.53]
+    U_j   = hat(WP_j) + hat(W_j) hat(W_j)  (with DV_ik = W_i W_k)         [7.57]
+    VSP   = VP_a + U_a aP_j;   VP_j = jR_a VSP + sigma_j (QDP_j a_j + 2 WI_j x QP_j a_j)  [7.54]
+    F_j   = M_j VP_j + U_j MS_j                                          [7.55]
+    No_j  = I_j WP_j + W_j x (I_j W_j)     (Euler terms from the DV products)
+
+Backward recursion, j = n..1::
+
+    E_j   = F_j + sum_k FDI_k + FE_j              (FDI_k = jR_k E_k)       [7.58]-[7.59]
+    N_j   = No_j + MS_j x VP_j + sum_k (jR_k N_k + jP_k x FDI_k) + CE_j    [7.60]
+    GAM_j = (sigma_j E_j + sigma_bar_j N_j) . a_j + IA_j QDP_j + friction [7.61]
+
+with VP_0 = VP0 - g (gravity through the base acceleration, [7.47]) and the
+friction model of [7.26]: FC sign(QP) + FV QP + (FST - FC) sign(QP) exp(-|QP| BST).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..description.robot import (FIXED, PRISMATIC, REVOLUTE, joint_acceleration,
+                                 joint_variable, joint_velocity)
+from ..errors import RobmodError
+from ..geometry.dgm import frame_matrix
+from ..symbolic.algebra import add, cross, mul
+from ..symbolic.model import Output, customize
+from ..symbolic.context import NumericContext
+
+
+def _rot_t_vec(R, v):
+    """R^T v (R given as rows of a 3x3 or 3x4 nested list)."""
+    return [add(mul(R[0][k], v[0]), mul(R[1][k], v[1]), mul(R[2][k], v[2])) for k in range(3)]
+
+
+def _rot_vec(R, v):
+    return [add(mul(R[r][0], v[0]), mul(R[r][1], v[1]), mul(R[r][2], v[2])) for r in range(3)]
+
+
+def _named(ctx, vec, name, j):
+    return [ctx.var(x, f"{name}{k + 1}{j}") for k, x in enumerate(vec)]
+
+
+def ne_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=True,
+                 velocity=True, base_motion=True):
+    """Joint torques GAM_j (j = 1..NL, fixed frames give None) over context scalars.
+
+    Switches (used by the models derived from the IDM, e.g. [7.64]):
+    ``gravity`` (g), ``rotor`` (IA QDP), ``friction`` (FC, FV, Stribeck),
+    ``wrench`` (FX..CZ), ``velocity`` (QP; False sets the joint velocities to 0),
+    ``base_motion`` (W0, WP0, VP0 of the base).
+    """
+    p = ctx.param
+    n = robot.n_links  # closed loops: the equivalent tree
+    frames = robot.frames[:n]
+    W, WP, VP, U = {}, {}, {}, {}
+    zero3 = [0, 0, 0]
+    W[0] = [p(x) for x in robot.W0] if base_motion else zero3
+    WP[0] = [p(x) for x in robot.WP0] if base_motion else zero3
+    vp0 = [p(x) for x in robot.VP0] if base_motion else zero3
+    if gravity:
+        vp0 = [add(v, -p(g)) for v, g in zip(vp0, robot.gravity)]
+    VP[0] = vp0
+    Rm, Pm = {}, {}
+    for f in frames:
+        j, a = f.j, f.ant
+        T = frame_matrix(ctx, robot, j)
+        Rm[j] = [row[:3] for row in T]
+        Pm[j] = [row[3] for row in T]
+        qd = ctx.joint(j, "qd") if (velocity and f.sigma != FIXED) else 0
+        qdd = ctx.joint(j, "qdd") if f.sigma != FIXED else 0
+        WI = _named(ctx, _rot_t_vec(Rm[j], W[a]), "WI", j)
+        if f.sigma == REVOLUTE:
+            W[j] = WI[:2] + [ctx.var(add(WI[2], qd), f"W3{j}")]
+            wpi = _rot_t_vec(Rm[j], WP[a])
+            wpi = [add(wpi[0], mul(WI[1], qd)), add(wpi[1], -mul(WI[0], qd)),
+                   add(wpi[2], qdd)]
+            WP[j] = _named(ctx, wpi, "WP", j)
+        else:
+            W[j] = WI
+            WP[j] = _named(ctx, _rot_t_vec(Rm[j], WP[a]), "WP", j)
+        # linear acceleration of O_j: VP_j = jR_a (VP_a + U_a P_j) + prismatic terms
+        Ua = U.get(a) if a else _U(ctx, W[0], WP[0], 0)
+        if Ua is None:
+            Ua = U[a] = _U(ctx, W[a], WP[a], a)
+        vsp = [add(VP[a][r], mul(Ua[r][0], Pm[j][0]), mul(Ua[r][1], Pm[j][1]),
+                   mul(Ua[r][2], Pm[j][2])) for r in range(3)]
+        vsp = _named(ctx, vsp, "VSP", j)
+        vp = _rot_t_vec(Rm[j], vsp)
+        if f.sigma == PRISMATIC:
+            vp = [add(vp[0], mul(2, mul(WI[1], qd))), add(vp[1], -mul(2, mul(WI[0], qd))),
+                  add(vp[2], qdd)]
+        VP[j] = _named(ctx, vp, "VP", j)
+    # link wrenches
+    F, No, MS = {}, {}, {}
+    for f in frames:
+        j = f.j
+        link = robot.link(j)
+        MS[j] = [p(link.MX), p(link.MY), p(link.MZ)]
+        M = p(link.M)
+        Uj = U.get(j)
+        if Uj is None:
+            Uj = U[j] = _U(ctx, W[j], WP[j], j)
+        fu = [add(*[mul(Uj[r][c], MS[j][c]) for c in range(3)]) for r in range(3)]
+        F[j] = _named(ctx, [add(mul(M, VP[j][r]), fu[r]) for r in range(3)], "F", j)
+        No[j] = _named(ctx, _euler(ctx, link, Uj, ctx._dv[j], WP[j], j), "No", j)
+    # backward recursion
+    E, N, FDI, NDI = {}, {}, {}, {}
+    gam = [None] * n
+    for f in reversed(frames):
+        j = f.j
+        link = robot.link(j)
+        children = [k for k in range(j + 1, n + 1) if robot.frame(k).ant == j]
+        fe = [p(link.FX), p(link.FY), p(link.FZ)] if wrench else zero3
+        ce = [p(link.CX), p(link.CY), p(link.CZ)] if wrench else zero3
+        e = [add(F[j][r], fe[r], *[FDI[k][r] for k in children]) for r in range(3)]
+        E[j] = _named(ctx, e, "E", j)
+        msxvp = cross(MS[j], VP[j])
+        terms = [[No[j][r], msxvp[r], ce[r]] for r in range(3)]
+        for k in children:
+            rn = _rot_vec(Rm[k], N[k])
+            pxf = cross(Pm[k], FDI[k])
+            for r in range(3):
+                terms[r] += [rn[r], pxf[r]]
+        N[j] = _named(ctx, [add(*t) for t in terms], "N", j)
+        if f.ant:
+            FDI[j] = _named(ctx, _rot_vec(Rm[j], E[j]), "FDI", j)
+        if f.sigma == FIXED:
+            continue
+        g = E[j][2] if f.sigma == PRISMATIC else N[j][2]
+        qd = ctx.joint(j, "qd") if velocity else 0
+        qdd = ctx.joint(j, "qdd")
+        extra = []
+        if rotor:
+            extra.append(mul(p(link.IA), qdd))
+        if friction and velocity:
+            fc, fv = p(link.FC), p(link.FV)
+            if _nonzero(fc) or _nonzero(link.FST):
+                sgn = ctx.fn("sign", qd)
+                extra.append(mul(fc, sgn))
+                fst, bst = p(link.FST), p(link.BST)
+                if _nonzero(fst):
+                    decay = ctx.fn("exp", -mul(ctx.fn("abs", qd), bst))
+                    extra.append(mul(mul(add(fst, -fc), sgn), decay))
+            extra.append(mul(fv, qd))
+        gam[j - 1] = ctx.var(add(g, *extra), f"GAM{j}")
+    return gam
+
+
+def _nonzero(x) -> bool:
+    from ..symbolic.algebra import _const
+
+    c = _const(x)
+    return c is None or c != 0
+
+
+def _U(ctx, w, wp, j):
+    """U_j = hat(WP) + hat(W) hat(W), from the products DV_ik = W_i W_k ([7.57])."""
+    dv = {}
+    for i in range(3):
+        for k in range(i, 3):
+            if i == k:
+                dv[i, k] = ctx.var(-mul(w[i], w[i]), f"DV{i + 1}{k + 1}{j}")
+            else:
+                dv[i, k] = ctx.var(mul(w[i], w[k]), f"DV{i + 1}{k + 1}{j}")
+    u = [[add(dv[1, 1], dv[2, 2]), add(dv[0, 1], -wp[2]), add(dv[0, 2], wp[1])],
+         [add(dv[0, 1], wp[2]), add(dv[0, 0], dv[2, 2]), add(dv[1, 2], -wp[0])],
+         [add(dv[0, 2], -wp[1]), add(dv[1, 2], wp[0]), add(dv[0, 0], dv[1, 1])]]
+    ctx._dv = getattr(ctx, "_dv", {})
+    ctx._dv[j] = dv
+    return [[ctx.var(u[r][c], f"U{r + 1}{c + 1}{j}") for c in range(3)] for r in range(3)]
+
+
+def _euler(ctx, link, U, dvs, wp, j):
+    """I WP + W x (I W), written with the elements of U_j and the products DV (Khalil's form).
+
+    Component 1 is ``XX WP1 - XY U31 + XZ U21 + YZ (DV33 - DV22) + (ZZ - YY) DV23``
+    (and circular permutations): 15 multiplications and 15 additions for a general
+    inertia tensor, sharing U with F_j; ``PISkj`` are constants.
+    """
+    p = ctx.param
+    XX, XY, XZ, YY, YZ, ZZ = (p(link.XX), p(link.XY), p(link.XZ), p(link.YY), p(link.YZ),
+                              p(link.ZZ))
+    d12, d13, d23 = dvs[0, 1], dvs[0, 2], dvs[1, 2]
+    d11, d22, d33 = dvs[0, 0], dvs[1, 1], dvs[2, 2]
+    pis1 = ctx.var(add(ZZ, -YY), f"PIS1{j}")
+    pis2 = ctx.var(add(XX, -ZZ), f"PIS2{j}")
+    pis3 = ctx.var(add(YY, -XX), f"PIS3{j}")
+
+    def diff(a, b, coef):
+        return mul(coef, add(a, -b)) if _nonzero(coef) else 0
+
+    n1 = add(mul(XX, wp[0]), -mul(XY, U[2][0]), mul(XZ, U[1][0]), diff(d33, d22, YZ),
+             mul(pis1, d23))
+    n2 = add(mul(YY, wp[1]), mul(XY, U[2][1]), -mul(YZ, U[0][1]), diff(d11, d33, XZ),
+             mul(pis2, d13))
+    n3 = add(mul(ZZ, wp[2]), -mul(XZ, U[1][2]), mul(YZ, U[0][2]), diff(d22, d11, XY),
+             mul(pis3, d12))
+    return [n1, n2, n3]
+
+
+def idm(robot, q, qd, qdd, **switches) -> np.ndarray:
+    """Numeric inverse dynamics: joint torques (..., NJ) at q, qd, qdd of shape (..., NJ)."""
+    q, qd, qdd = (np.asarray(x, dtype=float) for x in (q, qd, qdd))
+    shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape)
+    if shape[-1:] != (robot.n_joints,):
+        raise RobmodError(f"q, qd, qdd must have {robot.n_joints} values in their last "
+                          f"dimension, got shape {shape}")
+    q, qd, qdd = (np.broadcast_to(x, shape) for x in (q, qd, qdd))
+    ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)
+    gam = ne_algorithm(ctx, robot, **switches)
+    out = np.zeros(shape)
+    for j, g in enumerate(gam, start=1):
+        if g is not None:
+            out[..., j - 1] = g
+    return out
+
+
+def idm_model(robot, **switches):
+    """Customized symbolic inverse dynamic model (outputs GAM1..GAMn)."""
+    joints = [j for j in robot.joints if j <= robot.n_links]
+    inputs = {"q": tuple(joint_variable(j) for j in joints),
+              "qd": tuple(joint_velocity(j) for j in joints),
+              "qdd": tuple(joint_acceleration(j) for j in joints)}
+
+    def algorithm(ctx):
+        gam = ne_algorithm(ctx, robot, **switches)
+        vals = [g for g in gam if g is not None]
+        names = [f"GAM{j}" for j, g in enumerate(gam, start=1) if g is not None]
+        return [Output.vector("GAM", vals, names)]
+
+    return customize(f"{robot.name}_idm", algorithm, robot, inputs=inputs,
+                     title=f"Inverse dynamic model of {robot.name} (Newton-Euler)")
