@@ -13,16 +13,15 @@ Example (Stäubli RX-90, seed 001 Table 3.1)::
 """
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from pathlib import Path
 
 import sympy as sp
 
-from ..errors import FileFormatError, Location, RobmodError
 from . import located_yaml
 from .expr import as_expr, to_text
+from .io_common import IDENT_RE, NAME_RE, FileContext, did_you_mean, read_text
 from .robot import (DYNAMIC, GEOMETRIC, IDENTITY4, LIMITS, FIXED, Frame, JointLimits, Link,
                     Robot, Tool, make_robot)
 from .transforms_io import matrix_from_spec
@@ -38,32 +37,16 @@ JOINT_KEYS = ("j",) + LIMITS
 BASE_KEYS = ("Z", "gravity", "W0", "WP0", "V0", "VP0")
 
 
-class _Ctx:
-    def __init__(self, filename):
-        self.file = filename
-        self.locations = {}
-
-    def loc(self, line=None, frame=None, field=None):
-        return Location(file=self.file, line=line, frame=frame, field=field)
-
-    def error(self, msg, line=None, frame=None, field=None):
-        return FileFormatError(msg, self.loc(line, frame, field))
-
-
 def read_yaml(path) -> Robot:
     """Read a robot from a native YAML file."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise FileFormatError(f"cannot read file: {e}", Location(file=str(path))) from None
-    return loads_yaml(text, str(path))
+    return loads_yaml(read_text(path), str(path))
 
 
 def loads_yaml(text: str, filename: str = "<string>") -> Robot:
     """Read a robot from YAML text."""
     data = located_yaml.load(text, filename)
-    return _robot_from_data(data, _Ctx(filename))
+    return _robot_from_data(data, FileContext(filename))
 
 
 def _require_map(obj, ctx, what, line):
@@ -81,15 +64,8 @@ def _require_list(obj, ctx, what, line):
 def _check_keys(mapping, allowed, ctx, what, frame=None):
     for k in mapping:
         if k not in allowed:
-            hint = ""
-            lower = {a.lower(): a for a in allowed}
-            close = difflib.get_close_matches(str(k).lower(), list(lower), n=1, cutoff=0.6)
-            if str(k).lower() in lower:
-                hint = f" (did you mean {lower[str(k).lower()]!r}?)"
-            elif close:
-                hint = f" (did you mean {lower[close[0]]!r}?)"
-            raise ctx.error(f"unknown key {k!r} in {what}{hint}; allowed: {', '.join(allowed)}",
-                            mapping.lines[k], frame, str(k))
+            raise ctx.error(f"unknown key {k!r} in {what}{did_you_mean(k, allowed)}; allowed: "
+                            f"{', '.join(allowed)}", mapping.lines[k], frame, str(k))
 
 
 def _int(value, ctx, line, frame, field):
@@ -99,13 +75,11 @@ def _int(value, ctx, line, frame, field):
 
 
 def _expr(value, ctx, line, frame, field):
-    try:
-        return as_expr(value, ctx.loc(line, frame, field))
-    except RobmodError as e:
-        raise e.at(ctx.loc(line, frame, field)) from None
+    with ctx.located(line, frame, field) as loc:
+        return as_expr(value, loc)
 
 
-def _robot_from_data(data, ctx: _Ctx) -> Robot:
+def _robot_from_data(data, ctx: FileContext) -> Robot:
     data = _require_map(data, ctx, "the file", 1)
     _check_keys(data, TOP_KEYS, ctx, "the file")
     version = data.get("robmod", FORMAT_VERSION)
@@ -113,7 +87,7 @@ def _robot_from_data(data, ctx: _Ctx) -> Robot:
         raise ctx.error(f"unsupported format version {version!r} (this robmod reads version "
                         f"{FORMAT_VERSION})", data.lines.get("robmod"), field="robmod")
     name = data.get("name")
-    if not isinstance(name, str) or not re.match(r"^[A-Za-z0-9_.\-]+$", name or ""):
+    if not isinstance(name, str) or not NAME_RE.match(name or ""):
         raise ctx.error("name must be given, made of letters, digits, '_', '-', '.'",
                         data.lines.get("name", data.line), field="name")
     for key in ("source", "description"):
@@ -175,17 +149,15 @@ def _robot_from_data(data, ctx: _Ctx) -> Robot:
         vmap = _require_map(data["values"], ctx, "values", data.lines["values"])
         for k, v in vmap.items():
             line = vmap.lines[k]
-            if not isinstance(k, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", k):
+            if not isinstance(k, str) or not IDENT_RE.match(k):
                 raise ctx.error(f"values: {k!r} is not a symbol name", line, field="values")
             values[k] = _expr(v, ctx, line, None, k)
     robot = make_robot(
         name, frames, links, n_links=nl, tools=tools, values=values,
         source=data.get("source", ""), description=data.get("description", ""),
         validate=False, **kw)
-    try:
+    with ctx.located():
         validate(robot, ctx.locations)
-    except RobmodError as e:
-        raise e.at(Location(file=ctx.file)) from None
     used = {s.name for s in robot.symbols}
     for k in values:
         if k not in used and not any(k in {s.name for s in v.free_symbols}
@@ -256,10 +228,8 @@ def _vector(value, ctx, line, field):
 
 
 def _matrix(spec, ctx, line, frame, field):
-    try:
+    with ctx.located(line, frame, field):
         return matrix_from_spec(spec, lambda v, f=field: _expr(v, ctx, line, frame, f))
-    except RobmodError as e:
-        raise e.at(ctx.loc(line, frame, field)) from None
 
 
 def _tool(row, line, ctx) -> Tool:

@@ -28,3 +28,16 @@ def matrix_from_spec(spec, convert: Callable) -> sp.ImmutableMatrix:
     if len(rows) == 3:
         rows.append([sp.Integer(0), sp.Integer(0), sp.Integer(0), sp.Integer(1)])
     return sp.ImmutableMatrix(rows)
+
+
+def matrix_from_entries(values) -> sp.ImmutableMatrix:
+    """A 4x4 transform from its 16 entries, or the 12 of its first 3 rows, row by row."""
+    values = list(values)
+    if len(values) == 12:
+        values += [sp.Integer(0)] * 3 + [sp.Integer(1)]
+    return sp.ImmutableMatrix(4, 4, values)
+
+
+def matrix_entries(m) -> list:
+    """The 16 entries of a 4x4 matrix, row by row."""
+    return [m[i, k] for i in range(4) for k in range(4)]

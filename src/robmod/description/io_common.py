@@ -1,0 +1,66 @@
+"""Helpers shared by the file readers and writers (YAML, SYMORO .par, URDF)."""
+from __future__ import annotations
+
+import difflib
+import re
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..errors import FileFormatError, Location, RobmodError
+
+#: a robot or tool name every format can hold
+NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
+#: a symbol name (identifier)
+IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def sanitize_name(name: str) -> str:
+    """``name`` with every character that :data:`NAME_RE` refuses replaced by '_'."""
+    return re.sub(r"[^A-Za-z0-9_.\-]", "_", name)
+
+
+class FileContext:
+    """The file being read, and the locations collected for :func:`validate`."""
+
+    def __init__(self, filename: str):
+        self.file = filename
+        self.locations = {}
+
+    def loc(self, line=None, frame=None, field=None) -> Location:
+        return Location(file=self.file, line=line, frame=frame, field=field)
+
+    def error(self, msg, line=None, frame=None, field=None) -> FileFormatError:
+        return FileFormatError(msg, self.loc(line, frame, field))
+
+    @contextmanager
+    def located(self, line=None, frame=None, field=None):
+        """Fill in the unknown location parts of a :class:`RobmodError` raised in the block."""
+        loc = self.loc(line, frame, field)
+        try:
+            yield loc
+        except RobmodError as e:
+            raise e.at(loc) from None
+
+
+def read_text(path, fallback_encoding: str | None = None) -> str:
+    """The text of ``path`` (UTF-8, else ``fallback_encoding``); a FileFormatError if unreadable."""
+    path = Path(path)
+    try:
+        try:
+            return path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            if fallback_encoding is None:
+                raise
+            return path.read_text(encoding=fallback_encoding)
+    except (OSError, UnicodeDecodeError) as e:
+        raise FileFormatError(f"cannot read file: {e}", Location(file=str(path))) from None
+
+
+def did_you_mean(key, allowed) -> str:
+    """`` (did you mean 'X'?)`` for the allowed key closest to ``key`` (any case), or ''."""
+    lower = {a.lower(): a for a in allowed}
+    key = str(key).lower()
+    if key in lower:
+        return f" (did you mean {lower[key]!r}?)"
+    close = difflib.get_close_matches(key, list(lower), n=1, cutoff=0.6)
+    return f" (did you mean {lower[close[0]]!r}?)" if close else ""

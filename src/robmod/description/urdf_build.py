@@ -1,0 +1,197 @@
+"""Turning the links and joints of a URDF file into a Khalil-Kleinfinger :class:`Robot`.
+
+The conversion rules (frame numbering, tools, base, MDH frames, inertial data,
+limits) are described in :mod:`robmod.description.io_urdf`.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+
+from ..geometry.kk_params import inverse, kk_parameters_from_transform
+from .expr import as_expr
+from .io_common import FileContext, sanitize_name
+from .robot import FIXED, JointLimits, Link, Robot, Tool, make_robot
+from .urdf_frames import mdh_frame
+from .urdf_xml import MOVABLE, Inertial, ULink, UJoint
+from .validate import validate
+
+#: gravity given to imported robots (URDF has none), m/s^2 in frame 0
+GRAVITY = (0, 0, -9.81)
+#: values closer than this to 0 (lengths) or to a multiple of pi/2 (angles) are made exact
+SNAP_TOL = 1e-13
+
+
+def _structure(links: dict[str, ULink], joints: list[UJoint], ctx: FileContext,
+               robot_line: int):
+    """Check the tree; return (root link name, {link: [child joints in file order]})."""
+    if not links:
+        raise ctx.error("the robot has no <link>", robot_line, field="link")
+    parent_joint: dict[str, UJoint] = {}
+    children: dict[str, list[UJoint]] = {name: [] for name in links}
+    for jt in joints:
+        for role, link in (("parent", jt.parent), ("child", jt.child)):
+            if link not in links:
+                raise ctx.error(f"joint {jt.name!r}: {role} link {link!r} is not defined",
+                                jt.line, field=f"{role}.link")
+        if jt.parent == jt.child:
+            raise ctx.error(f"joint {jt.name!r} joins link {jt.child!r} to itself (a cycle)",
+                            jt.line, field="child.link")
+        if jt.child in parent_joint:
+            raise ctx.error(f"link {jt.child!r} is the child of two joints "
+                            f"({parent_joint[jt.child].name!r} and {jt.name!r}): URDF "
+                            "describes trees, closed loops are not supported", jt.line,
+                            field="child.link")
+        parent_joint[jt.child] = jt
+        children[jt.parent].append(jt)
+    roots = [name for name in links if name not in parent_joint]
+    if not roots:
+        raise ctx.error("no root link: every link is the child of a joint, so the joints form "
+                        "a cycle", joints[0].line, field="child.link")
+    if len(roots) > 1:
+        raise ctx.error(f"links {roots[0]!r} and {roots[1]!r} both have no parent joint: a URDF "
+                        "robot must be a single tree with one root link",
+                        links[roots[1]].line, field="link")
+    reached, todo = {roots[0]}, [roots[0]]
+    while todo:
+        for jt in children[todo.pop()]:
+            reached.add(jt.child)
+            todo.append(jt.child)
+    for jt in joints:
+        if jt.child not in reached:
+            raise ctx.error(f"joint {jt.name!r} is on a cycle of joints not connected to the "
+                            f"root link {roots[0]!r}", jt.line, field="child.link")
+    return roots[0], children
+
+
+def _snap_angle(x: float) -> sp.Expr:
+    x = math.atan2(math.sin(x), math.cos(x)) if abs(x) > math.pi else x
+    k = round(x / (math.pi / 2))
+    if abs(x - k * math.pi / 2) <= SNAP_TOL:
+        k = 2 if k == -2 else k
+        return sp.pi * k / 2
+    return as_expr(float(x))
+
+
+def _snap_length(x: float, scale: float = 1.0) -> sp.Expr:
+    return sp.Integer(0) if abs(x) <= SNAP_TOL * scale else as_expr(float(x))
+
+
+def _clean_matrix(T) -> sp.ImmutableMatrix:
+    rows = []
+    for i in range(4):
+        row = []
+        for k in range(4):
+            x = float(T[i, k])
+            if i < 3 and k < 3 and abs(abs(x) - 1.0) <= SNAP_TOL:
+                x = math.copysign(1.0, x)
+            row.append(_snap_length(x))
+        rows.append(row)
+    return sp.ImmutableMatrix(rows)
+
+
+def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
+                ctx: FileContext, mdh: bool, robot_line: int) -> Robot:
+    """The KK robot of a URDF tree (``links`` by name, ``joints`` in file order)."""
+    root, children = _structure(links, joints, ctx, robot_line)
+    tool_joints = {id(jt) for jt in joints
+                   if jt.type == "fixed" and not children[jt.child]
+                   and links[jt.child].inertial is None}
+    base = np.eye(4)
+    skipped = set(tool_joints)
+    if root == "world" and len(children[root]) == 1 and children[root][0].type == "fixed" \
+            and id(children[root][0]) not in tool_joints:
+        absorbed = children[root][0]
+        base = absorbed.origin
+        root = absorbed.child
+        skipped.add(id(absorbed))
+    # numbering: a(j) < j, file order kept as far as possible
+    remaining = [jt for jt in joints if id(jt) not in skipped]
+    frame_of = {root: 0}
+    order: list[UJoint] = []
+    while remaining:
+        for i, jt in enumerate(remaining):
+            if jt.parent in frame_of:
+                order.append(jt)
+                frame_of[jt.child] = len(order)
+                del remaining[i]
+                break
+        else:  # pragma: no cover - _structure guarantees a tree
+            raise ctx.error("joints not connected to the root", remaining[0].line)
+    if not order:
+        raise ctx.error("the robot has no joint (at least one joint is needed)", robot_line,
+                        field="joint")
+    # placement of the KK frame of each link in the URDF link frame
+    place = {root: np.eye(4)}
+    for jt in order:
+        if jt.type == "fixed":
+            place[jt.child] = np.eye(4)
+            continue
+        movable = [(k.origin[:3, 3], k.origin[:3, :3] @ k.axis)
+                   for k in children[jt.child] if k.type != "fixed"]
+        place[jt.child] = mdh_frame(jt.axis, movable if mdh else [])
+    frames, robot_links, locations, names = [], [], {}, []
+    for j, jt in enumerate(order, start=1):
+        C = inverse(place[jt.parent]) @ jt.origin @ place[jt.child]
+        g, b, al, d, th, r = kk_parameters_from_transform(C)
+        scale = max(1.0, float(np.linalg.norm(C[:3, 3])))
+        sigma = MOVABLE.get(jt.type, FIXED)
+        frames.append(dict(j=j, ant=frame_of[jt.parent], sigma=sigma,
+                           mu=0 if sigma == FIXED else 1,
+                           gamma=_snap_angle(g), b=_snap_length(b, scale),
+                           alpha=_snap_angle(al), d=_snap_length(d, scale),
+                           theta=_snap_angle(th), r=_snap_length(r, scale)))
+        locations[(j, None)] = ctx.loc(jt.line)
+        names.append(f"{j}: joint {jt.name!r} -> link {jt.child!r}")
+        ulink = links[jt.child]
+        values = _inertial_parameters(ulink.inertial, place[jt.child])
+        if ulink.inertial is not None:
+            for k in values:
+                locations[(j, k)] = ctx.loc(ulink.inertial.line)
+        limits = {k: as_expr(v) for k, v in jt.limit.items()}
+        for k in limits:
+            locations[(j, k)] = ctx.loc(jt.limit_line)
+        damping, friction = jt.dynamics
+        for k in ("FV", "FC"):
+            locations[(j, k)] = ctx.loc(jt.dynamics_line or jt.line)
+        robot_links.append(Link(j=j, **values, FV=as_expr(damping), FC=as_expr(friction),
+                                limits=JointLimits(**limits)))
+    tools = []
+    for jt in joints:
+        if id(jt) in tool_joints:
+            T = inverse(place[jt.parent]) @ jt.origin
+            tools.append(Tool(name=jt.child, frame=frame_of[jt.parent], T=_clean_matrix(T)))
+    robot_name = sanitize_name(name) or "robot"
+    description = (f"imported from URDF file {Path(ctx.file).name} "
+                   f"({'MDH frames' if mdh else 'URDF joint frames'}); gravity set to "
+                   f"(0, 0, -9.81) m/s^2; frames: " + "; ".join(names))
+    robot = make_robot(robot_name, frames, robot_links, base=_clean_matrix(base), tools=tools,
+                       gravity=[as_expr(g) for g in GRAVITY], source=f"URDF robot {name!r}",
+                       description=description, validate=False)
+    validate(robot, locations)
+    return robot
+
+
+def _inertial_parameters(inertial: Inertial | None, place: np.ndarray) -> dict:
+    """Khalil's XX..M of a link from its URDF <inertial>, in the KK frame at ``place``."""
+    keys = ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M")
+    if inertial is None:
+        return {k: sp.Integer(0) for k in keys}
+    T = inverse(place) @ inertial.pose
+    R, c, m = T[:3, :3], T[:3, 3], inertial.mass
+    J = R @ inertial.inertia @ R.T + m * (float(c @ c) * np.eye(3) - np.outer(c, c))
+    J = (J + J.T) / 2
+    ms = m * c
+    jscale = max(float(np.abs(J).max()), 1e-300)
+    sscale = max(float(np.abs(ms).max()), 1e-300)
+    vals = [J[0, 0], J[0, 1], J[0, 2], J[1, 1], J[1, 2], J[2, 2]]
+    out = {k: _snap_length(float(v), jscale) for k, v in zip(keys[:6], vals)}
+    out.update({k: _snap_length(float(v), sscale) for k, v in zip(keys[6:9], ms)})
+    out["M"] = as_expr(float(m))
+    return out
+
+
+__all__ = ["build_robot", "GRAVITY", "SNAP_TOL"]
