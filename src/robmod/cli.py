@@ -66,6 +66,7 @@ def cmd_models(args) -> int:
     import sympy as sp
 
     from .geometry import frame_transform
+    from .dynamics import idm_model
     from .geometry.dgm import dgm_model
     from .symbolic.export import write_model_files
 
@@ -76,7 +77,7 @@ def cmd_models(args) -> int:
         T = frame_transform(robot, f.j)
         print(f"\n{f.ant}T{f.j} =")
         print(sp.pretty(T, use_unicode=False, wrap_line=False))
-    models = [dgm_model(robot, j=robot.n_links)]
+    models = [dgm_model(robot, j=robot.n_links), idm_model(robot)]
     for model in models:
         print()
         print(model.to_text(), end="")
