@@ -26,21 +26,23 @@ def _tag(js) -> str:
     return "".join(str(j) for j in js)
 
 
+def _coordinate(ctx, frame, column, sigma):
+    """theta_j or r_j as a context scalar: q_j + offset if it is the joint's variable."""
+    off = ctx.param(getattr(frame, column))
+    if frame.sigma != sigma:
+        return off
+    q = ctx.joint(frame.j)
+    return q if _is_zero(off) else q + off
+
+
 def joint_angle(ctx, frame):
     """theta_j as a scalar of the context (q_j + offset for a revolute joint)."""
-    if frame.sigma == REVOLUTE:
-        q = ctx.joint(frame.j)
-        off = ctx.param(frame.theta)
-        return q if _is_zero(off) else q + off
-    return ctx.param(frame.theta)
+    return _coordinate(ctx, frame, "theta", REVOLUTE)
 
 
 def joint_r(ctx, frame):
-    if frame.sigma == PRISMATIC:
-        q = ctx.joint(frame.j)
-        off = ctx.param(frame.r)
-        return q if _is_zero(off) else q + off
-    return ctx.param(frame.r)
+    """r_j as a scalar of the context (q_j + offset for a prismatic joint)."""
+    return _coordinate(ctx, frame, "r", PRISMATIC)
 
 
 def _is_zero(x):
