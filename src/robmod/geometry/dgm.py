@@ -146,7 +146,7 @@ def _down(ctx, robot, k, j, tool, merge):
     gs = groups(robot, path, merge)
     last = j
     if tool is not None:
-        U = htm_from_matrix(tool.T)
+        U = htm_from_matrix(tool.T, ctx)
         last = f"E"
     else:
         U = None
@@ -157,14 +157,21 @@ def _down(ctx, robot, k, j, tool, merge):
     return U
 
 
-def dgm_algorithm(ctx, robot, j=None, i=0, tool=None, base=False, merge=True):
-    """iTj (or fTE with base and tool) as a 3x4 nested list of the context's scalars."""
+def resolve_tool(robot, j=None, tool=None):
+    """(tool object or None, end frame j): a tool given by name is looked up; j defaults to
+    the tool's frame, else to the last link."""
     if tool is not None and not hasattr(tool, "T"):
         tool = _find_tool(robot, tool)
     if j is None:
         j = tool.frame if tool is not None else robot.n_links
     if tool is not None and tool.frame != j:
         raise RobmodError(f"tool {tool.name!r} is on frame {tool.frame}, not {j}")
+    return tool, j
+
+
+def dgm_algorithm(ctx, robot, j=None, i=0, tool=None, base=False, merge=True):
+    """iTj (or fTE with base and tool) as a 3x4 nested list of the context's scalars."""
+    tool, j = resolve_tool(robot, j, tool)
     for x in (i, j):
         if not 0 <= x <= robot.n_frames:
             raise RobmodError(f"robot {robot.name!r} has no frame {x}")
@@ -178,7 +185,7 @@ def dgm_algorithm(ctx, robot, j=None, i=0, tool=None, base=False, merge=True):
     if base:
         if i != 0:
             raise RobmodError("the world frame Z applies to transforms from frame 0")
-        U = htm_mul(ctx, htm_from_matrix(robot.base), U, "Tf")
+        U = htm_mul(ctx, htm_from_matrix(robot.base, ctx), U, "Tf")
     return U
 
 

@@ -112,9 +112,10 @@ def htm_identity():
     return [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]
 
 
-def htm_from_matrix(M):
-    """A 3x4 nested list from a 4x4 SymPy matrix (constant entries)."""
-    return [[M[r, c] for c in range(4)] for r in range(3)]
+def htm_from_matrix(M, ctx=None):
+    """A 3x4 nested list from a 4x4 SymPy matrix (constant entries, as ``ctx`` scalars)."""
+    conv = ctx.param if ctx is not None else (lambda x: x)
+    return [[conv(M[r, c]) for c in range(4)] for r in range(3)]
 
 
 def stack(nested, batch_shape=None) -> np.ndarray:

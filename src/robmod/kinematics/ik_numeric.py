@@ -1,0 +1,299 @@
+"""Numeric inverse geometric model (seed 001 §6.6): damped least squares with restarts.
+
+For a desired location ``0T_E^d`` (frame j or tool E, relative to frame 0, or
+to the world frame with ``base=True``) and a current configuration ``q^c``:
+
+1. ``0T_E^c = DGM(q^c)``;
+2. pose error in frame 0: ``dXp = P^d - P^c`` and ``dXr = theta u`` with
+   ``rot(u, theta) = R^d (R^c)^T`` (seed 001 §6.6, §2.3.8; computed through the
+   unit quaternion, accurate for every angle up to pi);
+3. stop when ``||dXp|| < tol`` and ``||dXr|| < tol``;
+4. step limits: ``dXp <- Sp dXp/||dXp||`` if ``||dXp|| > Sp``, idem ``dXr`` with
+   ``Sr`` (the seed's 0.2 m and 0.2 rad by default), to stay in the domain of
+   the first-order model;
+5. damped least squares ``dq = J^T (J J^T + lambda^2 I)^-1 dX`` with
+   ``J = 0J_E(q^c)`` (columns of the joints on the chain of j; the minimum-norm
+   step for redundant robots) and ``lambda = damping * min(1, ||dX||)``: damped
+   far from the solution and near singularities, a pure Newton step close to it;
+6. ``q^c <- q^c + dq``, clamped into the joint limits (``joint_limits=True``),
+   revolute joints without limits wrapped into (-pi, pi].
+
+Every target is iterated from ``n_restarts`` seeds (``q0`` first when given,
+then random ones drawn uniformly in the joint domain: ``[qmin, qmax]`` when
+the robot gives numeric limits, else ``[-pi, pi]`` for a revolute joint and
+``prismatic_range`` (default [-1, 1] m) for a prismatic one).  All targets x
+restarts are iterated together as one NumPy batch; finished lanes leave it.
+A lane stops when it converges, when its error has not decreased by 0.1 % for
+``patience`` iterations (a local minimum of the error: the target is out of
+reach from there), or at ``max_iter``.
+
+Status of a target: ``'converged'`` (at least one solution), ``'unreachable'``
+(every restart stopped at a local minimum of the error: the seed's criterion
+"no convergence for many random initial values"), ``'max_iter'`` (no solution
+and some restart was still progressing).  Solutions are deduplicated modulo 2
+pi for revolute joints (``dedup_tol`` on every joint).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from ..description.robot import PRISMATIC, REVOLUTE
+from ..errors import RobmodError
+from ..geometry.dgm import dgm
+from ..geometry.transforms import transform_to_numpy
+from .jacobian import _resolve, pose_and_jacobian
+
+CONVERGED, UNREACHABLE, MAX_ITER = "converged", "unreachable", "max_iter"
+
+
+@dataclass(frozen=True)
+class IGMResult:
+    """Solutions of one target.
+
+    ``q``: (n_sol, NJ) distinct solutions (joints off the chain keep their
+    seed value); ``status``: converged / unreachable / max_iter; ``error``:
+    smallest final pose error ``max(||dXp||, ||dXr||)`` over the restarts;
+    ``n_converged``: restarts that converged (before deduplication);
+    ``iterations``: iterations of the longest restart.
+    """
+
+    q: np.ndarray
+    status: str
+    error: float
+    n_converged: int
+    iterations: int
+
+    @property
+    def n_solutions(self) -> int:
+        return len(self.q)
+
+
+def rotation_error(Rd, R):
+    """theta u with rot(u, theta) = Rd R^T, batched (..., 3, 3) -> (..., 3)."""
+    E = Rd @ np.swapaxes(R, -1, -2)
+    e00, e11, e22 = E[..., 0, 0], E[..., 1, 1], E[..., 2, 2]
+    # the four squared quaternion components (times 4); use the largest (Shepperd)
+    sq = np.stack([1 + e00 + e11 + e22, 1 + e00 - e11 - e22,
+                   1 - e00 + e11 - e22, 1 - e00 - e11 + e22], axis=-1)
+    k = np.argmax(sq, axis=-1)
+    d = np.sqrt(np.maximum(np.take_along_axis(sq, k[..., None], -1)[..., 0], 1e-300))
+    a = E[..., 2, 1] - E[..., 1, 2]
+    b = E[..., 0, 2] - E[..., 2, 0]
+    c = E[..., 1, 0] - E[..., 0, 1]
+    xy = E[..., 0, 1] + E[..., 1, 0]
+    xz = E[..., 0, 2] + E[..., 2, 0]
+    yz = E[..., 1, 2] + E[..., 2, 1]
+    cand = np.stack([np.stack([d * d, a, b, c], -1),     # 4w * (w, x, y, z)
+                     np.stack([a, d * d, xy, xz], -1),   # 4x * (w, x, y, z)
+                     np.stack([b, xy, d * d, yz], -1),
+                     np.stack([c, xz, yz, d * d], -1)], -2)
+    quat = np.take_along_axis(cand, k[..., None, None], -2)[..., 0, :] / (2 * d[..., None])
+    quat = np.where(quat[..., :1] < 0, -quat, quat)
+    w, v = quat[..., 0], quat[..., 1:]
+    nv = np.linalg.norm(v, axis=-1)
+    safe = np.where(nv > 1e-12, nv, 1.0)
+    factor = np.where(nv > 1e-12, 2 * np.arctan2(nv, w) / safe, 2.0 / np.maximum(w, 1e-300))
+    return v * factor[..., None]
+
+
+def pose_error(Td, T):
+    """(dXp, dXr) between desired Td and current T, batched (..., 4, 4) -> two (..., 3)."""
+    return Td[..., :3, 3] - T[..., :3, 3], rotation_error(Td[..., :3, :3], T[..., :3, :3])
+
+
+def _num(x):
+    if x is None:
+        return None
+    try:
+        return float(sp.sympify(x))  # safe: a robot parameter (number or SymPy expression)
+    except (TypeError, ValueError):
+        return None
+
+
+def joint_domain(robot, joints, joint_limits=True, prismatic_range=(-1.0, 1.0)):
+    """(seed_lo, seed_hi, clamp_lo, clamp_hi, wrap) arrays for the given joints."""
+    slo, shi, clo, chi, wrap = [], [], [], [], []
+    for k in joints:
+        lim = robot.link(k).limits if k <= robot.n_links else None
+        qmin = _num(lim.qmin) if lim is not None else None
+        qmax = _num(lim.qmax) if lim is not None else None
+        rev = robot.frame(k).sigma == REVOLUTE
+        dlo, dhi = (-np.pi, np.pi) if rev else prismatic_range
+        slo.append(dlo if qmin is None else qmin)
+        shi.append(dhi if qmax is None else qmax)
+        clo.append(qmin if joint_limits and qmin is not None else -np.inf)
+        chi.append(qmax if joint_limits and qmax is not None else np.inf)
+        wrap.append(rev and not (joint_limits and (qmin is not None or qmax is not None)))
+    return tuple(np.array(x, dtype=float) for x in (slo, shi, clo, chi)) + (np.array(wrap),)
+
+
+def _wrap(x):
+    """Into (-pi, pi]."""
+    return np.pi - np.mod(np.pi - x, 2 * np.pi)
+
+
+def _dls_step(J, dx, lam2, q, lo, hi, passes=3):
+    """Damped least-squares step with the joints that would leave their limits held there.
+
+    Joints hitting a limit are moved onto it and removed from the Jacobian; the
+    step of the others is recomputed for the remaining error (a few passes).
+    """
+    L, m, n = J.shape
+    free = np.ones((L, n), dtype=bool)
+    fixed = np.zeros((L, n))
+    eye = np.eye(m) if n >= m else np.eye(n)
+    for _ in range(passes):
+        Jf = J * free[:, None, :]
+        rhs = dx - (J @ fixed[..., None])[..., 0]
+        JT = np.swapaxes(Jf, -1, -2)
+        if n >= m:
+            step = (JT @ np.linalg.solve(Jf @ JT + lam2[:, None, None] * eye,
+                                         rhs[..., None]))[..., 0]
+        else:
+            step = np.linalg.solve(JT @ Jf + lam2[:, None, None] * eye,
+                                   (JT @ rhs[..., None]))[..., 0]
+        dq = np.where(free, step, fixed)
+        hit = free & ((q + dq < lo) | (q + dq > hi))
+        if not hit.any():
+            return dq
+        fixed = np.where(hit, np.clip(q + dq, lo, hi) - q, fixed)
+        free &= ~hit
+    return np.clip(q + dq, lo, hi) - q
+
+
+def _solve_lanes(robot, j, tool, Td, Q, active, clo, chi, wrap, tol, max_iter, Sp, Sr,
+                 damping, patience):
+    """Iterate all lanes; returns (Q, error, stalled, iterations)."""
+    L = len(Q)
+    best = np.full(L, np.inf)
+    since = np.zeros(L, dtype=int)
+    stalled = np.zeros(L, dtype=bool)
+    iters = np.zeros(L, dtype=int)
+    live = np.arange(L)
+    for it in range(max_iter + 1):
+        if live.size == 0:
+            break
+        q = Q[live]
+        T, J = pose_and_jacobian(robot, q, j, tool)
+        dp, dr = pose_error(Td[live], T)
+        npos, nrot = np.linalg.norm(dp, axis=-1), np.linalg.norm(dr, axis=-1)
+        e = np.maximum(npos, nrot)
+        done = e < tol
+        improved = e < best[live] * (1 - 1e-3)
+        best[live] = np.minimum(best[live], e)
+        since[live] = np.where(improved, 0, since[live] + 1)
+        stuck = ~done & (since[live] > patience)
+        stalled[live[stuck]] = True
+        finished = done | stuck
+        if it == max_iter:
+            break
+        # one more (Newton) step for the lanes that have just converged: polishes to round-off
+        step = ~stuck
+        lanes = live[step]
+        if lanes.size:
+            dp, dr, npos, nrot = dp[step], dr[step], npos[step], nrot[step]
+            dp = dp * np.minimum(1.0, Sp / np.maximum(npos, 1e-300))[:, None]
+            dr = dr * np.minimum(1.0, Sr / np.maximum(nrot, 1e-300))[:, None]
+            dx = np.concatenate([dp, dr], axis=-1)
+            Ja = J[step][:, :, active]
+            lam2 = (damping * np.minimum(1.0, np.linalg.norm(dx, axis=-1))) ** 2 + 1e-14
+            qa = Q[lanes][:, active]
+            qa = qa + _dls_step(Ja, dx, lam2, qa, clo, chi)
+            qa = np.where(wrap, _wrap(qa), qa)
+            Q[np.ix_(lanes, active)] = qa
+            iters[lanes] += 1
+        live = live[~finished]
+    # final check of every lane at its last configuration
+    T = dgm(robot, Q, j, tool=tool)
+    dp, dr = pose_error(Td, T)
+    err = np.maximum(np.linalg.norm(dp, axis=-1), np.linalg.norm(dr, axis=-1))
+    return Q, err, stalled, iters
+
+
+def _dedupe(Q, ok, active, is_rev, tol):
+    """Mask of the lanes to keep: converged and distinct from every earlier converged lane."""
+    qa = Q[..., active]  # (N, R, na)
+    diff = qa[:, :, None, :] - qa[:, None, :, :]
+    diff = np.where(is_rev, np.abs(_wrap(diff)), np.abs(diff))
+    same = np.all(diff < tol, axis=-1)  # (N, R, R)
+    R = Q.shape[1]
+    earlier = np.tril(np.ones((R, R), dtype=bool), -1)
+    dup = np.any(same & earlier & ok[:, None, :], axis=-1)
+    return ok & ~dup
+
+
+def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_restarts=16,
+                tol=1e-10, max_iter=200, step_limits=(0.2, 0.2), damping=0.05,
+                joint_limits=True, rng=None, batch=True, prismatic_range=(-1.0, 1.0),
+                patience=30, dedup_tol=1e-6):
+    """All the solutions found for 0T_E = ``T_target`` (4x4, or (..., 4, 4) for many targets).
+
+    Returns an :class:`IGMResult` for one target, a list of them (targets in
+    C order) for a batch.  ``q0``: first seed, (NJ,) or one per target;
+    ``batch=False`` iterates the targets one after the other (less memory).
+    See the module documentation for the algorithm and the statuses.
+    """
+    tool, j = _resolve(robot, j, tool)
+    Td = np.asarray(T_target, dtype=float)
+    if Td.shape[-2:] == (3, 4):
+        Td = np.concatenate([Td, np.broadcast_to([0, 0, 0, 1.0], Td.shape[:-2] + (1, 4))], -2)
+    if Td.shape[-2:] != (4, 4):
+        raise RobmodError(f"T_target must be (..., 4, 4), got shape {Td.shape}")
+    single = Td.ndim == 2
+    Td = Td.reshape(-1, 4, 4)
+    if base:
+        Z = transform_to_numpy(robot.base)
+        Td = np.linalg.solve(Z, Td)
+    N = len(Td)
+    nj = robot.n_joints
+    active = np.array([k - 1 for k in robot.chain(j) if robot.frame(k).is_joint and k <= nj],
+                      dtype=int)
+    if active.size == 0:
+        raise RobmodError(f"frame {j} of robot {robot.name!r} is not moved by any joint")
+    if not batch and N > 1:
+        out = []
+        for t in range(N):
+            qt = None if q0 is None else np.asarray(q0, float).reshape(-1, nj)[
+                t if np.size(q0) > nj else 0]
+            out.append(igm_numeric(robot, Td[t], qt, tool=tool, j=j, n_restarts=n_restarts,
+                                   tol=tol, max_iter=max_iter, step_limits=step_limits,
+                                   damping=damping, joint_limits=joint_limits, rng=rng,
+                                   prismatic_range=prismatic_range, patience=patience,
+                                   dedup_tol=dedup_tol))
+        return out
+    rng = np.random.default_rng(rng)
+    slo, shi, clo, chi, wrap = joint_domain(robot, active + 1, joint_limits, prismatic_range)
+    R = max(int(n_restarts), 1)
+    Q = np.zeros((N, R, nj))
+    Q[..., active] = rng.uniform(slo, shi, (N, R, active.size))
+    if q0 is not None:
+        q0 = np.broadcast_to(np.asarray(q0, dtype=float), (N, nj))
+        Q[:, 0, :] = q0
+        Q[:, 1:, :] = np.where(np.isin(np.arange(nj), active), Q[:, 1:, :], q0[:, None, :])
+        Q[:, 0, active] = np.clip(Q[:, 0, active], clo, chi)
+    Sp, Sr = step_limits
+    Qf, err, stalled, iters = _solve_lanes(
+        robot, j, tool, np.repeat(Td, R, axis=0), Q.reshape(N * R, nj), active, clo, chi, wrap,
+        tol, max_iter, Sp, Sr, damping, patience)
+    Qf, err = Qf.reshape(N, R, nj), err.reshape(N, R)
+    stalled, iters = stalled.reshape(N, R), iters.reshape(N, R)
+    ok = err < tol
+    is_rev = np.array([robot.frame(k + 1).sigma != PRISMATIC for k in active])
+    keep = _dedupe(Qf, ok, active, is_rev, dedup_tol)
+    results = []
+    for t in range(N):  # packaging only: the iteration above is one batch
+        sols = Qf[t][keep[t]]
+        order = np.lexsort(sols[:, ::-1].T) if len(sols) else []
+        sols = sols[order]
+        if ok[t].any():
+            status = CONVERGED
+        elif stalled[t].all():
+            status = UNREACHABLE
+        else:
+            status = MAX_ITER
+        results.append(IGMResult(q=sols, status=status, error=float(err[t].min()),
+                                 n_converged=int(ok[t].sum()), iterations=int(iters[t].max())))
+    return results[0] if single else results
