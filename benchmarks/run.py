@@ -177,6 +177,45 @@ def bench_dgm(name: str, n: int, have) -> list[tuple[str, str]]:
     return rows
 
 
+def bench_igm(name: str, n_targets: int, have) -> list[tuple[str, str]]:
+    """Numeric IGM: solve rate and time per target, robmod (batched) vs RTB ikine_LM (loop)."""
+    from robmod.geometry.dgm import dgm
+    from robmod.kinematics.ik_numeric import igm_numeric
+
+    robot = robmod.load_robot(name, numeric=True)
+    tool = robot.tools[0].name if robot.tools else None
+    rng = np.random.default_rng(1)
+    q = rng.uniform(-2, 2, (n_targets, robot.n_joints))
+    for k, link in enumerate(robot.links):  # inside the joint limits where known
+        lo, hi = link.limits.qmin, link.limits.qmax
+        if lo is not None and hi is not None:
+            q[:, k] = rng.uniform(float(lo), float(hi), n_targets)
+    T = dgm(robot, q, tool=tool)
+    rows = []
+    t0 = time.perf_counter()
+    res = igm_numeric(robot, T, tool=tool, n_restarts=4)
+    dt = time.perf_counter() - t0
+    ok = sum(r.status == "converged" for r in res)
+    rows.append(("robmod igm_numeric (4 restarts)", f"{ok}/{n_targets} solved to 1e-10, "
+                 f"{dt / n_targets * 1e3:.2f} ms/target"))
+    if have["rtb"] and robot.structure == "serial" and not tool and all(
+            f.gamma == 0 and f.b == 0 for f in robot.frames):
+        from robmod.testing.peers import rtb_robot
+
+        rt = rtb_robot(robot)
+        t0 = time.perf_counter()
+        ok_rtb = 0
+        for k in range(n_targets):
+            sol = rt.ikine_LM(T[k], tol=1e-12)
+            if sol.success and np.abs(dgm(robot, np.asarray(sol.q)) - T[k]).max() < 1e-6:
+                ok_rtb += 1
+        dt_rtb = time.perf_counter() - t0
+        rows.append(("RTB ikine_LM tol=1e-12 (loop)", f"{ok_rtb}/{n_targets} solved to 1e-6, "
+                     f"{dt_rtb / n_targets * 1e3:.2f} ms/target   -> RTB / robmod time = "
+                     f"{dt_rtb / dt:.1f}"))
+    return rows
+
+
 def bench_generation(names) -> list[tuple[str, str]]:
     rows = []
     for name in names:
@@ -222,7 +261,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=100_000, help="configurations in a batch")
     ap.add_argument("--robots", default="rx90,panda,lwr4")
-    ap.add_argument("--models", default="dgm")
+    ap.add_argument("--models", default="dgm,igm")
     ap.add_argument("--memory", type=int, default=10_000_000,
                     help="configurations of the peak-memory check (0: skip)")
     args = ap.parse_args(argv)
@@ -231,6 +270,12 @@ def main(argv=None):
     print(f"robmod benchmarks — {os.cpu_count()} cores, numpy {np.__version__}, "
           f"peers: {', '.join(k for k, v in have.items() if v) or 'none'}")
     for model in args.models.split(","):
+        if model == "igm":
+            for name in names:
+                print(f"\n== numeric IGM of {name} ==")
+                for k, v in bench_igm(name, 200, have):
+                    print(f"  {k:38s} {v}")
+            continue
         if model != "dgm":
             print(f"(model {model} has no benchmark yet)")
             continue
