@@ -115,7 +115,7 @@ def ne_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=
         F[j] = _named(ctx, [add(mul(M, VP[j][r]), fu[r]) for r in range(3)], "F", j)
         No[j] = _named(ctx, _euler(ctx, link, Uj, ctx._dv[j], WP[j], j), "No", j)
     # backward recursion
-    E, N, FDI, NDI = {}, {}, {}, {}
+    E, N, FDI = {}, {}, {}
     gam = [None] * n
     for f in reversed(frames):
         j = f.j

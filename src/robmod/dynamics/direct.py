@@ -1,0 +1,336 @@
+"""Direct dynamic model (000 §7.6): joint accelerations from torques, two ways.
+
+(a) ``qdd = A^-1 (Gamma - H)`` ([7.62]-[7.64]): H is the NE inverse model at
+    qdd = 0, A the composite-link inertia matrix; numerically solved with a
+    batched Cholesky factorization, symbolically (customized model) with the
+    ``A = L^T D L`` factorization taken from the last joint back to the first
+    (no fill-in for trees: L has the sparsity of A).
+
+(b) The recursive O(n) algorithm of §7.6.2 ([7.67]-[7.79], with the sign of
+    [7.88] corrected), over a context:
+
+    forward, j = 1..n:   w_j, gamma_j [7.68], beta_j [7.70], I*_j = I_j, beta*_j = beta_j
+    backward, j = n..1:  H_j = a^T I* a + IA_j [7.71];  h = I* a;  u = h / H_j
+                         K_j = I* - u h^T [7.72]
+                         nu_j = tau_j + a^T beta* - h^T gamma_j
+                         alpha_j = I* gamma_j - beta* + u nu_j   (= [7.73])
+                         beta*_a(j) -= S^T alpha_j [7.74];  I*_a(j) += S^T K_j S [7.75]
+    forward, j = 1..n:   Vd_a,j = jS_a(j) Vd_a(j) [7.76]
+                         qdd_j = nu_j / H_j - u^T Vd_a,j  (= [7.77])
+                         Vd_j = Vd_a,j + a qdd_j + gamma_j [7.78]
+
+    with tau_j = Gamma_j - friction [7.82], Vd_0 = [VP0 - g; WP0].
+
+Both take Gamma of shape (..., NJ) like :func:`~robmod.dynamics.idm` returns it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..description.robot import FIXED, PRISMATIC, REVOLUTE
+from ..symbolic.algebra import add, cross, mul
+from ..symbolic.model import Output, customize
+from .inertia import inertia_algorithm, inertia_matrix
+from .newton_euler import idm, ne_algorithm
+from .spatial import (Proxy, axis_index, check_arrays, dofs, friction_torque, geometry,
+                      inertia_up, link_inertia, model_inputs, named, numeric_context, rot_t,
+                      spatial_matrix, sym6, twist_down, wrench_up)
+
+
+# -- (b) recursive O(n) algorithm ---------------------------------------------------------
+
+def _dv(ctx, w, j):
+    """hat(w)^2 as a symmetric 3x3 (products DV, Khalil's notation)."""
+    d = {}
+    for i in range(3):
+        for k in range(i, 3):
+            d[i, k] = ctx.var(mul(w[i], w[k]), f"DV{i + 1}{k + 1}{j}")
+    m = [[None] * 3 for _ in range(3)]
+    for r in range(3):
+        a, b = (r + 1) % 3, (r + 2) % 3
+        m[r][r] = ctx.var(-add(d[a, a], d[b, b]), f"DD{r + 1}{j}")
+        for c in range(r + 1, 3):
+            m[r][c] = m[c][r] = d[r, c]
+    return m
+
+
+def _matvec(M, v):
+    return [add(*[mul(M[r][c], v[c]) for c in range(3)]) for r in range(3)]
+
+
+def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, wrench=True,
+                  velocity=True, base_motion=True):
+    """Joint accelerations ``{j: qdd_j}`` of the recursive algorithm; ``tau[j]`` = Gamma_j."""
+    p = ctx.param
+    n = robot.n_links
+    frames = robot.frames[:n]
+    geo = geometry(ctx, robot)
+    zero3 = [0, 0, 0]
+    W = {0: [p(x) for x in robot.W0] if base_motion else zero3}
+    DV = {0: _dv(ctx, W[0], 0)}
+    gam, Ist, bst = {}, {}, {}
+    # first forward recursion: w_j, gamma_j, beta_j
+    for f in frames:
+        j, a = f.j, f.ant
+        R, P = geo[j]
+        qd = ctx.joint(j, "qd") if (velocity and f.sigma != FIXED) else 0
+        WI = named(ctx, rot_t(R, W[a]), "WI", j)
+        W[j] = WI[:2] + [ctx.var(add(WI[2], qd), f"W3{j}")] if f.sigma == REVOLUTE else WI
+        lin = rot_t(R, _matvec(DV[a], P))
+        wxa = [mul(WI[1], qd), -mul(WI[0], qd), 0]  # WI x qd a_j
+        if f.sigma == PRISMATIC:
+            lin = [add(lin[r], mul(2, wxa[r])) for r in range(3)]
+            ang = zero3
+        elif f.sigma == REVOLUTE:
+            ang = wxa
+        else:
+            ang = zero3
+        gam[j] = named(ctx, lin + ang, "GA", j)
+        link = robot.link(j)
+        body = link_inertia(ctx, link)
+        DV[j] = _dv(ctx, W[j], j)
+        M, MS, J = body
+        ww = _matvec(DV[j], MS)
+        jw = named(ctx, _matvec(J, W[j]), "JW", j)
+        wjw = cross(W[j], jw)
+        fe = [p(x) for x in link.wrench()] if wrench else [0] * 6
+        bst[j] = named(ctx, [add(-fe[r], -ww[r]) for r in range(3)]
+                       + [add(-fe[r + 3], -wjw[r]) for r in range(3)], "BE", j)
+        Ist[j] = spatial_matrix(body)
+    # backward recursion
+    Hinv, U, NU = {}, {}, {}
+    for f in reversed(frames):
+        j, a = f.j, f.ant
+        I, b, g = Ist[j], bst[j], gam[j]
+        Ig = [add(*[mul(I[r][c], g[c]) for c in range(6)]) for r in range(6)]
+        if f.sigma == FIXED:
+            K = I
+            alpha = [add(Ig[r], -b[r]) for r in range(6)]
+        else:
+            ia = axis_index(f.sigma)
+            h = [I[r][ia] for r in range(6)]
+            H = h[ia]
+            if rotor:
+                H = add(H, p(robot.link(j).IA))
+            Hinv[j] = ctx.var(1 / ctx.var(H, f"H{j}") if not _is_num(H) else 1 / H, f"HI{j}")
+            U[j] = [ctx.var(mul(h[r], Hinv[j]), f"UA{r + 1}{j}") for r in range(6)]
+            t = tau[j]
+            if friction and velocity:
+                fr = friction_torque(ctx, robot.link(j), ctx.joint(j, "qd"))
+                t = add(t, -fr)
+            NU[j] = ctx.var(add(t, b[ia], -add(*[mul(h[r], g[r]) for r in range(6)])),
+                            f"NU{j}")
+            K = [[add(I[r][c], -mul(U[j][r], h[c])) for c in range(6)] for r in range(6)]
+            alpha = [add(Ig[r], -b[r], mul(U[j][r], NU[j])) for r in range(6)]
+        if a == 0:
+            continue
+        K = sym6(ctx, K, f"KK{j}_")
+        alpha = named(ctx, alpha, "AL", j)
+        R, P = geo[j]
+        up = wrench_up(ctx, R, P, alpha, "AU", j)
+        bst[a] = named(ctx, [add(bst[a][r], -up[r]) for r in range(6)], "BE", a)
+        KS = inertia_up(ctx, R, P, K, f"KS{j}_")
+        Ist[a] = sym6(ctx, [[add(Ist[a][r][c], KS[r][c]) for c in range(6)] for r in range(6)],
+                      f"IS{a}_")
+    # second forward recursion
+    vp0 = [p(x) for x in robot.VP0] if base_motion else zero3
+    if gravity:
+        vp0 = [add(v, -p(gv)) for v, gv in zip(vp0, robot.gravity)]
+    wp0 = [p(x) for x in robot.WP0] if base_motion else zero3
+    Vd = {0: vp0 + wp0}
+    qdd = {}
+    for f in frames:
+        j, a = f.j, f.ant
+        R, P = geo[j]
+        Vaj = twist_down(ctx, R, P, Vd[a], "VA", j)
+        if f.sigma == FIXED:
+            Vd[j] = named(ctx, [add(Vaj[r], gam[j][r]) for r in range(6)], "VD", j)
+            continue
+        ia = axis_index(f.sigma)
+        qdd[j] = ctx.var(add(mul(NU[j], Hinv[j]), -add(*[mul(U[j][r], Vaj[r]) for r in range(6)])),
+                         f"QDP{j}")
+        v = [add(Vaj[r], gam[j][r]) for r in range(6)]
+        v[ia] = add(v[ia], qdd[j])
+        Vd[j] = named(ctx, v, "VD", j)
+    return qdd
+
+
+def _is_num(x):
+    from ..symbolic.algebra import _const
+
+    return _const(x) is not None
+
+
+def _tau_dict(ctx_tau, robot):
+    return {j: ctx_tau(j) for j in dofs(robot)}
+
+
+def ddm(robot, q, qd, tau, method: str = "recursive", **switches) -> np.ndarray:
+    """Numeric direct dynamics: qdd (..., NJ) from q, qd, Gamma (..., NJ) (batched).
+
+    ``method``: ``'recursive'`` (O(n), §7.6.2), ``'inverse'`` (A^-1 (Gamma - H), Cholesky)
+    or ``'compiled'`` (the customized recursive model, compiled once and cached; default
+    switches only).
+    """
+    shape, (q, qd, tau) = check_arrays(robot, q, qd, tau)
+    out = np.zeros(shape)
+    if method == "compiled":
+        if switches:
+            raise ValueError("method='compiled' takes no switches")
+        idx = [j - 1 for j in dofs(robot)]
+        f = _compiled_ddm(robot)
+        out[..., idx] = f(*[np.ascontiguousarray(a[..., idx]) for a in (q, qd, tau)])
+        return out
+    if method == "inverse":
+        A = inertia_matrix(robot, q, rotor=switches.get("rotor", True))
+        H = idm(robot, q, qd, np.zeros(shape), **switches)
+        idx = [j - 1 for j in dofs(robot)]
+        out[..., idx] = cholesky_solve(A, (tau - H)[..., idx])
+        return out
+    if method != "recursive":
+        raise ValueError(f"unknown method {method!r}")
+    ctx = numeric_context(robot, q=q, qd=qd)
+    res = ddm_algorithm(ctx, robot, {j: tau[..., j - 1] for j in dofs(robot)}, **switches)
+    for j, v in res.items():
+        out[..., j - 1] = v
+    return out
+
+
+_CACHE: dict = {}
+
+
+def _compiled_ddm(robot):
+    hit = _CACHE.get(id(robot))
+    if hit is not None and hit[0] is robot:
+        return hit[1]
+    f = ddm_model(robot).compile()
+    if len(_CACHE) > 32:
+        _CACHE.clear()
+    _CACHE[id(robot)] = (robot, f)
+    return f
+
+
+def cholesky_solve(A, b):
+    """Solve A x = b for stacks of SPD matrices A (..., n, n), b (..., n)."""
+    L = np.linalg.cholesky(A)
+    n = A.shape[-1]
+    b = np.broadcast_to(b, A.shape[:-1]).copy()
+    y = np.empty_like(b)
+    for i in range(n):
+        y[..., i] = (b[..., i] - np.einsum("...k,...k->...", L[..., i, :i], y[..., :i])) \
+            / L[..., i, i]
+    x = np.empty_like(b)
+    for i in reversed(range(n)):
+        x[..., i] = (y[..., i] - np.einsum("...k,...k->...", L[..., i + 1:, i],
+                                           x[..., i + 1:])) / L[..., i, i]
+    return x
+
+
+# -- (a) symbolic: A^-1 (Gamma - H) with L^T D L -------------------------------------------
+
+def ltdl_solve(ctx, A, b, order):
+    """Solve A x = b, A = L^T D L (L unit lower triangular), over context scalars.
+
+    ``A``: ``{(i, j): scalar}`` lower triangle (missing: 0) over the frames ``order``
+    (parents before children); ``b``: ``{j: scalar}``.  Returns ``{j: x_j}``.
+    """
+    from ..symbolic.algebra import _const
+
+    def zero(x):
+        c = _const(x)
+        return c is not None and c == 0
+
+    n = len(order)
+    H = [[A.get((order[r], order[c]), 0) for c in range(r + 1)] for r in range(n)]
+    Dinv = [None] * n
+    for k in reversed(range(n)):
+        Dinv[k] = ctx.var(1 / H[k][k], f"DI{order[k]}")
+        for i in reversed(range(k)):  # ancestors first replaced last (Featherstone's LTDL)
+            if zero(H[k][i]):
+                continue
+            a = ctx.var(mul(H[k][i], Dinv[k]), f"L{order[k]}{order[i]}")
+            for j in range(i + 1):
+                if not zero(H[k][j]):
+                    H[i][j] = ctx.var(add(H[i][j], -mul(a, H[k][j])),
+                                      f"AD{order[i]}{order[j]}")
+            H[k][i] = a
+    y = [None] * n
+    for i in reversed(range(n)):
+        y[i] = ctx.var(add(b[order[i]], *[-mul(H[k][i], y[k]) for k in range(i + 1, n)]),
+                       f"Y{order[i]}")
+    x = [None] * n
+    for i in range(n):
+        z = mul(y[i], Dinv[i])
+        x[i] = ctx.var(add(z, *[-mul(H[i][j], x[j]) for j in range(i)]), f"QDP{order[i]}")
+    return dict(zip(order, x))
+
+
+def ddm_inverse_algorithm(ctx, robot, tau, **switches):
+    """qdd = A^-1 (Gamma - H) over a context ([7.62]-[7.64])."""
+    h = ne_algorithm(Proxy(ctx, qdd=0), robot, **switches)
+    A = inertia_algorithm(ctx, robot, rotor=switches.get("rotor", True))
+    b = {j: ctx.var(add(tau[j], -h[j - 1]), f"GH{j}") for j in dofs(robot)}
+    return ltdl_solve(ctx, A, b, dofs(robot))
+
+
+def ddm_model(robot, method: str = "recursive", **switches):
+    """Customized direct dynamic model: inputs q, qd, GAM; outputs QDP1..QDPn."""
+    inputs = model_inputs(robot, ("q", "qd", "tau"))
+    alg = {"recursive": ddm_algorithm, "inverse": ddm_inverse_algorithm}[method]
+
+    def algorithm(ctx):
+        import sympy as sp
+
+        qdd = alg(ctx, robot, {j: sp.Symbol(f"GAM{j}") for j in dofs(robot)}, **switches)
+        order = dofs(robot)
+        return [Output.vector("QDP", [qdd[j] for j in order], [f"QDP{j}" for j in order])]
+
+    title = ("recursive Newton-Euler" if method == "recursive" else "A^-1 (Gamma - H), LTDL")
+    return customize(f"{robot.name}_ddm_{method}", algorithm, robot, inputs=inputs,
+                     title=f"Direct dynamic model of {robot.name} ({title})")
+
+
+# -- state space and simulation ------------------------------------------------------------
+
+def state_derivative(robot, x, tau, method: str = "recursive", **switches) -> np.ndarray:
+    """[7.65]: x = [q, qd] (..., 2 NJ) -> xdot = [qd, qdd]."""
+    x = np.asarray(x, dtype=float)
+    nj = robot.n_joints
+    q, qd = x[..., :nj], x[..., nj:]
+    qdd = ddm(robot, q, qd, tau, method=method, **switches)
+    return np.concatenate([np.broadcast_to(qd, qdd.shape), qdd], axis=-1)
+
+
+def simulate(robot, tau_fn, x0, t, method: str = "rk4", substeps: int = 1, ddm_method="recursive",
+             **switches) -> np.ndarray:
+    """States x(t) (len(t), ..., 2 NJ) under torques ``tau_fn(t, x)`` (..., NJ).
+
+    ``method='rk4'``: fixed-step Runge-Kutta 4 on the grid t (``substeps`` per interval),
+    batched over leading dimensions of x0; otherwise a ``scipy.integrate.solve_ivp`` method
+    (``'RK45'``, ``'DOP853'``, ...) on one state.
+    """
+    t = np.asarray(t, dtype=float)
+    x = np.array(x0, dtype=float)
+
+    def f(tt, xx):
+        return state_derivative(robot, xx, tau_fn(tt, xx), method=ddm_method, **switches)
+
+    if method != "rk4":
+        from scipy.integrate import solve_ivp
+
+        sol = solve_ivp(f, (t[0], t[-1]), x, method=method, t_eval=t, rtol=1e-10, atol=1e-12)
+        return sol.y.T
+    out = np.empty((len(t),) + x.shape)
+    out[0] = x
+    for k in range(len(t) - 1):
+        h = (t[k + 1] - t[k]) / substeps
+        tt = t[k]
+        for _ in range(substeps):
+            k1 = f(tt, x)
+            k2 = f(tt + h / 2, x + h / 2 * k1)
+            k3 = f(tt + h / 2, x + h / 2 * k2)
+            k4 = f(tt + h, x + h * k3)
+            x = x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+            tt += h
+        out[k + 1] = x
+    return out

@@ -1,0 +1,285 @@
+"""Robots with elastic joints (000 §7.3.8, [7.34]-[7.35]).
+
+A joint j is elastic when its link has a stiffness ``K`` (``Link.K``); q_M is
+the rotor position referred to the joint side.  With ``tau_L`` the torque the
+springs exert on the links::
+
+    A q'' + C q' + Q + friction(q') = tau_L,    tau_L,j = K_j (qM_j - q_j)       [7.35a]
+    IA qM'' + Fvm qM' + Fcm sign(qM') - K (q - qM) = Gamma                       [7.35b]
+
+The rotor inertia IA of an elastic joint is on the motor side only; rigid
+joints (K None) keep the rigid model (IA on the link side, tau_L = Gamma).  The
+joint friction FC, FV of the robot acts on the link side ([7.35a]); the motor
+friction ``fvm``, ``fcm`` (arrays over the joints) is optional.
+
+* Inverse model: the link motion (q and its derivatives up to order 4) gives
+  ``tau_L`` = the rigid NE model of the links, then ``qM = q + tau_L / K``
+  and, differentiating twice in time, ``qM'`` and ``qM''`` and Gamma by
+  [7.35b].  The time derivatives of tau_L are computed by running the NE
+  algorithm on *jets* ``(x, x', x'')`` (forward-mode differentiation in time);
+  the jets hold context scalars, so the same code gives the numeric batched
+  model and the customized symbolic one.
+* Direct model: ``q'' = DDM_links(q, q', tau_L)`` (recursive algorithm of
+  §7.6.2) and ``qM'' = (Gamma - Fm - tau_L) / IA``.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import replace
+
+import numpy as np
+import sympy as sp
+
+from ..errors import RobmodError
+from ..symbolic.algebra import _const, add, mul
+from ..symbolic.model import Output, customize
+from .direct import ddm_algorithm
+from .newton_euler import ne_algorithm
+from .spatial import check_arrays, dofs, model_inputs, numeric_context
+
+ElasticInverse = namedtuple("ElasticInverse", "gam qm qmd qmdd tau_link")
+
+
+def elastic_joints(robot) -> tuple[int, ...]:
+    return tuple(j for j in dofs(robot) if robot.link(j).K is not None)
+
+
+def link_robot(robot):
+    """The rigid link model: rotor inertia of elastic joints removed (it is on the motor side)."""
+    el = set(elastic_joints(robot))
+    links = tuple(replace(l, IA=sp.Integer(0)) if l.j in el else l for l in robot.links)
+    return replace(robot, links=links)
+
+
+class Jet:
+    """(x, x', x''): a scalar and its first two time derivatives (context scalars)."""
+
+    __array_ufunc__ = None  # NumPy defers to the reflected operators
+    __slots__ = ("c",)
+
+    def __init__(self, c0, c1=0, c2=0):
+        self.c = (c0, c1, c2)
+
+    def __add__(self, o):
+        if isinstance(o, Jet):
+            return Jet(*[add(a, b) for a, b in zip(self.c, o.c)])
+        return Jet(add(self.c[0], o), self.c[1], self.c[2])
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return Jet(*[-a if _const(a) != 0 else 0 for a in self.c])
+
+    def __sub__(self, o):
+        return self + (-o)
+
+    def __rsub__(self, o):
+        return (-self) + o
+
+    def __mul__(self, o):
+        a0, a1, a2 = self.c
+        if isinstance(o, Jet):
+            b0, b1, b2 = o.c
+            return Jet(mul(a0, b0), add(mul(a0, b1), mul(a1, b0)),
+                       add(mul(a0, b2), mul(2, mul(a1, b1)), mul(a2, b0)))
+        return Jet(mul(o, a0), mul(o, a1), mul(o, a2))
+
+    __rmul__ = __mul__
+
+
+class JetContext:
+    """A context whose joint variables are jets; scalars stay those of ``base``."""
+
+    def __init__(self, base, joints):
+        self._base = base
+        self._joints = joints  # {(j, group): Jet}
+        self.symbolic = base.symbolic
+        self.robot = base.robot
+
+    def joint(self, j, group="q"):
+        return self._joints[j, group]
+
+    def var(self, x, name):
+        if isinstance(x, Jet):
+            return Jet(*[self._base.var(c, n) for c, n in zip(x.c, (name, f"{name}_d",
+                                                                    f"{name}_dd"))])
+        return self._base.var(x, name)
+
+    def param(self, x):
+        return self._base.param(x)
+
+    def const(self, x):
+        return self._base.const(x)
+
+    def reserve(self, *names):
+        self._base.reserve(*names)
+
+    def fn(self, name, *args):
+        x = args[0]
+        if not isinstance(x, Jet):
+            return self._base.fn(name, *args)
+        a0, a1, a2 = x.c
+        if name == "sign":
+            return Jet(self._base.fn("sign", a0))
+        if name == "abs":
+            return Jet(self._base.fn("sign", a0)) * x
+        if name == "exp":
+            e = self._base.fn("exp", a0)
+            return Jet(e, mul(e, a1), mul(e, add(a2, mul(a1, a1))))
+        raise RobmodError(f"jet of {name} not implemented")
+
+    def sincos(self, angle, tag):
+        if not isinstance(angle, Jet):
+            return self._base.sincos(angle, tag)
+        a0, a1, a2 = angle.c
+        s, c = self._base.sincos(a0, tag)
+        a11 = mul(a1, a1)
+        return (Jet(s, mul(c, a1), add(mul(c, a2), -mul(s, a11))),
+                Jet(c, -mul(s, a1), add(-mul(s, a2), -mul(c, a11))))
+
+
+def _jet(x):
+    return x if isinstance(x, Jet) else Jet(x)
+
+
+def elastic_idm_algorithm(ctx, robot, q, q1, q2, q3, q4, fvm=None, fcm=None):
+    """``(Gamma, qM, qM', qM'', tau_L)`` as dicts over the joints; inputs dicts of scalars."""
+    order = dofs(robot)
+    joints = {}
+    for j in order:
+        joints[j, "q"] = Jet(q[j], q1[j], q2[j])
+        joints[j, "qd"] = Jet(q1[j], q2[j], q3[j])
+        joints[j, "qdd"] = Jet(q2[j], q3[j], q4[j])
+    jctx = JetContext(ctx, joints)
+    tau = ne_algorithm(jctx, link_robot(robot))
+    el = set(elastic_joints(robot))
+    gam, qm, qmd, qmdd, tl = {}, {}, {}, {}, {}
+    p = ctx.param
+    for j in order:
+        t = _jet(tau[j - 1])
+        tl[j] = t.c[0]
+        if j not in el:
+            gam[j] = t.c[0]
+            qm[j], qmd[j], qmdd[j] = q[j], q1[j], q2[j]
+            continue
+        link = robot.link(j)
+        kinv = ctx.var(1 / p(link.K), f"KI{j}")
+        qm[j] = ctx.var(add(q[j], mul(t.c[0], kinv)), f"QM{j}")
+        qmd[j] = ctx.var(add(q1[j], mul(t.c[1], kinv)), f"QMP{j}")
+        qmdd[j] = ctx.var(add(q2[j], mul(t.c[2], kinv)), f"QMDP{j}")
+        g = [mul(p(link.IA), qmdd[j]), t.c[0]]
+        if fvm is not None:
+            g.append(mul(fvm[j], qmd[j]))
+        if fcm is not None:
+            g.append(mul(fcm[j], ctx.fn("sign", qmd[j])))
+        gam[j] = ctx.var(add(*g), f"GAM{j}")
+    return gam, qm, qmd, qmdd, tl
+
+
+def elastic_ddm_algorithm(ctx, robot, qm, qmd, gam, fvm=None, fcm=None):
+    """``(q'', qM'')`` as dicts over the joints (qM'' of rigid joints: q'')."""
+    el = set(elastic_joints(robot))
+    p = ctx.param
+    tl = {}
+    for j in dofs(robot):
+        if j in el:
+            tl[j] = ctx.var(mul(p(robot.link(j).K), add(qm[j], -ctx.joint(j, "q"))), f"TL{j}")
+        else:
+            tl[j] = gam[j]
+    qdd = ddm_algorithm(ctx, link_robot(robot), tl)
+    qmdd = {}
+    for j in dofs(robot):
+        if j not in el:
+            qmdd[j] = qdd[j]
+            continue
+        t = [gam[j], -tl[j]]
+        if fvm is not None:
+            t.append(-mul(fvm[j], qmd[j]))
+        if fcm is not None:
+            t.append(-mul(fcm[j], ctx.fn("sign", qmd[j])))
+        qmdd[j] = ctx.var(mul(add(*t), 1 / p(robot.link(j).IA)), f"QMDP{j}")
+    return qdd, qmdd
+
+
+def _per_joint(robot, x):
+    return None if x is None else {j: float(np.asarray(x)[j - 1]) for j in dofs(robot)}
+
+
+def elastic_idm(robot, q, qd, qdd, q3, q4, fvm=None, fcm=None) -> ElasticInverse:
+    """Inverse model: Gamma and the rotor motion (all (..., NJ)) from the link motion."""
+    shape, arrs = check_arrays(robot, q, qd, qdd, q3, q4)
+    ctx = numeric_context(robot, q=arrs[0])
+    d = [{j: a[..., j - 1] for j in dofs(robot)} for a in arrs]
+    res = elastic_idm_algorithm(ctx, robot, *d, fvm=_per_joint(robot, fvm),
+                                fcm=_per_joint(robot, fcm))
+    outs = []
+    for r in res:
+        out = np.zeros(shape)
+        for j, v in r.items():
+            out[..., j - 1] = v
+        outs.append(out)
+    return ElasticInverse(*outs)
+
+
+def elastic_ddm(robot, q, qd, qm, qmd, gam, fvm=None, fcm=None):
+    """Direct model: (q'', qM'') (each (..., NJ)) from the state and the motor torques."""
+    shape, (q, qd, qm, qmd, gam) = check_arrays(robot, q, qd, qm, qmd, gam)
+    ctx = numeric_context(robot, q=q, qd=qd)
+    sel = [{j: a[..., j - 1] for j in dofs(robot)} for a in (qm, qmd, gam)]
+    qdd, qmdd = elastic_ddm_algorithm(ctx, robot, *sel, fvm=_per_joint(robot, fvm),
+                                      fcm=_per_joint(robot, fcm))
+    outs = []
+    for r in (qdd, qmdd):
+        out = np.zeros(shape)
+        for j, v in r.items():
+            out[..., j - 1] = v
+        outs.append(out)
+    return tuple(outs)
+
+
+def elastic_state_derivative(robot, x, gam, fvm=None, fcm=None):
+    """x = [q, q', qM, qM'] (..., 4 NJ) -> x' ([7.35] in state form)."""
+    x = np.asarray(x, dtype=float)
+    nj = robot.n_joints
+    q, qd, qm, qmd = (x[..., k * nj:(k + 1) * nj] for k in range(4))
+    qdd, qmdd = elastic_ddm(robot, q, qd, qm, qmd, gam, fvm, fcm)
+    return np.concatenate([np.broadcast_to(qd, qdd.shape), qdd,
+                           np.broadcast_to(qmd, qdd.shape), qmdd], axis=-1)
+
+
+def _syms(robot, fmt):
+    return {j: sp.Symbol(fmt.format(j)) for j in dofs(robot)}
+
+
+def elastic_idm_model(robot):
+    """Customized inverse model: inputs q, qd, qdd, q3d (QD3_j), q4d (QD4_j); outputs GAM, QM."""
+    inputs = model_inputs(robot, ("q", "qd", "qdd"))
+    s3, s4 = _syms(robot, "QD3_{}"), _syms(robot, "QD4_{}")
+    order = dofs(robot)
+    inputs.update(q3d=tuple(s3[j] for j in order), q4d=tuple(s4[j] for j in order))
+
+    def algorithm(ctx):
+        d = [dict(zip(order, inputs[g])) for g in ("q", "qd", "qdd")]
+        gam, qm, *_ = elastic_idm_algorithm(ctx, robot, *d, s3, s4)
+        return [Output.vector("GAM", [gam[j] for j in order], [f"GAM{j}" for j in order]),
+                Output.vector("QM", [qm[j] for j in order], [f"QM{j}" for j in order])]
+
+    return customize(f"{robot.name}_elastic_idm", algorithm, robot, inputs=inputs,
+                     title=f"Inverse dynamic model of {robot.name} with elastic joints")
+
+
+def elastic_ddm_model(robot):
+    """Customized direct model: inputs q, qd, qm (QM_j), qmd (QMP_j), GAM; outputs QDP, QMDP."""
+    inputs = model_inputs(robot, ("q", "qd"))
+    order = dofs(robot)
+    sm, smd, sg = _syms(robot, "QM_{}"), _syms(robot, "QMP_{}"), _syms(robot, "GAM{}")
+    inputs.update(qm=tuple(sm[j] for j in order), qmd=tuple(smd[j] for j in order),
+                  tau=tuple(sg[j] for j in order))
+
+    def algorithm(ctx):
+        qdd, qmdd = elastic_ddm_algorithm(ctx, robot, sm, smd, sg)
+        return [Output.vector("QDP", [qdd[j] for j in order], [f"QDP{j}" for j in order]),
+                Output.vector("QMDP", [qmdd[j] for j in order], [f"QMDP{j}" for j in order])]
+
+    return customize(f"{robot.name}_elastic_ddm", algorithm, robot, inputs=inputs,
+                     title=f"Direct dynamic model of {robot.name} with elastic joints")

@@ -1,0 +1,169 @@
+"""Inertia matrix A(q) of a tree-structured robot (000 [7.5], [7.64]; composite links).
+
+Composite-link method (written once over a context, the customized model of
+the seeds' Appendix 8 and the numeric batched model):
+
+1. backward, j = n..1: the composite inertia of the subtree of link j, about
+   O_j in frame j, ``IC_j = I_j + sum_k a(k)=j  S_k^T IC_k S_k`` with the
+   transfer ``MS' = R MS + M P``, ``J' = R J R^T + M (|P|^2 I - P P^T) + 2 (P.s) I
+   - (P s^T + s P^T)``, ``s = R MS`` (R = jR_k, P = jP_k);
+2. for each joint j: the wrench needed to accelerate the subtree with
+   ``qdd_j = 1``, ``F = IC_j a_j`` (a column of IC_j), gives
+   ``A_jj = a_j^T F + IA_j``; moved to each ancestor i (``F <- iS_k^T F``) it
+   gives ``A_ij = a_i^T F``.  Elements of joints on different branches are 0.
+
+The NE-columns variant of [7.64] (column i = NE torques with qdd = u_i, qd = 0,
+g = 0, no friction nor external wrench, **rotor inertia kept**) is
+:func:`inertia_matrix_ne` (a cross-check).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..description.robot import FIXED, PRISMATIC
+from ..symbolic.algebra import add, mul
+from ..symbolic.model import Output, customize
+from .newton_euler import idm
+from .spatial import (axis_index, check_arrays, dofs, geometry, link_inertia, model_inputs,
+                      numeric_context, rot, transfer_inertia, wrench_up)
+
+
+def composite_inertias(ctx, robot, geo=None):
+    """``{j: (M, MS, J)}``: inertia of the subtree of link j about O_j, in frame j."""
+    geo = geo or geometry(ctx, robot)
+    n = robot.n_links
+    frames = robot.frames[:n]
+    comp = {}
+    for f in reversed(frames):
+        j = f.j
+        M, MS, J = link_inertia(ctx, robot.link(j))
+        terms_m, terms_s = [M], [[x] for x in MS]
+        terms_j = [[[J[r][c]] for c in range(3)] for r in range(3)]
+        for k in (g.j for g in frames if g.ant == j):
+            R, P = geo[k]
+            cm, cs, cj = transfer_inertia(ctx, R, P, comp[k], f"JT{k}")
+            terms_m.append(cm)
+            for r in range(3):
+                terms_s[r].append(cs[r])
+                for c in range(3):
+                    terms_j[r][c].append(cj[r][c])
+        if len(terms_m) == 1:
+            comp[j] = (M, MS, J)
+            continue
+        Mc = ctx.var(add(*terms_m), f"MC{j}")
+        MSc = [ctx.var(add(*terms_s[r]), f"MSC{r + 1}{j}") for r in range(3)]
+        Jc = [[None] * 3 for _ in range(3)]
+        for r in range(3):
+            for c in range(r, 3):
+                Jc[r][c] = Jc[c][r] = ctx.var(add(*terms_j[r][c]), f"JC{r + 1}{c + 1}{j}")
+        comp[j] = (Mc, MSc, Jc)
+    return comp
+
+
+def unit_wrench(body, sigma):
+    """IC a_j: the wrench giving a unit acceleration of joint j to its subtree (at rest)."""
+    M, MS, J = body
+    if sigma == PRISMATIC:
+        return [0, 0, M, MS[1], -MS[0], 0]
+    return [-MS[1], MS[0], 0, J[0][2], J[1][2], J[2][2]]
+
+
+def inertia_algorithm(ctx, robot, rotor=True):
+    """Lower triangle of A: ``{(i, j): scalar}`` for frames i >= j of :func:`dofs`."""
+    geo = geometry(ctx, robot)
+    comp = composite_inertias(ctx, robot, geo)
+    order = dofs(robot)
+    A = {}
+    for j in order:
+        f = robot.frame(j)
+        F = unit_wrench(comp[j], f.sigma)
+        diag = F[axis_index(f.sigma)]
+        if rotor:
+            diag = add(diag, ctx.param(robot.link(j).IA))
+        A[j, j] = ctx.var(diag, f"A{j}{j}")
+        k = j
+        while robot.frame(k).ant != 0:
+            R, P = geo[k]
+            if robot.frame(robot.frame(k).ant).ant == 0 and robot.frame(k).ant in order:
+                # last step: only the component along the root joint's axis is needed
+                a = robot.frame(k).ant
+                ia = axis_index(robot.frame(a).sigma)
+                if ia == 2:
+                    val = rot(R, F[:3])[2]
+                else:
+                    f_up = rot(R, F[:3])
+                    m_up = rot(R, F[3:])
+                    val = add(m_up[2], mul(P[0], f_up[1]), -mul(P[1], f_up[0]))
+                A[j, a] = ctx.var(val, f"A{j}{a}")
+                break
+            F = wrench_up(ctx, R, P, F, f"K{j}", robot.frame(k).ant)
+            k = robot.frame(k).ant
+            if robot.frame(k).sigma != FIXED:
+                A[j, k] = ctx.var(F[axis_index(robot.frame(k).sigma)], f"A{j}{k}")
+    return A
+
+
+def _lower(robot):
+    order = dofs(robot)
+    return [(order[r], order[c]) for r in range(len(order)) for c in range(r + 1)]
+
+
+def inertia_matrix(robot, q, rotor: bool = True) -> np.ndarray:
+    """A(q), shape (..., n, n), n = len(dofs(robot)); q of shape (..., NJ) (batched)."""
+    shape, (q,) = check_arrays(robot, q)
+    ctx = numeric_context(robot, q=q)
+    A = inertia_algorithm(ctx, robot, rotor=rotor)
+    return _fill(robot, A, shape[:-1])
+
+
+def _fill(robot, A, batch):
+    order = dofs(robot)
+    n = len(order)
+    out = np.zeros(batch + (n, n))
+    for r, i in enumerate(order):
+        for c, j in enumerate(order[: r + 1]):
+            v = A.get((i, j), 0)
+            out[..., r, c] = v
+            out[..., c, r] = v
+    return out
+
+
+def inertia_matrix_model(robot, rotor: bool = True):
+    """Customized inertia matrix: outputs the lower triangle ``A{i}{j}`` (i >= j)."""
+    pairs = _lower(robot)
+
+    def algorithm(ctx):
+        A = inertia_algorithm(ctx, robot, rotor=rotor)
+        return [Output.vector("A", [A.get(p, 0) for p in pairs],
+                              [f"A{i}{j}" for i, j in pairs])]
+
+    return customize(f"{robot.name}_inertia", algorithm, robot, inputs=model_inputs(robot, ("q",)),
+                     title=f"Inertia matrix of {robot.name} (composite links)")
+
+
+def lower_to_full(values, n):
+    """(..., n(n+1)/2) lower triangle (row by row) -> (..., n, n) symmetric."""
+    values = np.asarray(values)
+    out = np.empty(values.shape[:-1] + (n, n))
+    k = 0
+    for r in range(n):
+        for c in range(r + 1):
+            out[..., r, c] = out[..., c, r] = values[..., k]
+            k += 1
+    return out
+
+
+def inertia_matrix_ne(robot, q) -> np.ndarray:
+    """A(q) column by column with the NE inverse model ([7.64], rotor inertia kept)."""
+    shape, (q,) = check_arrays(robot, q)
+    order = dofs(robot)
+    n = len(order)
+    nj = robot.n_joints
+    E = np.zeros((n, nj))
+    for c, j in enumerate(order):
+        E[c, j - 1] = 1.0
+    qq = np.broadcast_to(q[..., None, :], shape[:-1] + (n, nj))
+    tau = idm(robot, qq, np.zeros(nj), E, gravity=False, friction=False, wrench=False,
+              velocity=False, base_motion=False)  # (..., column, joint)
+    idx = [j - 1 for j in order]
+    return np.swapaxes(tau[..., idx], -1, -2)

@@ -1,0 +1,299 @@
+"""Lagrange form of the dynamic model: Gamma = A qdd + C qd + Q (+ friction) (000 [7.1]-[7.35]).
+
+* ``Q(q)``: gravity torques, the NE model with qd = qdd = 0 ([7.8]);
+* ``C(q, qd)``: Coriolis and centrifugal matrix from the Christoffel symbols
+  [7.7] ``c_i,jk = 1/2 (dA_ij/dq_k + dA_ik/dq_j - dA_jk/dq_i)``,
+  ``C_ij = sum_k c_i,jk qd_k``.  Symbolically the derivatives are taken by
+  :func:`~robmod.symbolic.derivative.derivative` on the customized inertia
+  matrix (statement by statement).  Numerically (batched) the same C comes from
+  the NE model: the velocity torques ``h(v) = sum_jk c_i,jk v_j v_k`` are a
+  quadratic form with the (symmetric in j, k) Christoffel symbols as
+  coefficients, so ``C e_j = B(e_j, qd) = (h(e_j + qd) - h(e_j) - h(qd)) / 2``
+  exactly (polarization), all columns in one batched NE call;
+* ``Gamma(q)`` of seed 003 (7.117): ``C(q, qd) qd = Gamma(q) [qd qd]`` with
+  ``[qd qd] = [qd1^2, qd1 qd2, ..., qd(n-1) qdn, qdn^2]``: column (j, j) is
+  ``c_.,jj``, column (j, k), j < k, is ``2 c_.,jk``;
+* kinetic energy ``E = sum_j 1/2 V_j^T I_j V_j + 1/2 IA_j qd_j^2`` ([7.16]-[7.18],
+  [7.29]) and potential energy ``U = -sum_j g^T (M_j 0P_j + 0R_j MS_j)`` ([7.25]),
+  for a fixed base (W0 = V0 = 0).
+
+Vectors are (..., NJ) like :func:`~robmod.dynamics.idm`; matrices are over
+:func:`~robmod.dynamics.spatial.dofs`.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import sympy as sp
+from sympy.core.parameters import distribute
+
+from ..description.robot import FIXED, PRISMATIC, REVOLUTE
+from ..symbolic.algebra import add, cross, dot, htm_identity, htm_mul, mul
+from ..symbolic.context import SymbolicContext
+from ..symbolic.derivative import derivative
+from ..symbolic.model import Output, customize
+from .inertia import inertia_matrix_model
+from .newton_euler import ne_algorithm
+from .spatial import (Proxy, check_arrays, dofs, friction_torque, geometry, model_inputs,
+                      named, numeric_context, rot_t)
+
+_QUIET = dict(gravity=False, rotor=False, friction=False, wrench=False, base_motion=False)
+
+
+# -- gravity --------------------------------------------------------------------------------
+
+def gravity_algorithm(ctx, robot):
+    """Q_j (list over frames 1..NL, None for fixed frames): NE at qd = qdd = 0, gravity only."""
+    return ne_algorithm(Proxy(ctx, qd=0, qdd=0), robot, rotor=False, friction=False,
+                        wrench=False, velocity=False, base_motion=False)
+
+
+def gravity_torques(robot, q) -> np.ndarray:
+    """Q(q), shape (..., NJ)."""
+    shape, (q,) = check_arrays(robot, q)
+    return _vector(gravity_algorithm(numeric_context(robot, q=q), robot), shape)
+
+
+def _vector(vals, shape):
+    out = np.zeros(shape)
+    for j, v in enumerate(vals, start=1):
+        if v is not None:
+            out[..., j - 1] = v
+    return out
+
+
+def gravity_model(robot):
+    """Customized gravity torques Q1..Qn."""
+    def algorithm(ctx):
+        vals = gravity_algorithm(ctx, robot)
+        order = dofs(robot)
+        return [Output.vector("Q", [vals[j - 1] for j in order], [f"Q{j}" for j in order])]
+
+    return customize(f"{robot.name}_gravity", algorithm, robot, inputs=model_inputs(robot, ("q",)),
+                     title=f"Gravity torques of {robot.name}")
+
+
+def friction_torques(robot, qd) -> np.ndarray:
+    """The friction torques [7.26], shape (..., NJ)."""
+    shape, (qd,) = check_arrays(robot, qd)
+    ctx = numeric_context(robot, qd=qd)
+    out = np.zeros(shape)
+    for j in dofs(robot):
+        out[..., j - 1] = friction_torque(ctx, robot.link(j), qd[..., j - 1])
+    return out
+
+
+# -- Coriolis and centrifugal terms ---------------------------------------------------------
+
+def velocity_torques(robot, q, qd) -> np.ndarray:
+    """h = C(q, qd) qd, shape (..., NJ): NE with qdd = 0, no gravity, friction, wrench, rotor."""
+    shape, (q, qd) = check_arrays(robot, q, qd)
+    ctx = numeric_context(robot, q=q, qd=qd)
+    return _vector(ne_algorithm(Proxy(ctx, qdd=0), robot, **_QUIET), shape)
+
+
+def coriolis_matrix(robot, q, qd, method: str = "ne") -> np.ndarray:
+    """C(q, qd) of [7.7], shape (..., n, n).
+
+    ``method='ne'``: polarization of the NE velocity torques (batched NumPy);
+    ``'christoffel'``: the compiled customized model :func:`coriolis_model`.
+    """
+    shape, (q, qd) = check_arrays(robot, q, qd)
+    order = dofs(robot)
+    idx = [j - 1 for j in order]
+    n, nj = len(order), robot.n_joints
+    if method == "christoffel":
+        f = _compiled(robot, "coriolis")
+        return f(np.ascontiguousarray(q[..., idx]), np.ascontiguousarray(qd[..., idx]))
+    E = np.zeros((n, nj))
+    E[np.arange(n), idx] = 1.0
+    v = np.concatenate([qd[..., None, :] + E, np.broadcast_to(E, shape[:-1] + (n, nj)),
+                        qd[..., None, :]], axis=-2)
+    h = velocity_torques(robot, q[..., None, :], v)[..., idx]  # (..., 2n+1, n)
+    C = 0.5 * (h[..., :n, :] - h[..., n:2 * n, :] - h[..., 2 * n:, :])  # (..., column, row)
+    return np.swapaxes(C, -1, -2)
+
+
+def quadratic_velocity_matrix(robot, q) -> np.ndarray:
+    """Gamma(q) of seed 003 (7.117), shape (..., n, n(n+1)/2): C(q, qd) qd = Gamma [qd qd]."""
+    shape, (q,) = check_arrays(robot, q)
+    order = dofs(robot)
+    idx = [j - 1 for j in order]
+    n, nj = len(order), robot.n_joints
+    pairs = [(a, b) for a in range(n) for b in range(a, n)]
+    V = np.zeros((len(pairs), nj))
+    for k, (a, b) in enumerate(pairs):
+        V[k, idx[a]] += 1.0
+        V[k, idx[b]] += 1.0
+    h = velocity_torques(robot, np.broadcast_to(q[..., None, :], shape[:-1] + V.shape), V)
+    h = h[..., idx]  # (..., pair, i)
+    diag = {a: h[..., pairs.index((a, a)), :] / 4.0 for a in range(n)}  # h(2 e_a) = 4 c_aa
+    cols = []
+    for k, (a, b) in enumerate(pairs):
+        cols.append(diag[a] if a == b else h[..., k, :] - diag[a] - diag[b])
+    return np.stack(cols, axis=-1)
+
+
+def velocity_products(qd):
+    """[qd qd] = [qd1^2, qd1 qd2, ..., qdn^2] (..., n(n+1)/2) of seed 003 (7.117)."""
+    qd = np.asarray(qd, dtype=float)
+    n = qd.shape[-1]
+    return np.stack([qd[..., a] * qd[..., b] for a in range(n) for b in range(a, n)], axis=-1)
+
+
+def christoffel_algorithm(ctx, dA, order, qd):
+    """``{(i, j, k): c_i,jk}`` (j <= k) from ``dA[(r, c)][k]`` = dA_rc/dq_k (lower triangle)."""
+    def d(r, c, k):
+        key = (r, c) if (r, c) in dA else (c, r)
+        return dA.get(key, {}).get(k, 0)
+
+    ch = {}
+    for i in order:
+        for a, j in enumerate(order):
+            for k in order[a:]:
+                val = add(d(i, j, k), d(i, k, j), -d(j, k, i))
+                ch[i, j, k] = ctx.var(mul(sp.Rational(1, 2), val), f"CH{i}{j}{k}")
+    return ch
+
+
+def _christoffel_model(robot, what: str):
+    base = inertia_matrix_model(robot)
+    qs = model_inputs(robot, ("q", "qd"))
+    order = dofs(robot)
+    dm = derivative(base, qs["q"], keep_outputs=False)
+    dA = {}
+    pairs = [(order[r], order[c]) for r in range(len(order)) for c in range(r + 1)]
+    for out, qk in zip(dm.outputs, order):
+        for (r, c), e in zip(pairs, out.exprs):
+            if e != 0:
+                dA.setdefault((r, c), {})[qk] = e
+    ctx = SymbolicContext(robot)
+    ctx.reserve(*(str(l) for l, _ in dm.statements))
+    ctx.reserve(*(str(s) for g in dm.inputs.values() for s in g), *qs["qd"])
+    qd = dict(zip(order, qs["qd"]))
+    with distribute(False):
+        ch = christoffel_algorithm(ctx, dA, order, qd)
+        if what == "coriolis":
+            vals, names = [], []
+            for i in order:
+                for j in order:
+                    terms = [mul(ch[(i, j, k) if order.index(j) <= order.index(k) else (i, k, j)],
+                                 qd[k]) for k in order]
+                    vals.append(ctx.var(add(*terms), f"C{i}{j}"))
+                    names.append(f"C{i}{j}")
+            out = Output("C", (len(order), len(order)), tuple(names),
+                         tuple(sp.sympify(v) for v in vals))  # safe: robmod expressions
+            inputs = {"q": qs["q"], "qd": qs["qd"]}
+        else:
+            vals, names = [], []
+            for i in order:
+                for a, j in enumerate(order):
+                    for k in order[a:]:
+                        c = ch[i, j, k]
+                        vals.append(c if j == k else ctx.var(mul(2, c), f"GQ{i}{j}{k}"))
+                        names.append(f"GQ{i}{j}{k}")
+            m = len(order) * (len(order) + 1) // 2
+            rows = [vals[r * m:(r + 1) * m] for r in range(len(order))]
+            out = Output("GQ", (len(order), m), tuple(names),
+                         tuple(sp.sympify(v) for r in rows for v in r))  # safe: robmod exprs
+            inputs = {"q": qs["q"]}
+    if "params" in dm.inputs:
+        inputs["params"] = dm.inputs["params"]
+    model = replace(dm, name=f"{robot.name}_{what}", inputs=inputs,
+                    statements=tuple(dm.statements) + tuple(ctx.statements), outputs=(out,),
+                    title=f"{what} of {robot.name} from the Christoffel symbols [7.7]")
+    return model.pruned()
+
+
+def coriolis_model(robot):
+    """Customized C(q, qd) (outputs C{i}{j}) from Christoffel symbols of the customized A."""
+    return _christoffel_model(robot, "coriolis")
+
+
+def quadratic_velocity_model(robot):
+    """Customized Gamma(q) of seed 003 (7.117) (outputs GQ{i}{j}{k}, j <= k)."""
+    return _christoffel_model(robot, "quadratic")
+
+
+_CACHE: dict = {}
+
+
+def _compiled(robot, what):
+    key = (id(robot), what)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is robot:
+        return hit[1]
+    model = {"coriolis": coriolis_model, "quadratic": quadratic_velocity_model}[what](robot)
+    f = model.compile()
+    if len(_CACHE) > 32:
+        _CACHE.clear()
+    _CACHE[key] = (robot, f)
+    return f
+
+
+# -- energies -------------------------------------------------------------------------------
+
+def energy_algorithm(ctx, robot, kinetic=True, potential=True, rotor=True):
+    """(E, U) over context scalars, fixed base."""
+    p = ctx.param
+    geo = geometry(ctx, robot)
+    frames = robot.frames[: robot.n_links]
+    W, V, T = {0: [0, 0, 0]}, {0: [0, 0, 0]}, {0: htm_identity()}
+    e_terms, u_terms = [], []
+    g = [p(x) for x in robot.gravity]
+    for f in frames:
+        j, a = f.j, f.ant
+        R, P = geo[j]
+        link = robot.link(j)
+        MS = [p(link.MX), p(link.MY), p(link.MZ)]
+        M = p(link.M)
+        if kinetic:
+            qd = ctx.joint(j, "qd") if f.sigma != FIXED else 0
+            w = named(ctx, rot_t(R, W[a]), "WI", j)  # [7.17]
+            vs = [add(V[a][r], cross(W[a], P)[r]) for r in range(3)]
+            v = named(ctx, rot_t(R, vs), "V", j)  # [7.18]
+            if f.sigma == REVOLUTE:
+                w[2] = ctx.var(add(w[2], qd), f"W3{j}")
+            elif f.sigma == PRISMATIC:
+                v[2] = ctx.var(add(v[2], qd), f"V3{j}")
+            W[j], V[j] = w, v
+            J = [[p(link.XX), p(link.XY), p(link.XZ)], [p(link.XY), p(link.YY), p(link.YZ)],
+                 [p(link.XZ), p(link.YZ), p(link.ZZ)]]
+            jw = [dot(J[r], w) for r in range(3)]
+            two_e = add(dot(w, jw), mul(M, dot(v, v)), mul(2, dot(MS, cross(v, w))))  # [7.16]
+            if rotor and f.sigma != FIXED:
+                two_e = add(two_e, mul(p(link.IA), mul(qd, qd)))
+            e_terms.append(ctx.var(two_e, f"E2{j}"))
+        if potential:
+            T[j] = htm_mul(ctx, T[a], [row[:3] + [row[3]] for row in
+                                       [list(R[r]) + [P[r]] for r in range(3)]], f"TE{j}")
+            pos = [add(mul(M, T[j][r][3]), *[mul(T[j][r][c], MS[c]) for c in range(3)])
+                   for r in range(3)]
+            u_terms.append(ctx.var(-dot(g, pos), f"U{j}"))  # [7.25]
+    E = ctx.var(mul(sp.Rational(1, 2), add(*e_terms)), "E") if e_terms else 0
+    U = ctx.var(add(*u_terms), "U") if u_terms else 0
+    return E, U
+
+
+def kinetic_energy(robot, q, qd) -> np.ndarray:
+    shape, (q, qd) = check_arrays(robot, q, qd)
+    E, _ = energy_algorithm(numeric_context(robot, q=q, qd=qd), robot, potential=False)
+    return np.broadcast_to(np.asarray(E, dtype=float) * 1.0, shape[:-1]).copy()
+
+
+def potential_energy(robot, q) -> np.ndarray:
+    shape, (q,) = check_arrays(robot, q)
+    _, U = energy_algorithm(numeric_context(robot, q=q), robot, kinetic=False)
+    return np.broadcast_to(np.asarray(U, dtype=float) * 1.0, shape[:-1]).copy()
+
+
+def energy_model(robot):
+    """Customized kinetic and potential energies (outputs E, U)."""
+    def algorithm(ctx):
+        E, U = energy_algorithm(ctx, robot)
+        return [Output.vector("EU", [E, U], ["E", "U"])]
+
+    return customize(f"{robot.name}_energy", algorithm, robot,
+                     inputs=model_inputs(robot, ("q", "qd")),
+                     title=f"Kinetic and potential energy of {robot.name}")

@@ -1,0 +1,249 @@
+"""Shared pieces of the dynamic models, over context scalars (symbolic or numeric).
+
+Screws follow Khalil's ordering (000 [7.20]-[7.23]): a twist is ``V = [v; w]``,
+a wrench ``F = [f; m]``, the spatial inertia of link j about O_j in frame j is
+([7.21])::
+
+    jI_j = [[M_j I3, -hat(MS_j)], [hat(MS_j), J_Oj]]
+
+and ``jS_a(j) = [[R, -R hat(P)], [0, R]]`` with ``R = jR_a(j)``, ``P = a(j)P_j``
+([7.23a]).  The frame matrix gives ``a(j)R_j = R^T`` and ``P``: twists go down
+the tree with ``R^T``, wrenches go up with ``R``.
+
+Vectors of joint quantities are indexed like :func:`~robmod.dynamics.idm`:
+one entry per frame 1..NJ (entries of fixed frames unused).  Matrices (A, C,
+...) are indexed by :func:`dofs`, the moving joints of the tree structure.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..description.robot import FIXED, PRISMATIC, joint_acceleration, joint_variable, \
+    joint_velocity
+from ..errors import RobmodError
+from ..geometry.dgm import frame_matrix
+from ..symbolic.algebra import add, cross, mul
+from ..symbolic.context import NumericContext
+
+
+def dofs(robot) -> tuple[int, ...]:
+    """Frames carrying the joint coordinates of the tree structure (rows of A)."""
+    return tuple(f.j for f in robot.frames[: robot.n_links] if f.sigma != FIXED)
+
+
+def model_inputs(robot, groups=("q", "qd", "qdd")) -> dict:
+    """Input groups of a customized model, as :func:`~robmod.dynamics.idm_model` names them."""
+    import sympy as sp
+
+    fns = {"q": joint_variable, "qd": joint_velocity, "qdd": joint_acceleration,
+           "tau": lambda j: sp.Symbol(f"GAM{j}")}
+    return {g: tuple(fns[g](j) for j in dofs(robot)) for g in groups}
+
+
+def check_arrays(robot, *arrays):
+    """Broadcast numeric inputs of shape (..., NJ); returns (shape, arrays)."""
+    arrays = [np.asarray(x, dtype=float) for x in arrays]
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    if shape[-1:] != (robot.n_joints,):
+        raise RobmodError(f"joint arrays must have {robot.n_joints} values in their last "
+                          f"dimension, got shape {shape}")
+    if robot.n_loops:
+        raise RobmodError("closed loops: the dynamic models of this module need a tree")
+    return shape, [np.broadcast_to(a, shape) for a in arrays]
+
+
+class Proxy:
+    """A context whose joint groups are replaced (e.g. ``qd`` and ``qdd`` set to zero)."""
+
+    def __init__(self, ctx, **groups):
+        self._ctx = ctx
+        self._groups = groups
+
+    def joint(self, j, group="q"):
+        if group in self._groups:
+            g = self._groups[group]
+            return g(j) if callable(g) else g
+        return self._ctx.joint(j, group)
+
+    def __getattr__(self, name):
+        return getattr(self._ctx, name)
+
+
+def geometry(ctx, robot):
+    """``{j: (R, P)}``: a(j)R_j (rows) and a(j)P_j for the frames of the tree."""
+    out = {}
+    for f in robot.frames[: robot.n_links]:
+        T = frame_matrix(ctx, robot, f.j)
+        out[f.j] = ([row[:3] for row in T], [row[3] for row in T])
+    return out
+
+
+def rot(R, v):
+    """R v"""
+    return [add(mul(R[r][0], v[0]), mul(R[r][1], v[1]), mul(R[r][2], v[2])) for r in range(3)]
+
+
+def rot_t(R, v):
+    """R^T v"""
+    return [add(mul(R[0][k], v[0]), mul(R[1][k], v[1]), mul(R[2][k], v[2])) for k in range(3)]
+
+
+def named(ctx, vec, name, j):
+    return [ctx.var(x, f"{name}{k + 1}{j}") for k, x in enumerate(vec)]
+
+
+def axis_index(sigma) -> int:
+    """Index of the joint screw a_j in a 6-vector: 2 (v_z) if prismatic, 5 (w_z) if revolute."""
+    return 2 if sigma == PRISMATIC else 5
+
+
+# -- rigid-body inertias (M, MS, J): the 10 standard parameters ----------------------------
+
+def link_inertia(ctx, link):
+    """(M, MS, J) of a link, as context scalars (J: 3x3 nested list, symmetric)."""
+    p = ctx.param
+    J = [[p(link.XX), p(link.XY), p(link.XZ)], [p(link.XY), p(link.YY), p(link.YZ)],
+         [p(link.XZ), p(link.YZ), p(link.ZZ)]]
+    return p(link.M), [p(link.MX), p(link.MY), p(link.MZ)], J
+
+
+def sym_rotate(ctx, R, S, name):
+    """R S R^T for a symmetric 3x3 S (6 distinct elements named ``name{r}{c}``)."""
+    X = [[add(*[mul(R[r][k], S[k][c]) for k in range(3)]) for c in range(3)] for r in range(3)]
+    X = [[ctx.var(X[r][c], f"{name}X{r + 1}{c + 1}") for c in range(3)] for r in range(3)]
+    out = [[None] * 3 for _ in range(3)]
+    for r in range(3):
+        for c in range(r, 3):
+            v = ctx.var(add(*[mul(X[r][k], R[c][k]) for k in range(3)]), f"{name}{r + 1}{c + 1}")
+            out[r][c] = out[c][r] = v
+    return out
+
+
+def transfer_inertia(ctx, R, P, body, name):
+    """The inertia (M, MS, J) of a body given in frame k, expressed about O_a in frame a.
+
+    ``R = aR_k``, ``P = aP_k``: ``MS' = R MS + M P`` and
+    ``J' = R J R^T + M (|P|^2 I - P P^T) + 2 (P.s) I - (P s^T + s P^T)``, ``s = R MS``.
+    """
+    M, MS, J = body
+    s = named(ctx, rot(R, MS), f"{name}S", "")
+    ms = [ctx.var(add(s[r], mul(M, P[r])), f"{name}MS{r + 1}") for r in range(3)]
+    JR = sym_rotate(ctx, R, J, f"{name}J")
+    mp = [ctx.var(mul(M, P[r]), f"{name}MP{r + 1}") for r in range(3)]
+    # M (|P|^2 I - P P^T) + 2 (P.s) I - (P s^T + s P^T), written with u = M P + 2 s
+    u = [ctx.var(add(mp[r], mul(2, s[r])), f"{name}U{r + 1}") for r in range(3)]
+    out = [[None] * 3 for _ in range(3)]
+    for r in range(3):
+        for c in range(r, 3):
+            if r == c:
+                a, b = (r + 1) % 3, (r + 2) % 3
+                extra = add(mul(P[a], u[a]), mul(P[b], u[b]))
+            else:
+                extra = -add(mul(P[r], add(mp[c], s[c])), mul(s[r], P[c]))
+            v = ctx.var(add(JR[r][c], extra), f"{name}{r + 1}{c + 1}")
+            out[r][c] = out[c][r] = v
+    return M, ms, out
+
+
+def spatial_matrix(body):
+    """jI_j as a 6x6 nested list ([7.21])."""
+    M, MS, J = body
+    x, y, z = MS
+    hat = [[0, -z, y], [z, 0, -x], [-y, x, 0]]
+    top = [[M if r == c else 0 for c in range(3)] + [mul(-1, hat[r][c]) for c in range(3)]
+           for r in range(3)]
+    bottom = [[hat[r][c] for c in range(3)] + [J[r][c] for c in range(3)] for r in range(3)]
+    return top + bottom
+
+
+def wrench_up(ctx, R, P, F, name, j):
+    """a(j)S_j^T F: a wrench at O_j in frame j moved to O_a(j) in frame a(j)."""
+    f = named(ctx, rot(R, F[:3]), f"{name}F", j)
+    m = rot(R, F[3:])
+    pxf = cross(P, f)
+    m = [ctx.var(add(m[r], pxf[r]), f"{name}M{r + 1}{j}") for r in range(3)]
+    return f + m
+
+
+def twist_down(ctx, R, P, V, name, j):
+    """jS_a(j) V: a twist (or acceleration) at O_a(j) in frame a(j) moved to O_j in frame j."""
+    v, w = V[:3], V[3:]
+    wxp = cross(w, P)
+    vs = [ctx.var(add(v[r], wxp[r]), f"{name}S{r + 1}{j}") for r in range(3)]
+    return named(ctx, rot_t(R, vs), f"{name}V", j) + named(ctx, rot_t(R, w), f"{name}W", j)
+
+
+def numeric_context(robot, q=None, qd=None, qdd=None):
+    return NumericContext(robot, q=q, qd=qd, qdd=qdd)
+
+
+def friction_torque(ctx, link, qd):
+    """[7.26]: FC sign(qd) + FV qd + (FST - FC) sign(qd) exp(-|qd| BST) (0 when absent)."""
+    from ..symbolic.algebra import _const
+
+    def nonzero(x):
+        c = _const(x)
+        return c is None or c != 0
+
+    p = ctx.param
+    fc, fv = p(link.FC), p(link.FV)
+    terms = []
+    if nonzero(fc) or nonzero(link.FST):
+        sgn = ctx.fn("sign", qd)
+        terms.append(mul(fc, sgn))
+        fst, bst = p(link.FST), p(link.BST)
+        if nonzero(fst):
+            decay = ctx.fn("exp", -mul(ctx.fn("abs", qd), bst))
+            terms.append(mul(mul(add(fst, -fc), sgn), decay))
+    terms.append(mul(fv, qd))
+    return add(*terms)
+
+
+def sym6(ctx, M, name):
+    """Name the 21 distinct elements of a symmetric 6x6 nested list (mirrored)."""
+    out = [[None] * 6 for _ in range(6)]
+    for r in range(6):
+        for c in range(r, 6):
+            out[r][c] = out[c][r] = ctx.var(M[r][c], f"{name}{r + 1}{c + 1}")
+    return out
+
+
+def inertia_up(ctx, R, P, K, name):
+    """a(j)S_j^T K jS_a(j) for a symmetric 6x6 K given at O_j in frame j ([7.75]).
+
+    Blocks rotated by R = a(j)R_j, then moved by P = a(j)P_j with
+    ``Z = A hat(P)``, ``C = B - Z``, ``Y = hat(P) B``:
+    ``[[A, C], [C^T, D + Y + Y^T - hat(P) Z]]``.
+    """
+    A = sym_rotate(ctx, R, [row[:3] for row in K[:3]], f"{name}A")
+    D = sym_rotate(ctx, R, [row[3:] for row in K[3:]], f"{name}D")
+    B0 = [row[3:] for row in K[:3]]
+    X = [[ctx.var(add(*[mul(R[r][k], B0[k][c]) for k in range(3)]), f"{name}BX{r + 1}{c + 1}")
+          for c in range(3)] for r in range(3)]
+    B = [[ctx.var(add(*[mul(X[r][k], R[c][k]) for k in range(3)]), f"{name}B{r + 1}{c + 1}")
+          for c in range(3)] for r in range(3)]
+    x, y, z = P
+    hat = [[0, -z, y], [z, 0, -x], [-y, x, 0]]
+
+    def mm(U, V):
+        return [[add(*[mul(U[r][k], V[k][c]) for k in range(3)]) for c in range(3)]
+                for r in range(3)]
+
+    Z = [[ctx.var(v, f"{name}Z{r + 1}{c + 1}") for c, v in enumerate(row)]
+         for r, row in enumerate(mm(A, hat))]
+    C = [[add(B[r][c], -Z[r][c]) for c in range(3)] for r in range(3)]
+    Y = [[ctx.var(v, f"{name}Y{r + 1}{c + 1}") for c, v in enumerate(row)]
+         for r, row in enumerate(mm(hat, B))]
+    out = [[0] * 6 for _ in range(6)]
+    for r in range(3):
+        for c in range(3):
+            out[r][c] = A[r][c]
+            out[r][c + 3] = C[r][c]
+            out[c + 3][r] = C[r][c]
+            if c >= r:
+                w = add(*[mul(hat[r][k], Z[k][c]) for k in range(3)])
+                out[r + 3][c + 3] = add(D[r][c], Y[r][c], Y[c][r], -w)
+    for r in range(3):
+        for c in range(r):
+            out[r + 3][c + 3] = out[c + 3][r + 3]
+    return out
