@@ -64,3 +64,11 @@ def test_console_script_entry_point():
     res = subprocess.run([sys.executable, "-m", "robmod.cli", "list"], capture_output=True,
                          text=True)
     assert res.returncode == 0 and "rx90" in res.stdout
+
+
+def test_models_writes_the_dynamic_models(capsys, tmp_path):
+    code, out, _ = run(capsys, "models", "scara", "--out", str(tmp_path), "--formats", "txt")
+    assert code == 0
+    names = {p.name for p in tmp_path.iterdir()}
+    assert names == {f"scara_{m}.txt" for m in ("dgm", "idm", "inertia", "ccg",
+                                                   "ddm_recursive")}

@@ -66,7 +66,7 @@ def cmd_models(args) -> int:
     import sympy as sp
 
     from .geometry import frame_transform
-    from .dynamics import idm_model
+    from .dynamics import ccg_model, ddm_model, idm_model, inertia_matrix_model
     from .geometry.dgm import dgm_model
     from .symbolic.export import write_model_files
 
@@ -77,7 +77,12 @@ def cmd_models(args) -> int:
         T = frame_transform(robot, f.j)
         print(f"\n{f.ant}T{f.j} =")
         print(sp.pretty(T, use_unicode=False, wrap_line=False))
-    models = [dgm_model(robot, j=robot.n_links), idm_model(robot)]
+    models = [dgm_model(robot, j=robot.n_links)]
+    if robot.n_loops == 0:
+        models += [idm_model(robot), inertia_matrix_model(robot), ccg_model(robot),
+                   ddm_model(robot)]
+    else:
+        print("\n(closed loop: dynamic models of the equivalent tree are not written yet)")
     for model in models:
         print()
         print(model.to_text(), end="")

@@ -1,7 +1,7 @@
-"""Dynamic models: Newton-Euler inverse dynamics (more to come)."""
-from .newton_euler import idm, idm_model, ne_algorithm
+"""Dynamic models: Newton-Euler IDM, inertia matrix, Coriolis and gravity, direct dynamics, elastic joints."""
+from .newton_euler import ccg_model, idm, idm_model, ne_algorithm
 
-__all__ = ["idm", "idm_model", "ne_algorithm"]
+__all__ = ["idm", "idm_model", "ccg_model", "ne_algorithm"]
 
 # Lagrange form, inertia matrix, direct dynamics, elastic joints (dynamic-models issue, part 1)
 from .direct import ddm, ddm_model, simulate, state_derivative  # noqa: E402

@@ -52,13 +52,13 @@ def _named(ctx, vec, name, j):
 
 
 def ne_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=True,
-                 velocity=True, base_motion=True):
+                 velocity=True, base_motion=True, acceleration=True):
     """Joint torques GAM_j (j = 1..NL, fixed frames give None) over context scalars.
 
     Switches (used by the models derived from the IDM, e.g. [7.64]):
     ``gravity`` (g), ``rotor`` (IA QDP), ``friction`` (FC, FV, Stribeck),
     ``wrench`` (FX..CZ), ``velocity`` (QP; False sets the joint velocities to 0),
-    ``base_motion`` (W0, WP0, VP0 of the base).
+    ``base_motion`` (W0, WP0, VP0 of the base), ``acceleration`` (False sets QDP to 0).
     """
     p = ctx.param
     n = robot.n_links  # closed loops: the equivalent tree
@@ -78,7 +78,7 @@ def ne_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=
         Rm[j] = [row[:3] for row in T]
         Pm[j] = [row[3] for row in T]
         qd = ctx.joint(j, "qd") if (velocity and f.sigma != FIXED) else 0
-        qdd = ctx.joint(j, "qdd") if f.sigma != FIXED else 0
+        qdd = ctx.joint(j, "qdd") if (acceleration and f.sigma != FIXED) else 0
         WI = _named(ctx, _rot_t_vec(Rm[j], W[a]), "WI", j)
         if f.sigma == REVOLUTE:
             W[j] = WI[:2] + [ctx.var(add(WI[2], qd), f"W3{j}")]
@@ -139,7 +139,7 @@ def ne_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=
             continue
         g = E[j][2] if f.sigma == PRISMATIC else N[j][2]
         qd = ctx.joint(j, "qd") if velocity else 0
-        qdd = ctx.joint(j, "qdd")
+        qdd = ctx.joint(j, "qdd") if acceleration else 0
         extra = []
         if rotor:
             extra.append(mul(p(link.IA), qdd))
@@ -226,12 +226,14 @@ def idm(robot, q, qd, qdd, **switches) -> np.ndarray:
     return out
 
 
-def idm_model(robot, **switches):
+def idm_model(robot, name="idm", title="Inverse dynamic model", **switches):
     """Customized symbolic inverse dynamic model (outputs GAM1..GAMn)."""
     joints = [j for j in robot.joints if j <= robot.n_links]
-    inputs = {"q": tuple(joint_variable(j) for j in joints),
-              "qd": tuple(joint_velocity(j) for j in joints),
-              "qdd": tuple(joint_acceleration(j) for j in joints)}
+    inputs = {"q": tuple(joint_variable(j) for j in joints)}
+    if switches.get("velocity", True):
+        inputs["qd"] = tuple(joint_velocity(j) for j in joints)
+    if switches.get("acceleration", True):
+        inputs["qdd"] = tuple(joint_acceleration(j) for j in joints)
 
     def algorithm(ctx):
         gam = ne_algorithm(ctx, robot, **switches)
@@ -239,5 +241,12 @@ def idm_model(robot, **switches):
         names = [f"GAM{j}" for j, g in enumerate(gam, start=1) if g is not None]
         return [Output.vector("GAM", vals, names)]
 
-    return customize(f"{robot.name}_idm", algorithm, robot, inputs=inputs,
-                     title=f"Inverse dynamic model of {robot.name} (Newton-Euler)")
+    return customize(f"{robot.name}_{name}", algorithm, robot, inputs=inputs,
+                     title=f"{title} of {robot.name} (Newton-Euler)")
+
+
+def ccg_model(robot):
+    """Coriolis, centrifugal and gravity torques C(q, qd) qd + Q(q) (the IDM at qdd = 0,
+    without friction, rotor or external wrench)."""
+    return idm_model(robot, name="ccg", title="Coriolis, centrifugal and gravity torques",
+                     acceleration=False, rotor=False, friction=False, wrench=False)
