@@ -28,3 +28,4 @@ __all__ = [
     "wrench_transform", "transform_wrench", "delta_transform", "differential_screw",
     "frame_error", "apply_frame_error",
 ]
+from .igm import IGMSolution, igm, igm_model  # noqa: E402,F401  analytic IGM (Paul)

@@ -1,0 +1,271 @@
+"""Paul's method, automatic: find, one unknown at a time, an equation (or a pair) of a known type.
+
+The search (Khalil & Dombre, ch. 4; Paul 1981) runs on the pool of equations
+``kT0 U0 nTm = kTm`` of :mod:`.system`.  At each stage the unknowns of every
+equation are the variables not yet determined; the equations with one
+unknown (types 1, 2, 3) or two (types 4 to 8, common factor) are analysed by
+:mod:`.equations`, and the best candidate is taken: fewest solutions first,
+then the better conditioned formula (atan2 of two equations rather than
+``acos``), then the smallest equation.  Spherical wrists need no special
+case: the position equations of the wrist centre come out of the
+postmultiplied equations (``U0 6T5`` for the Stanford arm) and are solved
+first because they have fewer unknowns; then the orientation.  A short
+backtracking search tries the next candidates when a choice leads nowhere.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from fractions import Fraction
+from itertools import combinations
+
+from ...errors import RobmodError
+from . import equations as E
+from . import polys as P
+from .check import Samples
+from .system import System
+
+MAX_PAIR_EQS = 12      # equations per pair of unknowns examined for types 4-8
+MAX_TYPE3_EQS = 16
+TRIES = 3              # candidates tried per stage when backtracking
+MAX_NODES = 60
+SPURIOUS = 2.0         # rank penalty of a formula singular where the robot is not
+FAMILY_NAMES = {"elem": "their elements", "inv": "the position column of their inverses",
+                "norm": "the squared norm of their position column"}
+
+
+class Span:
+    """The span of the known variables' joint vectors (exact Gaussian elimination)."""
+
+    def __init__(self, rows=None):
+        self.rows = list(rows or [])     # (pivot, vector)
+
+    def copy(self) -> "Span":
+        return Span(self.rows)
+
+    def _reduce(self, vec):
+        v = [Fraction(x) for x in vec]
+        for piv, row in self.rows:
+            if v[piv]:
+                f = v[piv] / row[piv]
+                v = [a - f * b for a, b in zip(v, row)]
+        return v
+
+    def contains(self, vec) -> bool:
+        return not any(self._reduce(vec))
+
+    def add(self, vec) -> bool:
+        v = self._reduce(vec)
+        for i, x in enumerate(v):
+            if x:
+                self.rows.append((i, v))
+                return True
+        return False
+
+
+class Search:
+    def __init__(self, system: System):
+        self.sys = system
+        self.g = system.g
+        self.pool = system.pool()
+        self.samples = Samples(system)
+        self.reduced = len(system.joints) - len(system.fixed) < 6
+        self._forms: dict = {}
+        self.nodes = 0
+        self.tried: list = []
+        self.best_partial: list = []
+
+    # ---- forms -------------------------------------------------------------------------------
+    def form(self, eq, unknown) -> dict:
+        key = (eq.id, unknown)
+        f = self._forms.get(key)
+        if f is None:
+            gens = {x for v in unknown for x in self.sys.vars[v].gens}
+            parts = P.split(eq.poly, gens)
+            f = P.join({m: self.g.name_known(c) for m, c in parts.items()})
+            self._forms[key] = f
+        return f
+
+    def reduce(self, p):
+        return self.sys.reduce(p)
+
+    # ---- candidates --------------------------------------------------------------------------
+    def candidates(self, span: Span) -> list:
+        V = self.sys.vars
+        singles, pairs = defaultdict(list), defaultdict(list)
+        for eq in self.pool:
+            unknown = tuple(sorted(v for v in eq.vars if not span.contains(V[v].vector)))
+            if not unknown or len(unknown) > 2:
+                continue
+            s = span.copy()
+            if not all(s.add(V[v].vector) for v in unknown):
+                continue
+            f = self.form(eq, unknown)
+            (singles if len(unknown) == 1 else pairs)[unknown].append((eq, f))
+        out = []
+        for (u,), lst in singles.items():
+            out += self._singles(V[u], lst)
+        for U, lst in pairs.items():
+            out += self._pairs([V[x] for x in U], lst)
+        out.sort(key=lambda c: (c.rank, E.conditioning(c.solver), c.size, c.eqs))
+        return out
+
+    def _cand(self, var, solver, eqs, forms, label, check, extra_rank=0.0, **kw):
+        size = sum(len(f) for f in forms)
+        # a known sine or cosine as a factor of the singularity measure is (almost always) a
+        # spurious singularity of the chosen equations (C1 = 0 for equations of U0 = 0T6)
+        sing = E.sing_poly(self.g, solver, self.reduce)
+        if sing is not None and any(self.g.roles[x] in ("S", "C") for x in P.gens_of(sing)):
+            extra_rank += SPURIOUS
+        return E.Candidate(var.id, solver, tuple(e.id for e in eqs), tuple(forms), label,
+                           check=check, rank=solver.rank + extra_rank, size=size, **kw)
+
+    def _singles(self, var, lst) -> list:
+        out, lins, type1 = [], [], []
+        for eq, f in lst:
+            s = E.analyze_single(self.g, f, var)
+            if s is None:
+                continue
+            label = {"type1": "type 1", "type2": "type 2", "quad": "second degree"}[s.kind]
+            out.append(self._cand(var, s, [eq], [f], label, (f,)))
+            if s.kind == "type2":
+                lins.append((eq, f, (s.data["X"], s.data["Y"], s.data["Z"])))
+            elif s.kind == "type1" and s.case == "var":
+                type1.append((eq, f, (s.data["X"], s.data["Y"])))
+        g = self.g
+        lins.sort(key=lambda t: (not (E.param_only(g, t[2][0]) and E.param_only(g, t[2][1])),
+                                 len(t[1]), t[0].id))
+        lins = lins[:MAX_TYPE3_EQS]
+        found_const = False
+        for (e1, f1, l1), (e2, f2, l2) in combinations(lins, 2):
+            s = E.analyze_type3(self.g, l1, l2, self.reduce)
+            if s is not None:
+                found_const |= s.case == "const"
+                out.append(self._cand(var, s, [e1, e2], [f1, f2], "type 3", ()))
+        # least squares over 3 or 4 equations with a constant Gram matrix: for a robot with
+        # fewer than six joints this is the projection of the task on what it can do (SCARA:
+        # the rotation about z closest to the target's); otherwise only if no constant pair
+        if (self.reduced or not found_const) and len(lins) >= 3:
+            done = False
+            for size in (4, 3):
+                for combo in combinations(lins[:8], size):
+                    if len({(t[0].k, t[0].m) for t in combo}) > 1:
+                        continue               # one matrix equation: a consistent projection
+                    s = E.analyze_gram(self.g, [t[2] for t in combo], self.reduce)
+                    if s is not None:
+                        out.append(self._cand(var, s, [t[0] for t in combo],
+                                              [t[1] for t in combo], "type 3", (),
+                                              extra_rank=-0.6 if self.reduced else 0.0))
+                        done = True
+                        break
+                if done:
+                    break
+        type1.sort(key=lambda t: len(t[1]))
+        for (e1, f1, l1), (e2, f2, l2) in combinations(type1[:8], 2):
+            s = E.analyze_lsq1(self.g, [l1, l2], self.reduce)
+            if s is not None:
+                out.append(self._cand(var, s, [e1, e2], [f1, f2], "type 1", (f1, f2)))
+        return out
+
+    def _pairs(self, vars2, lst) -> list:
+        out = []
+        lst = sorted(lst, key=lambda t: (len(t[1]), t[0].id))[:MAX_PAIR_EQS]
+        for (e1, f1), (e2, f2) in combinations(lst, 2):
+            for k in range(2):
+                v, u = vars2[k], vars2[1 - k]
+                # squaring and adding eliminates v (types 4-8): an equation in u
+                if v.kind == "angle":
+                    res = E.sum_of_squares(f1, f2, v, self.reduce)
+                    if res is not None:
+                        el, coeffs = res
+                        if u.kind == "prism":
+                            el = E.strip_power(el, u.gens[0])
+                        el = E.drop_content(self.g, el)
+                        s = E.analyze_single(self.g, el, u)
+                        if s is not None and s.kind != "type1":
+                            label = E.sq_label(u, coeffs, s)
+                            out.append(self._cand(
+                                u, s, [e1, e2], [f1, f2], label, (f1, f2),
+                                extra_rank=E.DERIVED_EXTRA["SQ"], rule="SQ", eliminated=v.id,
+                                derived={"poly": el, "coeffs": coeffs}))
+                # a common factor of u eliminated: an equation in v
+                cf = E.common_factor(f1, f2, u)
+                if cf is not None:
+                    R, phi = cf
+                    R = E.drop_content(self.g, self.reduce(R))
+                    if R and not (P.gens_of(R) & set(u.gens)):
+                        s = E.analyze_single(self.g, R, v)
+                        if s is not None:
+                            label = {"type1": "type 1", "type2": "type 2",
+                                     "quad": "second degree"}[s.kind]
+                            out.append(self._cand(
+                                v, s, [e1, e2], [f1, f2], label, (f1, f2),
+                                extra_rank=E.DERIVED_EXTRA["ELIM"], rule="ELIM",
+                                eliminated=u.id, derived={"poly": R, "phi": phi}))
+        return out
+
+    # ---- search --------------------------------------------------------------------------------
+    def done(self, span: Span) -> bool:
+        return all(span.contains(self.sys.var_of((j,)).vector) for j in self.sys.joints)
+
+    def run(self):
+        span = Span()
+        for j in self.sys.fixed:
+            span.add(self.sys.var_of((j,)).vector)
+        return self._dfs(span, [])
+
+    def _dfs(self, span, steps):
+        if self.done(span):
+            return steps
+        if len(steps) > len(self.best_partial):
+            self.best_partial = list(steps)
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            return None
+        cands = self.candidates(span)
+        seen_vars = []
+        for c in cands:
+            if len(seen_vars) >= TRIES:
+                break
+            if (c.var, c.solver.kind, c.solver.case) in seen_vars:
+                continue
+            if not self.samples.accepts(c, self.sys.vars[c.var]):
+                continue
+            seen_vars.append((c.var, c.solver.kind, c.solver.case))
+            s = span.copy()
+            s.add(self.sys.vars[c.var].vector)
+            res = self._dfs(s, steps + [c])
+            if res is not None:
+                return res
+        return None
+
+
+def paul_search(robot, fixed=(), families=("elem", "inv", "norm")):
+    """Run the search; the System, the steps, or a RobmodError naming what was tried."""
+    system = System(robot, fixed, families)
+    free = [j for j in system.joints if j not in system.fixed]
+    if len(free) > 6:
+        raise RobmodError(
+            f"no closed form found for {robot.name!r}: {len(free)} unknown joints for a "
+            f"6-dof task (redundant robot); give the values of {len(free) - 6} joint(s) with "
+            f"fixed=[...]")
+    search = Search(system)
+    steps = search.run()
+    if steps is None:
+        got = [system.vars[c.var].name for c in search.best_partial]
+        left = [f"q{j}" for j in free
+                if not any(j in system.vars[c.var].joints and len(system.vars[c.var].joints) == 1
+                           for c in search.best_partial)]
+        given = (" with " + ", ".join(f"q{j}" for j in system.fixed) + " given"
+                 if system.fixed else "")
+        raise RobmodError(
+            f"no closed form found for {robot.name!r}{given}"
+            f" by Paul's method: tried the equations kT0 U0 nTm = kTm for all 0 <= k < m <= "
+            f"{system.n} ({', '.join(FAMILY_NAMES[f] for f in system.families)}), "
+            f"equation types 1 to 8 and common factors, {search.nodes} search nodes; "
+            f"best partial solution: {', '.join(got) or 'none'}; not determined: "
+            f"{', '.join(left)} (a numeric IGM applies: robmod.kinematics.ik_numeric)")
+    for c in steps:
+        p = E.sing_poly(system.g, c.solver, system.reduce)
+        c.extra["sing"] = p
+        c.extra["sing_typ"] = search.samples.typical(p) if p is not None else 1.0
+    return system, steps

@@ -1,0 +1,279 @@
+"""Sparse polynomials over the rationals, for Paul's method.
+
+A polynomial is a ``dict`` mapping a monomial to a non-zero coefficient
+(``int`` or :class:`fractions.Fraction`); a monomial is a sorted tuple of
+``(generator, exponent)`` pairs, the empty tuple being the constant monomial.
+Generators are small integers registered in a :class:`Gens` table, which
+knows their SymPy symbol and their role (sine or cosine of a joint angle,
+prismatic variable, element of the target, parameter of the robot, named
+known coefficient).
+
+This small representation is independent of the number of generators, which
+grows while the method names known coefficients, and its products are cheap.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import sympy as sp
+
+from ...errors import RobmodError
+
+def const(c) -> dict:
+    return {(): c} if c else {}
+
+
+def gen(g: int) -> dict:
+    return {((g, 1),): 1}
+
+
+def _mono_mul(a, b):
+    if not a:
+        return b
+    if not b:
+        return a
+    d = dict(a)
+    for g, e in b:
+        d[g] = d.get(g, 0) + e
+    return tuple(sorted(d.items()))
+
+
+def add(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for m, c in b.items():
+        v = out.get(m, 0) + c
+        if v:
+            out[m] = v
+        else:
+            out.pop(m, None)
+    return out
+
+
+def sub(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for m, c in b.items():
+        v = out.get(m, 0) - c
+        if v:
+            out[m] = v
+        else:
+            out.pop(m, None)
+    return out
+
+
+def neg(a: dict) -> dict:
+    return {m: -c for m, c in a.items()}
+
+
+def scale(a: dict, k) -> dict:
+    if not k:
+        return {}
+    return {m: c * k for m, c in a.items()}
+
+
+def mul(a: dict, b: dict) -> dict:
+    if not a or not b:
+        return {}
+    out: dict = {}
+    for m1, c1 in a.items():
+        for m2, c2 in b.items():
+            m = _mono_mul(m1, m2)
+            out[m] = out.get(m, 0) + c1 * c2
+    return {m: c for m, c in out.items() if c}
+
+
+def total(*polys) -> dict:
+    out: dict = {}
+    for p in polys:
+        for m, c in p.items():
+            out[m] = out.get(m, 0) + c
+    return {m: c for m, c in out.items() if c}
+
+
+def gens_of(p: dict) -> set:
+    return {g for m in p for g, _ in m}
+
+
+def is_const(p: dict) -> bool:
+    return all(not m for m in p)
+
+
+def const_value(p: dict):
+    return p.get((), 0)
+
+
+def reduce_trig(p: dict, pairs: dict) -> dict:
+    """Normal form modulo S^2 + C^2 = 1 for every pair ``{S: C}``: S appears with degree <= 1."""
+    if not any(g in pairs and e >= 2 for m in p for g, e in m):
+        return p
+    out: dict = {}
+    stack = list(p.items())
+    while stack:
+        mono, c = stack.pop()
+        for k, (g, e) in enumerate(mono):
+            if e >= 2 and g in pairs:
+                cg = pairs[g]
+                base = list(mono)
+                if e == 2:
+                    del base[k]
+                else:
+                    base[k] = (g, e - 2)
+                m1 = tuple(base)
+                stack.append((m1, c))
+                stack.append((_mono_mul(m1, ((cg, 2),)), -c))
+                break
+        else:
+            v = out.get(mono, 0) + c
+            if v:
+                out[mono] = v
+            else:
+                out.pop(mono, None)
+    return out
+
+
+def split(p: dict, gens: set) -> dict:
+    """``{monomial in gens: coefficient polynomial in the other generators}``."""
+    out: dict = {}
+    for m, c in p.items():
+        inside = tuple((g, e) for g, e in m if g in gens)
+        rest = tuple((g, e) for g, e in m if g not in gens)
+        d = out.setdefault(inside, {})
+        d[rest] = d.get(rest, 0) + c
+    return out
+
+
+def join(parts: dict) -> dict:
+    """Inverse of :func:`split`."""
+    out: dict = {}
+    for inside, coef in parts.items():
+        for m, c in coef.items():
+            mm = _mono_mul(inside, m)
+            out[mm] = out.get(mm, 0) + c
+    return {m: c for m, c in out.items() if c}
+
+
+def degree(p: dict, g: int) -> int:
+    return max((e for m in p for h, e in m if h == g), default=0)
+
+
+def min_degree(p: dict, g: int) -> int:
+    return min((dict(m).get(g, 0) for m in p), default=0)
+
+
+def leading(p: dict):
+    """A deterministic leading coefficient (of the largest monomial)."""
+    return p[max(p)]
+
+
+def key(p: dict, lead=None):
+    """A hashable key of p up to a constant factor, and that factor.
+
+    ``lead(monomial)`` orders the monomials to choose the one made monic (default: the
+    largest monomial).
+    """
+    if not p:
+        return frozenset(), 1
+    c = p[max(p, key=lead)] if lead else leading(p)
+    return frozenset((m, Fraction(v) / c) for m, v in p.items()), c
+
+
+def to_fraction(x) -> Fraction:
+    """A rational from a SymPy number (floats by their decimal text, so 0.4318 is exact)."""
+    x = sp.sympify(x)  # safe: numbers from robmod's own expressions
+    if x.is_Integer:
+        return Fraction(int(x))
+    if x.is_Rational:
+        return Fraction(int(x.p), int(x.q))
+    if x.is_Float:
+        return Fraction(str(x))
+    try:
+        return Fraction(float(x))
+    except TypeError:
+        raise RobmodError(f"cannot use {x} as a number in Paul's method") from None
+
+
+@dataclass
+class Gens:
+    """The table of generators: symbol, role and, for a named coefficient, its definition."""
+
+    symbols: list = field(default_factory=list)
+    roles: list = field(default_factory=list)      # 'S', 'C', 'q', 'T', 'p', 'K'
+    owner: list = field(default_factory=list)      # variable id for S, C, q; None otherwise
+    index: dict = field(default_factory=dict)      # symbol -> id
+    trig: dict = field(default_factory=dict)       # S id -> C id
+    definition: dict = field(default_factory=dict)  # K id -> polynomial in known generators
+    _k_memo: dict = field(default_factory=dict)
+
+    def add(self, symbol, role, owner=None) -> int:
+        if symbol in self.index:
+            raise RobmodError(f"name {symbol} is used twice in the IGM (robot parameter named "
+                              f"like a joint or target symbol?)")
+        g = len(self.symbols)
+        self.symbols.append(symbol)
+        self.roles.append(role)
+        self.owner.append(owner)
+        self.index[symbol] = g
+        return g
+
+    def from_sympy(self, expr) -> dict:
+        """A polynomial from a SymPy expression in registered symbols (numbers made rational)."""
+        expr = sp.sympify(expr)  # safe: robot parameters are already SymPy expressions
+        if expr.is_Number or not expr.free_symbols:
+            return const(to_fraction(expr))
+        if expr.is_Symbol:
+            if expr not in self.index:
+                raise RobmodError(f"unexpected symbol {expr} in Paul's method")
+            return gen(self.index[expr])
+        if expr.is_Add:
+            return total(*[self.from_sympy(a) for a in expr.args])
+        if expr.is_Mul:
+            out = const(1)
+            for a in expr.args:
+                out = mul(out, self.from_sympy(a))
+            return out
+        if expr.is_Pow and expr.exp.is_Integer and expr.exp >= 0:
+            out = const(1)
+            base = self.from_sympy(expr.base)
+            for _ in range(int(expr.exp)):
+                out = mul(out, base)
+            return out
+        raise RobmodError(f"Paul's method needs geometric parameters polynomial in their "
+                          f"symbols; got {expr}")
+
+    def to_sympy(self, p: dict, symbol=None):
+        """The SymPy expression of p (``symbol(g)`` maps a generator to a symbol)."""
+        sym = symbol or (lambda g: self.symbols[g])
+        terms = []
+        for m, c in sorted(p.items(), key=lambda t: t[0]):
+            num = sp.Rational(c.numerator, c.denominator) if isinstance(c, Fraction) \
+                else sp.Integer(c)
+            factors = [sym(g) ** e for g, e in m]
+            terms.append(sp.Mul(num, *factors))
+        return sp.Add(*terms)
+
+    def name_known(self, p: dict) -> dict:
+        """``c K`` with K a named known coefficient, or p itself when it is simple.
+
+        Simple: a constant, an expression of the robot's parameters only, or one monomial.
+        Equal coefficients up to a constant factor get the same name.
+        """
+        if len(p) <= 1 or all(self.roles[g] == "p" for g in gens_of(p)):
+            return p
+        roles = self.roles
+        k, c = key(p, lambda m: (sum(roles[x] == "T" for x, _ in m), m))
+        g = self._k_memo.get(k)
+        if g is None:
+            g = self.add(sp.Symbol(f"K{len(self._k_memo) + 1}"), "K")
+            self.definition[g] = {m: Fraction(v) / c for m, v in p.items()}
+            self._k_memo[k] = g
+        return {((g, 1),): c}
+
+    def depends(self, p: dict) -> set:
+        """Variables (ids) p depends on, through named coefficients too."""
+        out = set()
+        for g in gens_of(p):
+            if self.roles[g] == "K":
+                out |= self.depends(self.definition[g])
+            elif self.owner[g] is not None:
+                out.add(self.owner[g])
+        return out
