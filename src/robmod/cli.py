@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--formats", default="txt,py,c,m,tex",
                    help="export formats for --out (txt, py, c, m, tex; default: all)")
     s.set_defaults(func=cmd_models)
+    from .identification.cli import add_base_params_command
+
+    add_base_params_command(sub)
     return p
 
 

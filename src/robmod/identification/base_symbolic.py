@@ -1,0 +1,365 @@
+"""Symbolic base (minimum) inertial parameters by the direct method of Gautier and Khalil.
+
+Seed 004, with the errata of SEEDS.md.  Standard parameters: per link j the ten
+inertial parameters ``XXj XYj XZj YYj YZj ZZj MXj MYj MZj Mj`` (seed 004 (3)) and
+the joint parameters ``IAj`` (rotor inertia), ``FCj``, ``FVj`` (friction).  A
+parameter whose value in the description is 0 is absent.
+
+Steps (seed 004 §8):
+
+1. Cascade from link n to link 1 (trees: from the highest index down, into the
+   antecedent a(j)):
+
+   * revolute joint j (Theorem 5): the part of link j invariant under a rotation
+     about z_j -- inertia ``YY_j diag(1, 1, 0)``, first moment ``(0, 0, MZ_j)``,
+     mass ``M_j`` -- moves with link a(j): it is added to link a(j) through
+     a(j)T_j (rotation and parallel-axis terms: relation (20) in matrix form),
+     and YY_j, MZ_j, M_j are eliminated (``XXR_j = XX_j - YY_j``);
+   * prismatic joint j (Theorem 6): the whole inertia tensor moves with link a(j):
+     ``JR_a = J_a + aA_j jJ_j jA_a`` (the matrix form; relation (21) is wrong);
+   * fixed frame (sigma = 2): the whole link is rigidly attached to a(j).
+
+   What reaches the fixed base has no effect.
+2. The first links (step a and c, Theorems 3, 4): from the base, each link
+   whose antecedents all fail the condition of Theorem 1 (every parameter of
+   the link has DE != 0 or DU not constant) is analysed with the energy
+   functions of :mod:`.energy`: each remaining parameter (and each rotor
+   inertia IA of these joints), taken from the base outwards, is kept if its
+   function (DE, DU - constant) is independent of those kept, eliminated if it
+   is zero (condition (13)), and regrouped (condition (14), (15)) with constant
+   coefficients otherwise.  Functions are polynomials in S_k, C_k (reduced by
+   C_k^2 = 1 - S_k^2), prismatic q_k and the velocities; the coefficients keep
+   the symbolic geometry; dependencies are found at a random numeric point of
+   the geometry and solved exactly.
+3. Rotor of a revolute joint j beyond: if the z_j component of the angular
+   velocity of a(j) is identically zero, ``ZZR_j = ZZ_j + IA_j``.
+
+Friction parameters are always base parameters.  Base parameters are named as
+in the seeds: ``XXR2``, ``MYR3`` (a standard parameter that received others),
+``XY2``, ``IA3`` (unchanged).  The fixed base is assumed (W0 = WP0 = V0 = 0).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import sympy as sp
+
+from ..description.expr import symbol
+from ..description.robot import FIXED, INERTIAL, PRISMATIC, REVOLUTE
+from ..errors import RobmodError
+from ..geometry.transforms import frame_transform
+from .first_links import _first_links_analysis, _rotor_rule
+
+JOINT_PARAMS = ("IA", "FC", "FV")
+FIELDS = INERTIAL + JOINT_PARAMS
+_J_INDEX = {"XX": (0, 0), "XY": (0, 1), "XZ": (0, 2), "YY": (1, 1), "YZ": (1, 2), "ZZ": (2, 2)}
+
+
+@dataclass(frozen=True)
+class BaseParameter:
+    """One base parameter: its name (``XXR2``), the standard parameter whose regressor
+    column it takes (``XX2``), and its expression in the standard parameters."""
+
+    name: str
+    standard: str
+    expr: sp.Expr
+    link: int
+    field: str
+
+    @property
+    def symbol(self) -> sp.Symbol:
+        return symbol(self.name)
+
+    @property
+    def regrouped(self) -> bool:
+        return self.expr != symbol(self.standard)
+
+
+@dataclass(frozen=True)
+class EliminatedParameter:
+    name: str
+    reason: str            # 'no effect' or 'regrouped'
+    into: tuple = ()       # base parameters it enters
+
+
+@dataclass
+class BaseParameters:
+    """Result of :func:`base_parameters`."""
+
+    robot: object
+    standard: tuple                      # names of the standard parameters present
+    values: dict                         # standard name -> value in the description
+    base: tuple                          # BaseParameter
+    eliminated: tuple                    # EliminatedParameter
+    analysed_links: tuple = ()
+    notes: list = field(default_factory=list)
+
+    # -- access --------------------------------------------------------------------------
+    def __len__(self):
+        return len(self.base)
+
+    @property
+    def names(self) -> tuple:
+        return tuple(b.name for b in self.base)
+
+    @property
+    def standard_names(self) -> tuple:
+        """For each base parameter, the standard parameter whose column it takes."""
+        return tuple(b.standard for b in self.base)
+
+    def __getitem__(self, name) -> sp.Expr:
+        for b in self.base:
+            if b.name == name:
+                return b.expr
+        raise KeyError(name)
+
+    @property
+    def relations(self) -> dict:
+        return {b.name: b.expr for b in self.base}
+
+    @property
+    def count(self) -> int:
+        return len(self.base)
+
+    def inertial_count(self) -> int:
+        return sum(1 for b in self.base if b.field in INERTIAL)
+
+    def matrix(self) -> sp.Matrix:
+        """K with beta = K chi (b x p, chi in the order of ``standard``)."""
+        syms = [symbol(s) for s in self.standard]
+        return sp.Matrix([[sp.diff(b.expr, s) for s in syms] for b in self.base])
+
+    def numeric_matrix(self, geometry=None) -> np.ndarray:
+        """K as floats (symbolic geometry replaced by ``geometry`` values or the robot's)."""
+        K = self.matrix()
+        vals = dict(self.robot.values)
+        vals.update(geometry or {})
+        K = K.xreplace({symbol(k): sp.sympify(v) for k, v in vals.items()})  # safe: numbers
+        return np.array(K.evalf(), dtype=float)
+
+    # -- values and the base robot ---------------------------------------------------------
+    def standard_values(self, robot=None) -> dict:
+        """{standard symbol: value} of ``robot`` (default: the analysed robot's fields)."""
+        robot = robot or self.robot
+        out = {}
+        for name in self.standard:
+            fieldname, j = _split(name)
+            out[symbol(name)] = getattr(robot.link(j), fieldname)
+        return out
+
+    def values_of(self, robot=None) -> dict:
+        """{base name: value} for the standard parameters of ``robot``."""
+        sv = self.standard_values(robot)
+        geo = {symbol(k): sp.sympify(v) for k, v in (robot or self.robot).values.items()}  # safe: parsed values
+        return {b.name: sp.sympify(b.expr.xreplace(sv)).xreplace(geo)  # safe: robmod exprs
+                for b in self.base}
+
+    def substitution(self) -> dict:
+        """{standard symbol: base symbol or 0}: the customization of a model on base parameters."""
+        out = {symbol(s): sp.Integer(0) for s in self.standard}
+        for b in self.base:
+            out[symbol(b.standard)] = b.symbol
+        return out
+
+    def base_robot(self, values=None):
+        """The robot whose link fields are the base parameters (eliminated ones 0).
+
+        ``values``: {base name: value} to put numbers instead of the base symbols (e.g.
+        :meth:`values_of` of a numeric robot); the robot is not validated (base parameters
+        need not be physically consistent).
+        """
+        links = []
+        kept = {b.standard: b for b in self.base}
+        for link in self.robot.links:
+            kw = {}
+            for f in FIELDS:
+                name = f"{f}{link.j}"
+                if name in kept:
+                    b = kept[name]
+                    kw[f] = sp.sympify(values[b.name]) if values else b.symbol  # safe
+                elif name in self.values:
+                    kw[f] = sp.Integer(0)
+            links.append(replace(link, **kw))
+        return replace(self.robot, links=tuple(links))
+
+    def relations_model(self):
+        """The relations beta = f(chi) as a customized model (inputs ``chi``, output ``BETA``):
+        exports (text, Python, C, Octave, LaTeX) and compiles like any model."""
+        from ..symbolic.model import CustomModel, Output
+
+        chi = tuple(symbol(s) for s in self.standard)
+        geo = sorted({s for b in self.base for s in b.expr.free_symbols} - set(chi), key=str)
+        inputs = {"chi": chi}
+        if geo:
+            inputs["params"] = tuple(geo)
+        return CustomModel(name=f"{self.robot.name}_base_parameters", inputs=inputs,
+                           statements=(), outputs=(Output.vector(
+                               "BETA", [b.expr for b in self.base], self.names),),
+                           title=f"Base parameters of {self.robot.name} (Gautier-Khalil)",
+                           robot=self.robot.name)
+
+    # -- printing ----------------------------------------------------------------------------
+    def table(self) -> str:
+        geo = sorted(self.robot.symbols - {symbol(s) for s in self.standard}, key=str)
+        lines = [f"Base parameters of {self.robot.name}: {len(self.base)} "
+                 f"({self.inertial_count()} inertial) of {len(self.standard)} standard "
+                 "parameters", ""]
+        w = max([len(b.name) for b in self.base] + [4])
+        for b in self.base:
+            e = sp.collect(sp.expand(b.expr), geo) if geo else b.expr
+            lines.append(f"  {b.name:<{w}} = {_text(e)}")
+        lines.append("")
+        noeff = [e.name for e in self.eliminated if e.reason == "no effect"]
+        reg = [e for e in self.eliminated if e.reason == "regrouped"]
+        if reg:
+            lines.append("Regrouped (eliminated): " + ", ".join(
+                f"{e.name} -> {'/'.join(e.into)}" for e in reg))
+        if noeff:
+            lines.append("No effect: " + ", ".join(noeff))
+        if self.analysed_links:
+            lines.append("Links analysed with the energy functions (steps a, c): "
+                         + ", ".join(map(str, self.analysed_links)))
+        lines.extend(self.notes)
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.table()
+
+
+def _text(e) -> str:
+    from ..description.expr import to_text
+
+    try:
+        return to_text(e)
+    except Exception:  # pragma: no cover - printing fallback
+        return str(e)
+
+
+def _split(name):
+    for f in sorted(FIELDS, key=len, reverse=True):
+        if name.startswith(f) and name[len(f):].isdigit():
+            return f, int(name[len(f):])
+    raise KeyError(name)
+
+
+# ---------------------------------------------------------------------------------------------
+def _transfer_rigid(R, P, J, ms, m):
+    """Inertia (about O_a, frame a), first moment and mass of a body given in frame j."""
+    c = R * ms
+    Jr = R * J * R.T
+    eye = sp.eye(3)
+    Jp = m * ((P.T * P)[0, 0] * eye - P * P.T) + 2 * (P.T * c)[0, 0] * eye - P * c.T - c * P.T
+    return Jr + Jp, c + m * P, m
+
+
+def _cascade(robot, X, mod):
+    n = robot.n_links
+    z = sp.Integer(0)
+    for f in reversed(robot.frames[:n]):
+        j, a = f.j, f.ant
+        Xj = X[j]
+        if f.sigma == REVOLUTE:
+            J = sp.diag(Xj["YY"], Xj["YY"], 0)
+            ms = sp.Matrix([0, 0, Xj["MZ"]])
+            m = Xj["M"]
+            if Xj["YY"] != 0:
+                Xj["XX"] = Xj["XX"] - Xj["YY"]
+                mod[j]["XX"] = True
+            Xj["YY"] = Xj["MZ"] = Xj["M"] = z
+        elif f.sigma == PRISMATIC:
+            J = sp.Matrix(3, 3, lambda r, c: Xj[_field_at(r, c)])
+            ms, m = sp.zeros(3, 1), z
+            for k in _J_INDEX:
+                Xj[k] = z
+        else:  # fixed: the whole link
+            J = sp.Matrix(3, 3, lambda r, c: Xj[_field_at(r, c)])
+            ms = sp.Matrix([Xj["MX"], Xj["MY"], Xj["MZ"]])
+            m = Xj["M"]
+            for k in INERTIAL:
+                Xj[k] = z
+        if a == 0 or (J == sp.zeros(3, 3) and ms == sp.zeros(3, 1) and m == 0):
+            continue
+        T = frame_transform(robot, j, q=sp.Integer(0))
+        R, P = sp.Matrix(T[:3, :3]), sp.Matrix(T[:3, 3])
+        Ja, msa, ma = _transfer_rigid(R, P, J, ms, m)
+        add = {k: Ja[rc] for k, rc in _J_INDEX.items()}
+        add.update(MX=msa[0], MY=msa[1], MZ=msa[2], M=ma)
+        for k, v in add.items():
+            v = sp.expand(v)
+            if v != 0:
+                X[a][k] = sp.expand(X[a][k] + v)
+                mod[a][k] = True
+
+
+def _field_at(r, c):
+    for k, rc in _J_INDEX.items():
+        if rc == (min(r, c), max(r, c)):
+            return k
+    raise KeyError((r, c))
+
+
+def base_parameters(robot, *, rotor=True, friction=True, regroup_first_links=True,
+                    seed=0) -> BaseParameters:
+    """Symbolic base parameters of a serial or tree robot (closed loops: the equivalent tree).
+
+    ``rotor`` / ``friction``: include IA / FC, FV (when present in the description).
+    ``regroup_first_links=False``: the seed's closed-form rules only -- cascade, Theorems
+    3/4 and condition (13) on the first links, rotor rule -- without the search for further
+    regroupings among the first links (step c); the result may then exceed the minimum
+    (prismatic joints near the base), which :func:`~.base_numeric.compare` reports.
+    """
+    if any(x != 0 for x in tuple(robot.W0) + tuple(robot.WP0) + tuple(robot.V0)):
+        raise RobmodError("base parameters: a fixed base is assumed (W0 = WP0 = V0 = 0)")
+    rng = np.random.default_rng(seed)
+    n = robot.n_links
+    X, mod, IA, FR = {}, {}, {}, {}
+    values, standard = {}, []
+    for link in robot.links:
+        j = link.j
+        X[j], mod[j] = {}, {}
+        for k in INERTIAL:
+            v = getattr(link, k)
+            present = v is not None and v != 0
+            X[j][k] = symbol(f"{k}{j}") if present else sp.Integer(0)
+            mod[j][k] = False
+            if present:
+                standard.append(f"{k}{j}")
+                values[f"{k}{j}"] = v
+        joint = robot.frame(j).sigma != FIXED
+        for k, on in (("IA", rotor), ("FC", friction), ("FV", friction)):
+            v = getattr(link, k)
+            present = joint and on and v is not None and v != 0
+            if present:
+                standard.append(f"{k}{j}")
+                values[f"{k}{j}"] = v
+            if k == "IA":
+                IA[j] = symbol(f"IA{j}") if present else sp.Integer(0)
+            else:
+                FR[(j, k)] = symbol(f"{k}{j}") if present else sp.Integer(0)
+    notes = []
+    _cascade(robot, X, mod)
+    analysed, _ = _first_links_analysis(robot, X, mod, IA, notes, rng, regroup_first_links)
+    _rotor_rule(robot, X, mod, IA, set(analysed) if regroup_first_links else set(), rng)
+    base = []
+    for j in range(1, n + 1):
+        for k in INERTIAL:
+            e = X[j][k]
+            if e != 0:
+                name = f"{k}R{j}" if (mod[j][k] or e != symbol(f"{k}{j}")) else f"{k}{j}"
+                base.append(BaseParameter(name, f"{k}{j}", e, j, k))
+        if IA[j] != 0:
+            base.append(BaseParameter(f"IA{j}", f"IA{j}", IA[j], j, "IA"))
+        for k in ("FC", "FV"):
+            if FR[(j, k)] != 0:
+                base.append(BaseParameter(f"{k}{j}", f"{k}{j}", FR[(j, k)], j, k))
+    kept = {b.standard for b in base}
+    elim = []
+    for s in standard:
+        if s in kept:
+            continue
+        sym = symbol(s)
+        into = tuple(b.name for b in base if sym in b.expr.free_symbols)
+        elim.append(EliminatedParameter(s, "regrouped" if into else "no effect", into))
+    return BaseParameters(robot=robot, standard=tuple(standard), values=values, base=tuple(base),
+                          eliminated=tuple(elim), analysed_links=analysed, notes=notes)

@@ -1,0 +1,127 @@
+"""Energy functions of the standard parameters (seed 004 §4, appendix; with the errata).
+
+The total energy H = E + U of a robot is linear in the standard parameters:
+``E = sum DE_i X_i`` and ``U = sum DU_i X_i`` (seed 004 (10), (11)), with, for
+link j (velocities of link j and of the origin O_j, in frame j)::
+
+    DE = [w1^2/2, w1 w2, w1 w3, w2^2/2, w2 w3, w3^2/2,
+          w3 V2 - w2 V3, w1 V3 - w3 V1, w2 V1 - w1 V2, V.V/2]      (DE7..DE9 signs corrected)
+    DU = [0, 0, 0, 0, 0, 0, -(0A_j^T g)^T, -g . 0P_j]                 (seed 004 (9))
+
+    jw_j = jR_a w_a + sigma_bar_j qd_j z,   jV_j = jR_a (V_a + w_a x aP_j) + sigma_j qd_j z
+
+and for the rotor of joint j, DE(IA_j) = qd_j^2 / 2.  Written once over a
+context (see :mod:`robmod.symbolic.context`): it serves the symbolic
+determination of the base parameters (:mod:`.base_symbolic`) and the numeric
+energy identification model (:mod:`.regressor`).
+"""
+from __future__ import annotations
+
+import re
+
+import sympy as sp
+
+from ..description.robot import FIXED, PRISMATIC, REVOLUTE, INERTIAL
+from ..geometry.dgm import frame_matrix
+from ..symbolic.algebra import add, cross, dot, htm_identity, mul
+
+HALF = sp.Rational(1, 2)
+
+
+def energy_functions(ctx, robot, links=None, gravity=True):
+    """{j: (DE, DU)} for the links ``links`` (ancestor-closed; default all), each a list of 10.
+
+    Also returns ``{j: (w_j, V_j)}`` as a second result.
+    """
+    n = robot.n_links
+    wanted = set(range(1, n + 1)) if links is None else set(links)
+    half = ctx.const(HALF)
+    g = [ctx.param(x) for x in robot.gravity] if gravity else [0, 0, 0]
+    W, V, T0 = {0: [0, 0, 0]}, {0: [0, 0, 0]}, {0: htm_identity()}
+    out, kin = {}, {}
+    for f in robot.frames[:n]:
+        j, a = f.j, f.ant
+        if j not in wanted:
+            continue
+        T = frame_matrix(ctx, robot, j)
+        R = [row[:3] for row in T]
+        P = [row[3] for row in T]
+        qd = ctx.joint(j, "qd") if f.sigma != FIXED else 0
+        wa, va = W[a], V[a]
+        wi = [dot([R[0][k], R[1][k], R[2][k]], wa) for k in range(3)]
+        vs = [add(va[k], c) for k, c in enumerate(cross(wa, P))]
+        vi = [dot([R[0][k], R[1][k], R[2][k]], vs) for k in range(3)]
+        w = [ctx.var(x, f"W{k + 1}{j}") for k, x in enumerate(wi)]
+        v = [ctx.var(x, f"V{k + 1}{j}") for k, x in enumerate(vi)]
+        if f.sigma == REVOLUTE:
+            w[2] = ctx.var(add(w[2], qd), f"W3{j}")
+        elif f.sigma == PRISMATIC:
+            v[2] = ctx.var(add(v[2], qd), f"V3{j}")
+        W[j], V[j] = w, v
+        # 0T_j for the potential energy
+        Ta = T0[a]
+        T0[j] = [[ctx.var(add(dot(Ta[r][:3], [T[0][c], T[1][c], T[2][c]]),
+                              Ta[r][3] if c == 3 else 0), f"T0{j}{r + 1}{c + 1}")
+                  for c in range(4)] for r in range(3)]
+        w1, w2, w3 = w
+        v1, v2, v3 = v
+        de = [mul(half, mul(w1, w1)), mul(w1, w2), mul(w1, w3), mul(half, mul(w2, w2)),
+              mul(w2, w3), mul(half, mul(w3, w3)),
+              add(mul(w3, v2), -mul(w2, v3)), add(mul(w1, v3), -mul(w3, v1)),
+              add(mul(w2, v1), -mul(w1, v2)),
+              mul(half, add(mul(v1, v1), mul(v2, v2), mul(v3, v3)))]
+        A = [row[:3] for row in T0[j]]
+        du = [0] * 6 + [-dot([A[0][k], A[1][k], A[2][k]], g) for k in range(3)]
+        du.append(-dot(g, [T0[j][0][3], T0[j][1][3], T0[j][2][3]]))
+        out[j] = (de, du)
+        kin[j] = (w, v)
+    return out, kin
+
+
+class PlainContext:
+    """A symbolic context without intermediate variables, for the energy analysis.
+
+    The sine and cosine of a joint angle theta_j (offset included) are the plain
+    symbols ``S{j}``, ``C{j}``; prismatic joint variables stay ``q{j}``; velocities
+    are ``QP{j}``.  Constant angles give exact SymPy sines and cosines.
+    """
+
+    symbolic = True
+
+    def __init__(self, robot=None):
+        self.robot = robot
+        self.trig: dict = {}
+
+    def var(self, expr, name):
+        return sp.sympify(expr)  # safe: built by robmod algorithms
+
+    def reserve(self, *names):
+        pass
+
+    def joint(self, j, group="q"):
+        from ..description.robot import joint_acceleration, joint_variable, joint_velocity
+
+        return {"q": joint_variable, "qd": joint_velocity, "qdd": joint_acceleration}[group](j)
+
+    def param(self, expr):
+        return expr
+
+    def const(self, value):
+        return sp.sympify(value)  # safe: numbers
+
+    def fn(self, name, *args):
+        return {"sign": sp.sign, "abs": sp.Abs, "exp": sp.exp, "sqrt": sp.sqrt}[name](*args)
+
+    def sincos(self, angle, tag):
+        angle = sp.sympify(angle)  # safe: the description's expressions
+        qs = [s for s in angle.free_symbols if re.fullmatch(r"q\d+", str(s))]
+        if qs:
+            j = int(str(qs[0])[1:])
+            out = (sp.Symbol(f"S{j}"), sp.Symbol(f"C{j}"))
+            self.trig[out] = angle
+            return out
+        return sp.sin(angle), sp.cos(angle)
+
+
+def parameter_names(j):
+    return [f"{k}{j}" for k in INERTIAL]

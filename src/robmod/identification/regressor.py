@@ -1,0 +1,284 @@
+"""Identification models, linear in the dynamic parameters (seed 000 §7.5.3, seed 003 §7.4).
+
+* IDM: ``Gamma = Phi(q, qd, qdd) chi``.  Written once over a context (Newton-Euler
+  linear in the parameters): the forward recursion of [7.51]-[7.57] gives W_j,
+  WP_j, VP_j (gravity in VP_0) and U_j; the wrench of a unit parameter of link j at
+  O_j is, in frame j,
+
+      XX..ZZ: F = 0,       N = I_k WP + W x (I_k W)      (I_k the unit inertia tensor)
+      MX, MY, MZ: F = U e_k,   N = e_k x VP
+      M:      F = VP,      N = 0
+
+  and its torque at joint i (i = j or an antecedent) is ``Jw_ij . N + Jv_ij . F``
+  with (Jv_ij, Jw_ij) the twist of joint i expressed at O_j in frame j (propagated
+  like the velocities).  Joint columns: IA_j -> QDP_j, FC_j -> sign(QP_j),
+  FV_j -> QP_j.  Symbolically it is a customized model (:func:`regressor_model`),
+  numerically a batched NumPy function (:func:`regressor`), and compiled
+  (:func:`regressor_function`).  :func:`regressor_model_derivative` is the same
+  model by forward differentiation of the customized IDM (cross-check).
+* Base parameters: the columns of the standard parameters that the base
+  parameters replace (``BaseParameters.standard_names``): ``Gamma = Phi_b beta``.
+* Energy (power) model: ``int_ta^tb Gamma . qd dt = [H(tb) - H(ta)] chi + friction
+  integrals`` with H = E + U linear in chi (:mod:`.energy`): :func:`energy_regressor`,
+  :func:`energy_identification_rows`.
+"""
+from __future__ import annotations
+
+import numpy as np
+from ..description.expr import symbol
+from ..description.robot import (FIXED, INERTIAL, PRISMATIC, REVOLUTE, joint_acceleration,
+                                 joint_variable, joint_velocity)
+from ..geometry.dgm import frame_matrix
+from ..symbolic.algebra import add, cross, dot, mul
+from ..symbolic.context import NumericContext
+from ..symbolic.model import Output, customize
+from .base_symbolic import FIELDS, _split
+
+_UNIT_J = {"XX": ((0, 0),), "XY": ((0, 1), (1, 0)), "XZ": ((0, 2), (2, 0)), "YY": ((1, 1),),
+           "YZ": ((1, 2), (2, 1)), "ZZ": ((2, 2),)}
+
+
+def standard_names(robot, rotor=True, friction=True) -> tuple:
+    """Names of the standard parameters present in the description (XXj..Mj, IAj, FCj, FVj)."""
+    out = []
+    for link in robot.links:
+        j = link.j
+        joint = robot.frame(j).sigma != FIXED
+        for k in FIELDS:
+            if k == "IA" and not (rotor and joint) or k in ("FC", "FV") and not (friction and joint):
+                continue
+            v = getattr(link, k)
+            if v is not None and v != 0:
+                out.append(f"{k}{j}")
+    return tuple(out)
+
+
+def standard_vector(robot, names=None) -> np.ndarray:
+    """chi: the numeric values of the standard parameters ``names`` (default: all present)."""
+    names = standard_names(robot) if names is None else names
+    return np.array([float(getattr(robot.link(_split(n)[1]), _split(n)[0])) for n in names])
+
+
+def _columns(robot, params):
+    if params is None:
+        names = standard_names(robot)
+    elif hasattr(params, "standard_names"):
+        names = params.standard_names
+    else:
+        names = tuple(params)
+    return [(_split(n)[1], _split(n)[0]) for n in names], tuple(names)
+
+
+def regressor_algorithm(ctx, robot, params=None, gravity=True):
+    """Phi as nested lists (NJ rows of the tree's joints, one column per parameter)."""
+    cols, _ = _columns(robot, params)
+    n = robot.n_links
+    frames = robot.frames[:n]
+    g = [ctx.param(x) for x in robot.gravity] if gravity else [0, 0, 0]
+    W, WP, VP = {0: [0, 0, 0]}, {0: [0, 0, 0]}, {0: [-x if x != 0 else 0 for x in g]}
+    Rm, Pm, U = {}, {}, {}
+    # twists of the antecedent joints at O_j in frame j: J[j][i] = (v, w)
+    Jt = {0: {}}
+    for f in frames:
+        j, a = f.j, f.ant
+        T = frame_matrix(ctx, robot, j)
+        R = Rm[j] = [row[:3] for row in T]
+        P = Pm[j] = [row[3] for row in T]
+        qd = ctx.joint(j, "qd") if f.sigma != FIXED else 0
+        qdd = ctx.joint(j, "qdd") if f.sigma != FIXED else 0
+
+        def rt(v):
+            return [dot([R[0][k], R[1][k], R[2][k]], v) for k in range(3)]
+
+        wi = [ctx.var(x, f"WI{k + 1}{j}") for k, x in enumerate(rt(W[a]))]
+        wpi = rt(WP[a])
+        if f.sigma == REVOLUTE:
+            W[j] = wi[:2] + [ctx.var(add(wi[2], qd), f"W3{j}")]
+            wpi = [add(wpi[0], mul(wi[1], qd)), add(wpi[1], -mul(wi[0], qd)), add(wpi[2], qdd)]
+        else:
+            W[j] = wi
+        WP[j] = [ctx.var(x, f"WP{k + 1}{j}") for k, x in enumerate(wpi)]
+        Ua = U[a] if a else [[0] * 3 for _ in range(3)]
+        vsp = [add(VP[a][r], *[mul(Ua[r][c], P[c]) for c in range(3)]) for r in range(3)]
+        vp = rt([ctx.var(x, f"VSP{k + 1}{j}") for k, x in enumerate(vsp)])
+        if f.sigma == PRISMATIC:
+            vp = [add(vp[0], mul(2, mul(wi[1], qd))), add(vp[1], -mul(2, mul(wi[0], qd))),
+                  add(vp[2], qdd)]
+        VP[j] = [ctx.var(x, f"VP{k + 1}{j}") for k, x in enumerate(vp)]
+        w, wp = W[j], WP[j]
+        dv = {(r, c): ctx.var(mul(w[r], w[c]), f"DV{r + 1}{c + 1}{j}")
+              for r in range(3) for c in range(r, 3)}
+        sq = lambda r, c: dv[(min(r, c), max(r, c))]  # noqa: E731
+        hat_wp = [[0, -wp[2], wp[1]], [wp[2], 0, -wp[0]], [-wp[1], wp[0], 0]]
+        U[j] = [[ctx.var(add(hat_wp[r][c], sq(r, c), -sq(0, 0) - sq(1, 1) - sq(2, 2)
+                             if r == c else 0), f"U{r + 1}{c + 1}{j}")
+                 for c in range(3)] for r in range(3)]
+        # twists of the joints on the chain, at O_j in frame j
+        Jt[j] = {}
+        for i, (v, om) in Jt[a].items():
+            vv = add_vec(v, cross(om, P))
+            Jt[j][i] = ([ctx.var(x, f"JV{k + 1}{i}_{j}") for k, x in enumerate(rt(vv))],
+                        [ctx.var(x, f"JW{k + 1}{i}_{j}") for k, x in enumerate(rt(om))])
+        if f.sigma == REVOLUTE:
+            Jt[j][j] = ([0, 0, 0], [0, 0, 1])
+        elif f.sigma == PRISMATIC:
+            Jt[j][j] = ([0, 0, 1], [0, 0, 0])
+    joints = [f.j for f in frames if f.sigma != FIXED]
+    rows = {i: [] for i in joints}
+    for (j, k) in cols:
+        f = robot.frame(j)
+        if k in ("IA", "FC", "FV"):
+            qd = ctx.joint(j, "qd")
+            val = {"IA": ctx.joint(j, "qdd"), "FV": qd,
+                   "FC": ctx.fn("sign", qd)}[k]
+            for i in joints:
+                rows[i].append(val if i == j else 0)
+            continue
+        F, N = _unit_wrench(k, W[j], WP[j], VP[j], U[j])
+        for i in joints:
+            if i in Jt[j]:
+                v, om = Jt[j][i]
+                rows[i].append(add(dot(om, N), dot(v, F)))
+            else:
+                rows[i].append(0)
+    return [rows[i] for i in joints], joints
+
+
+def add_vec(a, b):
+    return [add(x, y) for x, y in zip(a, b)]
+
+
+def _unit_wrench(k, w, wp, vp, U):
+    if k in _UNIT_J:
+        Ik = [[0] * 3 for _ in range(3)]
+        for r, c in _UNIT_J[k]:
+            Ik[r][c] = 1
+        iw = [dot(row, w) for row in Ik]
+        iwp = [dot(row, wp) for row in Ik]
+        return [0, 0, 0], add_vec(iwp, cross(w, iw))
+    if k in ("MX", "MY", "MZ"):
+        c = "XYZ".index(k[1])
+        e = [1 if i == c else 0 for i in range(3)]
+        return [U[r][c] for r in range(3)], cross(e, vp)
+    return list(vp), [0, 0, 0]
+
+
+def regressor(robot, q, qd, qdd, params=None) -> np.ndarray:
+    """Numeric Phi (..., NJ, p), batched over leading dimensions (NumPy)."""
+    q, qd, qdd = (np.asarray(x, dtype=float) for x in (q, qd, qdd))
+    shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape)
+    q, qd, qdd = (np.broadcast_to(x, shape) for x in (q, qd, qdd))
+    ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)
+    rows, joints = regressor_algorithm(ctx, robot, params)
+    p = len(rows[0]) if rows else 0
+    out = np.zeros(shape[:-1] + (len(joints), p))
+    for r, row in enumerate(rows):
+        for c, x in enumerate(row):
+            if not (isinstance(x, (int, float)) and x == 0):
+                out[..., r, c] = x
+    return out
+
+
+def regressor_model(robot, params=None, name="regressor"):
+    """Customized symbolic regressor (output PHI, NJ x p)."""
+    _, names = _columns(robot, params)
+    joints = [f.j for f in robot.frames[:robot.n_links] if f.sigma != FIXED]
+    inputs = {"q": tuple(joint_variable(j) for j in joints),
+              "qd": tuple(joint_velocity(j) for j in joints),
+              "qdd": tuple(joint_acceleration(j) for j in joints)}
+
+    def algorithm(ctx):
+        rows, js = regressor_algorithm(ctx, robot, params)
+        el = [f"PHI{i}_{c}" for i in js for c in names]
+        return [Output.matrix("PHI", rows, el)]
+
+    return customize(f"{robot.name}_{name}", algorithm, robot, inputs=inputs,
+                     title=f"Identification model Gamma = PHI chi of {robot.name} "
+                           f"(columns {', '.join(names)})")
+
+
+def regressor_model_derivative(robot, params=None):
+    """The regressor as d GAM / d chi of the customized IDM (forward-mode derivative)."""
+    from ..dynamics.newton_euler import idm_model
+    from ..symbolic.derivative import derivative
+
+    _, names = _columns(robot, params)
+    std = standard_names(robot)
+    from dataclasses import replace
+
+    present = set(std)
+    links = []
+    for link in robot.links:
+        kw = {k: symbol(f"{k}{link.j}") for k in FIELDS if f"{k}{link.j}" in present}
+        kw.update({k: 0 for k in ("FX", "FY", "FZ", "CX", "CY", "CZ")})
+        links.append(replace(link, **kw))
+    r = replace(robot, links=tuple(links))
+    model = derivative(idm_model(r, wrench=False), [symbol(n) for n in names],
+                       keep_outputs=False)
+    # the IDM is linear in chi: its derivatives do not depend on chi
+    return model.substituted({symbol(s): 0 for s in std})
+
+
+def regressor_function(robot, params=None, backend="auto"):
+    """Compiled batched regressor: ``f(q, qd, qdd) -> (..., NJ, p)`` (numeric robot)."""
+    return regressor_model(robot, params).compile(backend=backend)
+
+
+# -- energy model ------------------------------------------------------------------------------
+def energy_regressor(robot, q, qd, params=None) -> np.ndarray:
+    """h(q, qd) with H = E + U = h chi (..., p); friction columns are 0 (see
+    :func:`energy_identification_rows`)."""
+    from .energy import energy_functions
+
+    q, qd = (np.asarray(x, dtype=float) for x in (q, qd))
+    shape = np.broadcast_shapes(q.shape, qd.shape)
+    q, qd = np.broadcast_to(q, shape), np.broadcast_to(qd, shape)
+    cols, _ = _columns(robot, params)
+    ctx = NumericContext(robot, q=q, qd=qd)
+    fns, _ = energy_functions(ctx, robot)
+    out = np.zeros(shape[:-1] + (len(cols),))
+    for c, (j, k) in enumerate(cols):
+        if k in INERTIAL:
+            i = INERTIAL.index(k)
+            out[..., c] = fns[j][0][i] + fns[j][1][i]
+        elif k == "IA":
+            out[..., c] = 0.5 * qd[..., j - 1] ** 2
+    return out
+
+
+def energy_identification_rows(robot, t, q, qd, tau, intervals, params=None):
+    """Rows of the energy (power) model over the sample intervals ``[(a, b), ...]``:
+
+    ``Y chi = y`` with ``y = int Gamma . qd dt`` (trapezoid), ``Y = h(b) - h(a)`` for the
+    inertial and rotor columns and ``int sign(qd_j) qd_j dt``, ``int qd_j^2 dt`` for FC_j, FV_j.
+    """
+    t, q, qd, tau = (np.asarray(x, dtype=float) for x in (t, q, qd, tau))
+    cols, _ = _columns(robot, params)
+    h = energy_regressor(robot, q, qd, params)
+    power = (tau * qd).sum(-1)
+    Y, y = [], []
+    for a, b in intervals:
+        s = slice(a, b + 1)
+        row = h[b] - h[a]
+        for c, (j, k) in enumerate(cols):
+            if k == "FC":
+                row[c] = _trapz(np.abs(qd[s, j - 1]), t[s])
+            elif k == "FV":
+                row[c] = _trapz(qd[s, j - 1] ** 2, t[s])
+        Y.append(row)
+        y.append(_trapz(power[s], t[s]))
+    return np.array(Y), np.array(y)
+
+
+def _trapz(y, x):
+    f = getattr(np, "trapezoid", None) or getattr(np, "trapz")
+    return float(f(y, x))
+
+
+def base_idm_model(bp, **switches):
+    """Customized IDM on the base parameters: eliminated parameters set to 0, grouped ones
+    renamed to their base name (the seeds' base-parameter model, 000 §7.5.3 and Appendix)."""
+    from ..dynamics.newton_euler import idm_model
+
+    return idm_model(bp.base_robot(), name="idm_base",
+                     title="Inverse dynamic model on base parameters", **switches)
