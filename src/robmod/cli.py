@@ -61,14 +61,12 @@ def cmd_convert(args) -> int:
 
 
 def cmd_models(args) -> int:
-    from pathlib import Path
-
     import sympy as sp
 
-    from .geometry import frame_transform
     from .dynamics import ccg_model, ddm_model, idm_model, inertia_matrix_model
+    from .geometry import frame_transform
     from .geometry.dgm import dgm_model
-    from .symbolic.export import write_model_files
+    from .symbolic.export import write_models
 
     robot = _load(args.robot, numeric=args.numeric)
     print(robot)
@@ -87,11 +85,7 @@ def cmd_models(args) -> int:
         print()
         print(model.to_text(), end="")
     if args.out:
-        out = Path(args.out)
-        written = []
-        for model in models:
-            written += write_model_files(model, out, formats=args.formats.split(","))
-        print(f"\nwrote {len(written)} files to {out}/: " + ", ".join(p.name for p in written))
+        print("\n" + write_models(models, args.out, args.formats.split(",")))
     return 0
 
 

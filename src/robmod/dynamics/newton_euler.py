@@ -36,6 +36,7 @@ from ..geometry.dgm import frame_matrix
 from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
 from ..symbolic.context import NumericContext
+from .spatial import friction_torque
 
 
 def _rot_t_vec(R, v):
@@ -144,15 +145,7 @@ def ne_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=
         if rotor:
             extra.append(mul(p(link.IA), qdd))
         if friction and velocity:
-            fc, fv = p(link.FC), p(link.FV)
-            if _nonzero(fc) or _nonzero(link.FST):
-                sgn = ctx.fn("sign", qd)
-                extra.append(mul(fc, sgn))
-                fst, bst = p(link.FST), p(link.BST)
-                if _nonzero(fst):
-                    decay = ctx.fn("exp", -mul(ctx.fn("abs", qd), bst))
-                    extra.append(mul(mul(add(fst, -fc), sgn), decay))
-            extra.append(mul(fv, qd))
+            extra.append(friction_torque(ctx, link, qd))
         gam[j - 1] = ctx.var(add(g, *extra), f"GAM{j}")
     return gam
 

@@ -67,7 +67,7 @@ def numeric_robot(robot, rng=None, values=None):
     values first, then ``values``, then random ones); link fields untouched."""
     rng = rng or np.random.default_rng(0)
     known = {symbol(k): sp.sympify(v) for k, v in robot.values.items()}  # safe: numbers
-    known.update({symbol(str(k)): sp.sympify(v) for k, v in (values or {}).items()})  # safe
+    known.update({symbol(str(k)): sp.sympify(v) for k, v in (values or {}).items()})  # safe: values are numbers or SymPy expressions passed in code
     syms = set()
     for f in robot.frames:
         for k in GEOMETRIC:

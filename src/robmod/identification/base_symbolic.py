@@ -177,7 +177,7 @@ class BaseParameters:
                 name = f"{f}{link.j}"
                 if name in kept:
                     b = kept[name]
-                    kw[f] = sp.sympify(values[b.name]) if values else b.symbol  # safe
+                    kw[f] = sp.sympify(values[b.name]) if values else b.symbol  # safe: values come from the Robot (already SymPy expressions)
                 elif name in self.values:
                     kw[f] = sp.Integer(0)
             links.append(replace(link, **kw))

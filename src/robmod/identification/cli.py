@@ -32,19 +32,13 @@ def cmd_base_params(args) -> int:
         nb = numeric_base(robot, bp.standard)
         print(f"numeric check (regressor rank at random states): {compare(bp, nb)}")
     if args.out:
-        from pathlib import Path
-
-        from ..symbolic.export import write_model_files
+        from ..symbolic.export import write_models
         from .regressor import base_idm_model, regressor_model
 
         models = [bp.relations_model()]
         if robot.n_loops == 0:
             models += [regressor_model(robot, bp, name="base_regressor"), base_idm_model(bp)]
-        out = Path(args.out)
-        written = []
-        for m in models:
-            written += write_model_files(m, out, formats=args.formats.split(","))
-        print(f"wrote {len(written)} files to {out}/: " + ", ".join(p.name for p in written))
+        print(write_models(models, args.out, args.formats.split(",")))
     return 0
 
 

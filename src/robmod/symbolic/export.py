@@ -402,6 +402,17 @@ def to_latex(model, environment: str = "align*") -> str:
 EXTENSIONS = {"txt": "text", "py": "python", "c": "c", "m": "octave", "tex": "latex"}
 
 
+def write_models(models, directory, formats) -> str:
+    """Write every model of ``models`` (see :func:`write_model_files`); a one-line summary."""
+    from pathlib import Path
+
+    written = []
+    for model in models:
+        written += write_model_files(model, directory, formats=formats)
+    return f"wrote {len(written)} files to {Path(directory)}/: " + ", ".join(
+        p.name for p in written)
+
+
 def write_model_files(model, directory, formats=("txt", "py", "c", "m", "tex")):
     """Write ``model`` in each format to ``directory`` (files named after the model)."""
     from pathlib import Path
