@@ -198,6 +198,7 @@ def bench_igm(name: str, n_targets: int, have) -> list[tuple[str, str]]:
     ok = sum(r.status == "converged" for r in res)
     rows.append(("robmod igm_numeric (4 restarts)", f"{ok}/{n_targets} solved to 1e-10, "
                  f"{dt / n_targets * 1e3:.2f} ms/target"))
+    rows += bench_igm_analytic(robot, q, T, tool, dt / n_targets)
     if have["rtb"] and robot.structure == "serial" and not tool and all(
             f.gamma == 0 and f.b == 0 for f in robot.frames):
         from robmod.testing.peers import rtb_robot
@@ -214,6 +215,44 @@ def bench_igm(name: str, n_targets: int, have) -> list[tuple[str, str]]:
                      f"{dt_rtb / n_targets * 1e3:.2f} ms/target   -> RTB / robmod time = "
                      f"{dt_rtb / dt:.1f}"))
     return rows
+
+
+def bench_igm_analytic(robot, q, T, tool, t_numeric) -> list[tuple[str, str]]:
+    """Analytic IGM (Paul's method, compiled, all branches) on the same targets."""
+    from robmod.errors import RobmodError
+    from robmod.geometry.dgm import dgm
+    from robmod.geometry.igm import igm_model
+
+    fixed = list(robot.joints[6:])
+    try:
+        t0 = time.perf_counter()
+        sol = igm_model(robot, fixed or None)
+        backend = sol.use_compiled()
+        t_gen = time.perf_counter() - t0
+    except RobmodError as e:
+        return [("robmod analytic IGM", f"not available: {e}")]
+    if tool:
+        from robmod.geometry.igm import _strip
+
+        T = _strip(robot, T, tool, False)
+    qf = q[:, [j - 1 for j in fixed]] if fixed else None
+    ev = sol.evaluate(T, qf)
+    n = len(T)
+    reached = 0
+    for k in range(n):
+        good = ev.valid[k]
+        if good.any():
+            err = np.abs(dgm(robot, ev.q[k][good]) - T[k]).max()
+            reached += err < 1e-9
+    big = np.repeat(T, max(1, 20_000 // n), axis=0)
+    bqf = None if qf is None else np.repeat(qf, max(1, 20_000 // n), axis=0)
+    t_batch = timeit(lambda: sol.evaluate(big, bqf), repeat=3) / len(big)
+    t_one = timeit(lambda: sol.evaluate(T[0], None if qf is None else qf[0]), repeat=5, number=20)
+    given = f", q{','.join(map(str, fixed))} given" if fixed else ""
+    return [("robmod analytic IGM (Paul)", f"{reached}/{n} targets reached (all {sol.n_branches} "
+             f"branches{given}), batched {t_batch * 1e6:.2f} us/target, single call "
+             f"{t_one * 1e6:.0f} us ({backend}); generated+compiled in {t_gen:.1f} s"),
+            ("  numeric / analytic time per target", f"{t_numeric / t_batch:.0f}")]
 
 
 def bench_generation(names) -> list[tuple[str, str]]:

@@ -76,6 +76,10 @@ def cmd_models(args) -> int:
         print(f"\n{f.ant}T{f.j} =")
         print(sp.pretty(T, use_unicode=False, wrap_line=False))
     models = [dgm_model(robot, j=robot.n_links)]
+    igm_sol = _igm_for_models(robot)
+    if igm_sol is not None:
+        print("\n" + igm_sol.to_text())
+        models.append(igm_sol.model)
     if robot.n_loops == 0:
         models += [idm_model(robot), inertia_matrix_model(robot), ccg_model(robot),
                    ddm_model(robot)]
@@ -86,7 +90,31 @@ def cmd_models(args) -> int:
         print(model.to_text(), end="")
     if args.out:
         print("\n" + write_models(models, args.out, args.formats.split(",")))
+        if igm_sol is not None:
+            from pathlib import Path
+
+            path = Path(args.out) / f"{robot.name}_igm_solution.txt"
+            path.write_text(igm_sol.to_text() + "\n")
+            print(f"wrote {path} (the IGM's derivation: equations, types, branches)")
     return 0
+
+
+def _igm_for_models(robot):
+    """The analytic IGM (Paul's method) when the robot is serial and one is found, else None.
+
+    Joints beyond the sixth are taken as given (``fixed``) for a redundant robot.
+    """
+    from .geometry.igm import igm_model
+
+    if robot.structure != "serial":
+        print("\n(inverse geometric model: Paul's method is for serial robots; not written)")
+        return None
+    fixed = list(robot.joints[6:]) or None
+    try:
+        return igm_model(robot, fixed)
+    except RobmodError as e:
+        print(f"\n(inverse geometric model: {e})")
+        return None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -118,6 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .identification.cli import add_base_params_command
 
     add_base_params_command(sub)
+    from .geometry.cli import add_igm_command
+
+    add_igm_command(sub)
     return p
 
 

@@ -40,7 +40,22 @@ def _fixed_joints(fixed):
     return tuple(sorted(int(k) for k in fixed)), None
 
 
-def igm_model(robot, fixed=None, *, families=None) -> IGMSolution:
+def _chain(robot, frame, joints):
+    """Tree / closed loop: the serial chain to ``frame``, and ``fixed`` in its numbering."""
+    from ..chain import serial_chain
+
+    if frame is None:
+        raise RobmodError(f"{robot.name!r} is a {robot.structure} structure: give frame=j (robmod igm: --frame J), the "
+                          "frame whose pose is the target (the IGM solves the chain 0..j)")
+    chain, ch = serial_chain(robot, frame)
+    missing = [j for j in joints if j not in ch]
+    if missing:
+        raise RobmodError(f"fixed joints {missing} are not on the chain of frame {frame} "
+                          f"({', '.join(map(str, ch))})")
+    return chain, ch, tuple(ch.index(j) + 1 for j in joints)
+
+
+def igm_model(robot, fixed=None, *, frame=None, families=None) -> IGMSolution:
     """The analytic IGM of ``robot`` (frame n relative to frame 0) by Paul's method.
 
     ``fixed``: joints whose values the user gives (a list of joint indices, or a
@@ -52,8 +67,19 @@ def igm_model(robot, fixed=None, *, families=None) -> IGMSolution:
     solve robots whose first three axes intersect, through the inverse robot, and the
     Pieper-type robots).  Default: the elements first, then all three if that fails.
     Raises :class:`RobmodError` ("no closed form found ...") when the search fails.
+
+    Tree and closed-loop robots: ``frame=j`` names the end frame; the IGM is that of the
+    serial chain from the base to j (:func:`robmod.geometry.chain.serial_chain`), its
+    joint q_i being the robot's joint ``solution.robot_joints[i-1]`` (``fixed`` uses the
+    robot's numbering).  For a closed loop, the passive joints off the chain then come
+    from the loop-closure equations (:func:`robmod.geometry.loops.solve_loops`).
     """
     joints, _ = _fixed_joints(fixed)
+    if robot.structure != "serial" or (frame is not None and frame != robot.n_frames):
+        chain, ch, cj = _chain(robot, frame, joints)
+        sol = igm_model(chain, cj or None, families=families)
+        sol.robot_joints = ch
+        return sol
     key = (id(robot), robot.name, joints, None if families is None else tuple(families))
     hit = _CACHE.get(key)
     if hit is not None and hit.robot is robot:
@@ -70,17 +96,26 @@ def igm_model(robot, fixed=None, *, families=None) -> IGMSolution:
     return sol
 
 
-def igm(robot, T, fixed=None, *, tool=None, base=False, params=None, tol=1e-9):
+def igm(robot, T, fixed=None, *, frame=None, tool=None, base=False, params=None, tol=1e-9):
     """Numeric analytic IGM: ``(q, valid)`` with q (..., n_branches, n_joints).
 
     ``T`` (..., 4, 4) is 0Tn, or fTE with ``base=True`` / ``tool=name`` (the world
     frame Z and the tool matrix E are removed numerically first).  ``fixed`` is a dict
     ``{joint: value}`` (values scalars or arrays broadcast over the batch) for
-    redundant robots.
+    redundant robots.  Tree and closed-loop robots: ``frame=j`` (see :func:`igm_model`);
+    the columns of q are then the joints of the chain, ``robot.chain(j)``.
     """
     joints, values = _fixed_joints(fixed)
     if joints and values is None:
         raise RobmodError("igm needs the values of the fixed joints: fixed={joint: value}")
+    if robot.structure != "serial" or (frame is not None and frame != robot.n_frames):
+        chain, ch, cj = _chain(robot, frame, joints)
+        if tool is not None and not hasattr(tool, "T"):
+            from ..dgm import _find_tool
+
+            tool = _find_tool(robot, tool).name
+        return igm(chain, T, {c: values[j] for c, j in zip(cj, joints)} if joints else None,
+                   tool=tool, base=base, params=params, tol=tol)
     sol = igm_model(robot, joints)
     T = np.asarray(T, dtype=float)
     if T.shape[-2:] == (3, 4):

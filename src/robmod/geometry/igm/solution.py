@@ -66,6 +66,8 @@ class IGMSolution:
             for f in c.forms + _data_polys(c):
                 self._collect_k(f)
         self.method = self._method()
+        # the robot's joint numbers of q1..qn (differs for the chain of a tree)
+        self.robot_joints = tuple(self.robot.joints)
 
     # ---- naming -------------------------------------------------------------------------------
     def _collect_k(self, p):
@@ -240,9 +242,21 @@ class IGMSolution:
 
     def use_compiled(self) -> str:
         """Evaluate with the compiled model (C through gcc when available); the backend."""
+        from ..dgm import dgm_model
+
         compiled = self.model.compile()
         self.__dict__["_function"] = compiled
+        if self.full_task:  # the DGM check of evaluate() compiled as well
+            self.__dict__["_dgm_function"] = dgm_model(self.robot).compile()
         return compiled.backend
+
+    def _dgm(self, q, prm):
+        f = self.__dict__.get("_dgm_function")
+        if f is None:
+            from ..dgm import dgm
+
+            return dgm(self._numeric_robot(prm), q)[..., :3, :]
+        return f(q, params=prm if f.model.parameters else None)
 
     @cached_property
     def _scale(self) -> float:
@@ -269,9 +283,13 @@ class IGMSolution:
             cache[key] = self.robot.numeric(prm) if prm else self.robot
         return cache[key]
 
-    def params(self, params=None) -> dict:
+    @cached_property
+    def _default_params(self) -> dict:
         names = self.model.parameters
-        out = {str(k): v for k, v in robot_values(self.robot, names).items()}
+        return {str(k): v for k, v in robot_values(self.robot, names).items()}
+
+    def params(self, params=None) -> dict:
+        out = dict(self._default_params)
         if params:
             out.update({str(k): float(v) for k, v in params.items()})
         return out
@@ -313,9 +331,7 @@ class IGMSolution:
             if self.full_task:
                 # six unknowns: the whole pose must be reached (a formula that is singular
                 # where the robot is not would otherwise pass its own equations)
-                from ..dgm import dgm
-
-                Tq = dgm(self._numeric_robot(prm), np.where(np.isfinite(q), q, 0.0))
+                Tq = self._dgm(np.where(np.isfinite(q), q, 0.0), prm)
                 err_r = np.max(np.abs(Tq[..., :3, :3] - T[..., None, :3, :3]), axis=(-1, -2))
                 err_p = np.max(np.abs(Tq[..., :3, 3] - T[..., None, :3, 3]), axis=-1)
                 resid = np.maximum(resid, np.maximum(err_r, err_p / scale))
