@@ -177,6 +177,65 @@ def bench_dgm(name: str, n: int, have) -> list[tuple[str, str]]:
     return rows
 
 
+def bench_jacobian(name: str, n: int, have) -> list[tuple[str, str]]:
+    """Kinematic Jacobian 0J_n (customized, compiled) vs pin.computeFrameJacobian
+    (LOCAL_WORLD_ALIGNED: linear velocity of O_n and angular velocity, both in frame 0)."""
+    from robmod.kinematics.jacobian import jacobian_model
+
+    from robmod.testing.random import with_random_dynamics
+
+    robot = robmod.load_robot(name, numeric=True)
+    if robot.symbols:  # the peer needs numbers for every parameter (dynamics unused here)
+        robot = with_random_dynamics(robot, np.random.default_rng(0))
+    j = robot.n_links
+    t0 = time.perf_counter()
+    model = jacobian_model(robot, j=j)
+    t_gen = time.perf_counter() - t0
+    f = model.compile()
+    c = model.count()
+    rows = [("model", f"{c.mults} mult, {c.adds} add; generated in {t_gen * 1e3:.0f} ms "
+                      f"({f.backend})")]
+    rng = np.random.default_rng(0)
+    qs = rng.uniform(-3, 3, (n, robot.n_joints))
+    q1 = qs[0].copy()
+    t_single = timeit(lambda: f.single(q1), number=20000)
+    t_batch = timeit(lambda: f(qs), repeat=5) / n
+    t_flat = flat_c_time(model, n)
+    rows.append(("robmod single call", f"{t_single * 1e6:.3f} us"))
+    rows.append(("robmod batched (compiled)", f"{t_batch * 1e9:.1f} ns/config"))
+    if t_flat:
+        rows.append(("flat C loop (cc -O3)", f"{t_flat * 1e9:.1f} ns/config   "
+                     f"-> robmod batched / flat C = {t_batch / t_flat:.2f} (target <= 1.2)"))
+    if not have["pinocchio"]:
+        rows.append(("Pinocchio", "not installed (pip install pin)"))
+        return rows
+    import pinocchio as pin
+
+    from robmod.testing.peers import PinocchioRobot
+
+    p = PinocchioRobot(robot)
+    pq = p.pin_q(qs)
+    pq1 = pq[0].copy()
+    m, d, fid = p.model, p.data, p.frame_id[j]
+    ref = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+    err = np.abs(pin.computeFrameJacobian(m, d, pq1, fid, ref)[:, p.index.argsort()]
+                 - f.single(q1).reshape(6, -1)).max()
+    t_pin = timeit(lambda: pin.computeFrameJacobian(m, d, pq1, fid, ref), number=20000)
+    m_loop = min(n, 20000)
+
+    def loop():
+        for k in range(m_loop):
+            pin.computeFrameJacobian(m, d, pq[k], fid, ref)
+
+    t_loop = timeit(loop, repeat=3) / m_loop
+    rows.append(("pin.computeFrameJacobian, single", f"{t_pin * 1e6:.3f} us   -> Pinocchio / "
+                 f"robmod = {t_pin / t_single:.2f} (target >= 1)"))
+    rows.append(("pin.computeFrameJacobian, Python loop", f"{t_loop * 1e9:.1f} ns/config   -> "
+                 f"loop / robmod batched = {t_loop / t_batch:.1f} (target >= 10)"))
+    rows.append(("max |J_pin - J_robmod|", f"{err:.1e}"))
+    return rows
+
+
 def bench_igm(name: str, n_targets: int, have) -> list[tuple[str, str]]:
     """Numeric IGM: solve rate and time per target, robmod (batched) vs RTB ikine_LM (loop)."""
     from robmod.geometry.dgm import dgm
@@ -300,7 +359,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=100_000, help="configurations in a batch")
     ap.add_argument("--robots", default="rx90,panda,lwr4")
-    ap.add_argument("--models", default="dgm,igm")
+    ap.add_argument("--models", default="dgm,jacobian,igm")
     ap.add_argument("--memory", type=int, default=10_000_000,
                     help="configurations of the peak-memory check (0: skip)")
     args = ap.parse_args(argv)
@@ -313,6 +372,12 @@ def main(argv=None):
             for name in names:
                 print(f"\n== numeric IGM of {name} ==")
                 for k, v in bench_igm(name, 200, have):
+                    print(f"  {k:38s} {v}")
+            continue
+        if model == "jacobian":
+            for name in names:
+                print(f"\n== Jacobian 0J{robmod.load_robot(name).n_links} of {name} ==")
+                for k, v in bench_jacobian(name, args.n, have):
                     print(f"  {k:38s} {v}")
             continue
         if model != "dgm":
