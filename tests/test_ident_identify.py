@@ -79,3 +79,27 @@ def test_base_params_command(capsys, tmp_path):
     beta = f(chi[None], params={"a1": 2.0})
     vals = dict(zip(bp.standard, chi))
     assert np.isclose(beta[0, 0], vals["IA1"] + vals["ZZ1"] + 4 * vals["M2"])
+
+
+def test_identify_with_a_known_wrench_subtracted():
+    """A measured wrench f on the end effector adds J^T f (static model) to the torques; given
+    as ``known`` it is removed before the fit and the parameters are found exactly."""
+    from robmod.kinematics import jacobian
+
+    rng = np.random.default_rng(12)
+    robot = with_random_dynamics(robmod.load_robot("rx90", numeric=True), rng)
+    bp = base_parameters(robot)
+    N = 400
+    q, qd, qdd = rng.uniform(-2, 2, (3, N, 6))
+    f = rng.normal(size=(N, 6)) * 20
+    J = jacobian(robot, q)                                   # 0J6, (N, 6, 6)
+    wrench = np.einsum("nij,ni->nj", J, f)
+    tau = idm(robot, q, qd, qdd) + wrench
+    good = identify(robot, q, qd, qdd, tau, bp, weights="none", known=wrench)
+    assert np.abs(good.beta - _true(bp)).max() < 1e-8
+    bad = identify(robot, q, qd, qdd, tau, bp, weights="none")
+    assert np.abs(bad.beta - _true(bp)).max() > 1e-2
+    import pytest
+
+    with pytest.raises(robmod.RobmodError, match="shape of tau"):
+        identify(robot, q, qd, qdd, tau, bp, known=wrench[:3])

@@ -91,14 +91,26 @@ def solve_wls(W, y, n_joints, weights="joint"):
     return beta, std, sig, cond, y - W @ beta
 
 
-def identify(robot, q, qd, qdd, tau, params=None, weights="joint") -> Identification:
+def identify(robot, q, qd, qdd, tau, params=None, weights="joint",
+             known=None) -> Identification:
     """Base parameters from samples q, qd, qdd, tau of shape (N, NJ).
 
     ``params``: a :class:`~.base_symbolic.BaseParameters` (default: computed) or names of
     standard parameters (their columns are used as they are).  ``weights``: 'joint'
     (1/sigma_j per joint), 'none', or one weight per joint (or per row).
+    ``known``: torques (N, NJ) of known origin, subtracted from tau before the fit: e.g.
+    a measured external wrench f on the tool, ``J(q)^T f`` (static model), or the Stribeck
+    term of a friction law identified separately (it is not linear in its parameters).
     """
     tau = np.asarray(tau, dtype=float)
+    if known is not None:
+        known = np.asarray(known, dtype=float)
+        if known.shape != tau.shape:
+            from ..errors import RobmodError
+
+            raise RobmodError(f"known torques must have the shape of tau {tau.shape}, "
+                              f"got {known.shape}")
+        tau = tau - known
     W, names = observation_matrix(robot, q, qd, qdd, params)
     y = tau.T.reshape(-1)
     beta, std, sig, cond, res = solve_wls(W, y, tau.shape[-1], weights)
