@@ -27,6 +27,12 @@ from pathlib import Path
 import numpy as np
 
 from .export import c_layout, to_c
+from .vector_trig import batch_source
+
+
+def vector_trig_enabled() -> bool:
+    """Batched sin/cos by the vectorized pre-pass (``ROBMOD_VECTOR_TRIG=0`` turns it off)."""
+    return os.environ.get("ROBMOD_VECTOR_TRIG", "1") != "0"
 
 CFLAGS = ["-O3", "-fPIC", "-shared", "-fno-math-errno", "-std=c99"]
 CHUNK = 1 << 16
@@ -167,6 +173,9 @@ def extension_source(model) -> tuple[str, str]:
                            + [f"(double *)PyArray_DATA(b[{len(groups)}])"])
     out_dims = list(model.outputs[0].shape) if len(model.outputs) == 1 else [nout]
     wrapper = _WRAPPER
+    vsrc = batch_source(model, "rm_model") if vector_trig_enabled() else None
+    if vsrc is not None:  # sin/cos of the batch from a vectorized pre-pass
+        src += "\n" + vsrc
     consts = (f"#define RM_NG {len(groups)}\n#define RM_NOUT {nout}\n"
               f"static const Py_ssize_t rm_sizes[{max(len(groups), 1)}] = "
               f"{{{', '.join(map(str, gsizes)) or '0'}}};\n"
@@ -176,7 +185,7 @@ def extension_source(model) -> tuple[str, str]:
               f"static const npy_intp rm_out_dims[{len(out_dims)}] = "
               f"{{{', '.join(map(str, out_dims))}}};\n"
               f"#define RM_CALL_SINGLE rm_model({single_args})\n"
-              f"#define RM_CALL_BATCH rm_model_batch({batch_args})\n")
+              f"#define RM_CALL_BATCH rm_model_{'v' if vsrc else ''}batch({batch_args})\n")
     digest = hashlib.sha256((src + wrapper + consts + " ".join(CFLAGS) + sys.version
                              + sysconfig.get_platform() + np.__version__).encode()).hexdigest()[:24]
     modname = f"rm_{digest}"
@@ -204,7 +213,12 @@ def build_extension(model, verbose: bool = False):
             out = Path(tmp) / f"{modname}{suffix}"
             cmd = [cc, *CFLAGS, f"-I{inc}", f"-I{np.get_include()}", str(c_file), "-o",
                    str(out), "-lm"]
-            res = subprocess.run(cmd, capture_output=True, text=True)
+            res = None
+            if "rm_vtrig" in source:  # glibc's vector math library when it links
+                res = subprocess.run(cmd[:1] + ["-DRM_MVEC"] + cmd[1:] + ["-lmvec"],
+                                     capture_output=True, text=True)
+            if res is None or res.returncode != 0:
+                res = subprocess.run(cmd, capture_output=True, text=True)
             if res.returncode != 0:
                 if verbose:
                     sys.stderr.write(res.stderr)
@@ -269,14 +283,24 @@ class CompiledModel:
             pos += size
         return outs[0] if len(outs) == 1 else tuple(outs)
 
-    def __call__(self, *inputs, params=None):
+    def __call__(self, *inputs, params=None, out=None):
+        """Batched evaluation.  ``out``: an optional preallocated C-contiguous float64 array
+        of ``batch + (nout,)`` values (``out_buffer(batch)``), reused between calls: no
+        allocation (and no page faults) on the hot path."""
         if len(inputs) != len(self.var_groups):
             raise TypeError(f"expected inputs {', '.join(self.var_groups)}")
         arrays = [np.ascontiguousarray(x, dtype=float) for x in inputs]
         if self._ext is None:
             if params is None and self.model.parameters:
                 raise ValueError("model needs params")
-            return self._numpy_chunks(arrays, params)
+            res = self._numpy_chunks(arrays, params)
+            if out is not None:
+                flat = np.concatenate([r.reshape(r.shape[:len(arrays[0].shape) - 1] + (-1,))
+                                       for r in (res if isinstance(res, tuple) else (res,))],
+                                      axis=-1)
+                out.reshape(flat.shape)[...] = flat
+                return self._split(out.reshape(flat.shape), flat.shape[:-1])
+            return res
         batch = arrays[0].shape[:-1] if arrays else ()
         n = int(math.prod(batch))
         for g, a in zip(self.var_groups, arrays):
@@ -285,9 +309,19 @@ class CompiledModel:
                                  f", got {a.shape}")
         p = self._params(params)
         args = arrays + ([p] if p is not None else [])
-        out = np.empty(batch + (self.nout,))
+        if out is None:
+            out = np.empty(batch + (self.nout,))
+        elif (not isinstance(out, np.ndarray) or out.dtype != np.float64 or out.size != n * self.nout
+              or not out.flags.c_contiguous or not out.flags.writeable):
+            raise ValueError(f"out must be a writable C-contiguous float64 array of "
+                             f"{n * self.nout} values (see out_buffer)")
         self._ext.batch(n, *args, out)
-        return self._split(out, batch)
+        return self._split(out.reshape(batch + (self.nout,)), batch)
+
+    def out_buffer(self, batch) -> np.ndarray:
+        """A preallocated output for ``batch`` (a shape or a count): pass it as ``out=``."""
+        batch = (batch,) if isinstance(batch, (int, np.integer)) else tuple(batch)
+        return np.empty(batch + (self.nout,))
 
     def _numpy_chunks(self, arrays, params):
         batch = arrays[0].shape[:-1] if arrays else ()
