@@ -3,8 +3,12 @@
     python benchmarks/run.py [--n 100000] [--robots rx90,panda] [--models dgm]
 
 Peers: Pinocchio (``pin``), the Robotics Toolbox (``roboticstoolbox-python``)
-and the same customized model compiled as flat C (``cc -O3``) and timed in a C
-loop, the practical limit of the compiled path.  Peers that are not installed
+and the same customized model exported as plain C (``to_c``, what a user gets
+from ``robmod models --out``) compiled with ``cc -O3`` and timed in a C loop.
+robmod's batched kernel can beat it: it takes the sines and cosines of a block
+of configurations from glibc's vector math library (see
+:mod:`robmod.symbolic.vector_trig`).  ``out=`` times reuse one output buffer;
+the allocating call is shown in parentheses.  Peers that are not installed
 are reported as such.  Times are medians of repeated runs on this machine.
 """
 from __future__ import annotations
