@@ -16,3 +16,12 @@ __all__ += ["ddm", "ddm_model", "simulate", "state_derivative", "elastic_ddm",
             "inertia_matrix_model", "inertia_matrix_ne", "coriolis_matrix", "coriolis_model",
             "energy_model", "gravity_model", "gravity_torques", "kinetic_energy",
             "potential_energy", "quadratic_velocity_matrix", "quadratic_velocity_model"]
+
+# Siciliano's rotor model: rotor j on link a(j), gyroscopic coupling (seed 003 §7.1.2)
+from .rotors import (Rotor, coriolis_matrix_with_rotors, idm_with_rotors,  # noqa: E402
+                     idm_with_rotors_model, inertia_matrix_with_rotors, rotor_coriolis_matrix,
+                     rotor_inertia_matrix, rotor_kinetic_energy, rotor_model, rotor_torques)
+
+__all__ += ["Rotor", "coriolis_matrix_with_rotors", "idm_with_rotors", "idm_with_rotors_model",
+            "inertia_matrix_with_rotors", "rotor_coriolis_matrix", "rotor_inertia_matrix",
+            "rotor_kinetic_energy", "rotor_model", "rotor_torques"]
