@@ -1,0 +1,227 @@
+"""Second-order kinematic model (seed 001 §5.10, [5.44]-[5.47]), written once for every context.
+
+Differentiating the kinematic model ``[iV_j; iw_j] = iJ_j qd`` gives [5.44]-[5.46]::
+
+    [dV_j/dt; dw_j/dt] = J qdd + Jdot qd
+
+where ``dV_j/dt`` is the *classical* linear acceleration of the origin O_j
+(the time derivative, in the fixed frame 0, of the velocity of the point O_j;
+not the spatial acceleration of screw theory) and ``dw_j/dt`` the angular
+acceleration of frame j, both relative to frame 0.  Instead of differentiating
+J, the vector ``Jdot qd`` is obtained from the forward recursion [5.47] with
+``qdd = 0`` (seed 001 end of §5.10), j running along the chain of frame j
+(``a = a(j)`` its antecedent, serial and tree structures; fixed frames,
+sigma = 2, are rigid links)::
+
+    WI_j = jR_a w_a                                                  (w_a in frame a)
+    w_j  = WI_j + sigma_bar_j qd_j a_j                                 [5.23]
+    WP_j = jR_a WP_a + sigma_bar_j (qdd_j a_j + WI_j x qd_j a_j)       [5.47]
+    U_a  = hat(WP_a) + hat(w_a) hat(w_a)
+    VP_j = jR_a (VP_a + U_a aP_j) + sigma_j (qdd_j a_j + 2 WI_j x qd_j a_j)
+
+starting from w_0 = WP_0 = VP_0 = 0 (fixed base, no gravity), with
+``a_j = [0, 0, 1]``.  For a tool frame E on frame j, ``VP_E = VP_j + U_j jP_E``
+and the angular acceleration is that of frame j.  The two vectors are then
+expressed in frame i by rotating them back along the chain of j down to the
+common ancestor of i and j, and forward along the chain of i
+(one 3x3 product per frame and vector; no matrix product is built).  When the
+result is rotated back anyway, the last frame's accelerations are computed
+directly in its antecedent's frame (``WP = WP_a + w_a x qd_j z_j``,
+``VP = VSP_j`` for a revolute joint), which saves two rotations: the customized
+RX-90 model 0Jdot6 qd costs 100 multiplications and 54 additions (and does not
+need S6, C6).
+
+Note on frame i: the result is ``iR_0 (0Jdot_j qd)``, the acceleration
+relative to frame 0 *expressed* in frame i; it is not ``d/dt(iJ_j) qd`` when
+frame i moves.
+
+Public API:
+
+* ``second_order_algorithm(ctx, robot, j=None, i=0, tool=None, qdd=False)`` —
+  the 6 scalars ``[VP; WP]`` over a context (``qdd=True`` keeps the joint
+  accelerations: J qdd + Jdot qd);
+* ``jdot_qdot_algorithm(ctx, robot, j=None, i=0, tool=None)`` — ``Jdot qd``;
+* ``jdot_qdot(robot, q, qd, j=None, i=0, tool=None)`` -> ``(..., 6)``, batched;
+* ``acceleration(robot, q, qd, qdd, j=None, i=0, tool=None)`` -> ``(..., 6)`` =
+  ``J qdd + Jdot qd``;
+* ``jdot_qdot_model(robot, j=None, i=0, tool=None)`` — the customized symbolic
+  model (inputs q and QP; statements ``WI``, ``W``, ``WP``, ``DV``, ``U``,
+  ``VSP``, ``VP`` as in the customized Newton-Euler model, outputs
+  ``JPQP1..JPQP6``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..description.robot import FIXED, PRISMATIC, REVOLUTE, joint_variable, joint_velocity
+from ..errors import RobmodError
+from ..geometry.dgm import _common_ancestor, _path, frame_matrix, resolve_tool
+from ..symbolic.algebra import add, cross, dot, htm_from_matrix, mul, stack
+from ..symbolic.context import NumericContext
+from ..symbolic.model import Output, customize
+
+ZERO3 = [0, 0, 0]
+
+
+def _resolve(robot, j, i, tool):
+    tool, j = resolve_tool(robot, j, tool)
+    if not 1 <= j <= robot.n_frames:
+        raise RobmodError(f"robot {robot.name!r} has no frame {j}")
+    if not 0 <= i <= robot.n_frames:
+        raise RobmodError(f"robot {robot.name!r} has no frame {i}")
+    return tool, j
+
+
+def _rt(R, v):
+    """R^T v for a 3x3 (or 3x4) nested list R."""
+    return [dot([R[0][k], R[1][k], R[2][k]], v) for k in range(3)]
+
+
+def _r(R, v):
+    return [dot(R[r][:3], v) for r in range(3)]
+
+
+def _named(ctx, v, name, j):
+    return [ctx.var(x, f"{name}{k + 1}{j}") for k, x in enumerate(v)]
+
+
+def _u_times(ctx, w, wp, p, j):
+    """U_j p with U_j = hat(WP_j) + hat(w_j) hat(w_j), built from the products DV_ik = w_i w_k.
+
+    Only the elements of U_j that meet a non-zero component of ``p`` are used (the others
+    are pruned from the symbolic model).
+    """
+    dv = {}
+    for a in range(3):
+        for b in range(a, 3):
+            prod = mul(w[a], w[b])
+            dv[a, b] = ctx.var(-prod if a == b else prod, f"DV{a + 1}{b + 1}{j}")
+    u = [[add(dv[1, 1], dv[2, 2]), add(dv[0, 1], -wp[2]), add(dv[0, 2], wp[1])],
+         [add(dv[0, 1], wp[2]), add(dv[0, 0], dv[2, 2]), add(dv[1, 2], -wp[0])],
+         [add(dv[0, 2], -wp[1]), add(dv[1, 2], wp[0]), add(dv[0, 0], dv[1, 1])]]
+    U = [[ctx.var(u[r][c], f"U{r + 1}{c + 1}{j}") for c in range(3)] for r in range(3)]
+    return [dot(U[r], p) for r in range(3)]
+
+
+def second_order_algorithm(ctx, robot, j=None, i=0, tool=None, qdd=False):
+    """``[VP; WP]`` of frame j (or tool E) relative to frame 0, expressed in frame i ([5.47]).
+
+    With ``qdd=False`` the joint accelerations are zero and the result is ``Jdot qd``;
+    with ``qdd=True`` it is ``J qdd + Jdot qd`` ([5.46]).  Returns 6 context scalars.
+    """
+    tool, j = _resolve(robot, j, i, tool)
+    chain = robot.chain(j)
+    nj = robot.n_joints
+    R = {}
+    W, WP, VP = {0: ZERO3}, {0: ZERO3}, {0: ZERO3}
+    c = _common_ancestor(robot, i, j)
+    # the last frame directly in its antecedent's frame when it is rotated back anyway
+    shortcut = tool is None and c != j
+    for k in chain:
+        f = robot.frame(k)
+        a = f.ant
+        T = frame_matrix(ctx, robot, k)
+        R[k] = [row[:3] for row in T]
+        P = [row[3] for row in T]
+        moving = f.sigma != FIXED and k <= nj
+        qd = ctx.joint(k, "qd") if moving else 0
+        qa = ctx.joint(k, "qdd") if (moving and qdd) else 0
+        up = _u_times(ctx, W[a], WP[a], P, a) if a else ZERO3
+        vsp = _named(ctx, [add(VP[a][r], up[r]) for r in range(3)], "VSP", k)
+        if k == j and shortcut:
+            # in frame a: WI x qd a_j = w_a x qd z_j, with z_j = third column of aR_j
+            z = [R[k][r][2] for r in range(3)]
+            wxz = [mul(x, qd) for x in cross(W[a], z)] if moving else ZERO3
+            rev = f.sigma == REVOLUTE
+            wp = _named(ctx, [add(WP[a][r], wxz[r] if rev else 0, mul(qa, z[r]) if rev else 0)
+                              for r in range(3)], "WPF", a)
+            vp = vsp if rev else _named(ctx, [add(vsp[r], mul(2, wxz[r]), mul(qa, z[r]))
+                                               for r in range(3)], "VPF", a)
+            break
+        WI = _named(ctx, _rt(R[k], W[a]), "WI", k)
+        wp = _rt(R[k], WP[a])
+        if f.sigma == REVOLUTE and moving:
+            W[k] = WI[:2] + [ctx.var(add(WI[2], qd), f"W3{k}")]
+            # WI x (qd a_j) = (WI2 qd, -WI1 qd, 0)
+            wp = [add(wp[0], mul(WI[1], qd)), add(wp[1], -mul(WI[0], qd)), add(wp[2], qa)]
+        else:
+            W[k] = WI
+        WP[k] = _named(ctx, wp, "WP", k)
+        vp = _rt(R[k], vsp)
+        if f.sigma == PRISMATIC and moving:
+            vp = [add(vp[0], mul(2, mul(WI[1], qd))), add(vp[1], -mul(2, mul(WI[0], qd))),
+                  add(vp[2], qa)]
+        VP[k] = _named(ctx, vp, "VP", k)
+    if not shortcut:
+        vp, wp = VP[j], WP[j]
+    if tool is not None:
+        PE = [row[3] for row in htm_from_matrix(tool.T, ctx)]
+        up = _u_times(ctx, W[j], WP[j], PE, j)
+        vp = _named(ctx, [add(vp[r], up[r]) for r in range(3)], "VP", "E")
+    # express in frame i: back along the chain of j to the common ancestor c, then down to i
+    back = list(chain[chain.index(c) + 1:] if c else chain)
+    if shortcut:
+        back = back[:-1]
+    for k in reversed(back):
+        a = robot.frame(k).ant
+        vp = _named(ctx, _r(R[k], vp), "VPF", a)
+        wp = _named(ctx, _r(R[k], wp), "WPF", a)
+    for k in _path(robot, c, i):
+        Rk = R[k] if k in R else [row[:3] for row in frame_matrix(ctx, robot, k)]
+        vp = _named(ctx, _rt(Rk, vp), "VPF", k)
+        wp = _named(ctx, _rt(Rk, wp), "WPF", k)
+    return list(vp) + list(wp)
+
+
+def jdot_qdot_algorithm(ctx, robot, j=None, i=0, tool=None):
+    """``Jdot qd`` of frame j (or tool E), expressed in frame i: 6 context scalars.
+
+    Rows: classical linear acceleration of O_j (O_E) then angular acceleration of
+    frame j, computed by [5.47] with ``qdd = 0`` (seed 001 end of §5.10).
+    """
+    return second_order_algorithm(ctx, robot, j, i, tool, qdd=False)
+
+
+def _arrays(robot, *arrays):
+    arrays = [np.asarray(x, dtype=float) for x in arrays]
+    try:
+        shape = np.broadcast_shapes(*(x.shape for x in arrays))
+    except ValueError:
+        shape = ()
+    if shape[-1:] != (robot.n_joints,):
+        raise RobmodError(f"q, qd (, qdd) must have {robot.n_joints} values in their last "
+                          f"dimension, got shapes {[x.shape for x in arrays]}")
+    return [np.broadcast_to(x, shape) for x in arrays], shape[:-1]
+
+
+def jdot_qdot(robot, q, qd, j=None, i=0, tool=None) -> np.ndarray:
+    """Numeric ``Jdot qd`` (..., 6) at q, qd of shape (..., NJ) (broadcast together)."""
+    (q, qd), batch = _arrays(robot, q, qd)
+    ctx = NumericContext(robot, q=q, qd=qd)
+    return stack([jdot_qdot_algorithm(ctx, robot, j, i, tool)], batch)[..., 0, :]
+
+
+def acceleration(robot, q, qd, qdd, j=None, i=0, tool=None) -> np.ndarray:
+    """Numeric ``J qdd + Jdot qd`` (..., 6): classical linear and angular accelerations ([5.46])."""
+    (q, qd, qdd), batch = _arrays(robot, q, qd, qdd)
+    ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)
+    return stack([second_order_algorithm(ctx, robot, j, i, tool, qdd=True)], batch)[..., 0, :]
+
+
+def jdot_qdot_model(robot, j=None, i=0, tool=None):
+    """Customized symbolic ``iJdot_j qd``: a :class:`~robmod.symbolic.model.CustomModel`.
+
+    Inputs: ``q`` and ``qd`` (``QPk``); output ``JPQP`` with elements ``JPQP1..JPQP6``.
+    """
+    tool_obj, jj = _resolve(robot, j, i, tool)
+    end = "E" if tool_obj is not None else str(jj)
+    joints = robot.joints
+
+    def algorithm(ctx):
+        vals = jdot_qdot_algorithm(ctx, robot, jj, i, tool_obj)
+        return [Output.vector("JPQP", vals, [f"JPQP{r + 1}" for r in range(6)])]
+
+    return customize(f"{robot.name}_jdot_qdot", algorithm, robot,
+                     inputs={"q": tuple(joint_variable(k) for k in joints),
+                             "qd": tuple(joint_velocity(k) for k in joints)},
+                     title=f"Second-order term {i}Jdot{end} qd of {robot.name} ([5.47], qdd = 0)")
