@@ -80,11 +80,17 @@ def cmd_models(args) -> int:
     if igm_sol is not None:
         print("\n" + igm_sol.to_text())
         models.append(igm_sol.model)
-    if robot.n_loops == 0:
-        models += [idm_model(robot), inertia_matrix_model(robot), ccg_model(robot),
-                   ddm_model(robot)]
-    else:
-        print("\n(closed loop: dynamic models of the equivalent tree are not written yet)")
+    dyn = robot
+    if robot.n_loops:
+        from .dynamics.closed_loop import equivalent_tree
+
+        dyn = equivalent_tree(robot)
+        print("\n(closed loop: the dynamic models below are those of the equivalent tree; the "
+              "actuated joints' model is their projection Gamma_a = W^T Gamma_tree, "
+              "robmod.dynamics.closed_loop_idm / closed_loop_inertia_matrix / closed_loop_ddm)")
+    models += [idm_model(dyn), inertia_matrix_model(dyn), ccg_model(dyn)]
+    if not robot.n_loops:
+        models.append(ddm_model(dyn))
     for model in models:
         print()
         print(model.to_text(), end="")

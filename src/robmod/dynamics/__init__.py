@@ -25,3 +25,15 @@ from .rotors import (Rotor, coriolis_matrix_with_rotors, idm_with_rotors,  # noq
 __all__ += ["Rotor", "coriolis_matrix_with_rotors", "idm_with_rotors", "idm_with_rotors_model",
             "inertia_matrix_with_rotors", "rotor_coriolis_matrix", "rotor_inertia_matrix",
             "rotor_kinetic_energy", "rotor_model", "rotor_torques"]
+
+# closed loops: dynamics of the actuated joints by projection of the equivalent tree
+from .closed_loop import (acceleration_bias, close_loops, closed_loop_ddm,  # noqa: E402
+                          closed_loop_energy, closed_loop_gravity, closed_loop_idm,
+                          closed_loop_inertia_matrix, closed_loop_simulate, closed_loop_state,
+                          closed_loop_symbolic, equivalent_tree, loop_jacobian,
+                          passive_velocity_map)
+
+__all__ += ["acceleration_bias", "close_loops", "closed_loop_ddm", "closed_loop_energy",
+            "closed_loop_gravity", "closed_loop_idm", "closed_loop_inertia_matrix",
+            "closed_loop_simulate", "closed_loop_state", "closed_loop_symbolic",
+            "equivalent_tree", "loop_jacobian", "passive_velocity_map"]
