@@ -15,3 +15,31 @@ from .task_jacobian import (omega_inverse, omega_matrix, representation_singular
 __all__ += ["jdot_qdot", "jdot_qdot_algorithm", "jdot_qdot_model", "acceleration",
             "second_order_algorithm", "omega_matrix", "omega_inverse", "representation_singular",
             "task_coordinates", "task_jacobian", "task_jacobian_algorithm", "task_jacobian_model"]
+
+# analysis (SVD, ellipsoids, singularities), statics, inverse kinematic models (ch. 6)
+from .analysis import (Ellipsoid, JacobianSVD, SymbolicSingularities,  # noqa: E402
+                       condition_number, force_ellipsoid, is_singular, jacobian_svd,
+                       manipulability, min_singular_value, rank, singular_values,
+                       singularities_symbolic, task_space_dimension, velocity_bounds,
+                       velocity_ellipsoid, velocity_polytope)
+from .statics import (joint_torques, transport_wrench, virtual_powers,  # noqa: E402
+                      wrench_from_torques, wrench_transport_matrix)
+from .ikm import (DampedLeastSquares, ExtendedJacobian, JointLimitCriterion,  # noqa: E402
+                  ManipulabilityCriterion, NullSpaceOptimization, PseudoInverse, TaskPriority,
+                  WeightedPseudoInverse, damping_factor, dls_inverse, greville_pinv, ikm_dls,
+                  ikm_extended, ikm_null_space, ikm_pinv, ikm_task_priority, ikm_weighted,
+                  null_space_projector, numerical_gradient, pinv, weighted_pinv)
+from .resolved_rate import ResolvedRateResult, planar3r, resolved_rate  # noqa: E402
+
+__all__ += ["Ellipsoid", "JacobianSVD", "SymbolicSingularities", "condition_number",
+            "force_ellipsoid", "is_singular", "jacobian_svd", "manipulability",
+            "min_singular_value", "rank", "singular_values", "singularities_symbolic",
+            "task_space_dimension", "velocity_bounds", "velocity_ellipsoid", "velocity_polytope",
+            "joint_torques", "transport_wrench", "virtual_powers", "wrench_from_torques",
+            "wrench_transport_matrix", "DampedLeastSquares", "ExtendedJacobian",
+            "JointLimitCriterion", "ManipulabilityCriterion", "NullSpaceOptimization",
+            "PseudoInverse", "TaskPriority", "WeightedPseudoInverse", "damping_factor",
+            "dls_inverse", "greville_pinv", "ikm_dls", "ikm_extended", "ikm_null_space",
+            "ikm_pinv", "ikm_task_priority", "ikm_weighted", "null_space_projector",
+            "numerical_gradient", "pinv", "weighted_pinv", "ResolvedRateResult", "planar3r",
+            "resolved_rate"]

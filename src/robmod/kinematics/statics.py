@@ -1,0 +1,88 @@
+"""Static model and velocity-force duality (seed 001 §5.9).
+
+A wrench ``f_en = (f, m)`` ([5.40]-[5.41]; force first, then the moment about
+the origin O_n of the end frame, or O_E of a tool) exerted by the end-effector
+on the environment is balanced by the joint torques (forces for prismatic
+joints)::
+
+    Gamma = J^T f_en                                   [5.43]
+
+from the virtual work ``Gamma^T dq* = f_en^T (dP_n*, delta_n*)`` ([5.42]), with
+the Jacobian whose rows are expressed in the frame where the wrench
+components are given: 0Jn for a wrench in frame 0, nJn for a wrench in the
+end frame (``i='end'``), iJn for frame i.  The same Jacobian maps velocities
+and wrenches, so the power is invariant (``qd . Gamma = (J qd) . f``) and the
+subspaces of :class:`~robmod.kinematics.analysis.JacobianSVD` read both ways
+(§5.9.3): N(J^T) (``range_complement``) holds the wrenches borne by the
+structure (Gamma = 0), R(J^T) (``row_space``) the torques that balance some
+wrench, N(J) (``null_space``) the torques no wrench can balance.
+
+Wrenches are moved between frames with :func:`robmod.geometry.screws.transform_wrench`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import RobmodError
+from ..geometry.dgm import dgm
+from ..geometry.screws import transform_wrench, wrench_transform
+from .analysis import as_jacobian
+
+__all__ = ["joint_torques", "transport_wrench", "wrench_transport_matrix", "virtual_powers",
+           "wrench_from_torques"]
+
+
+def _vec(x, n, what):
+    x = np.asarray(x, dtype=float)
+    if x.shape[-1:] != (n,):
+        raise RobmodError(f"{what} must have {n} values in its last dimension, got {x.shape}")
+    return x
+
+
+def joint_torques(J, f, q=None, **task) -> np.ndarray:
+    """Gamma = J^T f ([5.43]), batched: J (..., m, n), f (..., m) -> (..., n).
+
+    With a robot: ``joint_torques(robot, f, q, j=..., tool=..., i=0 | 'end' | k)``;
+    ``i`` is the frame whose axes carry the components of f (moment about O_j
+    or O_E in every case).
+    """
+    J = as_jacobian(J, q, **task)
+    f = _vec(f, J.shape[-2], "the wrench")
+    return np.einsum("...ki,...k->...i", J, f)
+
+
+def wrench_from_torques(J, gamma, q=None, **task) -> np.ndarray:
+    """Least-squares (minimum-norm) wrench f with J^T f = Gamma: ``(J^T)^+ Gamma``.
+
+    Exact when Gamma is in R(J^T); the component of f in N(J^T) is not
+    observable from the joint torques (seed 001 §5.9.3).
+    """
+    J = as_jacobian(J, q, **task)
+    gamma = _vec(gamma, J.shape[-1], "gamma")
+    return np.einsum("...ik,...k->...i", np.linalg.pinv(np.swapaxes(J, -1, -2)), gamma)
+
+
+def wrench_transport_matrix(robot, q, j=None, i=0, tool=None) -> np.ndarray:
+    """6x6 matrix (..., 6, 6) taking a wrench at O_j in R_j (O_E in R_E) to O_i in R_i.
+
+    ``[[R, 0], [P^ R, R]]`` for ``iT_j = [R, P]``
+    (:func:`~robmod.geometry.screws.wrench_transform`).
+    """
+    return wrench_transform(dgm(robot, q, j, i, tool=tool))
+
+
+def transport_wrench(robot, q, F, j=None, i=0, tool=None) -> np.ndarray:
+    """The wrench F = (f, m) (..., 6) at O_j in R_j (O_E in R_E) expressed at O_i in R_i.
+
+    ``if = R jf``, ``im = R jm + P x (R jf)`` with ``iT_j = [R, P]`` (seed 001 §2.6).
+    """
+    return transform_wrench(dgm(robot, q, j, i, tool=tool), _vec(F, 6, "F"))
+
+
+def virtual_powers(J, qd, f, q=None, **task):
+    """(qd . Gamma, Xd . f) with Gamma = J^T f and Xd = J qd: equal (velocity-force duality)."""
+    J = as_jacobian(J, q, **task)
+    qd = _vec(qd, J.shape[-1], "qd")
+    gamma = joint_torques(J, f)
+    xd = np.einsum("...ki,...i->...k", J, qd)
+    return np.sum(qd * gamma, axis=-1), np.sum(xd * np.asarray(f, float), axis=-1)
