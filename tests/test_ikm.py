@@ -111,8 +111,8 @@ def test_dls_forms_and_damping_rules():
     assert np.allclose(damping_factor(J, "singular_value", eps=eps),
                        np.sqrt(np.maximum(eps**2 - s**2, 0)))
     assert np.allclose(damping_factor(J, "fixed"), 0.003)
-    with pytest.raises(robmod.RobmodError):
-        damping_factor(J, "singular_value")
+    assert np.allclose(damping_factor(J, "singular_value"),          # default eps = 0.05
+                       np.sqrt(np.maximum(0.05**2 - s**2, 0)))
     with pytest.raises(robmod.RobmodError):
         damping_factor(J, "nope")
 

@@ -99,7 +99,7 @@ def damping_factor(J, rule: str = SINGULAR_VALUE, *, lam=0.003, w0=None, eps=Non
       else 0, with w = sqrt(det(J J^T)) ([5.38]);
     * ``'singular_value'`` [6.21]: ``lambda = sqrt(eps^2 - sigma_min^2)`` if
       ``sigma_min <= eps``, else 0 (the gain sigma/(sigma^2 + lambda^2) then
-      never exceeds 1/eps).
+      never exceeds 1/eps); ``eps`` defaults to 0.05 (in the units of J).
     """
     J = _J(J)
     batch = J.shape[:-2]
@@ -111,8 +111,7 @@ def damping_factor(J, rule: str = SINGULAR_VALUE, *, lam=0.003, w0=None, eps=Non
         w = manipulability(J)
         return np.where(w < w0, lam * (1 - w / w0) ** 2, 0.0)
     if rule == SINGULAR_VALUE:
-        if eps is None:
-            raise RobmodError("the singular-value rule [6.21] needs the threshold eps")
+        eps = 0.05 if eps is None else eps
         smin = np.linalg.svd(J, compute_uv=False)[..., -1]
         return np.sqrt(np.maximum(eps**2 - smin**2, 0.0))
     raise RobmodError(f"unknown damping rule {rule!r} (fixed, manipulability, singular_value)")
