@@ -70,5 +70,6 @@ def test_models_writes_the_dynamic_models(capsys, tmp_path):
     code, out, _ = run(capsys, "models", "scara", "--out", str(tmp_path), "--formats", "txt")
     assert code == 0
     names = {p.name for p in tmp_path.iterdir()}
-    assert names == {f"scara_{m}.txt" for m in ("dgm", "igm", "igm_solution", "idm", "inertia",
-                                                   "ccg", "ddm_recursive")}
+    assert names == {f"scara_{m}.txt" for m in ("dgm", "igm", "igm_solution", "jacobian",
+                                                   "jdot_qdot", "idm", "inertia", "ccg",
+                                                   "ddm_recursive")}

@@ -66,6 +66,7 @@ def cmd_models(args) -> int:
     from .dynamics import ccg_model, ddm_model, idm_model, inertia_matrix_model
     from .geometry import frame_transform
     from .geometry.dgm import dgm_model
+    from .kinematics import jacobian_model, jdot_qdot_model
     from .symbolic.export import write_models
 
     robot = _load(args.robot, numeric=args.numeric)
@@ -80,6 +81,7 @@ def cmd_models(args) -> int:
     if igm_sol is not None:
         print("\n" + igm_sol.to_text())
         models.append(igm_sol.model)
+    models += [jacobian_model(robot, j=robot.n_links), jdot_qdot_model(robot, j=robot.n_links)]
     dyn = robot
     if robot.n_loops:
         from .dynamics.closed_loop import equivalent_tree
