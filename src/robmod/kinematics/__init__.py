@@ -43,3 +43,14 @@ __all__ += ["Ellipsoid", "JacobianSVD", "SymbolicSingularities", "condition_numb
             "ikm_pinv", "ikm_task_priority", "ikm_weighted", "null_space_projector",
             "numerical_gradient", "pinv", "weighted_pinv", "ResolvedRateResult", "planar3r",
             "resolved_rate"]
+
+# analytic block-triangular IKM (001 Example 6.1) and minimum task description (001 §6.7);
+# the joint factories (revolute, prismatic, spherical, ...) stay in .task_description
+from .ikm_analytic import (BlockIKM, block_ikm, ikm_block, ikm_block_algorithm,  # noqa: E402
+                           ikm_block_model)
+from .task_description import (TABLE_6_2, PointContact, TaskSolution, VirtualJoint,  # noqa: E402
+                               reduced_jacobian, solve_task, task_residual, virtual_joint)
+
+__all__ += ["BlockIKM", "block_ikm", "ikm_block", "ikm_block_algorithm", "ikm_block_model",
+            "TABLE_6_2", "PointContact", "TaskSolution", "VirtualJoint", "reduced_jacobian",
+            "solve_task", "task_residual", "virtual_joint"]
