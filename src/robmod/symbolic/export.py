@@ -300,6 +300,31 @@ def c_layout(model):
     return groups, sizes
 
 
+def c_input_lines(model, names) -> list[str]:
+    """``const double q1 = v_q[0];`` ... for every input group (C body of a model function)."""
+    lines = []
+    for g in c_layout(model)[0]:
+        gname = names(sp.Symbol(g))
+        for k, s in enumerate(model.inputs[g]):
+            lines.append(f"    const double {names(s)} = {gname}[{k}];")
+    return lines
+
+
+def c_function_body(model, names, pr, replaced=None) -> list[str]:
+    """The C lines of a model function: inputs, statements, ``out[k] = ...``.  ``replaced``:
+    {statement symbol: C expression} used instead of the statement's right-hand side."""
+    replaced = replaced or {}
+    body = c_input_lines(model, names)
+    for lhs, rhs in model.statements:
+        body.append(f"    const double {names(lhs)} = {replaced.get(lhs) or pr(rhs)};")
+    pos = 0
+    for o in model.outputs:
+        for e in o.exprs:
+            body.append(f"    out[{pos}] = {pr(e)};")
+            pos += 1
+    return body
+
+
 def to_c(model, function_name: str | None = None) -> tuple[str, str]:
     """(source, header): ``void NAME(const double *q, ..., double *out)`` and a batched loop.
 
@@ -323,17 +348,7 @@ def to_c(model, function_name: str | None = None) -> tuple[str, str]:
             "#ifndef M_PI", "#define M_PI 3.14159265358979323846", "#endif",
             "static inline double rm_sign(double x) { return (x > 0) - (x < 0); }", "",
             f"{sig}", "{"]
-    for g in groups:
-        gname = names(sp.Symbol(g))
-        for k, s in enumerate(model.inputs[g]):
-            body.append(f"    const double {names(s)} = {gname}[{k}];")
-    for lhs, rhs in model.statements:
-        body.append(f"    const double {names(lhs)} = {pr(rhs)};")
-    pos = 0
-    for o in model.outputs:
-        for e in o.exprs:
-            body.append(f"    out[{pos}] = {pr(e)};")
-            pos += 1
+    body += c_function_body(model, names, pr)
     body.append("}")
     body += ["", bsig, "{", "    long i;", "    for (i = 0; i < n; i++) {"]
     call = []

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .export import Names, Printer, c_layout
+from .export import Names, Printer, c_function_body, c_input_lines, c_layout
 
 BLOCK = 64
 
@@ -76,25 +76,11 @@ def batch_source(model, fname: str) -> str | None:
     total = sum(sizes)
     nt = len(args)
     params = [f"const double *{names(sp.Symbol(g))}" for g in groups]
-    decl = []
-    for g in groups:
-        gname = names(sp.Symbol(g))
-        for k, s in enumerate(model.inputs[g]):
-            decl.append(f"    const double {names(s)} = {gname}[{k}];")
+    decl = c_input_lines(model, names)
+    reads = {lhs: f"rm_{kind}[{k * BLOCK}]" for lhs, (kind, k) in where.items()}
     body = [_PREPASS, f"static void {fname}_t({', '.join(params)}, const double *rm_s, "
             "const double *rm_c, double *out)", "{"]
-    body += decl
-    for lhs, rhs in model.statements:
-        if lhs in where:
-            kind, k = where[lhs]
-            body.append(f"    const double {names(lhs)} = rm_{kind}[{k * BLOCK}];")
-        else:
-            body.append(f"    const double {names(lhs)} = {pr(rhs)};")
-    pos = 0
-    for o in model.outputs:
-        for e in o.exprs:
-            body.append(f"    out[{pos}] = {pr(e)};")
-            pos += 1
+    body += c_function_body(model, names, pr, reads)
     body.append("}")
     # the batch: per block, the arguments, then the vector sin/cos, then the model
     bparams = [p.replace("*", "*B_", 1) for p in params]
