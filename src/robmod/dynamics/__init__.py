@@ -37,3 +37,11 @@ __all__ += ["acceleration_bias", "close_loops", "closed_loop_ddm", "closed_loop_
             "closed_loop_gravity", "closed_loop_idm", "closed_loop_inertia_matrix",
             "closed_loop_simulate", "closed_loop_state", "closed_loop_symbolic",
             "equivalent_tree", "loop_jacobian", "passive_velocity_map"]
+
+# operational space (seed 003 §7.8-7.9) and dynamic scaling of trajectories (§7.7)
+from .operational_space import (DynamicEllipsoid, OperationalSpace,  # noqa: E402
+                                dynamic_manipulability_ellipsoid, operational_space)
+from .time_scaling import ScaledTrajectory, scale_to_limits, scaled_torques  # noqa: E402
+
+__all__ += ["DynamicEllipsoid", "OperationalSpace", "dynamic_manipulability_ellipsoid",
+            "operational_space", "ScaledTrajectory", "scale_to_limits", "scaled_torques"]

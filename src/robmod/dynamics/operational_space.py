@@ -1,0 +1,153 @@
+"""Operational space dynamic model and dynamic manipulability ellipsoid (seed 003 §7.8-7.9).
+
+With J the Jacobian of the task (rows of the geometric Jacobian of a frame or a
+tool: linear velocity of its origin and angular velocity, in frame 0), B the
+inertia matrix, C qd the Coriolis/centrifugal torques and g the gravity
+torques (friction left out, as the book does), the end-effector dynamics are::
+
+    B_A(q) xdd + C_A(q, qd) xd + g_A(q) = F                          (7.133)-(7.139)
+    B_A = (J B^-1 J^T)^-1
+    C_A xd = B_A J B^-1 C qd - B_A Jdot qd
+    g_A = B_A J B^-1 g
+
+and the joint torques that produce the task force F, with any torque Gamma0 acting
+in the null space of the task (redundant robots)::
+
+    Gamma = J^T F + (I - J^T Jbar^T) Gamma0,   Jbar = B^-1 J^T B_A   (7.140)-(7.141)
+
+``Jbar`` is the *dynamically consistent* generalized inverse of J: the torques
+``(I - J^T Jbar^T) Gamma0`` produce no task acceleration.  For a non-redundant
+robot ``Gamma = J^T F`` is the joint-space model itself.
+
+The dynamic manipulability ellipsoid (7.148) is the set of task accelerations
+reachable from rest (qd = 0) with unit-norm torques::
+
+    (xdd + J B^-1 g)^T (J^+)^T B^T B J^+ (xdd + J B^-1 g) = 1
+
+its centre ``-J B^-1 g`` is moved by gravity.  Everything is numeric and
+batched over leading dimensions of q.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import RobmodError
+from ..kinematics.jacobian import jacobian
+from ..kinematics.second_order import jdot_qdot
+from .inertia import inertia_matrix
+from .lagrange import gravity_torques
+from .newton_euler import idm
+
+
+def _rows(rows):
+    return tuple(range(6)) if rows is None else tuple(int(r) for r in rows)
+
+
+def _task_jacobian(robot, q, j, tool, rows):
+    return jacobian(robot, q, j=j, i=0, tool=tool)[..., _rows(rows), :]
+
+
+def _velocity_torques(robot, q, qd):
+    """C(q, qd) qd: Newton-Euler at qdd = 0 without gravity, friction, rotor acceleration."""
+    return idm(robot, q, qd, np.zeros_like(qd), gravity=False, friction=False, wrench=False)
+
+
+@dataclass
+class OperationalSpace:
+    """The operational-space model at q, qd (arrays batched over the leading dimensions)."""
+
+    J: np.ndarray          # (..., m, n) task Jacobian
+    B: np.ndarray          # (..., n, n) joint-space inertia matrix
+    Lambda: np.ndarray     # (..., m, m) B_A
+    mu: np.ndarray         # (..., m)    C_A xd
+    p: np.ndarray          # (..., m)    g_A
+    Jbar: np.ndarray       # (..., n, m) dynamically consistent inverse B^-1 J^T B_A
+    N: np.ndarray          # (..., n, n) torque null-space projector I - J^T Jbar^T
+    jdot_qdot: np.ndarray  # (..., m)
+
+    def torques(self, F, gamma0=None) -> np.ndarray:
+        """Gamma = J^T F + N Gamma0 (7.140)."""
+        tau = np.einsum("...mi,...m->...i", self.J, np.asarray(F, dtype=float))
+        if gamma0 is not None:
+            tau = tau + np.einsum("...ij,...j->...i", self.N, np.asarray(gamma0, dtype=float))
+        return tau
+
+    def task_acceleration(self, F) -> np.ndarray:
+        """xdd = B_A^-1 (F - C_A xd - g_A) (the model solved for the task acceleration)."""
+        rhs = np.asarray(F, dtype=float) - self.mu - self.p
+        return np.linalg.solve(self.Lambda, rhs[..., None])[..., 0]
+
+
+def operational_space(robot, q, qd=None, *, j=None, tool=None, rows=None,
+                      rotor: bool = True) -> OperationalSpace:
+    """B_A, C_A xd, g_A, Jbar and the null-space projector for frame j (or a tool).
+
+    ``rows`` selects task components among (vx, vy, vz, wx, wy, wz) (e.g. ``(0, 1, 2)``
+    for a position task); the task Jacobian must have full row rank.
+    """
+    q = np.asarray(q, dtype=float)
+    qd = np.zeros_like(q) if qd is None else np.asarray(qd, dtype=float)
+    J = _task_jacobian(robot, q, j, tool, rows)
+    B = inertia_matrix(robot, q, rotor=rotor)
+    BiJt = np.linalg.solve(B, np.swapaxes(J, -1, -2))            # B^-1 J^T  (n x m)
+    M = J @ BiJt                                                  # J B^-1 J^T
+    s = np.linalg.svd(M, compute_uv=False)
+    if np.any(s[..., -1] <= 1e-12 * np.maximum(s[..., 0], 1e-300)):
+        raise RobmodError("the task Jacobian is singular (rank deficient) here: B_A is not "
+                          "defined; choose fewer task rows or another configuration")
+    Lam = np.linalg.inv(M)
+    Lam = 0.5 * (Lam + np.swapaxes(Lam, -1, -2))
+    jd = jdot_qdot(robot, q, qd, j=j, tool=tool)[..., _rows(rows)]
+    c = _velocity_torques(robot, q, qd)
+    g = gravity_torques(robot, q)
+    Bi_c = np.linalg.solve(B, c[..., None])[..., 0]
+    Bi_g = np.linalg.solve(B, g[..., None])[..., 0]
+    mu = np.einsum("...ab,...b->...a", Lam, np.einsum("...mi,...i->...m", J, Bi_c) - jd)
+    p = np.einsum("...ab,...b->...a", Lam, np.einsum("...mi,...i->...m", J, Bi_g))
+    Jbar = BiJt @ Lam
+    n = q.shape[-1]
+    N = np.eye(n) - np.swapaxes(J, -1, -2) @ np.swapaxes(Jbar, -1, -2)
+    return OperationalSpace(J, B, Lam, mu, p, Jbar, N, jd)
+
+
+@dataclass
+class DynamicEllipsoid:
+    """(xdd - centre)^T Q (xdd - centre) = 1: principal axes (columns), semi-axis lengths."""
+
+    centre: np.ndarray     # (..., m)  -J B^-1 g (zero without gravity)
+    axes: np.ndarray       # (..., m, m)
+    lengths: np.ndarray    # (..., m)
+    Q: np.ndarray          # (..., m, m) the core (J^+)^T B^T B J^+
+
+    def level(self, xdd) -> np.ndarray:
+        d = np.asarray(xdd, dtype=float) - self.centre
+        return np.einsum("...a,...ab,...b->...", d, self.Q, d)
+
+
+def dynamic_manipulability_ellipsoid(robot, q, *, j=None, tool=None, rows=None,
+                                     gravity: bool = True, rotor: bool = True
+                                     ) -> DynamicEllipsoid:
+    """The dynamic manipulability ellipsoid (7.148) at q (robot at rest, unit torque norm).
+
+    The torques of minimum-norm joint accelerations ``tau = B J^+ xdd + g`` with
+    ``|tau| = 1``; the semi-axes are the singular values of ``J B^-1`` restricted to the
+    range of J (for a square J: of ``J B^-1``), their directions the left singular
+    vectors.
+    """
+    q = np.asarray(q, dtype=float)
+    J = _task_jacobian(robot, q, j, tool, rows)
+    B = inertia_matrix(robot, q, rotor=rotor)
+    sv = np.linalg.svd(J, compute_uv=False)
+    if np.any(sv[..., -1] <= 1e-9 * sv[..., 0]):
+        raise RobmodError("the task Jacobian is singular here: the ellipsoid is degenerate")
+    Jp = np.linalg.pinv(J)                                        # n x m
+    BJp = B @ Jp
+    Q = np.swapaxes(BJp, -1, -2) @ BJp
+    w, V = np.linalg.eigh(Q)
+    centre = np.zeros(J.shape[:-1])
+    if gravity:
+        g = gravity_torques(robot, q)
+        centre = -np.einsum("...mi,...i->...m", J, np.linalg.solve(B, g[..., None])[..., 0])
+    return DynamicEllipsoid(centre, V, 1.0 / np.sqrt(w), Q)
