@@ -21,6 +21,8 @@ test: $(BIN)/python
 bench: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/bench_dynamics.py
+	$(BIN)/python benchmarks/bench_identification.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache
