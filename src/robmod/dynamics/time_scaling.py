@@ -72,6 +72,11 @@ def scale_to_limits(robot, t, q, qd, qdd, tau_max, *, margin: float = 0.0) -> Sc
     with np.errstate(divide="ignore", invalid="ignore"):
         bound = np.where(np.abs(tau_s) > 0, (lim - np.sign(tau_s) * g) / np.abs(tau_s), np.inf)
     kmin = float(np.min(bound)) if bound.size else np.inf
+    if kmin <= 0.0:
+        k, i = np.unravel_index(np.argmin(bound), bound.shape)
+        raise RobmodError(f"gravity alone reaches the torque limit of joint {i + 1} at sample "
+                          f"{k} and the motion pushes beyond it: no time scaling can make "
+                          "this trajectory feasible")
     if kmin >= 1.0:
         c, joint, sample = 1.0, None, None
     else:
