@@ -52,7 +52,7 @@ import sympy as sp
 
 from ..errors import RobmodError
 from ..geometry.loops import loop_residual, solve_loops
-from ..kinematics.jacobian import jacobian
+from ..kinematics.jacobian import _check_q, jacobian
 from ..kinematics.second_order import jdot_qdot
 from ..symbolic.context import SymbolicContext
 from .inertia import inertia_algorithm, inertia_matrix
@@ -86,14 +86,6 @@ def joint_split(robot) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 def _idx(js):
     return np.array([j - 1 for j in js], dtype=int)
-
-
-def _check_q(robot, q):
-    q = np.asarray(q, dtype=float)
-    if q.shape[-1:] != (robot.n_joints,):
-        raise RobmodError(f"q must have {robot.n_joints} values (joints 1..NJ) in its last "
-                          f"dimension, got shape {q.shape}")
-    return q
 
 
 # -- velocity level -------------------------------------------------------------------------
