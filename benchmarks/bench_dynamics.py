@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import robmod  # noqa: E402
-from run import flat_c_time, peers_available, timeit  # noqa: E402
+from run import peers_available, time_compiled, timeit  # noqa: E402
 
 from robmod.dynamics import ddm_model, idm_model, inertia_matrix_model  # noqa: E402
 from robmod.testing.random import with_random_dynamics  # noqa: E402
@@ -76,18 +76,8 @@ def bench_robot(name: str, n: int, have) -> list[tuple[str, str]]:
         c = model.count()
         rows.append((f"-- {title}", f"{c.mults} mult, {c.adds} add; generated in "
                                     f"{t_gen * 1e3:.0f} ms ({f.backend})"))
-        one = [a[0].copy() for a in args]
-        t_single = timeit(lambda: f.single(*one), number=20000)
-        buf = f.out_buffer(n)
-        t_alloc = timeit(lambda: f(*args), repeat=5) / n
-        t_batch = timeit(lambda: f(*args, out=buf), repeat=5) / n
-        t_flat = flat_c_time(one_group(model), n)
-        rows.append(("robmod single call", f"{t_single * 1e6:.3f} us"))
-        rows.append(("robmod batched (compiled, out=)", f"{t_batch * 1e9:.1f} ns/config "
-                     f"({t_alloc * 1e9:.1f} allocating the output)"))
-        if t_flat:
-            rows.append(("flat C loop (cc -O3)", f"{t_flat * 1e9:.1f} ns/config   -> robmod "
-                         f"batched / flat C = {t_batch / t_flat:.2f} (target <= 1.2)"))
+        timing, t_single, t_batch = time_compiled(f, model, args, n, one_group(model))
+        rows += timing
         if p is None:
             rows.append(("Pinocchio", "not installed"))
             continue

@@ -89,6 +89,24 @@ int main(void) {{
     return float(out.split()[0])
 
 
+def time_compiled(f, model, args, n, flat_model=None):
+    """(rows, t_single, t_batch): single call, batched call (reused out= and allocating) and
+    the plain exported C in a C loop, for a compiled model ``f`` on the batch ``args``."""
+    one = [a[0].copy() for a in args]
+    t_single = timeit(lambda: f.single(*one), number=20000)
+    buf = f.out_buffer(n)
+    t_alloc = timeit(lambda: f(*args), repeat=5) / n
+    t_batch = timeit(lambda: f(*args, out=buf), repeat=5) / n
+    t_flat = flat_c_time(flat_model or model, n)
+    rows = [("robmod single call", f"{t_single * 1e6:.3f} us"),
+            ("robmod batched (compiled, out=)", f"{t_batch * 1e9:.1f} ns/config "
+             f"({t_alloc * 1e9:.1f} allocating the output)")]
+    if t_flat:
+        rows.append(("flat C loop (cc -O3)", f"{t_flat * 1e9:.1f} ns/config   "
+                     f"-> robmod batched / flat C = {t_batch / t_flat:.2f} (target <= 1.2)"))
+    return rows, t_single, t_batch
+
+
 def peers_available():
     have = {}
     try:
@@ -127,21 +145,11 @@ def bench_dgm(name: str, n: int, have) -> list[tuple[str, str]]:
     nj = kin.n_joints
     qs = rng.uniform(-3, 3, (n, nj))
     q1 = qs[0].copy()
-    out = np.empty(f.nout)
-    t_single = timeit(lambda: f.single(q1), number=20000)
-    buf = f.out_buffer(n)
-    t_alloc = timeit(lambda: f(qs), repeat=5) / n
-    t_batch = timeit(lambda: f(qs, out=buf), repeat=5) / n
+    timing, t_single, t_batch = time_compiled(f, model, (qs,), n)
+    rows += timing
     npf = model.numpy_function()
     t_numpy = timeit(lambda: npf(qs), repeat=3) / n
-    t_flat = flat_c_time(model, n)
-    rows.append(("robmod single call", f"{t_single * 1e6:.3f} us"))
-    rows.append(("robmod batched (compiled, out=)", f"{t_batch * 1e9:.1f} ns/config "
-                 f"({t_alloc * 1e9:.1f} allocating the output)"))
     rows.append(("robmod batched (NumPy path)", f"{t_numpy * 1e9:.1f} ns/config"))
-    if t_flat:
-        rows.append(("flat C loop (cc -O3)", f"{t_flat * 1e9:.1f} ns/config   "
-                     f"-> robmod batched / flat C = {t_batch / t_flat:.2f} (target <= 1.2)"))
     if have["pinocchio"] and kin.structure != "closed":
         import pinocchio as pin
 
@@ -205,17 +213,8 @@ def bench_jacobian(name: str, n: int, have) -> list[tuple[str, str]]:
     rng = np.random.default_rng(0)
     qs = rng.uniform(-3, 3, (n, robot.n_joints))
     q1 = qs[0].copy()
-    t_single = timeit(lambda: f.single(q1), number=20000)
-    buf = f.out_buffer(n)
-    t_alloc = timeit(lambda: f(qs), repeat=5) / n
-    t_batch = timeit(lambda: f(qs, out=buf), repeat=5) / n
-    t_flat = flat_c_time(model, n)
-    rows.append(("robmod single call", f"{t_single * 1e6:.3f} us"))
-    rows.append(("robmod batched (compiled, out=)", f"{t_batch * 1e9:.1f} ns/config "
-                 f"({t_alloc * 1e9:.1f} allocating the output)"))
-    if t_flat:
-        rows.append(("flat C loop (cc -O3)", f"{t_flat * 1e9:.1f} ns/config   "
-                     f"-> robmod batched / flat C = {t_batch / t_flat:.2f} (target <= 1.2)"))
+    timing, t_single, t_batch = time_compiled(f, model, (qs,), n)
+    rows += timing
     if not have["pinocchio"]:
         rows.append(("Pinocchio", "not installed (pip install pin)"))
         return rows

@@ -39,25 +39,26 @@ def _mono_mul(a, b):
     return tuple(sorted(d.items()))
 
 
+def _accumulate(out: dict, m, c) -> None:
+    """out[m] += c, dropping the monomial when its coefficient vanishes."""
+    v = out.get(m, 0) + c
+    if v:
+        out[m] = v
+    else:
+        out.pop(m, None)
+
+
 def add(a: dict, b: dict) -> dict:
     out = dict(a)
     for m, c in b.items():
-        v = out.get(m, 0) + c
-        if v:
-            out[m] = v
-        else:
-            out.pop(m, None)
+        _accumulate(out, m, c)
     return out
 
 
 def sub(a: dict, b: dict) -> dict:
     out = dict(a)
     for m, c in b.items():
-        v = out.get(m, 0) - c
-        if v:
-            out[m] = v
-        else:
-            out.pop(m, None)
+        _accumulate(out, m, -c)
     return out
 
 
@@ -123,11 +124,7 @@ def reduce_trig(p: dict, pairs: dict) -> dict:
                 stack.append((_mono_mul(m1, ((cg, 2),)), -c))
                 break
         else:
-            v = out.get(mono, 0) + c
-            if v:
-                out[mono] = v
-            else:
-                out.pop(mono, None)
+            _accumulate(out, mono, c)
     return out
 
 
