@@ -1,0 +1,75 @@
+"""Linear analysis of a closed loop about an equilibrium (set point, zero velocity).
+
+The continuous-time closed loop x' = f(x) with x = (q, qd, z) (z the controller's state),
+f = (qd, DDM(q, qd, Gamma(q, qd, z)), dz/dt), is linearized by central differences about
+q = q*, qd = 0 and the controller state z* that holds the robot there (for a PID without
+gravity compensation the integral must carry the gravity torques: KI z* = Q(q*)).  The
+eigenvalues of the Jacobian are the closed loop's poles: for computed torque with an exact
+model they are those designed by (9.26), for the PID of (9.10) near the triple pole -omega.
+The state matrix can be handed to python-control (``control.ss(A, B, C, D)``) for more analysis.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import RobmodError
+from .plant import Dynamics
+from .reference import Desired
+
+
+@dataclass(frozen=True)
+class LinearizedLoop:
+    """x' = A (x - x*) about x* = (q*, 0, z*)."""
+
+    A: np.ndarray
+    x_eq: np.ndarray
+    poles: np.ndarray
+
+    @property
+    def stable(self) -> bool:
+        return bool(np.all(self.poles.real < 0))
+
+
+def _closed_loop(plant, ctrl, ref, n):
+    def f(x):
+        q, qd, z = x[:n], x[n:2 * n], x[2 * n:]
+        tau = ctrl.output(0.0, q, qd, ref, z)
+        dz = ctrl.update(0.0, q, qd, ref, z) if z.size else z
+        return np.concatenate([qd, plant.ddm(q, qd, np.asarray(tau, float)), dz])
+    return f
+
+
+def linearize(robot, controller, q_eq, eps: float = 1e-6) -> LinearizedLoop:
+    """The closed loop of ``controller`` on ``robot`` linearized about the set point ``q_eq``
+    (the controller treated as continuous)."""
+    plant = Dynamics(robot, "plant")
+    n = plant.n
+    q_eq = np.asarray(q_eq, dtype=float)
+    if q_eq.shape != (n,) or not np.all(np.isfinite(q_eq)):
+        raise RobmodError(f"q_eq: expected {n} finite joint values, got shape {q_eq.shape}")
+    ref = Desired(q_eq, np.zeros(n), np.zeros(n))
+    zero = np.zeros(n)
+    m = controller.state_size()
+    z = np.zeros(m)
+    if m:  # the state that holds the robot at rest at q_eq: Gamma(z) = IDM(q_eq, 0, 0)
+        need = plant.idm(q_eq, zero, zero)
+        g0 = controller.output(0.0, q_eq, zero, ref, z)
+        G = np.column_stack([(controller.output(0.0, q_eq, zero, ref, np.eye(m)[k]) - g0)
+                             for k in range(m)])
+        z = np.linalg.lstsq(G, need - g0, rcond=None)[0]
+    x0 = np.concatenate([q_eq, zero, z])
+    f = _closed_loop(plant, controller, ref, n)
+    A = np.empty((x0.size, x0.size))
+    for k in range(x0.size):
+        dx = np.zeros_like(x0)
+        dx[k] = eps * max(1.0, abs(x0[k]))
+        A[:, k] = (f(x0 + dx) - f(x0 - dx)) / (2 * dx[k])
+    return LinearizedLoop(A, x0, np.linalg.eigvals(A))
+
+
+def closed_loop_poles(robot, controller, q_eq) -> np.ndarray:
+    """Eigenvalues of :func:`linearize`'s state matrix, sorted by real part."""
+    p = linearize(robot, controller, q_eq).poles
+    return p[np.argsort(p.real)]

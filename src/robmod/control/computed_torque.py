@@ -1,0 +1,75 @@
+"""Computed-torque (inverse dynamics) control in joint space (Khalil & Dombre §9.4.2).
+
+With the controller's model Â, Ĥ of the robot (9.22)::
+
+    Gamma = Â(q) w + Ĥ(q, qd)
+
+and, for tracking (9.24), w = qdd^d + Kd (qd^d - qd) + Kp (q^d - q): with an exact model the
+error obeys the decoupled linear equation e'' + Kd e' + Kp e = 0 (9.25); Kp = omega^2,
+Kd = 2 xi omega (9.26) put both poles of each joint at -xi omega +- omega sqrt(xi^2 - 1).
+Position control (9.29): w = Kp (q^d - q) - Kd qd.  Predictive dynamic control (9.31): the
+model is evaluated on the desired motion, Gamma = Â(q^d) w + Ĥ(q^d, qd^d), off-line or from
+noise-free values.
+
+Practical computation (§9.4.2.5): Gamma = IDM(q, qd, w) — one call of the customized
+Newton-Euler model per sample ((9.31): IDM(q^d, qd^d, w)); robmod calls its compiled model.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import RobmodError
+from .base import DEFAULT_DT, Controller, gain, sample_time
+from .plant import Dynamics
+
+MODES = ("tracking", "position", "predictive")
+
+
+def computed_torque_gains(omega, xi=1.0, n: int | None = None):
+    """Eq. (9.26): Kp = omega^2, Kd = 2 xi omega (per joint when arrays)."""
+    omega = np.asarray(omega, dtype=float)
+    xi = np.asarray(xi, dtype=float)
+    if np.any(~np.isfinite(omega)) or np.any(omega <= 0):
+        raise RobmodError(f"omega must be positive (rad/s), got {omega.tolist()}")
+    if np.any(~np.isfinite(xi)) or np.any(xi < 0):
+        raise RobmodError(f"xi must be a damping ratio >= 0, got {xi.tolist()}")
+    kp, kd = omega ** 2, 2 * xi * omega
+    if n is not None:
+        kp, kd = np.broadcast_to(kp, (n,)).copy(), np.broadcast_to(kd, (n,)).copy()
+    return kp, kd
+
+
+class ComputedTorque(Controller):
+    """Computed torque (9.22)-(9.31) with the controller's own model ``robot``.
+
+    ``mode``: ``'tracking'`` (9.24), ``'position'`` (9.29) or ``'predictive'`` (9.31).  Gains
+    as ``kp``/``kd`` or ``omega`` (and ``xi``, default 1: critically damped) with (9.26).
+    """
+
+    def __init__(self, robot, kp=None, kd=None, *, omega=None, xi=1.0, mode="tracking",
+                 dt=DEFAULT_DT):
+        if mode not in MODES:
+            raise RobmodError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        self.dyn = Dynamics(robot, "controller model")
+        self.n = self.dyn.n
+        if omega is not None:
+            if kp is not None or kd is not None:
+                raise RobmodError("give either kp and kd, or omega (and xi), not both")
+            kp, kd = computed_torque_gains(omega, xi, self.n)
+        if kp is None or kd is None:
+            raise RobmodError("computed torque needs kp and kd, or omega")
+        self.kp, self.kd = gain(kp, self.n, "kp"), gain(kd, self.n, "kd")
+        self.mode, self.dt = mode, sample_time(dt)
+
+    def error_poles(self) -> np.ndarray:
+        """The designed poles of e'' + Kd e' + Kp e = 0 (9.25), per joint: (n, 2)."""
+        return np.array([np.roots([1.0, kd, kp]) for kp, kd in zip(self.kp, self.kd)])
+
+    def output(self, t, q, qd, ref, z):
+        if self.mode == "position":
+            w = self.kp * (ref.q - q) - self.kd * qd
+        else:
+            w = ref.qdd + self.kd * (ref.qd - qd) + self.kp * (ref.q - q)
+        if self.mode == "predictive":
+            return self.dyn.idm(*np.broadcast_arrays(ref.q, ref.qd, w))
+        return self.dyn.idm(q, qd, w)

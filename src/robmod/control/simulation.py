@@ -1,0 +1,200 @@
+"""Closed-loop simulation: the robot's direct dynamics under a sampled controller.
+
+The plant is the robot's compiled recursive direct dynamic model (Khalil & Dombre §7.6.2) with
+its own parameters (rotor inertia, friction (7.26)); the controller has its own model (model
+mismatch is a different robot given to the controller).  Between two samples of a digital
+controller the torque is held (zero-order hold) and the plant is integrated by fixed-step RK4
+(``substeps`` steps per sample) or by a SciPy adaptive method; a continuous controller
+(``dt = 0``) is evaluated at every RK4 stage with its state integrated with the plant's.
+
+Realism options: actuator saturation (the robot's ``taumax`` or given), measurement noise and
+encoder quantization of q and qd, a measurement delay of whole samples.  Many runs at once: a
+batch of initial states (..., 2n) and/or gains with leading dimensions.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import RobmodError
+from .base import Controller
+from .plant import Dynamics, joint_limit_vector
+from .reference import Desired, Reference
+from .result import SimulationResult
+
+#: |qd| beyond this (rad/s or m/s) is taken as a blow-up
+DIVERGENCE = 1e6
+
+
+def _desired_table(ref: Reference, t: np.ndarray):
+    """The reference on the whole grid at once when it is vectorized, else sample by sample."""
+    try:
+        d = ref(t)
+    except (RobmodError, ValueError, TypeError, IndexError):
+        d = None
+    if d is not None and d.q.ndim >= 2 and d.q.shape[0] == len(t):
+        return d.q, d.qd, d.qdd
+    if d is not None and d.q.ndim == 1 and not callable(ref.source):  # a set point
+        return tuple(np.broadcast_to(x, (len(t),) + x.shape) for x in (d.q, d.qd, d.qdd))
+    rows = [ref(float(tt)) for tt in t]
+    return (np.stack([r.q for r in rows]), np.stack([r.qd for r in rows]),
+            np.stack([r.qdd for r in rows]))
+
+
+def _diverged(t, q, qd):
+    bad = ~(np.isfinite(q) & np.isfinite(qd) & (np.abs(qd) < DIVERGENCE))
+    if np.any(bad):
+        idx = np.argwhere(bad)[0]
+        j = int(idx[-1]) + 1
+        run = f" (run {tuple(int(i) for i in idx[:-1])})" if len(idx) > 1 else ""
+        raise RobmodError(f"the simulation diverged at t = {t:.6g} s on joint {j}{run}: "
+                          f"q = {np.asarray(q)[tuple(idx)]:.3g}, qd = {np.asarray(qd)[tuple(idx)]:.3g}."
+                          " Gains too high for the sample period or the integration step "
+                          "(reduce them, raise substeps or lower dt), or the model is wrong")
+
+
+def simulate(robot, controller: Controller, reference, duration: float, *, x0=None,
+             substeps: int = 1, step: float | None = None, saturation=True, noise=None,
+             quantization=None, delay: int = 0, seed: int = 0) -> SimulationResult:
+    """Simulate ``controller`` on ``robot`` following ``reference`` for ``duration`` seconds.
+
+    ``x0``: initial state (q, qd) (..., 2n); default the reference at t = 0.  The controller's
+    period ``controller.dt`` sets the samples; ``substeps`` RK4 steps per sample.  For a
+    continuous controller (dt = 0) ``step`` is the RK4 step (default 1e-3 s).
+    ``saturation``: True (the robot's taumax when known), False, or n torque limits.
+    ``noise``: standard deviations (sigma_q, sigma_qd) of white measurement noise;
+    ``quantization``: (resolution of q, resolution of qd) (encoder counts); ``delay``: samples.
+    """
+    plant = Dynamics(robot, "plant")
+    n = plant.n
+    if getattr(controller, "n", n) != n:
+        raise RobmodError(f"the controller is for {controller.n} joints, the robot has {n}")
+    ref = reference if isinstance(reference, Reference) else Reference(reference, n)
+    duration = float(duration)
+    if not np.isfinite(duration) or duration <= 0:
+        raise RobmodError(f"duration must be a positive time in s, got {duration}")
+    substeps = int(substeps)
+    if substeps < 1:
+        raise RobmodError(f"substeps must be >= 1, got {substeps}")
+    dt = controller.dt
+    continuous = dt == 0
+    if continuous:
+        dt = 1e-3 if step is None else float(step)
+        if noise is not None or quantization is not None or delay:
+            raise RobmodError("noise, quantization and delay need a digital controller (dt > 0)")
+    if not np.isfinite(dt) or dt <= 0:
+        raise RobmodError(f"step must be a positive time, got {dt}")
+    steps = int(round(duration / dt))
+    if steps < 1 or steps > 10 ** 8:
+        raise RobmodError(f"duration / dt = {duration / dt:g} samples: expected 1 to 1e8")
+    t = np.arange(steps + 1) * dt
+    qdes, qddes, qdddes = _desired_table(ref, t)
+    if x0 is None:
+        x0 = np.concatenate([qdes[0], qddes[0]])
+    x0 = np.asarray(x0, dtype=float)
+    if x0.shape[-1:] != (2 * n,) or not np.all(np.isfinite(x0)):
+        raise RobmodError(f"x0 must hold 2n = {2 * n} finite values (q then qd), got shape "
+                          f"{x0.shape}")
+    tau_lim = _saturation(plant.robot, saturation, n)
+    batch = np.broadcast_shapes(x0.shape[:-1], *[np.shape(g)[:-1] for g in
+                                                  _gains(controller)])
+    q = np.array(np.broadcast_to(x0[..., :n], batch + (n,)))
+    qd = np.array(np.broadcast_to(x0[..., n:], batch + (n,)))
+    z = controller.initial_state(batch)
+    rng = np.random.default_rng(seed)
+    Q = np.empty((steps + 1,) + q.shape)
+    QD = np.empty_like(Q)
+    TAU = np.empty_like(Q)
+    Q[0], QD[0] = q, qd
+    ddm = plant.ddm
+    h = dt / substeps
+    past = []
+    for k in range(steps + 1):
+        d = Desired(qdes[k], qddes[k], qdddes[k])
+        if continuous:
+            tau = _clip(controller.output(t[k], q, qd, d, z), tau_lim)
+        else:
+            qm, qdm = _measure(q, qd, noise, quantization, rng)
+            if delay:
+                past.append((qm, qdm))
+                qm, qdm = past[max(0, len(past) - 1 - delay)]
+                if len(past) > delay + 1:
+                    past.pop(0)
+            tau = _clip(controller.output(t[k], qm, qdm, d, z), tau_lim)
+            if z.shape[-1]:
+                z = z + dt * controller.update(t[k], qm, qdm, d, z)
+        TAU[k] = tau
+        if k == steps:
+            break
+        if continuous:
+            q, qd, z = _rk4_closed(controller, ddm, t[k], dt, q, qd, z, ref, tau_lim)
+        else:
+            for _ in range(substeps):
+                q, qd = _rk4(ddm, h, q, qd, tau)
+        _diverged(t[k + 1], q, qd)
+        Q[k + 1], QD[k + 1] = q, qd
+    return SimulationResult(t, Q, QD, TAU, qdes, qddes, qdddes, z, plant.robot, controller,
+                            tau_lim)
+
+
+def _gains(controller):
+    return [g for g in (getattr(controller, k, None) for k in ("kp", "kd", "ki", "lam"))
+            if isinstance(g, np.ndarray)]
+
+
+def _saturation(robot, saturation, n):
+    if saturation is False or saturation is None:
+        return None
+    if saturation is True:
+        return joint_limit_vector(robot, "taumax")
+    lim = np.asarray(saturation, dtype=float)
+    lim = np.full(n, float(lim)) if lim.ndim == 0 else lim
+    if lim.shape != (n,) or np.any(~np.isfinite(lim)) or np.any(lim <= 0):
+        raise RobmodError(f"saturation: expected True, False or {n} positive torque limits")
+    return lim
+
+
+def _clip(tau, lim):
+    tau = np.asarray(tau, dtype=float)
+    return tau if lim is None else np.clip(tau, -lim, lim)
+
+
+def _measure(q, qd, noise, quantization, rng):
+    if noise is not None:
+        sq, sqd = noise
+        q = q + rng.normal(0.0, sq, q.shape) if sq else q
+        qd = qd + rng.normal(0.0, sqd, qd.shape) if sqd else qd
+    if quantization is not None:
+        rq, rqd = quantization
+        q = np.round(q / rq) * rq if rq else q
+        qd = np.round(qd / rqd) * rqd if rqd else qd
+    return q, qd
+
+
+def _rk4(ddm, h, q, qd, tau):
+    """One RK4 step of q' = qd, qd' = DDM(q, qd, tau) with tau held."""
+    a1 = ddm(q, qd, tau)
+    q2, v2 = q + 0.5 * h * qd, qd + 0.5 * h * a1
+    a2 = ddm(q2, v2, tau)
+    q3, v3 = q + 0.5 * h * v2, qd + 0.5 * h * a2
+    a3 = ddm(q3, v3, tau)
+    q4, v4 = q + h * v3, qd + h * a3
+    a4 = ddm(q4, v4, tau)
+    return (q + h / 6 * (qd + 2 * v2 + 2 * v3 + v4),
+            qd + h / 6 * (a1 + 2 * a2 + 2 * a3 + a4))
+
+
+def _rk4_closed(ctrl, ddm, t, h, q, qd, z, ref, lim):
+    """One RK4 step of the plant and the controller's state with the law evaluated at every
+    stage (a continuous-time controller)."""
+    def f(tt, q, qd, z):
+        d = ref(tt)
+        tau = _clip(ctrl.output(tt, q, qd, d, z), lim)
+        dz = ctrl.update(tt, q, qd, d, z) if z.shape[-1] else z
+        return qd, ddm(q, qd, tau), dz
+
+    k1 = f(t, q, qd, z)
+    k2 = f(t + h / 2, *(x + h / 2 * k for x, k in zip((q, qd, z), k1)))
+    k3 = f(t + h / 2, *(x + h / 2 * k for x, k in zip((q, qd, z), k2)))
+    k4 = f(t + h, *(x + h * k for x, k in zip((q, qd, z), k3)))
+    return tuple(x + h / 6 * (a + 2 * b + 2 * c + d)
+                 for x, a, b, c, d in zip((q, qd, z), k1, k2, k3, k4))
