@@ -38,11 +38,16 @@ class _Kinematics:
         """(e_x, e_x', J(q), Xdd^d) at the measured and desired joint states."""
         T, Td = self.dgm(q), self.dgm(np.broadcast_to(ref.q, np.shape(q)))
         J, Jd = self.jac(q), self.jac(np.broadcast_to(ref.q, np.shape(q)))
-        ex = frame_error(T, Td)
+        ex = frame_error(_homogeneous(T), _homogeneous(Td))
         exd = np.einsum("...ij,...j->...i", Jd, ref.qd) - np.einsum("...ij,...j->...i", J, qd)
         xdd = np.einsum("...ij,...j->...i", Jd, ref.qdd) + self.jdqd(
             *np.broadcast_arrays(ref.q, ref.qd))
         return ex, exd, J, xdd
+
+
+def _homogeneous(T):
+    last = np.broadcast_to([0.0, 0.0, 0.0, 1.0], T.shape[:-2] + (1, 4))
+    return np.concatenate([T, last], axis=-2)
 
 
 def _task_gain(value, name, allow_zero=True):

@@ -1,0 +1,263 @@
+"""Motion control (Khalil & Dombre ch. 9) and closed-loop simulation."""
+import numpy as np
+import pytest
+
+import robmod
+from robmod.control import (PID, AdaptivePassivity, ComputedTorque, OpenLoop, PassivityBased,
+                            PDGravity, TaskComputedTorque, computed_torque_gains, linearize,
+                            pid_gains, simulate, tune_pid)
+from robmod.dynamics.lagrange import kinetic_energy, potential_energy
+from robmod.errors import RobmodError
+from robmod.testing.random import with_random_dynamics
+
+
+@pytest.fixture(scope="module")
+def rx90():
+    return with_random_dynamics(robmod.load_robot("rx90").numeric(), np.random.default_rng(3),
+                                friction=True)
+
+
+@pytest.fixture(scope="module")
+def panda():
+    return robmod.load_robot("panda").numeric()
+
+
+@pytest.fixture(scope="module")
+def planar():
+    return robmod.load_robot("planar2").numeric()
+
+
+def quintic(q0, q1, tf):
+    """q(t) of the quintic law (Khalil & Dombre (8.8)) as a reference function."""
+    q0, q1 = np.asarray(q0, float), np.asarray(q1, float)
+    D = q1 - q0
+
+    def ref(t):
+        s = np.clip(np.asarray(t, float) / tf, 0.0, 1.0)[..., None]
+        r = 10 * s ** 3 - 15 * s ** 4 + 6 * s ** 5
+        rd = (30 * s ** 2 - 60 * s ** 3 + 30 * s ** 4) / tf
+        rdd = (60 * s - 180 * s ** 2 + 120 * s ** 3) / tf ** 2
+        return q0 + r * D, rd * D, rdd * D
+    return ref
+
+
+# -- gains: the reference values of (9.10) and (9.26) ----------------------------------------
+
+def test_pid_gains_reference_values():
+    g = pid_gains(2.5, 0.5, 20.0)
+    assert g.kp[0] == pytest.approx(3000) and g.kd[0] == pytest.approx(149.5)
+    assert g.ki[0] == pytest.approx(20000)
+    np.testing.assert_allclose(np.sort_complex(g.poles()[0]), [-20, -20, -20], atol=1e-3)
+    g = pid_gains(2.0, 0.5, 10.0)
+    np.testing.assert_allclose([g.kp[0], g.kd[0], g.ki[0]], [600, 59.5, 2000])
+
+
+def test_computed_torque_gains_and_error_poles(rx90):
+    kp, kd = computed_torque_gains(10.0, 1.0, 6)
+    np.testing.assert_allclose(kp, 100) and np.testing.assert_allclose(kd, 20)
+    ct = ComputedTorque(rx90, omega=10.0)
+    np.testing.assert_allclose(ct.error_poles(), -10, atol=1e-6)
+
+
+def test_linearized_computed_torque_has_the_designed_poles(rx90):
+    ct = ComputedTorque(rx90, omega=[4.0, 5.0, 6.0, 7.0, 8.0, 9.0], xi=1.0, dt=0.0)
+    poles = linearize(rx90, ct, [0.1, -0.4, 0.3, 0.2, 0.5, -0.2]).poles
+    expected = np.repeat([-4.0, -5.0, -6.0, -7.0, -8.0, -9.0], 2)
+    np.testing.assert_allclose(np.sort(poles.real), np.sort(expected), atol=2e-3)
+    assert np.abs(poles.imag).max() < 2e-3
+
+
+# -- computed torque ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["rx90", "panda"])
+def test_computed_torque_exact_model_tracks_to_1e6(name, request):
+    robot = request.getfixturevalue(name)
+    n = len(robot.q)
+    q0 = np.zeros(n) + 0.1
+    ref = quintic(q0, q0 + np.linspace(0.5, -0.4, n), 1.0)
+    ct = ComputedTorque(robot, omega=20.0, dt=0.0)
+    res = simulate(robot, ct, ref, 1.2, step=1e-3, saturation=False)
+    assert np.abs(res.error).max() <= 1e-6
+
+
+def test_computed_torque_error_dynamics_are_the_designed_ones(rx90):
+    """With an exact model, e'' + 2 w e' + w^2 e = 0 (9.25): e(t) = e0 (1 + w t) exp(-w t)."""
+    w = 8.0
+    q_set = np.array([0.2, -0.5, 0.4, 0.1, 0.6, -0.3])
+    e0 = np.array([0.05, -0.02, 0.01, 0.03, -0.04, 0.02])
+    ct = ComputedTorque(rx90, omega=w, dt=0.0)
+    res = simulate(rx90, ct, q_set, 1.0, x0=np.concatenate([q_set - e0, np.zeros(6)]),
+                   step=1e-3, saturation=False)
+    t = res.t[:, None]
+    np.testing.assert_allclose(res.error, e0 * (1 + w * t) * np.exp(-w * t), atol=1e-8)
+
+
+def test_digital_computed_torque_on_quintic_and_model_mismatch(rx90):
+    ref = quintic(np.zeros(6), np.full(6, 0.5), 1.0)
+    exact = simulate(rx90, ComputedTorque(rx90, omega=20.0), ref, 1.5, substeps=2)
+    assert exact.metrics().max.max() < 1e-3  # 1 kHz zero-order hold
+    rng = np.random.default_rng(0)
+    wrong = robmod.testing.random.with_random_dynamics(rx90, rng, friction=True)
+    bad = simulate(rx90, ComputedTorque(wrong, omega=20.0), ref, 1.5, substeps=2)
+    assert bad.metrics().max.max() > 10 * exact.metrics().max.max()
+
+
+def test_task_space_computed_torque_tracks(rx90):
+    q0 = np.array([0.1, -0.8, 1.2, 0.3, 0.7, -0.2])
+    ref = quintic(q0, q0 + 0.3, 1.0)
+    ctrl = TaskComputedTorque(rx90, omega=15.0, dt=0.0)
+    res = simulate(rx90, ctrl, ref, 1.0, step=1e-3, saturation=False)
+    assert np.abs(res.error).max() <= 1e-6
+
+
+# -- PID, PD + gravity ----------------------------------------------------------------------
+
+def test_pid_integral_removes_the_static_error_under_gravity(planar):
+    q_set = np.array([0.6, -0.4])
+    g = tune_pid(planar, omega=15.0)
+    x0 = np.zeros(4)
+    without = simulate(planar, PID(planar, g.kp, g.kd, 0.0), q_set, 3.0, x0=x0, saturation=False)
+    with_i = simulate(planar, PID(planar, g.kp, g.kd, g.ki), q_set, 3.0, x0=x0, saturation=False)
+    static = without.metrics().final
+    Q = robmod.dynamics.gravity_torques(planar, q_set)
+    np.testing.assert_allclose(static, np.abs(Q / g.kp), rtol=1e-2)  # e = Q / Kp
+    assert with_i.metrics().final.max() < 1e-3 * static.max()
+
+
+def test_pid_tuning_poles_and_anti_windup(planar):
+    g = tune_pid(planar, omega=10.0)
+    assert np.all(g.kd > 0)
+    np.testing.assert_allclose(np.sort_complex(g.poles()).real, -10.0, atol=1e-3)
+    # saturated actuators: with the integral frozen, no overshoot from windup
+    lim = np.array([2000.0, 800.0])
+    plain = PID(planar, g.kp, g.kd, g.ki)
+    frozen = PID(planar, g.kp, g.kd, g.ki, tau_max=lim)
+    a = simulate(planar, plain, [1.5, 0.5], 4.0, x0=np.zeros(4), saturation=lim)
+    b = simulate(planar, frozen, [1.5, 0.5], 4.0, x0=np.zeros(4), saturation=lim)
+    assert a.metrics().overshoot[0] > 0.05
+    assert b.metrics().overshoot[0] < 0.5 * a.metrics().overshoot[0]
+
+
+def test_pd_gravity_reaches_the_set_point(planar):
+    ctrl = PDGravity(planar, kp=[25000.0, 12000.0], kd=[5000.0, 2400.0])
+    res = simulate(planar, ctrl, [0.8, -0.6], 5.0, x0=np.zeros(4), saturation=False)
+    assert res.metrics().final.max() < 1e-5
+
+
+# -- passivity-based and adaptive control ------------------------------------------------
+
+def test_passivity_based_exact_model(rx90):
+    ref = quintic(np.zeros(6), np.full(6, 0.4), 1.0)
+    ctrl = PassivityBased(rx90, lam=20.0, kd=50.0, dt=0.0)
+    res = simulate(rx90, ctrl, ref, 1.2, step=1e-3, saturation=False)
+    assert np.abs(res.error).max() <= 1e-6
+
+
+def test_adaptive_control_error_decays_and_estimates_converge(planar):
+    """10 % parameter error; persistent excitation by a sum of sines."""
+    import dataclasses
+
+    import sympy as sp
+    wrong_links = tuple(dataclasses.replace(
+        link, **{k: sp.Float(1.1 * float(getattr(link, k))) for k in ("M", "MX", "YY", "ZZ", "IA")})
+        for link in planar.links)
+    model = dataclasses.replace(planar, links=wrong_links)
+    w = np.array([1.3, 2.1])
+
+    def ref(t):
+        t = np.asarray(t, float)[..., None]
+        return (0.5 * np.sin(w * t) + 0.3 * np.sin(3.1 * w * t),
+                0.5 * w * np.cos(w * t) + 0.93 * w * np.cos(3.1 * w * t),
+                -0.5 * w ** 2 * np.sin(w * t) - 2.883 * w ** 2 * np.sin(3.1 * w * t))
+    ctrl = AdaptivePassivity(model, lam=10.0, kd=200.0, adaptation=20.0)
+    fixed = PassivityBased(model, lam=10.0, kd=200.0)
+    res = simulate(planar, ctrl, ref, 30.0, saturation=False)
+    res_fixed = simulate(planar, fixed, ref, 30.0, saturation=False)
+    late = res.t > 25
+    assert np.abs(res.error[late]).max() < 0.1 * np.abs(res_fixed.error[late]).max()
+    truth = ctrl.true_parameters(planar)
+    start = np.abs(ctrl.chi0 - truth)
+    end = np.abs(res.controller_state - truth)
+    big = start > 1e-9
+    assert np.all(end[big] < 0.5 * start[big])
+
+
+# -- the simulation itself ----------------------------------------------------------------
+
+def test_energy_is_conserved_without_control_or_friction(rx90):
+    import dataclasses
+
+    import sympy as sp
+    links = tuple(dataclasses.replace(link, FC=sp.Integer(0), FV=sp.Integer(0))
+                  for link in rx90.links)
+    robot = dataclasses.replace(rx90, links=links)
+    x0 = np.array([0.1, -0.3, 0.5, 0.2, -0.4, 0.3, 0.5, -0.2, 0.3, 1.0, -0.5, 0.8])
+    res = simulate(robot, OpenLoop(lambda t: np.zeros(6), 6, dt=1e-3), np.zeros(6), 1.0,
+                   x0=x0, substeps=4, saturation=False)
+    H = kinetic_energy(robot, res.q, res.qd) + potential_energy(robot, res.q)
+    assert np.abs(H - H[0]).max() < 1e-8 * max(1.0, abs(H[0]))
+
+
+def test_batched_runs_equal_single_runs(rx90):
+    ref = quintic(np.zeros(6), np.full(6, 0.3), 0.5)
+    x0 = np.zeros((3, 12))
+    x0[:, 0] = [0.0, 0.01, -0.02]
+    ct = ComputedTorque(rx90, omega=10.0)
+    batch = simulate(rx90, ct, ref, 0.5)
+    many = simulate(rx90, ct, ref, 0.5, x0=x0)
+    for b in range(3):
+        one = simulate(rx90, ct, ref, 0.5, x0=x0[b])
+        np.testing.assert_allclose(many.q[:, b], one.q, atol=1e-12)
+    np.testing.assert_allclose(many.q[:, 0], batch.q, atol=1e-12)
+
+
+def test_divergence_is_an_error_with_time_and_joint(planar):
+    stiff = PID(planar, kp=1e9, kd=1e7, dt=1e-2)
+    with pytest.raises(RobmodError, match=r"diverged at t = .* on joint"):
+        simulate(planar, stiff, [0.5, 0.5], 1.0, x0=np.zeros(4), saturation=False)
+
+
+def test_measurement_noise_quantization_delay(planar):
+    ctrl = PDGravity(planar, kp=[25000.0, 12000.0], kd=[5000.0, 2400.0])
+    clean = simulate(planar, ctrl, [0.4, 0.2], 2.0, x0=np.zeros(4), saturation=False)
+    noisy = simulate(planar, ctrl, [0.4, 0.2], 2.0, x0=np.zeros(4), saturation=False,
+                     noise=(1e-4, 1e-3), quantization=(2 * np.pi / 2 ** 16, 1e-3), delay=2)
+    assert 0 < np.abs(noisy.q - clean.q).max() < 0.05
+    assert noisy.metrics().final.max() < 5e-3
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(kp=[1.0, 2.0, 3.0], kd=1.0), "kp"),
+    (dict(kp=-1.0, kd=1.0), "non-negative"),
+    (dict(kp=np.nan, kd=1.0), "NaN"),
+    (dict(kp=1.0, kd="a"), "kd"),
+])
+def test_bad_gains(planar, bad, match):
+    with pytest.raises(RobmodError, match=match):
+        PDGravity(planar, **bad)
+
+
+def test_bad_simulation_input(planar, rx90):
+    ctrl = PDGravity(planar, kp=100.0, kd=10.0)
+    with pytest.raises(RobmodError, match="another robot"):
+        simulate(planar, ctrl, lambda t: (np.zeros(6), np.zeros(6), np.zeros(6)), 1.0)
+    with pytest.raises(RobmodError, match="x0"):
+        simulate(planar, ctrl, [0.0, 0.0], 1.0, x0=[np.nan, 0, 0, 0])
+    with pytest.raises(RobmodError, match="controller is for 6 joints"):
+        simulate(planar, ComputedTorque(rx90, omega=5.0), [0.0, 0.0], 1.0)
+    with pytest.raises(RobmodError, match="duration"):
+        simulate(planar, ctrl, [0.0, 0.0], -1.0)
+    with pytest.raises(RobmodError, match="symbolic"):
+        ComputedTorque(robmod.load_robot("rx90"), omega=5.0)
+
+
+def test_result_plot_and_csv(planar, tmp_path):
+    pytest.importorskip("matplotlib")
+    ctrl = PDGravity(planar, kp=[25000.0, 12000.0], kd=[5000.0, 2400.0])
+    res = simulate(planar, ctrl, [0.8, -0.6], 0.5, x0=np.zeros(4))
+    fig = res.plot(tmp_path / "run.png")
+    assert (tmp_path / "run.png").stat().st_size > 0
+    assert len(fig.axes) == 3 and len(fig.axes[0].lines) == 4  # q and q_des of 2 joints
+    res.to_csv(tmp_path / "run.csv")
+    data = np.loadtxt(tmp_path / "run.csv", delimiter=",", skiprows=1)
+    np.testing.assert_allclose(data[:, 1:3], res.q)
