@@ -44,7 +44,7 @@ def _closed_loop(plant, ctrl, ref, n):
 def linearize(robot, controller, q_eq, eps: float = 1e-6) -> LinearizedLoop:
     """The closed loop of ``controller`` on ``robot`` linearized about the set point ``q_eq``
     (the controller treated as continuous)."""
-    plant = Dynamics(robot, "plant")
+    plant = Dynamics.of(robot, "plant")
     n = plant.n
     q_eq = np.asarray(q_eq, dtype=float)
     if q_eq.shape != (n,) or not np.all(np.isfinite(q_eq)):

@@ -50,7 +50,7 @@ class ComputedTorque(Controller):
                  dt=DEFAULT_DT):
         if mode not in MODES:
             raise RobmodError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        self.dyn = Dynamics(robot, "controller model")
+        self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n
         if omega is not None:
             if kp is not None or kd is not None:

@@ -105,7 +105,7 @@ class PID(Controller):
         if isinstance(n_or_robot, (int, np.integer)):
             self.n = int(n_or_robot)
         else:
-            self.dyn = Dynamics(n_or_robot, "controller model")
+            self.dyn = Dynamics.of(n_or_robot, "controller model")
             self.n = self.dyn.n
             if tau_max is None:
                 tau_max = joint_limit_vector(self.dyn.robot, "taumax")
@@ -152,7 +152,7 @@ class PDGravity(Controller):
     ``at_desired=True``).  ``robot`` is the controller's model (its Q)."""
 
     def __init__(self, robot, kp, kd, *, dt=DEFAULT_DT, at_desired: bool = False):
-        self.dyn = Dynamics(robot, "controller model")
+        self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n
         self.kp, self.kd = gain(kp, self.n, "kp"), gain(kd, self.n, "kd")
         self.dt = sample_time(dt)

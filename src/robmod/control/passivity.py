@@ -35,7 +35,7 @@ class PassivityBased(Controller):
     """Slotine-Li passivity-based tracking control with the controller's model ``robot``."""
 
     def __init__(self, robot, lam, kd, *, dt=DEFAULT_DT):
-        self.dyn = Dynamics(robot, "controller model")
+        self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n
         self.lam = gain(lam, self.n, "lam", allow_zero=False)
         self.kd = gain(kd, self.n, "kd", allow_zero=False)

@@ -59,6 +59,19 @@ class Dynamics:
     arrays of shape (n,) or (..., n).
     """
 
+    _cache: dict = {}
+
+    @classmethod
+    def of(cls, robot, what: str = "robot") -> "Dynamics":
+        """The (shared) compiled models of ``robot``, keyed by the robot's content."""
+        key = repr(robot)
+        hit = cls._cache.get(key)
+        if hit is None:
+            if len(cls._cache) >= 16:
+                cls._cache.pop(next(iter(cls._cache)))
+            hit = cls._cache[key] = cls(robot, what)
+        return hit
+
     def __init__(self, robot, what: str = "robot"):
         self.robot = numeric_only(robot, what)
         self.n = len(dofs(self.robot))

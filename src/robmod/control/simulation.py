@@ -41,6 +41,8 @@ def _desired_table(ref: Reference, t: np.ndarray):
 
 
 def _diverged(t, q, qd):
+    if np.abs(qd).max() < DIVERGENCE:  # False for NaN too
+        return
     bad = ~(np.isfinite(q) & np.isfinite(qd) & (np.abs(qd) < DIVERGENCE))
     if np.any(bad):
         idx = np.argwhere(bad)[0]
@@ -64,7 +66,7 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
     ``noise``: standard deviations (sigma_q, sigma_qd) of white measurement noise;
     ``quantization``: (resolution of q, resolution of qd) (encoder counts); ``delay``: samples.
     """
-    plant = Dynamics(robot, "plant")
+    plant = Dynamics.of(robot, "plant")
     n = plant.n
     if getattr(controller, "n", n) != n:
         raise RobmodError(f"the controller is for {controller.n} joints, the robot has {n}")
@@ -129,7 +131,7 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
             q, qd, z = _rk4_closed(controller, ddm, t[k], dt, q, qd, z, ref, tau_lim)
         else:
             for _ in range(substeps):
-                q, qd = _rk4(ddm, h, q, qd, tau)
+                q, qd = rk4_step(ddm, h, q, qd, tau)
         _diverged(t[k + 1], q, qd)
         Q[k + 1], QD[k + 1] = q, qd
     return SimulationResult(t, Q, QD, TAU, qdes, qddes, qdddes, z, plant.robot, controller,
@@ -170,7 +172,7 @@ def _measure(q, qd, noise, quantization, rng):
     return q, qd
 
 
-def _rk4(ddm, h, q, qd, tau):
+def rk4_step(ddm, h, q, qd, tau):
     """One RK4 step of q' = qd, qd' = DDM(q, qd, tau) with tau held."""
     a1 = ddm(q, qd, tau)
     q2, v2 = q + 0.5 * h * qd, qd + 0.5 * h * a1

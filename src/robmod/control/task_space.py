@@ -58,7 +58,7 @@ class TaskPID(Controller):
     """PID in task space (9.17) on frame ``frame`` (default: the terminal frame)."""
 
     def __init__(self, robot, kp, kd, ki=0.0, *, frame=None, gravity=False, dt=DEFAULT_DT):
-        self.dyn = Dynamics(robot, "controller model")
+        self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n
         self.kin = _Kinematics(self.dyn.robot, frame)
         self.kp, self.kd = _task_gain(kp, "kp"), _task_gain(kd, "kd")
@@ -88,7 +88,7 @@ class TaskComputedTorque(Controller):
 
     def __init__(self, robot, kp=None, kd=None, *, omega=None, xi=1.0, frame=None,
                  damping=0.0, null_damping=1.0, dt=DEFAULT_DT):
-        self.dyn = Dynamics(robot, "controller model")
+        self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n
         self.kin = _Kinematics(self.dyn.robot, frame)
         if omega is not None:
