@@ -23,6 +23,7 @@ bench: $(BIN)/python
 	$(BIN)/python benchmarks/run.py
 	$(BIN)/python benchmarks/bench_dynamics.py
 	$(BIN)/python benchmarks/bench_identification.py
+	$(BIN)/python benchmarks/bench_control.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache
