@@ -13,10 +13,12 @@
 * :func:`igm` is the numeric convenience: ``(q, valid)`` for targets T.
 
 Robots with a spherical wrist are decoupled automatically (position first).
-Redundant robots need ``fixed`` joints; when no closed form is found a
-:class:`~robmod.errors.RobmodError` says what was tried (the general 6R
-polynomial solver and the numeric IGM live elsewhere:
-:mod:`robmod.geometry.igm_general6r`, :mod:`robmod.kinematics.ik_numeric`).
+Redundant robots need ``fixed`` joints; when no closed form is found,
+:func:`igm_model` raises a :class:`~robmod.errors.RobmodError` saying what was
+tried, and :func:`igm` of a 6R robot falls back (:mod:`.fallback`) to Pieper's
+quartic for a spherical wrist (:mod:`robmod.geometry.igm_pieper`) and to the
+exact general-6R solver otherwise (:mod:`robmod.geometry.igm_general6r`); these
+two are numeric only.  Other robots: the numeric IGM, :mod:`robmod.kinematics.ik_numeric`.
 """
 from __future__ import annotations
 
@@ -104,6 +106,10 @@ def igm(robot, T, fixed=None, *, frame=None, tool=None, base=False, params=None,
     ``{joint: value}`` (values scalars or arrays broadcast over the batch) for
     redundant robots.  Tree and closed-loop robots: ``frame=j`` (see :func:`igm_model`);
     the columns of q are then the joints of the chain, ``robot.chain(j)``.
+
+    A 6R robot without a closed form is solved numerically (see :mod:`.fallback`):
+    Pieper's quartic (8 branches) for a spherical wrist, the general-6R eigenvalue
+    method (16 branches, the first ones valid) otherwise; q is NaN on invalid branches.
     """
     joints, values = _fixed_joints(fixed)
     if joints and values is None:
@@ -116,7 +122,18 @@ def igm(robot, T, fixed=None, *, frame=None, tool=None, base=False, params=None,
             tool = _find_tool(robot, tool).name
         return igm(chain, T, {c: values[j] for c, j in zip(cj, joints)} if joints else None,
                    tool=tool, base=base, params=params, tol=tol)
-    sol = igm_model(robot, joints)
+    from .fallback import fallback_method, no_special_axes
+
+    if not joints and robot.structure == "serial" and no_special_axes(robot):
+        sol, method = None, "general6r"
+    else:
+        try:
+            sol = igm_model(robot, joints)
+        except RobmodError:
+            method = None if joints else fallback_method(robot)
+            if method is None:
+                raise
+            sol = None
     T = np.asarray(T, dtype=float)
     if T.shape[-2:] == (3, 4):
         T = np.concatenate([T, np.broadcast_to([0.0, 0.0, 0.0, 1.0], T.shape[:-2] + (1, 4))],
@@ -127,6 +144,13 @@ def igm(robot, T, fixed=None, *, frame=None, tool=None, base=False, params=None,
     if joints:
         qf = np.stack([np.asarray(values[j], dtype=float) *
                        np.ones(T.shape[:-2]) for j in joints], axis=-1)
+    if sol is None:
+        from .fallback import solve_fallback
+
+        if params:
+            raise RobmodError("igm: params= needs a closed form; this robot has none "
+                              "(give a numeric robot: robot.numeric(params))")
+        return solve_fallback(robot, T, method, tol)
     return sol.solve(T, qf, params=params, tol=tol)
 
 
