@@ -154,3 +154,21 @@ def test_geometry_polynomial_igms_do_not_import_kinematics():
         tree = ast.parse((root / name).read_text())
         mods = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
         assert not any("kinematics" in m for m in mods), name
+
+
+def test_singular_wrist_flagged_and_solved():
+    """RX-90 at q5 = 0: axes 4 and 6 aligned, only q4 + q6 determined (singular branches)."""
+    from robmod.geometry.igm_pieper import evaluate_pieper
+
+    robot = robmod.load_robot("rx90", numeric=True)
+    q = np.array([0.3, -0.4, 0.5, 0.7, 0.0, -0.2])
+    T = dgm(robot, q)
+    ev = evaluate_pieper(robot, T)
+    assert ev.valid.any()
+    assert np.all(ev.singular[ev.valid] == (np.abs(np.sin(ev.q[ev.valid][:, 4])) < 1e-6))
+    assert ev.singular.any()
+    assert np.abs(dgm(robot, ev.q[ev.valid]) - T).max() < 1e-9
+    # the generating configuration up to the undetermined split of q4 + q6
+    sing = ev.q[ev.singular]
+    assert any(np.allclose(np.angle(np.exp(1j * (s[:3] - q[:3]))), 0, atol=1e-8)
+               and abs(np.angle(np.exp(1j * (s[3] + s[5] - q[3] - q[5])))) < 1e-8 for s in sing)

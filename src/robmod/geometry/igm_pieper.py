@@ -203,8 +203,8 @@ def _arm_solutions(C, w, u):
     return out
 
 
-def _wrist(C, q123, N):
-    """The two (q4, q5, q6) for the rotation ``R(q4) C5 R(q5) C6 R(q6) = N`` (rotations)."""
+def _wrist(C, N, sing_tol):
+    """The two (q4, q5, q6, singular) for ``R(q4) C5 R(q5) C6 R(q6) = N`` (rotations)."""
     A5, A6 = C[4][:3, :3], C[5][:3, :3]
     n, m = A6[:, 2], N[:, 2]
     k = A5.T[:, 2]  # A5^T z
@@ -213,31 +213,39 @@ def _wrist(C, q123, N):
     out = []
     for q5 in _type2(X, Y, m[2] - k[2] * n[2]):
         if not np.isfinite(q5):
-            out.append((np.nan, np.nan, np.nan))
+            out.append((np.nan, np.nan, np.nan, False))
             continue
         a = A5 @ rz(q5)[:3, :3] @ n
-        q4 = np.arctan2(m[1], m[0]) - np.arctan2(a[1], a[0])
+        # axes 4 and 6 aligned: only q4 + q6 is determined (q4 = 0 is returned)
+        sing = bool(np.hypot(a[0], a[1]) < sing_tol)
+        q4 = 0.0 if sing else np.arctan2(m[1], m[0]) - np.arctan2(a[1], a[0])
         M = (rz(q4)[:3, :3] @ A5 @ rz(q5)[:3, :3] @ A6).T @ N
-        out.append((q4, q5, np.arctan2(M[1, 0], M[0, 0])))
+        out.append((q4, q5, np.arctan2(M[1, 0], M[0, 0]), sing))
     return out
 
 
-def pieper_candidates(C, w4, wE, T):
-    """Up to 8 unrefined candidates (8, 6) (NaN rows: no solution on that branch)."""
+def pieper_candidates(C, w4, wE, T, sing_tol=1e-9):
+    """``(q, singular)``: up to 8 unrefined candidates (8, 6) (NaN rows: no solution on that
+    branch) and whether each is singular (W on axis 1 or 2, axes 4 and 6 aligned)."""
+    L = _scale(C)
     W = T @ np.append(wE, 1.0)
     u = (_inv(C[0]) @ W)[:3]
     w = (C[3] @ np.append(w4, 1.0))[:3]
     out = np.full((N_BRANCHES, 6), np.nan)
+    sing = np.zeros(N_BRANCHES, bool)
     for i, (q2, q3) in enumerate(_arm_solutions(C, w, u)[:4]):
         if not np.isfinite(q2):
             continue
-        v = (C[1] @ rz(q2) @ C[2] @ rz(q3) @ np.append(w, 1.0))[:3]
+        y = (C[2] @ rz(q3) @ np.append(w, 1.0))[:3]
+        v = (C[1] @ rz(q2) @ np.append(y, 1.0))[:3]
+        arm_sing = min(np.hypot(v[0], v[1]), np.hypot(y[0], y[1])) < sing_tol * L
         q1 = np.arctan2(u[1], u[0]) - np.arctan2(v[1], v[0])
         F4 = chain_fk(C[:4], np.array([q1, q2, q3]))[0]
         N = (_inv(F4) @ T @ _inv(C[6]))[:3, :3]
-        for j, (q4, q5, q6) in enumerate(_wrist(C, (q1, q2, q3), N)):
+        for j, (q4, q5, q6, ws) in enumerate(_wrist(C, N, sing_tol)):
             out[2 * i + j] = (q1, q2, q3, q4, q5, q6)
-    return out
+            sing[2 * i + j] = arm_sing or ws
+    return out, sing
 
 
 def igm_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10):
@@ -245,9 +253,24 @@ def igm_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10):
 
     Branch 2 i + j: root i of the arm polynomial (quartic in tan(q3/2), or a
     quadratic in the special cases), wrist solution j.  A branch is valid when its
-    refined DGM reaches T to ``tol`` (position relative to the robot's size).
-    Raises :class:`RobmodError` if the robot is not 6R with a spherical wrist.
+    refined DGM reaches T to ``tol`` (position relative to the robot's size); q is
+    NaN on the branches without a solution.  Raises :class:`RobmodError` if the
+    robot is not 6R with a spherical wrist.  :func:`evaluate_pieper` also gives the
+    singular flags and residuals.
     """
+    ev = evaluate_pieper(robot, T, tool=tool, tol=tol, newton_iter=newton_iter)
+    return ev.q, ev.valid
+
+
+def evaluate_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10, sing_tol=1e-9):
+    """Like :func:`igm_pieper`, as an :class:`robmod.geometry.igm.IGMEvaluation`.
+
+    ``singular``: the wrist centre is on axis 1 (q1 undetermined) or axis 2 (q2
+    undetermined), or axes 4 and 6 are aligned (only q4 + q6 determined; q4 = 0 is
+    returned); ``residual``: the largest pose error component after refinement.
+    """
+    from .igm.solution import IGMEvaluation
+
     if tool is not None and not hasattr(tool, "T"):
         from .dgm import _find_tool
 
@@ -262,25 +285,28 @@ def igm_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10):
         T = np.vstack([T, [0, 0, 0, 1.0]])
     if T.shape != (4, 4):
         raise RobmodError(f"igm_pieper: T must be 4x4, got shape {T.shape}")
-    cand = pieper_candidates(C, *wc, T)
+    if not np.all(np.isfinite(T)):
+        raise RobmodError("igm_pieper: T has non-finite elements")
+    cand, sing = pieper_candidates(C, *wc, T, sing_tol)
     ok = np.all(np.isfinite(cand), -1)
     q = np.full((N_BRANCHES, robot.n_joints), np.nan)
     valid = np.zeros(N_BRANCHES, bool)
+    resid = np.full(N_BRANCHES, np.inf)
     if ok.any():
         qr, err, _ = refine(C, T, cand[ok], newton_iter)
         scale = 1.0 + _scale(C) + np.linalg.norm(T[:3, 3])
-        idx = np.array(joints) - 1
-        rows = np.flatnonzero(ok)
         qr = np.pi - np.mod(np.pi - qr, 2 * np.pi)
-        # refined branches must stay near their candidate (no jump to another branch)
+        # a refined branch must stay near its candidate (no jump to another branch)
         near = np.abs(np.angle(np.exp(1j * (qr - cand[ok])))).max(-1) < 1e-3
-        good = (err < tol * scale) & near
-        sub = np.full((len(rows), robot.n_joints), 0.0)
-        sub[:, idx] = qr
+        rows = np.flatnonzero(ok)
+        sub = np.zeros((len(rows), robot.n_joints))
+        sub[:, np.array(joints) - 1] = qr
         q[rows] = sub
-        valid[rows] = good
-    return q, valid
+        valid[rows] = (err < tol * scale) & (near | sing[ok])
+        resid[rows] = err
+    q[~valid] = np.nan
+    return IGMEvaluation(q, valid, sing & valid, resid)
 
 
-__all__ = ["igm_pieper", "has_spherical_wrist", "wrist_centre", "pieper_candidates", "METHOD",
-           "N_BRANCHES"]
+__all__ = ["igm_pieper", "evaluate_pieper", "has_spherical_wrist", "wrist_centre",
+           "pieper_candidates", "METHOD", "N_BRANCHES"]
