@@ -172,3 +172,15 @@ def test_singular_wrist_flagged_and_solved():
     sing = ev.q[ev.singular]
     assert any(np.allclose(np.angle(np.exp(1j * (s[:3] - q[:3]))), 0, atol=1e-8)
                and abs(np.angle(np.exp(1j * (s[3] + s[5] - q[3] - q[5])))) < 1e-8 for s in sing)
+
+
+def test_cli_solve_pose_uses_pieper():
+    from robmod.geometry.cli import solve_pose
+
+    rng = np.random.default_rng(101)
+    robot = wrist_robot(rng, alpha23=-sp.pi / 2)
+    q = rng.uniform(-np.pi, np.pi, 6)
+    T = dgm(robot, q)
+    name, _, qs, ok, sing = solve_pose(robot, T, {}, "pieper")
+    assert "Pieper" in name and ok.all() and not sing.any()
+    assert _member(qs, q) and np.abs(dgm(robot, qs) - T).max() < 1e-9
