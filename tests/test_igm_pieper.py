@@ -184,3 +184,12 @@ def test_cli_solve_pose_uses_pieper():
     name, _, qs, ok, sing = solve_pose(robot, T, {}, "pieper")
     assert "Pieper" in name and ok.all() and not sing.any()
     assert _member(qs, q) and np.abs(dgm(robot, qs) - T).max() < 1e-9
+
+
+def test_axes_1_and_2_coincide_is_an_error():
+    """d2 = 0 and alpha2 = 0: axes 1 and 2 are one line, q1 + q2 only is determined."""
+    rng = np.random.default_rng(8)
+    robot = wrist_robot(rng, d2=sp.Integer(0), alpha2=sp.Integer(0))
+    T = dgm(robot, rng.uniform(-np.pi, np.pi, 6))
+    with pytest.raises(RobmodError, match="axis 2"):
+        igm_pieper(robot, T)

@@ -39,6 +39,8 @@ METHOD = ("Pieper: wrist centre from |v|^2 and v_z (two equations in q2, q3), el
           "q2 to a quartic in tan(q3/2) (numpy.roots), q1 by atan2, spherical wrist (type 2 + "
           "atan2), Newton refinement on the DGM")
 N_BRANCHES = 8
+_CONTINUUM = ("igm_pieper: the arm equation vanishes for every q3 at this target (a continuum "
+              "of solutions); use robmod.kinematics.igm_numeric")
 _OFFSETS = (0.3141, -1.2718, 2.0772)  # tan((q3 - o)/2): keeps roots away from infinity
 
 
@@ -99,8 +101,10 @@ def _trig_fit(f, deg, off):
     return np.linalg.solve(np.stack(basis, 1), vals)
 
 
-def _half_tangent_roots(coef):
-    """Real t with sum coef * (1, cos t, sin t, cos 2t, sin 2t) = 0, via x = tan(t/2)."""
+def _half_tangent_roots(coef, ref):
+    """Real t with sum coef * (1, cos t, sin t, cos 2t, sin 2t) = 0, via x = tan(t/2).
+
+    None when the function vanishes identically (all coefficients below 1e-12 ref)."""
     coef = np.concatenate([coef, np.zeros(5 - len(coef))])
     f0, f1, f2, f3, f4 = coef
     # times (1 + x^2)^2, powers x^4 .. x^0
@@ -108,7 +112,7 @@ def _half_tangent_roots(coef):
          + f2 * np.array([0, 2, 0, 2, 0]) + f3 * np.array([1, 0, -6, 0, 1])
          + f4 * np.array([0, -4, 0, 4, 0]))
     big = np.abs(p).max()
-    if big == 0:
+    if big <= 1e-12 * ref:
         return None
     p = np.trim_zeros(np.where(np.abs(p) < 1e-14 * big, 0.0, p), "f")
     if len(p) < 2:
@@ -173,10 +177,12 @@ def _arm_solutions(C, w, u):
             return Z @ Z - y[0] ** 2 - y[1] ** 2
 
         for off in _OFFSETS:
-            roots = _half_tangent_roots(_trig_fit(quartic, 2, off))
+            roots = _half_tangent_roots(_trig_fit(quartic, 2, off), L * L)
             if roots is not None:
                 break
-        for t in roots if roots is not None else ():
+        else:
+            raise RobmodError(_CONTINUUM)
+        for t in roots:
             q3 = t + off
             Z, y = z_of(q3)
             out.append((np.arctan2(Z[1], Z[0]) - np.arctan2(y[1], y[0]), q3))
@@ -193,10 +199,12 @@ def _arm_solutions(C, w, u):
         return mu @ arm.coeffs(q3)[:, 2]
 
     for off in _OFFSETS:
-        roots = _half_tangent_roots(_trig_fit(combo, 1, off))
+        roots = _half_tangent_roots(_trig_fit(combo, 1, off), L * L)
         if roots is not None:
             break
-    for t in roots if roots is not None else ():
+    else:
+        raise RobmodError(_CONTINUUM)
+    for t in roots:
         q3 = t + off
         a, b, c = arm.coeffs(q3)[k]
         out += [(q2, q3) for q2 in _type2(a, b, -c)]
