@@ -7,6 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import robmod
 from robmod.errors import RobmodError
@@ -193,3 +195,31 @@ def test_axes_1_and_2_coincide_is_an_error():
     T = dgm(robot, rng.uniform(-np.pi, np.pi, 6))
     with pytest.raises(RobmodError, match="axis 2"):
         igm_pieper(robot, T)
+
+
+def test_igm_method_keyword():
+    robot = robmod.load_robot("rx90", numeric=True)
+    rng = np.random.default_rng(9)
+    q = rng.uniform(-2.5, 2.5, (3, 6))
+    T = dgm(robot, q)
+    qp, vp = igm(robot, T, method="pieper")
+    qc, vc = igm(robot, T, method="paul")
+    assert qp.shape == (3, 8, 6) and np.array_equal(vp.sum(-1), vc.sum(-1))
+    for k in range(3):
+        assert all(_member(qp[k][vp[k]], x) for x in qc[k][vc[k]])
+    with pytest.raises(RobmodError, match="method must be"):
+        igm(robot, T, method="ferrari")
+    with pytest.raises(RobmodError, match="spherical wrist"):
+        igm(general_robot(rng), T[0], method="pieper")
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), special=st.booleans())
+def test_pieper_property(seed, special):
+    """Any spherical-wrist robot, any q: q is among the solutions, all reach T, and the count
+    is that of the general-6R solver."""
+    rng = np.random.default_rng(seed)
+    robot = wrist_robot(rng, alpha23=-sp.pi / 2 if special else None)
+    q = rng.uniform(-np.pi, np.pi, 6)
+    T, sols = _check(robot, q)
+    assert len(sols) == len(igm_general6r(robot, T)[0])
