@@ -41,7 +41,7 @@ def add_igm_command(sub) -> None:
     s.add_argument("--frame", type=int, metavar="J",
                    help="end frame (default: the last); trees and closed loops need it")
     s.add_argument("--tool", metavar="NAME", help="target is the pose of this tool frame")
-    s.add_argument("--method", choices=("auto", "analytic", "general6r", "numeric"),
+    s.add_argument("--method", choices=("auto", "analytic", "pieper", "general6r", "numeric"),
                    default="auto")
     s.add_argument("--steps", action="store_true",
                    help="print the symbolic solution (equations, types, branches)")
@@ -120,7 +120,12 @@ def solve_pose(robot, T, fixed, method, frame=None):
 
     ``T`` is the pose of frame ``frame`` (default: the last); for a tree the solution's
     columns are the joints of the chain to that frame (``solution.robot_joints``)."""
+    from .igm.fallback import no_special_axes
+
     errors = []
+    if method == "auto" and not fixed and frame in (None, robot.n_frames) \
+            and robot.structure == "serial" and no_special_axes(robot):
+        method = "general6r"  # no two consecutive axes meet or are parallel: no closed form
     if method in ("auto", "analytic"):
         try:
             sol, q, valid, sing = _analytic(robot, T, fixed, frame)
@@ -131,6 +136,18 @@ def solve_pose(robot, T, fixed, method, frame=None):
             errors.append(f"analytic: {e}")
     if robot.structure != "serial" or frame not in (None, robot.n_frames):
         raise RobmodError("; ".join(errors) or "only the analytic IGM takes --frame")
+    if method in ("auto", "pieper") and robot.n_joints == 6 and not fixed:
+        from .igm_pieper import evaluate_pieper
+
+        try:
+            ev = evaluate_pieper(robot, T)
+            ok = ev.valid
+            return ("Pieper's quartic (spherical wrist, general arm)", None, ev.q[ok],
+                    ok[ok], ev.singular[ok])
+        except RobmodError as e:
+            if method == "pieper":
+                raise
+            errors.append(f"Pieper: {e}")
     if method in ("auto", "general6r") and robot.n_joints == 6 and not fixed:
         from .igm_general6r import igm_general6r
 

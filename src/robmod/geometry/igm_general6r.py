@@ -1,7 +1,7 @@
 """Exact inverse geometric model of a general 6R robot (Raghavan & Roth 1990/1993, Manocha & Canny 1994).
 
-Seed 001 ch. 4 (lost in the extraction) solves the general 6R robot by the
-dialytic elimination of its Appendix 3.  Implementation (every step numeric,
+Khalil & Dombre, ch. 4 (general case of the IGM) points to the dialytic
+elimination of Raghavan & Roth for the general 6R robot.  Implementation (every step numeric,
 no symbolic expansion):
 
 1. The chain is written ``0T6 = C1 R(q1) C2 R(q2) ... C6 R(q6) C7`` with
@@ -32,12 +32,12 @@ no symbolic expansion):
 6. Back-substitution: x4, x5 from the null vector of the 12 x 12 matrix (ratios
    of its monomials, least squares), q1, q2 from the 14 equations
    (least squares for Y12), q6 from the rotation ``R(q6) = (0T5 C6)^-1 M``.
-7. Newton polish with the kinematic Jacobian until ``||dX|| < 1e-14`` (at most
+7. Newton polish with the kinematic Jacobian of the chain (:mod:`.chain_refine`) until ``||dX|| < 1e-14`` (at most
    ``newton_iter`` steps); candidates whose pose error stays above ``tol``
    are discarded; solutions deduplicated modulo 2 pi.
 
 The loop ``R(q1) C2 R(q2) ... C6 R(q6) M^-1 = I`` can be opened at any of the 6
-joints and read in both directions (inverse robot, seed 001 Appendix 2): 12
+joints and read in both directions (inverse robot, Khalil & Dombre ch. 4): 12
 formulations, each eliminating a different angle last.  They are ranked by
 the conditioning of their pencil (smallest relative singular value of Q and
 of the 12 x 12 matrix at probe points; special geometries such as
@@ -56,6 +56,7 @@ import scipy.linalg as sla
 
 from ..description.robot import FIXED, PRISMATIC
 from ..errors import RobmodError
+from .chain_refine import refine
 from .transforms import frame_transform, transform_to_numpy
 
 METHOD = ("Raghavan-Roth: 14 equations, dialytic elimination to a 12x12 matrix quadratic in "
@@ -235,27 +236,11 @@ def _fk(C, q):
     return T
 
 
-def _polish(robot, joints, tool, T, Q, newton_iter):
-    """Newton iterations with the kinematic Jacobian (batched over candidates)."""
-    from ..kinematics.ik_numeric import pose_error
-    from ..kinematics.jacobian import pose_and_jacobian
-
-    nj = robot.n_joints
-    idx = np.array(joints) - 1
-    full = np.zeros((len(Q), nj))
-    full[:, idx] = Q
-    j = tool.frame if tool is not None else robot.n_links
-    err = np.full(len(Q), np.inf)
-    for it in range(newton_iter + 1):
-        Tc, J = pose_and_jacobian(robot, full, j, tool)
-        dp, dr = pose_error(T, Tc)
-        dx = np.concatenate([dp, dr], -1)
-        err = np.abs(dx).max(-1)
-        if it == newton_iter or np.all(err < 1e-14):
-            break
-        active = err >= 1e-14
-        step = np.linalg.pinv(J[active][:, :, idx], rcond=1e-13) @ dx[active][..., None]
-        full[np.ix_(active, idx)] += step[..., 0]
+def _polish(robot, joints, C, T, Q, newton_iter):
+    """Newton iterations on the chain (geometry-level Jacobian), batched over candidates."""
+    q, err, it = refine(C, T, Q, newton_iter)
+    full = np.zeros((len(Q), robot.n_joints))
+    full[:, np.array(joints) - 1] = q
     return full, err, it
 
 
@@ -318,7 +303,7 @@ def igm_general6r(robot, T, *, tool=None, tol=1e-10, imag_tol=1e-6, newton_iter=
                           "(special 6R geometry, possibly with infinitely many solutions); "
                           "use the closed-form or the numeric IGM")
     qc = np.concatenate(cands)
-    full, err, it = _polish(robot, joints, tool, T, qc, newton_iter)
+    full, err, it = _polish(robot, joints, C, T, qc, newton_iter)
     info["newton_iter"] = it
     good = err < tol
     idx = np.array(joints) - 1

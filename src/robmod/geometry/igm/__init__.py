@@ -13,10 +13,12 @@
 * :func:`igm` is the numeric convenience: ``(q, valid)`` for targets T.
 
 Robots with a spherical wrist are decoupled automatically (position first).
-Redundant robots need ``fixed`` joints; when no closed form is found a
-:class:`~robmod.errors.RobmodError` says what was tried (the general 6R
-polynomial solver and the numeric IGM live elsewhere:
-:mod:`robmod.geometry.igm_general6r`, :mod:`robmod.kinematics.ik_numeric`).
+Redundant robots need ``fixed`` joints; when no closed form is found,
+:func:`igm_model` raises a :class:`~robmod.errors.RobmodError` saying what was
+tried, and :func:`igm` of a 6R robot falls back (:mod:`.fallback`) to Pieper's
+quartic for a spherical wrist (:mod:`robmod.geometry.igm_pieper`) and to the
+exact general-6R solver otherwise (:mod:`robmod.geometry.igm_general6r`); these
+two are numeric only.  Other robots: the numeric IGM, :mod:`robmod.kinematics.ik_numeric`.
 """
 from __future__ import annotations
 
@@ -96,7 +98,8 @@ def igm_model(robot, fixed=None, *, frame=None, families=None) -> IGMSolution:
     return sol
 
 
-def igm(robot, T, fixed=None, *, frame=None, tool=None, base=False, params=None, tol=1e-9):
+def igm(robot, T, fixed=None, *, frame=None, tool=None, base=False, params=None, tol=1e-9,
+        method="auto"):
     """Numeric analytic IGM: ``(q, valid)`` with q (..., n_branches, n_joints).
 
     ``T`` (..., 4, 4) is 0Tn, or fTE with ``base=True`` / ``tool=name`` (the world
@@ -104,6 +107,12 @@ def igm(robot, T, fixed=None, *, frame=None, tool=None, base=False, params=None,
     ``{joint: value}`` (values scalars or arrays broadcast over the batch) for
     redundant robots.  Tree and closed-loop robots: ``frame=j`` (see :func:`igm_model`);
     the columns of q are then the joints of the chain, ``robot.chain(j)``.
+
+    A 6R robot without a closed form is solved numerically (see :mod:`.fallback`):
+    Pieper's quartic (8 branches) for a spherical wrist, the general-6R eigenvalue
+    method (16 branches, the first ones valid) otherwise; q is NaN on invalid branches.
+    ``method``: ``"auto"`` (that order), ``"paul"`` (closed form only), ``"pieper"`` or
+    ``"general6r"`` (skip the closed-form search).
     """
     joints, values = _fixed_joints(fixed)
     if joints and values is None:
@@ -115,8 +124,8 @@ def igm(robot, T, fixed=None, *, frame=None, tool=None, base=False, params=None,
 
             tool = _find_tool(robot, tool).name
         return igm(chain, T, {c: values[j] for c, j in zip(cj, joints)} if joints else None,
-                   tool=tool, base=base, params=params, tol=tol)
-    sol = igm_model(robot, joints)
+                   tool=tool, base=base, params=params, tol=tol, method=method)
+    sol, method = _choose(robot, joints, method)
     T = np.asarray(T, dtype=float)
     if T.shape[-2:] == (3, 4):
         T = np.concatenate([T, np.broadcast_to([0.0, 0.0, 0.0, 1.0], T.shape[:-2] + (1, 4))],
@@ -127,7 +136,39 @@ def igm(robot, T, fixed=None, *, frame=None, tool=None, base=False, params=None,
     if joints:
         qf = np.stack([np.asarray(values[j], dtype=float) *
                        np.ones(T.shape[:-2]) for j in joints], axis=-1)
+    if sol is None:
+        from .fallback import solve_fallback
+
+        if params:
+            raise RobmodError("igm: params= needs a closed form; this robot has none "
+                              "(give a numeric robot: robot.numeric(params))")
+        return solve_fallback(robot, T, method, tol)
     return sol.solve(T, qf, params=params, tol=tol)
+
+
+def _choose(robot, joints, method):
+    """(IGMSolution or None, fallback method name) for :func:`igm`."""
+    from .fallback import fallback_method, no_special_axes
+
+    if method not in ("auto", "paul", "pieper", "general6r"):
+        raise RobmodError(f"igm: method must be 'auto', 'paul', 'pieper' or 'general6r', "
+                          f"got {method!r}")
+    if method in ("pieper", "general6r"):
+        if joints:
+            raise RobmodError(f"igm: method={method!r} takes no fixed joints (6R robots)")
+        if method == "pieper" and fallback_method(robot) != "pieper":
+            raise RobmodError(f"igm: method='pieper' needs a 6R robot with a spherical wrist; "
+                              f"{robot.name!r} has none")
+        return None, method
+    if method == "auto" and not joints and no_special_axes(robot):
+        return None, "general6r"  # no two consecutive axes meet or are parallel
+    try:
+        return igm_model(robot, joints), None
+    except RobmodError:
+        fb = None if joints or method == "paul" else fallback_method(robot)
+        if fb is None:
+            raise
+        return None, fb
 
 
 def _strip(robot, T, tool, base):

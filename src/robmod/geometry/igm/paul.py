@@ -263,7 +263,9 @@ def paul_search(robot, fixed=(), families=("elem", "inv", "norm")):
             f"{system.n} ({', '.join(FAMILY_NAMES[f] for f in system.families)}), "
             f"equation types 1 to 8 and common factors, {search.nodes} search nodes; "
             f"best partial solution: {', '.join(got) or 'none'}; not determined: "
-            f"{', '.join(left)} (a numeric IGM applies: robmod.kinematics.ik_numeric)")
+            f"{', '.join(left)} (igm(robot, T) of a 6R robot falls back to Pieper's quartic "
+            f"(spherical wrist) or the general-6R solver; otherwise "
+            f"robmod.kinematics.igm_numeric)")
     for c in steps:
         p = E.sing_poly(system.g, c.solver, system.reduce)
         c.extra["sing"] = p
