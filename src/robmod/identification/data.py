@@ -149,7 +149,7 @@ def _read_table(path: Path) -> dict:
 def _find(table: dict, spec, n: int | None, what: str, path) -> np.ndarray | None:
     names = list(table)
     lower = {k.lower(): k for k in names}
-    if isinstance(spec, (list, tuple)) and spec and not any("{" in s for s in spec):
+    if isinstance(spec, list):  # explicit column names, one per joint
         missing = [s for s in spec if s not in table]
         if missing:
             raise RobmodError(f"{path}: no column {', '.join(missing)} for {what}; columns are "
@@ -183,7 +183,8 @@ def load_log(path, n_joints: int | None = None, *, columns=None, torque_constant
     """Read a log (.csv, .npz, .parquet) into :class:`MeasuredData`, then :func:`clean` it.
 
     ``columns``: {"t": name, "q": pattern or names, "qd": ..., "tau": ..., "current": ...}
-    overriding :data:`DEFAULT_COLUMNS`.  Motor currents become joint torques with
+    overriding :data:`DEFAULT_COLUMNS`: a string (a name, or a pattern with ``{j}``/``{i}``),
+    a tuple of alternatives, or a list of the column names of each joint.  Motor currents become joint torques with
     ``torque_constant`` (N m / A, per joint) and ``gear_ratio`` (per joint).  ``time_scale``
     converts the time column to seconds (e.g. 1e-3 for milliseconds, 1e-9 for nanoseconds).
     """

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -193,23 +194,34 @@ class DynamicIdentification:
         total = float(np.linalg.norm(err) / np.linalg.norm(p.tau))
         return Validation(rms, rel, total, p.tau, tau_hat, p.t)
 
-    def essential(self, tolerance: float = 0.02) -> "DynamicIdentification":
-        """Essential parameters: remove the parameter with the largest %sigma while the
-        relative residual grows by less than ``tolerance`` (relative); returns a new fitted
-        estimator restricted to them (its ``names_`` and ``params_``)."""
+    def essential(self, max_relative_std: float = 1.0, tolerance: float = 0.05,
+                  candidates: int = 8) -> "DynamicIdentification":
+        """Essential parameters (Pham & Gautier 1991): parameters are removed one at a time,
+        the one with the largest %sigma first among those whose removal keeps the relative
+        residual within ``tolerance`` (relative) of the full model's, while a parameter with
+        %sigma above ``max_relative_std`` (%) remains; ``candidates``: how many of the
+        largest %sigma are tried at each step.  Returns a new fitted estimator restricted to
+        the essential parameters (its ``names_``, ``params_``, ``columns_``)."""
         self._fitted()
         keep = list(range(len(self.names_)))
         W, y, N = self._W, self._y, self._N
-        base_res = self.relative_residual_
+        limit = self.relative_residual_ * (1 + tolerance)
         est = self
-        while len(keep) > 1:
-            worst = keep[int(np.argmax(est.relative_std_))]
-            trial = [k for k in keep if k != worst]
-            new = _subset(self, trial)
-            new._solve(W[:, trial], y, N)
-            if new.relative_residual_ > base_res * (1 + tolerance):
+        while len(keep) > 1 and est.relative_std_.max() > max_relative_std:
+            order = np.argsort(-est.relative_std_)[:candidates]
+            for c in order:
+                if est.relative_std_[c] <= max_relative_std:
+                    break
+                trial = [k for k in keep if k != keep[c]]
+                new = _subset(self, trial)
+                new._solve(W[:, trial], y, N)
+                if new.relative_residual_ <= limit:
+                    keep, est = trial, new
+                    break
+            else:
                 break
-            keep, est = trial, new
+            if est is not new:
+                break
         return est
 
     def report(self) -> str:
@@ -227,16 +239,26 @@ class DynamicIdentification:
         lines += ["", "data processing:", *("  " + n for n in self.processed_.notes)]
         return "\n".join(lines)
 
-    def to_robot(self):
-        """The robot with the identified values: each base parameter on its standard column,
-        the parameters regrouped into it set to zero (same torques as the identified model);
-        offsets are not part of a robot description."""
+    def to_robot(self, consistent=None):
+        """The robot with the identified values, as a description any model can use.
+
+        With ``consistent`` (a :func:`~robmod.identification.consistency.consistent_fit`
+        result): its physically consistent standard parameters.  Without: each base
+        parameter on its standard column and the parameters regrouped into it set to zero
+        (the same torques as the identified model), which the description's validation
+        refuses when a link is then not a rigid body (zero mass with first moments): use the
+        consistent estimate then.  Torque offsets are not part of a robot description.
+        """
         import dataclasses
 
         import sympy as sp
 
+        from ..description.validate import validate
+
         self._fitted()
         values = dict(zip(self.names_, self.params_))
+        if consistent is not None:
+            values = dict(consistent.standard)
         std = self.base_.standard
         links = []
         for link in self.num_.links:
@@ -247,7 +269,13 @@ class DynamicIdentification:
                 if j == link.j:
                     kw[field] = sp.Float(float(values.get(name, 0.0)))
             links.append(dataclasses.replace(link, **kw))
-        return dataclasses.replace(self.num_, links=tuple(links))
+        robot = dataclasses.replace(self.num_, links=tuple(links), values=MappingProxyType({}))
+        try:
+            validate(robot)
+        except RobmodError as e:
+            raise RobmodError(f"the identified base parameters are not a physical robot "
+                              f"({e.message}): use to_robot(consistent_fit(estimator))") from None
+        return robot
 
     def _fitted(self):
         if not hasattr(self, "params_"):
