@@ -1,0 +1,304 @@
+"""Measured data for identification: loading logs, checking and cleaning them.
+
+A log holds the time, the joint positions and optionally the joint velocities and torques (or
+motor currents with torque constants and gear ratios: Gamma = N K_t i).  Columns are found by
+name: by default ``t`` (or ``time``), ``q1..qn``, ``qd1..qn`` and ``tau1..taun``; any other
+names are given as a mapping, a list of names per quantity, or a pattern with ``{j}`` (joint
+1..n) or ``{i}`` (0..n-1).  CSV, NumPy ``.npz`` and Parquet (with ``pyarrow``) files are read.
+
+:func:`clean` never passes a problem on silently: it refuses non-monotonic time stamps (naming
+the row), drops duplicated stamps and rows holding NaN, splits the log at gaps, resamples
+irregular stamps onto a uniform grid, and lists what it did in :attr:`MeasuredData.notes`.
+"""
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import RobmodError
+
+#: default column name patterns (first match wins)
+DEFAULT_COLUMNS = {
+    "t": ("t", "time", "timestamp", "stamp"),
+    "q": ("q{j}", "q_{j}", "pos{j}", "position{j}"),
+    "qd": ("qd{j}", "qd_{j}", "dq{j}", "vel{j}", "velocity{j}"),
+    "tau": ("tau{j}", "tau_{j}", "torque{j}", "effort{j}"),
+    "current": ("i{j}", "current{j}", "cur{j}"),
+}
+
+
+@dataclass(frozen=True)
+class MeasuredData:
+    """Samples of one robot: t (N,), q (N, n) and optionally qd, qdd, tau (N, n).
+
+    ``segments``: index ranges [start, stop) of pieces without gaps (filters and derivatives
+    are applied per segment); ``notes``: what loading and cleaning found and did.
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray | None = None
+    tau: np.ndarray | None = None
+    qdd: np.ndarray | None = None
+    segments: tuple = ()
+    source: str = "arrays"
+    notes: tuple = field(default_factory=tuple)
+
+    def __post_init__(self):
+        t = np.asarray(self.t, dtype=float)
+        object.__setattr__(self, "t", t)
+        if t.ndim != 1 or t.size < 2:
+            raise RobmodError(f"{self.source}: the time must be a vector of at least 2 "
+                              f"samples, got shape {t.shape}")
+        for name in ("q", "qd", "tau", "qdd"):
+            v = getattr(self, name)
+            if v is None:
+                continue
+            v = np.asarray(v, dtype=float)
+            if v.ndim == 1:
+                v = v[:, None]
+            if v.shape[0] != t.size:
+                raise RobmodError(f"{self.source}: {name} has {v.shape[0]} samples, the time "
+                                  f"has {t.size} (mismatched lengths)")
+            object.__setattr__(self, name, v)
+        if self.q.shape[1] == 0:
+            raise RobmodError(f"{self.source}: no joint position column")
+        for name in ("qd", "tau", "qdd"):
+            v = getattr(self, name)
+            if v is not None and v.shape[1] != self.q.shape[1]:
+                raise RobmodError(f"{self.source}: {name} has {v.shape[1]} joints, q has "
+                                  f"{self.q.shape[1]}")
+        if not self.segments:
+            object.__setattr__(self, "segments", ((0, t.size),))
+
+    @property
+    def n_joints(self) -> int:
+        return self.q.shape[1]
+
+    @property
+    def n_samples(self) -> int:
+        return self.t.size
+
+    @property
+    def sampling_rate(self) -> float:
+        """1 / median time step (Hz)."""
+        return float(1.0 / np.median(np.diff(self.t)))
+
+    def __len__(self):
+        return self.t.size
+
+    def __repr__(self):
+        parts = [f"{self.n_samples} samples", f"{self.n_joints} joints",
+                 f"{self.sampling_rate:.4g} Hz"]
+        parts += [k for k in ("qd", "tau") if getattr(self, k) is not None]
+        return f"MeasuredData({', '.join(parts)}, from {self.source})"
+
+    def select(self, index) -> "MeasuredData":
+        """The samples ``index`` (a slice or a boolean/integer array) as one segment."""
+        pick = (lambda v: None if v is None else v[index])
+        return replace(self, t=self.t[index], q=self.q[index], qd=pick(self.qd),
+                       tau=pick(self.tau), qdd=pick(self.qdd), segments=())
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+def _read_table(path: Path) -> dict:
+    suffix = path.suffix.lower()
+    if suffix == ".npz":
+        with np.load(path, allow_pickle=False) as z:
+            return {k: np.asarray(z[k]) for k in z.files}
+    if suffix in (".parquet", ".pq"):
+        try:
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise RobmodError(f"{path}: reading Parquet needs pyarrow: pip install "
+                              "'robmod[data]'") from None
+        table = pq.read_table(path)
+        return {name: table.column(name).to_numpy() for name in table.column_names}
+    if suffix in (".csv", ".txt", ".tsv"):
+        with open(path, newline="") as fh:
+            sample = fh.read(4096)
+            fh.seek(0)
+            delim = "\t" if suffix == ".tsv" else (";" if sample.count(";") > sample.count(",")
+                                                    else ",")
+            reader = csv.reader(fh, delimiter=delim)
+            try:
+                header = [h.strip() for h in next(reader)]
+            except StopIteration:
+                raise RobmodError(f"{path}: empty file") from None
+            rows = []
+            for line_no, row in enumerate(reader, start=2):
+                if not row:
+                    continue
+                if len(row) != len(header):
+                    raise RobmodError(f"{path}:{line_no}: {len(row)} values, the header has "
+                                      f"{len(header)} columns")
+                try:
+                    rows.append([float(x) if x.strip() not in ("", "nan", "NaN") else np.nan
+                                 for x in row])
+                except ValueError as e:
+                    raise RobmodError(f"{path}:{line_no}: not a number ({e})") from None
+        data = np.array(rows, dtype=float).reshape(-1, len(header))
+        return {h: data[:, k] for k, h in enumerate(header)}
+    raise RobmodError(f"{path}: unknown log format {suffix!r}: expected .csv, .npz or .parquet")
+
+
+def _find(table: dict, spec, n: int | None, what: str, path) -> np.ndarray | None:
+    names = list(table)
+    lower = {k.lower(): k for k in names}
+    if isinstance(spec, list):  # explicit column names, one per joint
+        missing = [s for s in spec if s not in table]
+        if missing:
+            raise RobmodError(f"{path}: no column {', '.join(missing)} for {what}; columns are "
+                              f"{', '.join(names)}")
+        return np.column_stack([np.asarray(table[s], dtype=float) for s in spec])
+    patterns = (spec,) if isinstance(spec, str) else tuple(spec)
+    for pat in patterns:
+        if "{" not in pat:
+            key = lower.get(pat.lower())
+            if key is not None:
+                return np.asarray(table[key], dtype=float)
+            continue
+        cols, j = [], 1
+        while n is None or j <= n:
+            name = pat.format(j=j, i=j - 1)
+            key = lower.get(name.lower())
+            if key is None:
+                break
+            cols.append(np.asarray(table[key], dtype=float))
+            j += 1
+        if cols:
+            if n is not None and len(cols) != n:
+                raise RobmodError(f"{path}: {len(cols)} columns {pat} for {what}, the robot has "
+                                  f"{n} joints")
+            return np.column_stack(cols)
+    return None
+
+
+def load_log(path, n_joints: int | None = None, *, columns=None, torque_constant=None,
+             gear_ratio=None, time_scale: float = 1.0) -> MeasuredData:
+    """Read a log (.csv, .npz, .parquet) into :class:`MeasuredData`, then :func:`clean` it.
+
+    ``columns``: {"t": name, "q": pattern or names, "qd": ..., "tau": ..., "current": ...}
+    overriding :data:`DEFAULT_COLUMNS`: a string (a name, or a pattern with ``{j}``/``{i}``),
+    a tuple of alternatives, or a list of the column names of each joint.  Motor currents become joint torques with
+    ``torque_constant`` (N m / A, per joint) and ``gear_ratio`` (per joint).  ``time_scale``
+    converts the time column to seconds (e.g. 1e-3 for milliseconds, 1e-9 for nanoseconds).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise RobmodError(f"{path}: no such file")
+    table = _read_table(path)
+    spec = dict(DEFAULT_COLUMNS)
+    spec.update(columns or {})
+    t = _find(table, spec["t"], None, "the time", path)
+    if t is None:
+        raise RobmodError(f"{path}: no time column (looked for {', '.join(spec['t'])}); give "
+                          "columns={'t': NAME}")
+    q = _find(table, spec["q"], n_joints, "q", path)
+    if q is None:
+        raise RobmodError(f"{path}: no joint position columns (looked for "
+                          f"{', '.join(spec['q'])}); give columns={{'q': 'pattern{{j}}'}}")
+    n = q.shape[1]
+    qd = _find(table, spec["qd"], n, "qd", path)
+    tau = _find(table, spec["tau"], n, "tau", path)
+    notes = [f"read {path.name}: {t.size} rows, {n} joints"
+             + (", measured velocities" if qd is not None else "")]
+    if tau is None:
+        cur = _find(table, spec["current"], n, "motor currents", path)
+        if cur is not None:
+            if torque_constant is None or gear_ratio is None:
+                raise RobmodError(f"{path}: the log has motor currents: give torque_constant "
+                                  "and gear_ratio (one per joint) to turn them into torques")
+            kt = np.broadcast_to(np.asarray(torque_constant, float), (n,))
+            gr = np.broadcast_to(np.asarray(gear_ratio, float), (n,))
+            tau = cur * kt * gr
+            notes.append("torques from motor currents: tau = N K_t i")
+    data = MeasuredData(np.asarray(t, float) * time_scale, q, qd, tau, source=str(path),
+                        notes=tuple(notes))
+    return clean(data)
+
+
+# -- cleaning ------------------------------------------------------------------------------------
+
+def clean(data: MeasuredData, *, gap: float = 5.0, jitter: float = 0.01) -> MeasuredData:
+    """Check and clean a log (see the module's description).
+
+    ``gap``: a step longer than ``gap`` median steps splits the log; ``jitter``: if the steps
+    vary by more than this fraction of the median step, every segment is resampled on a
+    uniform grid by cubic interpolation of q (and linear interpolation of qd and tau).
+    """
+    notes = list(data.notes)
+    t = data.t
+    if not np.all(np.isfinite(t)):
+        bad = np.flatnonzero(~np.isfinite(t))
+        raise RobmodError(f"{data.source}: the time is NaN or infinite at row(s) "
+                          f"{', '.join(map(str, bad[:5] + 1))}")
+    dt = np.diff(t)
+    back = np.flatnonzero(dt < 0)
+    if back.size:
+        k = int(back[0]) + 1
+        raise RobmodError(f"{data.source}: the time goes backwards at row {k + 1} "
+                          f"({t[k - 1]:.9g} -> {t[k]:.9g}): sort the log or fix its clock")
+    keep = np.ones(t.size, bool)
+    dup = np.flatnonzero(dt == 0) + 1
+    if dup.size:
+        keep[dup] = False
+        notes.append(f"dropped {dup.size} duplicated time stamps")
+    arrays = [v for v in (data.q, data.qd, data.tau) if v is not None]
+    nan_rows = ~np.all(np.isfinite(np.column_stack(arrays)), axis=1)
+    if nan_rows.any():
+        keep &= ~nan_rows
+        notes.append(f"dropped {int(nan_rows.sum())} rows with NaN values")
+    if not keep.all():
+        data = data.select(keep)
+        t = data.t
+    if t.size < 10:
+        raise RobmodError(f"{data.source}: only {t.size} valid samples left")
+    for name in ("q",):
+        v = getattr(data, name)
+        still = np.flatnonzero(np.ptp(v, axis=0) == 0)
+        if still.size:
+            notes.append(f"joint(s) {', '.join(str(j + 1) for j in still)} do not move")
+    dt = np.diff(t)
+    h = float(np.median(dt))
+    cuts = np.flatnonzero(dt > gap * h) + 1
+    bounds = [0, *cuts.tolist(), t.size]
+    segments = tuple((a, b) for a, b in zip(bounds[:-1], bounds[1:]))
+    if cuts.size:
+        notes.append(f"split at {cuts.size} gap(s) longer than {gap:g} steps: "
+                     f"{len(segments)} segments")
+    irregular = np.max(np.abs(dt[np.setdiff1d(np.arange(dt.size), cuts - 1)] - h)) > jitter * h
+    data = replace(data, segments=segments, notes=tuple(notes))
+    if irregular:
+        data = resample(data, 1.0 / h)
+    return data
+
+
+def resample(data: MeasuredData, rate: float) -> MeasuredData:
+    """Each segment on a uniform grid at ``rate`` Hz (cubic spline of q, linear qd, tau)."""
+    from scipy.interpolate import CubicSpline
+
+    h = 1.0 / rate
+    ts, qs, qds, taus, segs = [], [], [], [], []
+    start = 0
+    for a, b in data.segments:
+        if b - a < 4:
+            continue
+        t = data.t[a:b]
+        grid = t[0] + h * np.arange(int(np.floor((t[-1] - t[0]) / h)) + 1)
+        ts.append(grid)
+        qs.append(CubicSpline(t, data.q[a:b], axis=0)(grid))
+        if data.qd is not None:
+            qds.append(np.column_stack([np.interp(grid, t, c) for c in data.qd[a:b].T]))
+        if data.tau is not None:
+            taus.append(np.column_stack([np.interp(grid, t, c) for c in data.tau[a:b].T]))
+        segs.append((start, start + grid.size))
+        start += grid.size
+    cat = (lambda xs: np.concatenate(xs) if xs else None)
+    notes = data.notes + (f"irregular time stamps: resampled at {rate:.6g} Hz",)
+    return MeasuredData(cat(ts), cat(qs), cat(qds), cat(taus), None, tuple(segs), data.source,
+                        notes)
