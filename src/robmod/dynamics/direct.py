@@ -172,27 +172,28 @@ def ddm(robot, q, qd, tau, method: str = "recursive", **switches) -> np.ndarray:
     or ``'compiled'`` (the customized recursive model, compiled once and cached; default
     switches only).
     """
-    shape, (q, qd, tau) = check_arrays(robot, q, qd, tau)
+    shape, (q, qd, tau) = check_arrays(robot, q, qd, tau, names=("q", "qd", "tau"))
     out = np.zeros(shape)
     if method == "compiled":
         if switches:
             raise ValueError("method='compiled' takes no switches")
-        idx = [j - 1 for j in dofs(robot)]
+        idx = [robot.joint_index[j] for j in dofs(robot)]
         f = _compiled_ddm(robot)
         out[..., idx] = f(*[np.ascontiguousarray(a[..., idx]) for a in (q, qd, tau)])
         return out
     if method == "inverse":
         A = inertia_matrix(robot, q, rotor=switches.get("rotor", True))
         H = idm(robot, q, qd, np.zeros(shape), **switches)
-        idx = [j - 1 for j in dofs(robot)]
+        idx = [robot.joint_index[j] for j in dofs(robot)]
         out[..., idx] = cholesky_solve(A, (tau - H)[..., idx])
         return out
     if method != "recursive":
         raise ValueError(f"unknown method {method!r}")
     ctx = numeric_context(robot, q=q, qd=qd)
-    res = ddm_algorithm(ctx, robot, {j: tau[..., j - 1] for j in dofs(robot)}, **switches)
+    index = robot.joint_index
+    res = ddm_algorithm(ctx, robot, {j: tau[..., index[j]] for j in dofs(robot)}, **switches)
     for j, v in res.items():
-        out[..., j - 1] = v
+        out[..., robot.joint_index[j]] = v
     return out
 
 
@@ -295,7 +296,7 @@ def ddm_model(robot, method: str = "recursive", **switches):
 def state_derivative(robot, x, tau, method: str = "recursive", **switches) -> np.ndarray:
     """[7.65]: x = [q, qd] (..., 2 NJ) -> xdot = [qd, qdd]."""
     x = np.asarray(x, dtype=float)
-    nj = robot.n_joints
+    nj = robot.n_q
     q, qd = x[..., :nj], x[..., nj:]
     qdd = ddm(robot, q, qd, tau, method=method, **switches)
     return np.concatenate([np.broadcast_to(qd, qdd.shape), qdd], axis=-1)

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..description.robot import (FIXED, PRISMATIC, REVOLUTE, joint_acceleration,
                                  joint_variable, joint_velocity)
+from ..description.arguments import joint_arrays, require_numeric
 from ..errors import RobmodError
 from ..geometry.dgm import frame_matrix
 from ..symbolic.algebra import add, cross, mul
@@ -203,19 +204,20 @@ def _euler(ctx, link, U, dvs, wp, j):
 
 
 def idm(robot, q, qd, qdd, **switches) -> np.ndarray:
-    """Numeric inverse dynamics: joint torques (..., NJ) at q, qd, qdd of shape (..., NJ)."""
-    q, qd, qdd = (np.asarray(x, dtype=float) for x in (q, qd, qdd))
-    shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape)
-    if shape[-1:] != (robot.n_joints,):
-        raise RobmodError(f"q, qd, qdd must have {robot.n_joints} values in their last "
-                          f"dimension, got shape {shape}")
-    q, qd, qdd = (np.broadcast_to(x, shape) for x in (q, qd, qdd))
+    """Numeric inverse dynamics: joint torques (..., n_q) at q, qd, qdd of shape (..., n_q).
+
+    One entry per joint variable (``robot.joints`` order, fixed frames excluded).
+    """
+    require_numeric(robot, "idm")
+    q, qd, qdd = joint_arrays(robot, q=q, qd=qd, qdd=qdd)
+    shape = q.shape
     ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)
     gam = ne_algorithm(ctx, robot, **switches)
     out = np.zeros(shape)
+    index = robot.joint_index
     for j, g in enumerate(gam, start=1):
-        if g is not None:
-            out[..., j - 1] = g
+        if g is not None and j in index:
+            out[..., index[j]] = g
     return out
 
 

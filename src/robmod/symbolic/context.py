@@ -161,7 +161,13 @@ class NumericContext:
         arr = self.arrays[group]
         if arr is None:
             raise RobmodError(f"numeric evaluation needs {group}")
-        return arr[..., j - 1]
+        index = self.robot.joint_index if self.robot is not None else None
+        if index is None:
+            return arr[..., j - 1]
+        k = index.get(j)
+        if k is None:
+            raise RobmodError(f"frame {j} is fixed (sigma = 2): it has no joint variable")
+        return arr[..., k]
 
     def param(self, expr):
         if isinstance(expr, sp.Basic):
