@@ -13,7 +13,9 @@ Rules enforced here:
 * **NaN policy**: NaN and infinite values are *refused*, never propagated.  A NaN in ``q``
   would otherwise give NaN torques that look like a result.
 * **Symbolic robots** are refused by every numeric function, naming the symbols left, e.g.
-  ``"D3, RL4 are symbolic: call robot.numeric({...})"``.
+  ``"D3, RL4 are symbolic: call robot.numeric({...})"``: the geometric parameters at the
+  entry of every function; a symbolic inertial parameter, gravity, base or tool matrix when
+  the model reads it (a model with friction switched off does not need FC, FV).
 """
 from __future__ import annotations
 
@@ -31,16 +33,18 @@ __all__ = ["require_numeric", "finite_array", "joint_array", "joint_arrays",
 def symbols_used(robot, scope: str = "dynamics") -> frozenset:
     """Symbols left in the parameters a numeric model reads.
 
-    ``scope='geometry'``: geometric parameters, base and tool matrices (DGM, Jacobians);
-    ``'dynamics'``: also the inertial parameters, gravity and base motion (limits excluded).
+    ``scope='geometry'``: the geometric parameters of the frames (every numeric model reads
+    them; a symbolic base or tool matrix is reported when a model uses it);
+    ``'dynamics'``: also the base and tool matrices, the inertial parameters, gravity and
+    base motion (limits excluded).
     """
     syms = set()
     for f in robot.frames:
         for k in GEOMETRIC:
             syms |= getattr(f, k).free_symbols
-    for m in [robot.base] + [t.T for t in robot.tools]:
-        syms |= m.free_symbols
     if scope == "dynamics":
+        for m in [robot.base] + [t.T for t in robot.tools]:
+            syms |= m.free_symbols
         for link in robot.links:
             for k in DYNAMIC:
                 v = getattr(link, k)
@@ -48,7 +52,7 @@ def symbols_used(robot, scope: str = "dynamics") -> frozenset:
                     syms |= v.free_symbols
         for vec in (robot.gravity, robot.W0, robot.WP0, robot.V0, robot.VP0):
             for v in vec:
-                syms |= v.free_symbols
+                syms |= getattr(v, "free_symbols", set())
     return frozenset(syms)
 
 
@@ -164,6 +168,8 @@ def _joint_names(robot) -> str:
 def _fixed_hint(robot, arr) -> str:
     fixed = [f.j for f in robot.frames[: robot.n_joints] if not f.is_joint]
     if fixed and arr.ndim and arr.shape[-1] == robot.n_joints:
-        return (f" (frames {', '.join(map(str, fixed))} are fixed, sigma = 2, and take no "
-                "joint value)")
+        which = (f"frame {fixed[0]} is" if len(fixed) == 1
+                 else f"frames {', '.join(map(str, fixed))} are")
+        return f" ({which} fixed, sigma = 2, and takes no joint value)".replace(
+            "are fixed, sigma = 2, and takes", "are fixed, sigma = 2, and take")
     return ""

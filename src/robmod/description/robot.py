@@ -282,6 +282,17 @@ class Robot:
         return tuple(f.j for f in self.frames[: self.n_joints] if f.is_joint)
 
     @cached_property
+    def content_key(self) -> tuple:
+        """A hashable key equal for robots with equal content (for caches of derived models).
+
+        ``Robot`` itself is not hashable (``values`` is a mapping); never key a cache by
+        ``id(robot)``: a dead robot's id is reused by new objects.
+        """
+        return (self.name, self.frames, self.links, self.n_links, self.base, self.tools,
+                self.gravity, self.W0, self.WP0, self.V0, self.VP0,
+                tuple(sorted((str(k), str(v)) for k, v in self.values.items())))
+
+    @cached_property
     def joint_index(self) -> Mapping[int, int]:
         """Position of each joint frame j (of :attr:`joints`) in a numeric joint vector.
 

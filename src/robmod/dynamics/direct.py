@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE
+from ..errors import RobmodError
 from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
 from .inertia import inertia_algorithm, inertia_matrix
@@ -166,48 +167,86 @@ def _tau_dict(ctx_tau, robot):
 
 
 def ddm(robot, q, qd, tau, method: str = "recursive", **switches) -> np.ndarray:
-    """Numeric direct dynamics: qdd (..., NJ) from q, qd, Gamma (..., NJ) (batched).
+    """Numeric direct dynamics: qdd (..., n_q) from q, qd, Gamma (..., n_q) (batched).
 
-    ``method``: ``'recursive'`` (O(n), §7.6.2), ``'inverse'`` (A^-1 (Gamma - H), Cholesky)
-    or ``'compiled'`` (the customized recursive model, compiled once and cached; default
-    switches only).
+    ``method``: ``'recursive'`` (O(n), Khalil & Dombre, section 9.6), ``'inverse'``
+    (A^-1 (Gamma - H), Cholesky) or ``'compiled'`` (the customized recursive model, compiled
+    once and cached; default switches only).  A singular inertia matrix (a joint that only
+    moves massless links and has no rotor inertia, IA = 0) raises a RobmodError naming the
+    joint.
     """
+    if method not in ("recursive", "inverse", "compiled"):
+        raise RobmodError(f"ddm: unknown method {method!r}; expected 'recursive', "
+                          "'inverse' or 'compiled'")
+    if method == "compiled" and switches:
+        raise RobmodError("ddm: method='compiled' takes no switches")
     shape, (q, qd, tau) = check_arrays(robot, q, qd, tau, names=("q", "qd", "tau"))
     out = np.zeros(shape)
-    if method == "compiled":
-        if switches:
-            raise ValueError("method='compiled' takes no switches")
-        idx = [robot.joint_index[j] for j in dofs(robot)]
-        f = _compiled_ddm(robot)
-        out[..., idx] = f(*[np.ascontiguousarray(a[..., idx]) for a in (q, qd, tau)])
-        return out
-    if method == "inverse":
-        A = inertia_matrix(robot, q, rotor=switches.get("rotor", True))
-        H = idm(robot, q, qd, np.zeros(shape), **switches)
-        idx = [robot.joint_index[j] for j in dofs(robot)]
-        out[..., idx] = cholesky_solve(A, (tau - H)[..., idx])
-        return out
-    if method != "recursive":
-        raise ValueError(f"unknown method {method!r}")
-    ctx = numeric_context(robot, q=q, qd=qd)
-    index = robot.joint_index
-    res = ddm_algorithm(ctx, robot, {j: tau[..., index[j]] for j in dofs(robot)}, **switches)
-    for j, v in res.items():
-        out[..., robot.joint_index[j]] = v
+    idx = [robot.joint_index[j] for j in dofs(robot)]
+    try:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if method == "compiled":
+                f = compiled_ddm(robot)
+                out[..., idx] = f(*[np.ascontiguousarray(a[..., idx]) for a in (q, qd, tau)])
+            elif method == "inverse":
+                A = inertia_matrix(robot, q, rotor=switches.get("rotor", True))
+                H = idm(robot, q, qd, np.zeros(shape), **switches)
+                out[..., idx] = cholesky_solve(A, (tau - H)[..., idx])
+            else:
+                ctx = numeric_context(robot, q=q, qd=qd)
+                res = ddm_algorithm(ctx, robot, {j: tau[..., idx_j] for j, idx_j
+                                                 in zip(dofs(robot), idx)}, **switches)
+                for j, v in res.items():
+                    out[..., robot.joint_index[j]] = v
+    except (ZeroDivisionError, np.linalg.LinAlgError):
+        raise _singular_error(robot, q, switches.get("rotor", True)) from None
+    if not np.all(np.isfinite(out)):
+        raise _singular_error(robot, q, switches.get("rotor", True))
     return out
+
+
+def singular_joint(robot, A, rtol: float = 1e-12):
+    """Frame of the first joint (from the end of the chain) where A = L^T D L has a pivot
+    D_j <= rtol * max(diag A) (Khalil & Dombre, eq. (9.44)), or None if A is regular."""
+    order = dofs(robot)
+    A = np.array(A, dtype=float)
+    scale = max(float(np.max(np.abs(np.diagonal(A)))), 1.0)
+    for k in reversed(range(len(order))):
+        if not A[k, k] > rtol * scale:
+            return order[k]
+        A[:k, k] /= A[k, k]
+        A[:k, :k] -= np.outer(A[:k, k], A[k, :k])
+        A[k, :k] = A[:k, k]
+    return None
+
+
+def _singular_error(robot, q, rotor):
+    """The RobmodError for a direct model that could not be solved at q (..., n_q)."""
+    A = inertia_matrix(robot, q, rotor=rotor).reshape((-1, len(dofs(robot)), len(dofs(robot))))
+    for k, Ak in enumerate(A):
+        j = singular_joint(robot, Ak)
+        if j is not None:
+            at = "" if A.shape[0] == 1 else f" (sample {k} of the batch)"
+            return RobmodError(
+                f"ddm: the inertia matrix is singular at joint {j}{at}: joint {j} moves only "
+                "massless links and has no rotor inertia (IA = 0), so its acceleration is "
+                "undetermined; give the links after it a mass or set IA > 0")
+    return RobmodError("ddm: the direct model gave non-finite accelerations (the inertia "
+                       "matrix is ill-conditioned at these q)")
 
 
 _CACHE: dict = {}
 
 
-def _compiled_ddm(robot):
-    hit = _CACHE.get(id(robot))
-    if hit is not None and hit[0] is robot:
-        return hit[1]
-    f = ddm_model(robot).compile()
-    if len(_CACHE) > 32:
-        _CACHE.clear()
-    _CACHE[id(robot)] = (robot, f)
+def compiled_ddm(robot):
+    """The compiled recursive direct model of ``robot`` (cached by the robot's content)."""
+    key = robot.content_key
+    f = _CACHE.get(key)
+    if f is None:
+        f = ddm_model(robot).compile()
+        if len(_CACHE) > 32:
+            _CACHE.clear()
+        _CACHE[key] = f
     return f
 
 

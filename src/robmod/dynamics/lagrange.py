@@ -105,7 +105,7 @@ def coriolis_matrix(robot, q, qd, method: str = "ne") -> np.ndarray:
     idx = [robot.joint_index[j] for j in order]
     n, nj = len(order), robot.n_q
     if method == "christoffel":
-        f = _compiled(robot, "coriolis")
+        f = compiled_christoffel(robot, "coriolis")
         return f(np.ascontiguousarray(q[..., idx]), np.ascontiguousarray(qd[..., idx]))
     E = np.zeros((n, nj))
     E[np.arange(n), idx] = 1.0
@@ -220,16 +220,16 @@ def quadratic_velocity_model(robot):
 _CACHE: dict = {}
 
 
-def _compiled(robot, what):
-    key = (id(robot), what)
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0] is robot:
-        return hit[1]
-    model = {"coriolis": coriolis_model, "quadratic": quadratic_velocity_model}[what](robot)
-    f = model.compile()
-    if len(_CACHE) > 32:
-        _CACHE.clear()
-    _CACHE[key] = (robot, f)
+def compiled_christoffel(robot, what):
+    """The compiled Christoffel model ``what`` of ``robot`` (cached by the robot's content)."""
+    key = (robot.content_key, what)
+    f = _CACHE.get(key)
+    if f is None:
+        model = {"coriolis": coriolis_model, "quadratic": quadratic_velocity_model}[what](robot)
+        f = model.compile()
+        if len(_CACHE) > 32:
+            _CACHE.clear()
+        _CACHE[key] = f
     return f
 
 

@@ -208,7 +208,7 @@ def idm(robot, q, qd, qdd, **switches) -> np.ndarray:
 
     One entry per joint variable (``robot.joints`` order, fixed frames excluded).
     """
-    require_numeric(robot, "idm")
+    require_numeric(robot, "idm", scope="geometry")
     q, qd, qdd = joint_arrays(robot, q=q, qd=qd, qdd=qdd)
     shape = q.shape
     ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)

@@ -48,7 +48,7 @@ def check_arrays(robot, *arrays, names=None):
     """
     if robot.n_loops:
         raise RobmodError("closed loops: the dynamic models of this module need a tree")
-    require_numeric(robot)
+    require_numeric(robot, "the dynamic model", scope="geometry")
     names = names or [f"argument {k + 1}" for k in range(len(arrays))]
     checked = joint_arrays(robot, **dict(zip(names, arrays)))
     return checked[0].shape if checked else (), checked

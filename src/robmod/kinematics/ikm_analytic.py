@@ -53,7 +53,7 @@ from ..symbolic.context import NumericContext
 from ..symbolic.count import count_ops
 from ..symbolic.model import Output, customize
 from .analysis import _expanded_outputs, _factorize, _reduce_pythagoras
-from .jacobian import _check_q, _resolve, jacobian_model
+from .jacobian import check_q, _resolve, jacobian_model
 
 __all__ = ["BlockIKM", "block_ikm", "ikm_block_algorithm", "ikm_block_model", "ikm_block"]
 
@@ -486,7 +486,7 @@ def ikm_block(robot, q, xd, method=2, *, i=None, j=None, tool=None, velocity_fra
     :func:`block_ikm`; ``velocity_frame=0`` for frame 0).  Parameters take the
     robot's numeric values.  At a singular configuration the result is inf/nan.
     """
-    q = _check_q(robot, q)
+    q = check_q(robot, q)
     xd = np.asarray(xd, dtype=float)
     if xd.shape[-1:] != (6,):
         raise RobmodError(f"xd must have 6 values in its last dimension, got shape {xd.shape}")

@@ -141,9 +141,9 @@ def jacobian_algorithm(ctx, robot, j=None, i=0, tool=None):
     return rows
 
 
-def _check_q(robot, q):
-    require_numeric(robot, "the Jacobian", scope="geometry")
-    return joint_array(robot, "q", q)
+def check_q(robot, q, name: str = "q"):
+    """``q`` as a float array (..., n_q): one finite value per joint variable."""
+    return joint_array(robot, name, q)
 
 
 def joint_columns(robot) -> list[int]:
@@ -156,15 +156,16 @@ def jacobian(robot, q, j=None, i=0, tool=None) -> np.ndarray:
 
     One column per joint variable (``robot.joints`` order); fixed frames take none.
     """
-    q = _check_q(robot, q)
+    require_numeric(robot, "the Jacobian", scope="geometry")
+    q = check_q(robot, q)
     ctx = NumericContext(robot, q=q)
     J = stack(jacobian_algorithm(ctx, robot, j, i, tool), q.shape[:-1])
     return J[..., joint_columns(robot)]
 
 
 def pose_and_jacobian(robot, q, j=None, tool=None):
-    """(0T_j or 0T_E (..., 4, 4), 0J_j (..., 6, NJ)) in one pass (used by the numeric IGM)."""
-    q = _check_q(robot, q)
+    """(0T_j or 0T_E (..., 4, 4), 0J_j (..., 6, n_q)) in one pass (used by the numeric IGM)."""
+    q = check_q(robot, q)
     ctx = NumericContext(robot, q=q)
     columns, A, P, tool, j = jacobian_parts(ctx, robot, j, 0, tool)
     batch = q.shape[:-1]

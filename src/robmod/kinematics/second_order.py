@@ -54,6 +54,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE, joint_variable, joint_velocity
+from ..description.arguments import joint_arrays, require_numeric
 from ..errors import RobmodError
 from ..geometry.dgm import _common_ancestor, _path, frame_matrix, resolve_tool
 from ..symbolic.algebra import add, cross, dot, htm_from_matrix, mul, stack
@@ -183,15 +184,9 @@ def jdot_qdot_algorithm(ctx, robot, j=None, i=0, tool=None):
 
 
 def _arrays(robot, *arrays):
-    arrays = [np.asarray(x, dtype=float) for x in arrays]
-    try:
-        shape = np.broadcast_shapes(*(x.shape for x in arrays))
-    except ValueError:
-        shape = ()
-    if shape[-1:] != (robot.n_joints,):
-        raise RobmodError(f"q, qd (, qdd) must have {robot.n_joints} values in their last "
-                          f"dimension, got shapes {[x.shape for x in arrays]}")
-    return [np.broadcast_to(x, shape) for x in arrays], shape[:-1]
+    require_numeric(robot, "the second-order kinematics", scope="geometry")
+    arrays = joint_arrays(robot, **dict(zip(("q", "qd", "qdd"), arrays)))
+    return arrays, arrays[0].shape[:-1]
 
 
 def jdot_qdot(robot, q, qd, j=None, i=0, tool=None) -> np.ndarray:

@@ -174,9 +174,10 @@ class NumericContext:
             try:
                 return float(expr)
             except TypeError:
+                names = ", ".join(sorted(map(str, expr.free_symbols)))
                 raise RobmodError(
-                    f"parameter {expr} is symbolic: numeric evaluation needs a numeric robot "
-                    "(Robot.numeric())") from None
+                    f"parameter {expr} is symbolic: numeric evaluation needs a numeric robot: "
+                    f"call robot.numeric({{...}}) with a value for {names}") from None
         return expr
 
     def const(self, value):
