@@ -145,3 +145,39 @@ def test_compiled_christoffel_cache_is_keyed_by_content():
     for robot in (a, c):
         ref = coriolis_matrix(robot, q, qd, method="ne")
         assert np.abs(coriolis_matrix(robot, q, qd, method="christoffel") - ref).max() < 1e-10
+
+
+# -- simulation that blows up --------------------------------------------------------------
+
+def test_simulate_stiff_pd_law_stops_with_time_and_joint():
+    from robmod.dynamics import simulate
+
+    robot = random_robot(np.random.default_rng(12), 2, prismatic=False)
+
+    def stiff(t, x):
+        return -1e9 * x[..., :2] - 1e5 * x[..., 2:]
+
+    x0 = np.array([0.1, -0.2, 0.0, 0.0])
+    with pytest.raises(RobmodError, match=r"blew up at t = [0-9.e-]+: joint [12] "
+                                          r"(position|velocity)"):
+        simulate(robot, stiff, x0, np.linspace(0, 1, 11))
+    # the same law with a fine enough grid is stable and finite
+    soft = simulate(robot, lambda t, x: -10 * x[..., :2] - 2 * x[..., 2:], x0,
+                    np.linspace(0, 0.1, 11))
+    assert soft.shape == (11, 4) and np.all(np.isfinite(soft))
+
+
+def test_simulate_bad_torque_law_and_arguments():
+    from robmod.dynamics import simulate, state_derivative
+
+    robot = random_robot(np.random.default_rng(12), 2, prismatic=False)
+    x0 = np.zeros(4)
+    with pytest.raises(RobmodError, match=r"at t = 0\.1[0-9]* the torque law .*tau holds NaN"):
+        simulate(robot, lambda t, x: np.full(2, np.nan if t >= 0.1 else 0.0), x0,
+                 np.linspace(0, 0.3, 4))
+    with pytest.raises(RobmodError, match=r"argument t must be a non-empty increasing"):
+        simulate(robot, lambda t, x: np.zeros(2), x0, [0.0, 0.0])
+    with pytest.raises(RobmodError, match=r"argument x0 must be a state .*\(\.\.\., 4\)"):
+        simulate(robot, lambda t, x: np.zeros(2), np.zeros(3), [0.0, 0.1])
+    with pytest.raises(RobmodError, match=r"argument x must be a state"):
+        state_derivative(robot, np.zeros(5), np.zeros(2))
