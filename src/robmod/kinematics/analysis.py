@@ -183,7 +183,7 @@ def task_space_dimension(robot, j=None, i=0, tool=None, rows=None, *, n_samples=
     when NJ on the chain > M.
     """
     rng = np.random.default_rng(rng)
-    q = rng.uniform(-np.pi, np.pi, (n_samples, robot.n_joints))
+    q = rng.uniform(-np.pi, np.pi, (n_samples, robot.n_q))
     prism = np.array([robot.frame(k).sigma == 1 for k in robot.joints])
     q[:, prism] /= np.pi
     return int(rank(task_jacobian(robot, q, j, i, tool, rows), tol=tol).max())
