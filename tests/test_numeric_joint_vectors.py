@@ -100,3 +100,18 @@ def test_same_as_robot_without_the_fixed_frames():
     assert np.abs(ddm(fixed, q, qd, qdd) - ddm(plain, q, qd, qdd)).max() < 1e-10
     assert np.abs(jacobian(fixed, q) - jacobian(plain, q)).max() < 1e-12
     assert np.abs(dgm(fixed, q) - dgm(plain, q)).max() < 1e-12
+
+
+def test_identify_and_regressor_with_fixed_frames():
+    """Regressor rows and identification data use the same n_q-long joint vectors."""
+    from robmod.identification.identify import identify
+    from robmod.identification.regressor import regressor
+
+    robot = _robot(ROWS)
+    rng = np.random.default_rng(5)
+    q, qd, qdd = rng.uniform(-2, 2, (3, 60, robot.n_q))
+    tau = idm(robot, q, qd, qdd, friction=False)
+    assert regressor(robot, q, qd, qdd).shape[:2] == (60, robot.n_q)
+    result = identify(robot, q, qd, qdd, tau)
+    assert result.n_rows == 60 * robot.n_q
+    assert result.residual_rms < 1e-8 and np.all(np.isfinite(result.beta))
