@@ -181,3 +181,17 @@ def test_simulate_bad_torque_law_and_arguments():
         simulate(robot, lambda t, x: np.zeros(2), np.zeros(3), [0.0, 0.1])
     with pytest.raises(RobmodError, match=r"argument x must be a state"):
         state_derivative(robot, np.zeros(5), np.zeros(2))
+
+
+def test_overflow_is_an_error_not_a_silent_inf(rx90):
+    from robmod.identification.regressor import regressor
+    from robmod.kinematics.second_order import jdot_qdot
+
+    z, big = np.zeros(6), np.full(6, 1e300)
+    with np.errstate(all="ignore"):
+        for call in (lambda: idm(rx90, z, big, z), lambda: coriolis_matrix(rx90, z, big),
+                     lambda: jdot_qdot(rx90, z, big), lambda: regressor(rx90, z, big, z)):
+            with pytest.raises(RobmodError, match=r"overflowed .*max \|qd\| = 1e\+300"):
+                call()
+        with pytest.raises(RobmodError, match="non-finite accelerations: the inputs are too"):
+            ddm(rx90, z, big, z)

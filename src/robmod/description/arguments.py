@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import RobmodError
 from .robot import DYNAMIC, GEOMETRIC
 
-__all__ = ["require_numeric", "finite_array", "joint_array", "joint_arrays",
+__all__ = ["require_numeric", "finite_array", "finite_output", "joint_array", "joint_arrays",
            "parameter_vector", "parameter_dict", "positive_scalar"]
 
 
@@ -152,6 +152,20 @@ def positive_scalar(name: str, value, *, allow_zero: bool = False) -> float:
         raise RobmodError(f"argument {name} must be {'>= 0' if allow_zero else '> 0'}, "
                           f"got {x}")
     return x
+
+
+def finite_output(what: str, out, **inputs) -> np.ndarray:
+    """Return ``out`` if finite, else raise: the inputs were finite but too large (overflow).
+
+    ``inputs``: the (already checked) arguments, to report their largest magnitude.
+    """
+    out = np.asarray(out)
+    if np.all(np.isfinite(out)):
+        return out
+    sizes = ", ".join(f"max |{k}| = {np.max(np.abs(v)):.3g}" for k, v in inputs.items()
+                      if np.size(v))
+    raise RobmodError(f"{what}: the result overflowed to a non-finite value; the inputs are "
+                      f"too large ({sizes})")
 
 
 def _describe(value) -> str:

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..description.robot import FIXED, PRISMATIC, REVOLUTE
 from ..description.arguments import finite_array, positive_scalar
+from ..description.robot import FIXED, PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
@@ -232,8 +232,8 @@ def _singular_error(robot, q, rotor):
                 f"ddm: the inertia matrix is singular at joint {j}{at}: joint {j} moves only "
                 "massless links and has no rotor inertia (IA = 0), so its acceleration is "
                 "undetermined; give the links after it a mass or set IA > 0")
-    return RobmodError("ddm: the direct model gave non-finite accelerations (the inertia "
-                       "matrix is ill-conditioned at these q)")
+    return RobmodError("ddm: the direct model gave non-finite accelerations: the inputs are "
+                       "too large (overflow) or the inertia matrix is ill-conditioned at q")
 
 
 _CACHE: dict = {}

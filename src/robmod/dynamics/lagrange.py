@@ -28,6 +28,7 @@ import numpy as np
 import sympy as sp
 from sympy.core.parameters import distribute
 
+from ..description.arguments import finite_output
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE
 from ..symbolic.algebra import add, cross, dot, htm_identity, htm_mul, mul
 from ..symbolic.context import SymbolicContext
@@ -91,7 +92,8 @@ def velocity_torques(robot, q, qd) -> np.ndarray:
     """h = C(q, qd) qd, shape (..., NJ): NE with qdd = 0, no gravity, friction, wrench, rotor."""
     shape, (q, qd) = check_arrays(robot, q, qd, names=("q", "qd"))
     ctx = numeric_context(robot, q=q, qd=qd)
-    return _vector(robot, ne_algorithm(Proxy(ctx, qdd=0), robot, **_QUIET), shape)
+    out = _vector(robot, ne_algorithm(Proxy(ctx, qdd=0), robot, **_QUIET), shape)
+    return finite_output("velocity_torques", out, q=q, qd=qd)
 
 
 def coriolis_matrix(robot, q, qd, method: str = "ne") -> np.ndarray:

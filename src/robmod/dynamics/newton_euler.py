@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import finite_output, joint_arrays, require_numeric
 from ..description.robot import (FIXED, PRISMATIC, REVOLUTE, joint_acceleration,
                                  joint_variable, joint_velocity)
-from ..description.arguments import joint_arrays, require_numeric
 from ..errors import RobmodError
 from ..geometry.dgm import frame_matrix
 from ..symbolic.algebra import add, cross, mul
@@ -218,7 +218,7 @@ def idm(robot, q, qd, qdd, **switches) -> np.ndarray:
     for j, g in enumerate(gam, start=1):
         if g is not None and j in index:
             out[..., index[j]] = g
-    return out
+    return finite_output("idm", out, q=q, qd=qd, qdd=qdd)
 
 
 def idm_model(robot, name="idm", title="Inverse dynamic model", **switches):

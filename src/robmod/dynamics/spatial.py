@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import joint_arrays, require_numeric
 from ..description.robot import FIXED, PRISMATIC, joint_acceleration, joint_variable, \
     joint_velocity
-from ..description.arguments import joint_arrays, require_numeric
 from ..errors import RobmodError
 from ..geometry.dgm import frame_matrix
 from ..symbolic.algebra import add, cross, mul

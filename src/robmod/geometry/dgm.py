@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ..description.robot import PRISMATIC, REVOLUTE
 from ..description.arguments import joint_array, require_numeric
+from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..symbolic.algebra import add, htm_from_matrix, htm_inv, htm_mul, mul, name_mat, stack
 from ..symbolic.context import NumericContext

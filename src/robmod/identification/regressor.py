@@ -25,11 +25,11 @@
 from __future__ import annotations
 
 import numpy as np
+from ..description.arguments import finite_output, joint_arrays, require_numeric
 from ..description.expr import symbol
 from ..description.robot import (FIXED, INERTIAL, PRISMATIC, REVOLUTE, joint_acceleration,
                                  joint_variable, joint_velocity)
 from ..geometry.dgm import frame_matrix
-from ..description.arguments import joint_arrays, require_numeric
 from ..symbolic.algebra import add, cross, dot, mul
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
@@ -180,7 +180,7 @@ def regressor(robot, q, qd, qdd, params=None) -> np.ndarray:
         for c, x in enumerate(row):
             if not (isinstance(x, (int, float)) and x == 0):
                 out[..., r, c] = x
-    return out
+    return finite_output("regressor", out, q=q, qd=qd, qdd=qdd)
 
 
 def regressor_model(robot, params=None, name="regressor"):

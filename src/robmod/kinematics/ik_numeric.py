@@ -40,8 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from ..description.robot import PRISMATIC, REVOLUTE
 from ..description.arguments import joint_array
+from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..geometry.dgm import dgm
 from ..geometry.transforms import transform_to_numpy

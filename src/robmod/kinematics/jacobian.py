@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..description.robot import PRISMATIC
 from ..description.arguments import joint_array, require_numeric
+from ..description.robot import PRISMATIC
 from ..errors import RobmodError
 from ..geometry.dgm import _common_ancestor, _path, frame_matrix, resolve_tool
 from ..symbolic.algebra import add, dot, htm_from_matrix, mul, stack

@@ -53,8 +53,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import finite_output, joint_arrays, require_numeric
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE, joint_variable, joint_velocity
-from ..description.arguments import joint_arrays, require_numeric
 from ..errors import RobmodError
 from ..geometry.dgm import _common_ancestor, _path, frame_matrix, resolve_tool
 from ..symbolic.algebra import add, cross, dot, htm_from_matrix, mul, stack
@@ -193,14 +193,16 @@ def jdot_qdot(robot, q, qd, j=None, i=0, tool=None) -> np.ndarray:
     """Numeric ``Jdot qd`` (..., 6) at q, qd of shape (..., NJ) (broadcast together)."""
     (q, qd), batch = _arrays(robot, q, qd)
     ctx = NumericContext(robot, q=q, qd=qd)
-    return stack([jdot_qdot_algorithm(ctx, robot, j, i, tool)], batch)[..., 0, :]
+    out = stack([jdot_qdot_algorithm(ctx, robot, j, i, tool)], batch)[..., 0, :]
+    return finite_output("jdot_qdot", out, q=q, qd=qd)
 
 
 def acceleration(robot, q, qd, qdd, j=None, i=0, tool=None) -> np.ndarray:
     """Numeric ``J qdd + Jdot qd`` (..., 6): classical linear and angular accelerations ([5.46])."""
     (q, qd, qdd), batch = _arrays(robot, q, qd, qdd)
     ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)
-    return stack([second_order_algorithm(ctx, robot, j, i, tool, qdd=True)], batch)[..., 0, :]
+    out = stack([second_order_algorithm(ctx, robot, j, i, tool, qdd=True)], batch)[..., 0, :]
+    return finite_output("acceleration", out, q=q, qd=qd, qdd=qdd)
 
 
 def jdot_qdot_model(robot, j=None, i=0, tool=None):
