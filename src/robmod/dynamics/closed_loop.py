@@ -50,6 +50,7 @@ from dataclasses import replace
 import numpy as np
 import sympy as sp
 
+from ..description.arguments import finite_array
 from ..errors import RobmodError
 from ..geometry.loops import loop_residual, solve_loops
 from ..kinematics.jacobian import check_q, jacobian
@@ -267,7 +268,11 @@ def closed_loop_ddm(robot, qa, qda, gam_a, q_guess=None, **switches) -> np.ndarr
     A = inertia_matrix(equivalent_tree(robot), q[..., :len(robot.q)],
                        rotor=switches.get("rotor", True))
     B = np.einsum("...ia,...ij,...jb->...ab", Wd, A, Wd)
-    rhs = np.asarray(gam_a, dtype=float) - h
+    gam_a = finite_array("gam_a", gam_a, shape_text=f"{W.shape[-1]} actuated torques")
+    if gam_a.shape[-1:] != (W.shape[-1],):
+        raise RobmodError(f"argument gam_a must have {W.shape[-1]} actuated torques in its last "
+                          f"dimension, got shape {gam_a.shape}")
+    rhs = gam_a - h
     return np.linalg.solve(B, rhs[..., None])[..., 0]
 
 

@@ -30,6 +30,7 @@ from dataclasses import replace
 import numpy as np
 import sympy as sp
 
+from ..description.arguments import finite_array
 from ..errors import RobmodError
 from ..symbolic.algebra import _const, add, mul
 from ..symbolic.model import Output, customize
@@ -241,8 +242,11 @@ def elastic_ddm(robot, q, qd, qm, qmd, gam, fvm=None, fcm=None):
 
 def elastic_state_derivative(robot, x, gam, fvm=None, fcm=None):
     """x = [q, q', qM, qM'] (..., 4 NJ) -> x' ([7.35] in state form)."""
-    x = np.asarray(x, dtype=float)
     nj = robot.n_q
+    x = finite_array("x", x, shape_text=f"a state [q, qd, qM, qMd] of shape (..., {4 * nj})")
+    if x.ndim == 0 or x.shape[-1] != 4 * nj:
+        raise RobmodError(f"argument x must be a state [q, qd, qM, qMd] of shape "
+                          f"(..., {4 * nj}), got shape {x.shape}")
     q, qd, qm, qmd = (x[..., k * nj:(k + 1) * nj] for k in range(4))
     qdd, qmdd = elastic_ddm(robot, q, qd, qm, qmd, gam, fvm, fcm)
     return np.concatenate([np.broadcast_to(qd, qdd.shape), qdd,
