@@ -195,3 +195,13 @@ def test_overflow_is_an_error_not_a_silent_inf(rx90):
                 call()
         with pytest.raises(RobmodError, match="non-finite accelerations: the inputs are too"):
             ddm(rx90, z, big, z)
+
+
+def test_block_ikm_cache_is_keyed_by_content():
+    from robmod.kinematics.ikm_analytic import block_ikm
+
+    a, b = robmod.load_robot("rx90"), robmod.load_robot("rx90")
+    assert a == b and a is not b
+    assert block_ikm(a) is block_ikm(b)
+    c = a.with_values(D3=0.5)
+    assert block_ikm(c) is not block_ikm(a) and block_ikm(c).robot.values["D3"] == 0.5

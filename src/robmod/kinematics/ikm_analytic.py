@@ -357,10 +357,10 @@ def block_ikm(robot, i=None, j=None, tool=None) -> BlockIKM:
     """Find the block structure [A 0; B C] of iJ_j (trying every frame i of the chain when
     ``i`` is None) and return the :class:`BlockIKM` (cached per robot)."""
     tool_obj, jj = _resolve(robot, j, tool)
-    key = (id(robot), i, jj, getattr(tool_obj, "name", None))
+    key = (robot.content_key, i, jj, getattr(tool_obj, "name", None))
     hit = _CACHE.get(key)
-    if hit is not None and hit[0] is robot:
-        return hit[1]
+    if hit is not None:
+        return hit
     joints = [k for k in robot.chain(jj) if robot.frame(k).is_joint and k <= robot.n_joints]
     if len(joints) != 6:
         raise RobmodError(f"the block-triangular inverse needs 6 joints on the chain of frame "
@@ -396,7 +396,7 @@ def block_ikm(robot, i=None, j=None, tool=None) -> BlockIKM:
                    facs[0], facs[1], tr)
     if len(_CACHE) > 16:
         _CACHE.clear()
-    _CACHE[key] = (robot, out)
+    _CACHE[key] = out
     return out
 
 
