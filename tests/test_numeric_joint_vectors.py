@@ -115,3 +115,42 @@ def test_identify_and_regressor_with_fixed_frames():
     result = identify(robot, q, qd, qdd, tau)
     assert result.n_rows == 60 * robot.n_q
     assert result.residual_rms < 1e-8 and np.all(np.isfinite(result.beta))
+
+
+def _ur5_urdf():
+    import glob
+    import sys
+
+    hits = glob.glob(f"{sys.prefix}/lib/python*/site-packages/cmeel.prefix/share/"
+                     "example-robot-data/robots/ur_description/urdf/ur5_robot.urdf")
+    if not hits:
+        pytest.skip("example-robot-data's UR5 URDF is not installed")
+    return hits[0]
+
+
+def test_ur5_urdf_with_fixed_frames_against_pinocchio_urdf_parser():
+    """The UR5 URDF read by robmod has fixed frames (NJ = 9, n_q = 6): every numeric function
+    takes 6 values and agrees with Pinocchio's own model of the same URDF file."""
+    pin = pytest.importorskip("pinocchio")
+    from robmod.description.io_urdf import loads_urdf
+    from robmod.identification.identify import identify
+
+    path = _ur5_urdf()
+    with open(path) as fh:
+        robot = loads_urdf(fh.read(), path)
+    assert robot.n_joints > robot.n_q == 6
+    model = pin.buildModelFromUrdf(path)
+    data = model.createData()
+    rng = np.random.default_rng(6)
+    q, qd, qdd = rng.uniform(-2, 2, (3, 40, 6))
+    tau = idm(robot, q, qd, qdd)
+    for k in range(3):
+        assert np.abs(tau[k] - pin.rnea(model, data, q[k], qd[k], qdd[k])).max() < 1e-10
+        M = pin.crba(model, data, q[k])
+        M = np.triu(M) + np.triu(M, 1).T
+        assert np.abs(inertia_matrix(robot, q[k]) - M).max() < 1e-10
+        ref = pin.aba(model, data, q[k], qd[k], tau[k])
+        assert np.abs(ddm(robot, q[k], qd[k], tau[k]) - ref).max() < 1e-9
+    assert jacobian(robot, q).shape == (40, 6, 6)
+    fit = identify(robot, q, qd, qdd, tau)
+    assert fit.n_rows == 40 * 6 and fit.residual_rms < 1e-8
