@@ -113,3 +113,30 @@ def test_numeric_functions_return_finite_output_or_raise_robmod_error(fname, rna
         assert out.shape[len(out.shape) - len(tail(n)):] == tail(n), (fname, out.shape)
     else:
         assert out.shape[-2] == n
+
+
+@FUZZ
+@given(st.sampled_from(["rx90", "fixed", "symbolic"]), st.data())
+def test_simulate_returns_finite_states_or_raises_robmod_error(rname, data):
+    from robmod.dynamics import simulate
+
+    robot = ROBOTS[rname]
+    n = robot.n_q
+    x0 = data.draw(joint_value(2 * n))
+    t = data.draw(st.sampled_from([np.linspace(0, 0.02, 3), [0.0], [0.0, 0.0], [0.1, 0.0],
+                                   [0.0, np.nan], "t", None, np.zeros((2, 2))]))
+    gain = data.draw(st.sampled_from([0.0, 10.0, 1e12]))
+    law = data.draw(st.sampled_from(["pd", "nan", "short", "string", "none"]))
+
+    def tau_fn(tt, x):
+        if law == "pd":
+            return -gain * x[..., :n] - np.sqrt(gain) * x[..., n:]
+        return {"nan": np.full(n, np.nan), "short": np.zeros(n - 1), "string": "a",
+                "none": None}[law]
+
+    try:
+        out = simulate(robot, tau_fn, x0, t)
+    except RobmodError:
+        return
+    assert rname != "symbolic"
+    assert np.all(np.isfinite(out)) and out.shape[-1] == 2 * n

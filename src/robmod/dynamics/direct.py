@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import finite_array, positive_scalar
+from ..description.arguments import finite_array, positive_scalar, require_numeric
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..symbolic.algebra import add, cross, mul
@@ -355,6 +355,7 @@ def simulate(robot, tau_fn, x0, t, method: str = "rk4", substeps: int = 1, ddm_m
     torque not finite, or a state beyond ``bound`` in absolute value, e.g. a too stiff PD law
     for the step) stops with a RobmodError giving the time and the joint.
     """
+    require_numeric(robot, "simulate", scope="geometry")
     nj = robot.n_q
     t = finite_array("t", t, shape_text="an increasing 1-D array of times")
     if t.ndim != 1 or t.size == 0 or np.any(np.diff(t) <= 0):
