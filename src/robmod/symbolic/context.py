@@ -174,10 +174,16 @@ class NumericContext:
             try:
                 return float(expr)
             except TypeError:
-                names = ", ".join(sorted(map(str, expr.free_symbols)))
+                names = sorted(map(str, expr.free_symbols))
+                if self.robot is not None:
+                    from ..description.arguments import symbols_used
+
+                    others = set(map(str, symbols_used(self.robot, "dynamics"))) - set(names)
+                    names += sorted(others)
+                shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
                 raise RobmodError(
                     f"parameter {expr} is symbolic: numeric evaluation needs a numeric robot: "
-                    f"call robot.numeric({{...}}) with a value for {names}") from None
+                    f"call robot.numeric({{...}}) with values for {shown}") from None
         return expr
 
     def const(self, value):
