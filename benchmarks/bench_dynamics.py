@@ -51,7 +51,7 @@ def bench_robot(name: str, n: int, have) -> list[tuple[str, str]]:
     robot = robmod.load_robot(name, numeric=True)
     if robot.symbols:
         robot = with_random_dynamics(robot, rng)
-    nj = robot.n_joints
+    nj = robot.n_q
     q, qd, qdd = rng.uniform(-2, 2, (3, n, nj))
     tau = rng.uniform(-5, 5, (n, nj))
     pin = p = None

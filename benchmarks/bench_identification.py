@@ -49,7 +49,7 @@ def bench_regressor(name, n):
     t0 = time.perf_counter()
     f = regressor_function(robot, names)
     t_gen = time.perf_counter() - t0
-    nj = robot.n_joints
+    nj = robot.n_q
     q, qd, qdd = rng.uniform(-2, 2, (3, n, nj))
     f(q[:2], qd[:2], qdd[:2])
     buf = f.out_buffer(n)

@@ -142,7 +142,7 @@ def bench_dgm(name: str, n: int, have) -> list[tuple[str, str]]:
     rows.append(("model", f"{c.mults} mult, {c.adds} add; generated in {t_gen * 1e3:.0f} ms, "
                           f"compiled/loaded in {t_comp * 1e3:.0f} ms ({f.backend})"))
     rng = np.random.default_rng(0)
-    nj = kin.n_joints
+    nj = kin.n_q
     qs = rng.uniform(-3, 3, (n, nj))
     q1 = qs[0].copy()
     timing, t_single, t_batch = time_compiled(f, model, (qs,), n)
@@ -211,7 +211,7 @@ def bench_jacobian(name: str, n: int, have) -> list[tuple[str, str]]:
     rows = [("model", f"{c.mults} mult, {c.adds} add; generated in {t_gen * 1e3:.0f} ms "
                       f"({f.backend})")]
     rng = np.random.default_rng(0)
-    qs = rng.uniform(-3, 3, (n, robot.n_joints))
+    qs = rng.uniform(-3, 3, (n, robot.n_q))
     q1 = qs[0].copy()
     timing, t_single, t_batch = time_compiled(f, model, (qs,), n)
     rows += timing
@@ -253,7 +253,7 @@ def bench_igm(name: str, n_targets: int, have) -> list[tuple[str, str]]:
     robot = robmod.load_robot(name, numeric=True)
     tool = robot.tools[0].name if robot.tools else None
     rng = np.random.default_rng(1)
-    q = rng.uniform(-2, 2, (n_targets, robot.n_joints))
+    q = rng.uniform(-2, 2, (n_targets, robot.n_q))
     for k, link in enumerate(robot.links):  # inside the joint limits where known
         lo, hi = link.limits.qmin, link.limits.qmax
         if lo is not None and hi is not None:

@@ -67,8 +67,8 @@ def test_agrees_with_pinocchio_classical_acceleration(tree):
             robot = _with_fixed_frame(robot, 2)
         robot = _with_tool(robot, rng)
         peer = PinocchioRobot(robot)
-        q = rng.uniform(-3, 3, (2, robot.n_joints))
-        qd = rng.uniform(-2, 2, (2, robot.n_joints))
+        q = rng.uniform(-3, 3, (2, robot.n_q))
+        qd = rng.uniform(-2, 2, (2, robot.n_q))
         for j in range(1, robot.n_frames + 1):
             got = jdot_qdot(robot, q, qd, j)  # batched
             assert got.shape == (2, 6)
@@ -103,8 +103,8 @@ def test_finite_differences_of_the_jacobian(seed, tree, n):
 def test_closed_loop_robot_tree_structure():
     robot = robmod.load_robot("parallelogram", numeric=True)
     rng = np.random.default_rng(4)
-    q = rng.uniform(-2, 2, robot.n_joints)
-    qd = rng.uniform(-1, 1, robot.n_joints)
+    q = rng.uniform(-2, 2, robot.n_q)
+    qd = rng.uniform(-1, 1, robot.n_q)
     for j in range(1, robot.n_frames + 1):
         assert np.abs(jdot_qdot(robot, q, qd, j) - _fd(robot, q, qd, j)).max() < 1e-7
 
@@ -113,7 +113,7 @@ def test_acceleration_is_J_qdd_plus_jdot_qdot():
     rng = np.random.default_rng(8)
     robot = _with_tool(robmod.load_robot("torso2arms", numeric=True), rng)
     robot = replace(robot, tools=robot.tools[:1])
-    q, qd, qdd = rng.uniform(-2, 2, (3, 5, robot.n_joints))
+    q, qd, qdd = rng.uniform(-2, 2, (3, 5, robot.n_q))
     for j, i, tool in ((4, 0, None), (7, 0, None), (7, 4, None), (4, 7, None),
                        (None, 2, "E"), (3, 3, None)):
         J = jacobian(robot, q, j, i=i, tool=tool)

@@ -282,6 +282,32 @@ class Robot:
         return tuple(f.j for f in self.frames[: self.n_joints] if f.is_joint)
 
     @cached_property
+    def content_key(self) -> tuple:
+        """A hashable key equal for robots with equal content (for caches of derived models).
+
+        ``Robot`` itself is not hashable (``values`` is a mapping); never key a cache by
+        ``id(robot)``: a dead robot's id is reused by new objects.
+        """
+        return (self.name, self.frames, self.links, self.n_links, self.base, self.tools,
+                self.gravity, self.W0, self.WP0, self.V0, self.VP0,
+                tuple(sorted((str(k), str(v)) for k, v in self.values.items())))
+
+    @cached_property
+    def joint_index(self) -> Mapping[int, int]:
+        """Position of each joint frame j (of :attr:`joints`) in a numeric joint vector.
+
+        The rule of the whole numeric API: joint vectors (q, qd, qdd, torques, Jacobian
+        columns, ...) have one entry per joint variable, in the order of :attr:`joints`;
+        fixed frames (sigma = 2) never take one.
+        """
+        return MappingProxyType({j: k for k, j in enumerate(self.joints)})
+
+    @property
+    def n_q(self) -> int:
+        """Length of a numeric joint vector: the joint variables (fixed frames excluded)."""
+        return len(self.joints)
+
+    @cached_property
     def actuated(self) -> tuple[int, ...]:
         return tuple(j for j in self.joints if self.frame(j).mu == 1)
 

@@ -50,9 +50,10 @@ from dataclasses import replace
 import numpy as np
 import sympy as sp
 
+from ..description.arguments import finite_array
 from ..errors import RobmodError
 from ..geometry.loops import loop_residual, solve_loops
-from ..kinematics.jacobian import _check_q, jacobian
+from ..kinematics.jacobian import check_q, jacobian
 from ..kinematics.second_order import jdot_qdot
 from ..symbolic.context import SymbolicContext
 from .inertia import inertia_algorithm, inertia_matrix
@@ -84,15 +85,16 @@ def joint_split(robot) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return act, pas
 
 
-def _idx(js):
-    return np.array([j - 1 for j in js], dtype=int)
+def _idx(robot, js):
+    """Positions of the joint frames ``js`` in a joint vector (see ``Robot.joint_index``)."""
+    return np.array([robot.joint_index[j] for j in js], dtype=int)
 
 
 # -- velocity level -------------------------------------------------------------------------
 
 def loop_constraints(robot, q) -> np.ndarray:
     """G(q) (..., 6B, NJ): relative twist of frames k and k + B (in frame 0) per loop."""
-    q = _check_q(robot, q)
+    q = check_q(robot, q)
     blocks = [jacobian(robot, q, k, 0) - jacobian(robot, q, kb, 0) for k, kb in robot.loop_pairs]
     return np.concatenate(blocks, axis=-2)
 
@@ -127,8 +129,8 @@ def _partition(robot, q, tol=RANK_TOL):
             f"the loops of {robot.name!r} give {Gr.shape[-2]} independent constraints for "
             f"{len(pas)} passive joints {pas}: the actuated joints {act} do not determine "
             "the passive ones (check mu, or a singular configuration)")
-    Gp = Gr[..., _idx(pas)]
-    Ga = Gr[..., _idx(act)]
+    Gp = Gr[..., _idx(robot, pas)]
+    Ga = Gr[..., _idx(robot, act)]
     sv = np.linalg.svd(Gp, compute_uv=False)
     if np.any(sv[..., -1] <= tol * sv[..., 0]):
         raise RobmodError(f"{robot.name!r}: the passive joints are not determined by the "
@@ -142,17 +144,17 @@ def passive_velocity_map(robot, q, tol: float = RANK_TOL) -> np.ndarray:
     Rows: joints 1..NJ (identity rows for the actuated joints, ``-G_p^-1 G_a`` for the
     passive ones, zero rows for fixed frames); columns: ``robot.actuated``.
     """
-    q = _check_q(robot, q)
+    q = check_q(robot, q)
     act, pas, _, Gp, Ga = _partition(robot, q, tol)
-    W = np.zeros(q.shape[:-1] + (robot.n_joints, len(act)))
-    W[..., _idx(act), np.arange(len(act))] = 1.0
-    W[..., _idx(pas), :] = -np.linalg.solve(Gp, Ga)
+    W = np.zeros(q.shape[:-1] + (robot.n_q, len(act)))
+    W[..., _idx(robot, act), np.arange(len(act))] = 1.0
+    W[..., _idx(robot, pas), :] = -np.linalg.solve(Gp, Ga)
     return W
 
 
 def constraint_bias(robot, q, qd) -> np.ndarray:
     """Gdot qd (..., 6B): difference of the accelerations of frames k and k+B at qdd = 0."""
-    q = _check_q(robot, q)
+    q = check_q(robot, q)
     blocks = [jdot_qdot(robot, q, qd, k, 0) - jdot_qdot(robot, q, qd, kb, 0)
               for k, kb in robot.loop_pairs]
     return np.concatenate(blocks, axis=-1)
@@ -160,11 +162,11 @@ def constraint_bias(robot, q, qd) -> np.ndarray:
 
 def acceleration_bias(robot, q, qd, tol: float = RANK_TOL) -> np.ndarray:
     """w (..., NJ) with qdd = W qdd_a + w (qd admissible: G qd = 0); w_a = 0."""
-    q = _check_q(robot, q)
+    q = check_q(robot, q)
     act, pas, Ur, Gp, _ = _partition(robot, q, tol)
     b = np.einsum("...ir,...i->...r", Ur, constraint_bias(robot, q, qd))
     w = np.zeros(np.broadcast_shapes(q.shape, np.shape(qd)))
-    w[..., _idx(pas)] = -np.linalg.solve(Gp, b[..., None])[..., 0]
+    w[..., _idx(robot, pas)] = -np.linalg.solve(Gp, b[..., None])[..., 0]
     return w
 
 
@@ -181,10 +183,10 @@ def close_loops(robot, qa, q_guess=None, tol: float = 1e-14) -> np.ndarray:
     if qa.shape[-1:] != (len(act),):
         raise RobmodError(f"qa must have {len(act)} values (joints {act}), got shape {qa.shape}")
     if q_guess is None:
-        q = np.zeros(qa.shape[:-1] + (robot.n_joints,))
+        q = np.zeros(qa.shape[:-1] + (robot.n_q,))
     else:
-        q = np.array(np.broadcast_to(q_guess, qa.shape[:-1] + (robot.n_joints,)), dtype=float)
-    q[..., _idx(act)] = qa
+        q = np.array(np.broadcast_to(q_guess, qa.shape[:-1] + (robot.n_q,)), dtype=float)
+    q[..., _idx(robot, act)] = qa
     q, ok = solve_loops(robot, q, passive=list(pas), tol=tol)
     if not np.all(ok):
         res = np.abs(loop_residual(robot, q)).max()
@@ -207,10 +209,10 @@ def closed_loop_state(robot, qa, qda, qdda=None, q_guess=None):
 
 def _tree_torques(robot, q, qd, qdd, **switches):
     """Gamma of the equivalent tree (..., NJ), zero for the cut joints."""
-    n = robot.n_links
     tree = equivalent_tree(robot)
+    n = tree.n_q  # the tree's joints come first in the joint vector, the cut joints after
     gam = idm(tree, q[..., :n], qd[..., :n], qdd[..., :n], **switches)
-    out = np.zeros(gam.shape[:-1] + (robot.n_joints,))
+    out = np.zeros(gam.shape[:-1] + (robot.n_q,))
     out[..., :n] = gam
     return out
 
@@ -232,7 +234,7 @@ def closed_loop_idm(robot, qa, qda, qdda, q_guess=None, **switches) -> np.ndarra
 
 def _dof_rows(robot, W):
     tree = equivalent_tree(robot)
-    return W[..., _idx(dofs(tree)), :]
+    return W[..., _idx(robot, dofs(tree)), :]
 
 
 def closed_loop_inertia_matrix(robot, qa, q_guess=None, rotor: bool = True) -> np.ndarray:
@@ -240,7 +242,7 @@ def closed_loop_inertia_matrix(robot, qa, q_guess=None, rotor: bool = True) -> n
     q = close_loops(robot, qa, q_guess)
     W = passive_velocity_map(robot, q)
     Wd = _dof_rows(robot, W)
-    A = inertia_matrix(equivalent_tree(robot), q[..., :robot.n_links], rotor=rotor)
+    A = inertia_matrix(equivalent_tree(robot), q[..., :len(robot.q)], rotor=rotor)
     return np.einsum("...ia,...ij,...jb->...ab", Wd, A, Wd)
 
 
@@ -249,7 +251,7 @@ def closed_loop_gravity(robot, qa, q_guess=None) -> np.ndarray:
     q = close_loops(robot, qa, q_guess)
     W = passive_velocity_map(robot, q)
     Q = np.zeros(q.shape)
-    Q[..., :robot.n_links] = gravity_torques(equivalent_tree(robot), q[..., :robot.n_links])
+    Q[..., :len(robot.q)] = gravity_torques(equivalent_tree(robot), q[..., :len(robot.q)])
     return _project(W, Q)
 
 
@@ -263,18 +265,22 @@ def closed_loop_ddm(robot, qa, qda, gam_a, q_guess=None, **switches) -> np.ndarr
     w = acceleration_bias(robot, q, qd)
     h = _project(W, _tree_torques(robot, q, qd, w, **switches))
     Wd = _dof_rows(robot, W)
-    A = inertia_matrix(equivalent_tree(robot), q[..., :robot.n_links],
+    A = inertia_matrix(equivalent_tree(robot), q[..., :len(robot.q)],
                        rotor=switches.get("rotor", True))
     B = np.einsum("...ia,...ij,...jb->...ab", Wd, A, Wd)
-    rhs = np.asarray(gam_a, dtype=float) - h
+    gam_a = finite_array("gam_a", gam_a, shape_text=f"{W.shape[-1]} actuated torques")
+    if gam_a.shape[-1:] != (W.shape[-1],):
+        raise RobmodError(f"argument gam_a must have {W.shape[-1]} actuated torques in its last "
+                          f"dimension, got shape {gam_a.shape}")
+    rhs = gam_a - h
     return np.linalg.solve(B, rhs[..., None])[..., 0]
 
 
 def closed_loop_energy(robot, q, qd):
     """(kinetic, potential) energy of the closed-loop robot at a closed state (..., NJ)."""
-    n = robot.n_links
     tree = equivalent_tree(robot)
-    q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+    n = tree.n_q  # the tree's joints come first in the joint vector
+    q, qd = check_q(robot, q), check_q(robot, qd)
     return kinetic_energy(tree, q[..., :n], qd[..., :n]), potential_energy(tree, q[..., :n])
 
 
@@ -288,7 +294,7 @@ def closed_loop_simulate(robot, qa0, qda0, t, tau_fn=None, q_guess=None, **switc
     """
     t = np.asarray(t, dtype=float)
     act, _ = joint_split(robot)
-    ia = _idx(act)
+    ia = _idx(robot, act)
     qa, qda = np.array(qa0, dtype=float), np.array(qda0, dtype=float)
     guess = close_loops(robot, qa, q_guess)
 

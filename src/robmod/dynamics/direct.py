@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import finite_array, positive_scalar, require_numeric
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE
+from ..errors import RobmodError
 from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
 from .inertia import inertia_algorithm, inertia_matrix
@@ -166,47 +168,86 @@ def _tau_dict(ctx_tau, robot):
 
 
 def ddm(robot, q, qd, tau, method: str = "recursive", **switches) -> np.ndarray:
-    """Numeric direct dynamics: qdd (..., NJ) from q, qd, Gamma (..., NJ) (batched).
+    """Numeric direct dynamics: qdd (..., n_q) from q, qd, Gamma (..., n_q) (batched).
 
-    ``method``: ``'recursive'`` (O(n), §7.6.2), ``'inverse'`` (A^-1 (Gamma - H), Cholesky)
-    or ``'compiled'`` (the customized recursive model, compiled once and cached; default
-    switches only).
+    ``method``: ``'recursive'`` (O(n), Khalil & Dombre, section 9.6), ``'inverse'``
+    (A^-1 (Gamma - H), Cholesky) or ``'compiled'`` (the customized recursive model, compiled
+    once and cached; default switches only).  A singular inertia matrix (a joint that only
+    moves massless links and has no rotor inertia, IA = 0) raises a RobmodError naming the
+    joint.
     """
-    shape, (q, qd, tau) = check_arrays(robot, q, qd, tau)
+    if method not in ("recursive", "inverse", "compiled"):
+        raise RobmodError(f"ddm: unknown method {method!r}; expected 'recursive', "
+                          "'inverse' or 'compiled'")
+    if method == "compiled" and switches:
+        raise RobmodError("ddm: method='compiled' takes no switches")
+    shape, (q, qd, tau) = check_arrays(robot, q, qd, tau, names=("q", "qd", "tau"))
     out = np.zeros(shape)
-    if method == "compiled":
-        if switches:
-            raise ValueError("method='compiled' takes no switches")
-        idx = [j - 1 for j in dofs(robot)]
-        f = _compiled_ddm(robot)
-        out[..., idx] = f(*[np.ascontiguousarray(a[..., idx]) for a in (q, qd, tau)])
-        return out
-    if method == "inverse":
-        A = inertia_matrix(robot, q, rotor=switches.get("rotor", True))
-        H = idm(robot, q, qd, np.zeros(shape), **switches)
-        idx = [j - 1 for j in dofs(robot)]
-        out[..., idx] = cholesky_solve(A, (tau - H)[..., idx])
-        return out
-    if method != "recursive":
-        raise ValueError(f"unknown method {method!r}")
-    ctx = numeric_context(robot, q=q, qd=qd)
-    res = ddm_algorithm(ctx, robot, {j: tau[..., j - 1] for j in dofs(robot)}, **switches)
-    for j, v in res.items():
-        out[..., j - 1] = v
+    idx = [robot.joint_index[j] for j in dofs(robot)]
+    try:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if method == "compiled":
+                f = compiled_ddm(robot)
+                out[..., idx] = f(*[np.ascontiguousarray(a[..., idx]) for a in (q, qd, tau)])
+            elif method == "inverse":
+                A = inertia_matrix(robot, q, rotor=switches.get("rotor", True))
+                H = idm(robot, q, qd, np.zeros(shape), **switches)
+                out[..., idx] = cholesky_solve(A, (tau - H)[..., idx])
+            else:
+                ctx = numeric_context(robot, q=q, qd=qd)
+                res = ddm_algorithm(ctx, robot, {j: tau[..., idx_j] for j, idx_j
+                                                 in zip(dofs(robot), idx)}, **switches)
+                for j, v in res.items():
+                    out[..., robot.joint_index[j]] = v
+    except (ZeroDivisionError, np.linalg.LinAlgError):
+        raise _singular_error(robot, q, switches.get("rotor", True)) from None
+    if not np.all(np.isfinite(out)):
+        raise _singular_error(robot, q, switches.get("rotor", True))
     return out
+
+
+def singular_joint(robot, A, rtol: float = 1e-12):
+    """Frame of the first joint (from the end of the chain) where A = L^T D L has a pivot
+    D_j <= rtol * max(diag A) (Khalil & Dombre, eq. (9.44)), or None if A is regular."""
+    order = dofs(robot)
+    A = np.array(A, dtype=float)
+    scale = max(float(np.max(np.abs(np.diagonal(A)))), 1.0)
+    for k in reversed(range(len(order))):
+        if not A[k, k] > rtol * scale:
+            return order[k]
+        A[:k, k] /= A[k, k]
+        A[:k, :k] -= np.outer(A[:k, k], A[k, :k])
+        A[k, :k] = A[:k, k]
+    return None
+
+
+def _singular_error(robot, q, rotor):
+    """The RobmodError for a direct model that could not be solved at q (..., n_q)."""
+    A = inertia_matrix(robot, q, rotor=rotor).reshape((-1, len(dofs(robot)), len(dofs(robot))))
+    for k, Ak in enumerate(A):
+        j = singular_joint(robot, Ak)
+        if j is not None:
+            at = "" if A.shape[0] == 1 else f" (sample {k} of the batch)"
+            return RobmodError(
+                f"ddm: the inertia matrix is singular at joint {j}{at}: joint {j} moves only "
+                "massless links and has no rotor inertia (IA = 0), so its acceleration is "
+                "undetermined; give the links after it a mass or set IA > 0")
+    return RobmodError("ddm: the direct model gave non-finite accelerations: the inputs are "
+                       "too large (overflow) or the inertia matrix is ill-conditioned at q")
 
 
 _CACHE: dict = {}
 
 
-def _compiled_ddm(robot):
-    hit = _CACHE.get(id(robot))
-    if hit is not None and hit[0] is robot:
-        return hit[1]
-    f = ddm_model(robot).compile()
-    if len(_CACHE) > 32:
-        _CACHE.clear()
-    _CACHE[id(robot)] = (robot, f)
+def compiled_ddm(robot):
+    """The compiled recursive direct model of ``robot`` (cached by the robot's content)."""
+    key = robot.content_key
+    f = _CACHE.get(key)
+    if f is None:
+        f = ddm_model(robot).compile()
+        if len(_CACHE) > 32:
+            _CACHE.clear()
+        _CACHE[key] = f
     return f
 
 
@@ -293,32 +334,60 @@ def ddm_model(robot, method: str = "recursive", **switches):
 # -- state space and simulation ------------------------------------------------------------
 
 def state_derivative(robot, x, tau, method: str = "recursive", **switches) -> np.ndarray:
-    """[7.65]: x = [q, qd] (..., 2 NJ) -> xdot = [qd, qdd]."""
-    x = np.asarray(x, dtype=float)
-    nj = robot.n_joints
+    """Khalil & Dombre, eq. (9.65): x = [q, qd] (..., 2 n_q) -> xdot = [qd, qdd]."""
+    nj = robot.n_q
+    x = finite_array("x", x, shape_text=f"a state [q, qd] of shape (..., {2 * nj})")
+    if x.ndim == 0 or x.shape[-1] != 2 * nj:
+        raise RobmodError(f"argument x must be a state [q, qd] of shape (..., {2 * nj}) "
+                          f"({nj} joint values and {nj} velocities), got shape {x.shape}")
     q, qd = x[..., :nj], x[..., nj:]
     qdd = ddm(robot, q, qd, tau, method=method, **switches)
     return np.concatenate([np.broadcast_to(qd, qdd.shape), qdd], axis=-1)
 
 
 def simulate(robot, tau_fn, x0, t, method: str = "rk4", substeps: int = 1, ddm_method="recursive",
-             **switches) -> np.ndarray:
-    """States x(t) (len(t), ..., 2 NJ) under torques ``tau_fn(t, x)`` (..., NJ).
+             bound: float = 1e6, **switches) -> np.ndarray:
+    """States x(t) (len(t), ..., 2 n_q) under torques ``tau_fn(t, x)`` (..., n_q).
 
     ``method='rk4'``: fixed-step Runge-Kutta 4 on the grid t (``substeps`` per interval),
     batched over leading dimensions of x0; otherwise a ``scipy.integrate.solve_ivp`` method
-    (``'RK45'``, ``'DOP853'``, ...) on one state.
+    (``'RK45'``, ``'DOP853'``, ...) on one state.  A simulation that blows up (a state or a
+    torque not finite, or a state beyond ``bound`` in absolute value, e.g. a too stiff PD law
+    for the step) stops with a RobmodError giving the time and the joint.
     """
-    t = np.asarray(t, dtype=float)
-    x = np.array(x0, dtype=float)
+    require_numeric(robot, "simulate", scope="geometry")
+    nj = robot.n_q
+    t = finite_array("t", t, shape_text="an increasing 1-D array of times")
+    if t.ndim != 1 or t.size == 0 or np.any(np.diff(t) <= 0):
+        raise RobmodError(f"argument t must be a non-empty increasing 1-D array of times, "
+                          f"got shape {t.shape}")
+    x = finite_array("x0", x0, shape_text=f"a state [q, qd] of shape (..., {2 * nj})")
+    if x.ndim == 0 or x.shape[-1] != 2 * nj:
+        raise RobmodError(f"argument x0 must be a state [q, qd] of shape (..., {2 * nj}), "
+                          f"got shape {x.shape}")
+    if not isinstance(substeps, (int, np.integer)) or substeps < 1:
+        raise RobmodError(f"argument substeps must be an integer >= 1, got {substeps!r}")
+    bound = positive_scalar("bound", bound)
 
     def f(tt, xx):
-        return state_derivative(robot, xx, tau_fn(tt, xx), method=ddm_method, **switches)
+        _check_state(robot, tt, xx, bound)
+        try:
+            tau = finite_array("tau", tau_fn(tt, xx), shape_text=f"{nj} joint torques")
+        except RobmodError as e:
+            raise RobmodError(f"simulate: at t = {tt:.6g} the torque law gave a bad value: "
+                              f"{e.message}") from None
+        return state_derivative(robot, xx, tau, method=ddm_method, **switches)
 
     if method != "rk4":
         from scipy.integrate import solve_ivp
 
+        if x.ndim != 1:
+            raise RobmodError(f"simulate: method {method!r} integrates one state (x0 of shape "
+                              f"({2 * nj},)), got shape {x.shape}; use method='rk4' for a batch")
         sol = solve_ivp(f, (t[0], t[-1]), x, method=method, t_eval=t, rtol=1e-10, atol=1e-12)
+        if not sol.success:
+            raise RobmodError(f"simulate: the integrator {method} failed at t = "
+                              f"{sol.t[-1] if sol.t.size else t[0]:.6g}: {sol.message}")
         return sol.y.T
     out = np.empty((len(t),) + x.shape)
     out[0] = x
@@ -332,5 +401,22 @@ def simulate(robot, tau_fn, x0, t, method: str = "rk4", substeps: int = 1, ddm_m
             k4 = f(tt + h, x + h * k3)
             x = x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
             tt += h
+        _check_state(robot, tt, x, bound)
         out[k + 1] = x
     return out
+
+
+def _check_state(robot, tt, x, bound):
+    """Raise if the state x (..., 2 n_q) at time tt is not finite or beyond ``bound``."""
+    bad = ~np.isfinite(x) | (np.abs(np.nan_to_num(x, nan=np.inf)) > bound)
+    if not np.any(bad):
+        return
+    c = int(np.argwhere(bad)[0][-1])
+    nj = robot.n_q
+    what = "position" if c < nj else "velocity"
+    j = robot.joints[c % nj]
+    value = np.asarray(x)[np.unravel_index(int(np.flatnonzero(bad)[0]), x.shape)]
+    raise RobmodError(
+        f"simulate: the simulation blew up at t = {tt:.6g}: joint {j} {what} is {value:.3g} "
+        f"(bound {bound:.3g}); the torque law may be too stiff for the step (reduce the step "
+        "or raise substeps)")

@@ -30,6 +30,7 @@ from dataclasses import replace
 import numpy as np
 import sympy as sp
 
+from ..description.arguments import finite_array
 from ..errors import RobmodError
 from ..symbolic.algebra import _const, add, mul
 from ..symbolic.model import Output, customize
@@ -202,45 +203,50 @@ def elastic_ddm_algorithm(ctx, robot, qm, qmd, gam, fvm=None, fcm=None):
 
 
 def _per_joint(robot, x):
-    return None if x is None else {j: float(np.asarray(x)[j - 1]) for j in dofs(robot)}
+    index = robot.joint_index
+    return None if x is None else {j: float(np.asarray(x)[index[j]]) for j in dofs(robot)}
 
 
 def elastic_idm(robot, q, qd, qdd, q3, q4, fvm=None, fcm=None) -> ElasticInverse:
     """Inverse model: Gamma and the rotor motion (all (..., NJ)) from the link motion."""
-    shape, arrs = check_arrays(robot, q, qd, qdd, q3, q4)
+    shape, arrs = check_arrays(robot, q, qd, qdd, q3, q4, names=("q", "qd", "qdd", "q3", "q4"))
     ctx = numeric_context(robot, q=arrs[0])
-    d = [{j: a[..., j - 1] for j in dofs(robot)} for a in arrs]
+    d = [{j: a[..., robot.joint_index[j]] for j in dofs(robot)} for a in arrs]
     res = elastic_idm_algorithm(ctx, robot, *d, fvm=_per_joint(robot, fvm),
                                 fcm=_per_joint(robot, fcm))
     outs = []
     for r in res:
         out = np.zeros(shape)
         for j, v in r.items():
-            out[..., j - 1] = v
+            out[..., robot.joint_index[j]] = v
         outs.append(out)
     return ElasticInverse(*outs)
 
 
 def elastic_ddm(robot, q, qd, qm, qmd, gam, fvm=None, fcm=None):
     """Direct model: (q'', qM'') (each (..., NJ)) from the state and the motor torques."""
-    shape, (q, qd, qm, qmd, gam) = check_arrays(robot, q, qd, qm, qmd, gam)
+    shape, (q, qd, qm, qmd, gam) = check_arrays(robot, q, qd, qm, qmd, gam,
+                                               names=("q", "qd", "qm", "qmd", "gam"))
     ctx = numeric_context(robot, q=q, qd=qd)
-    sel = [{j: a[..., j - 1] for j in dofs(robot)} for a in (qm, qmd, gam)]
+    sel = [{j: a[..., robot.joint_index[j]] for j in dofs(robot)} for a in (qm, qmd, gam)]
     qdd, qmdd = elastic_ddm_algorithm(ctx, robot, *sel, fvm=_per_joint(robot, fvm),
                                       fcm=_per_joint(robot, fcm))
     outs = []
     for r in (qdd, qmdd):
         out = np.zeros(shape)
         for j, v in r.items():
-            out[..., j - 1] = v
+            out[..., robot.joint_index[j]] = v
         outs.append(out)
     return tuple(outs)
 
 
 def elastic_state_derivative(robot, x, gam, fvm=None, fcm=None):
     """x = [q, q', qM, qM'] (..., 4 NJ) -> x' ([7.35] in state form)."""
-    x = np.asarray(x, dtype=float)
-    nj = robot.n_joints
+    nj = robot.n_q
+    x = finite_array("x", x, shape_text=f"a state [q, qd, qM, qMd] of shape (..., {4 * nj})")
+    if x.ndim == 0 or x.shape[-1] != 4 * nj:
+        raise RobmodError(f"argument x must be a state [q, qd, qM, qMd] of shape "
+                          f"(..., {4 * nj}), got shape {x.shape}")
     q, qd, qm, qmd = (x[..., k * nj:(k + 1) * nj] for k in range(4))
     qdd, qmdd = elastic_ddm(robot, q, qd, qm, qmd, gam, fvm, fcm)
     return np.concatenate([np.broadcast_to(qd, qdd.shape), qdd,

@@ -110,7 +110,7 @@ def _lower(robot):
 
 def inertia_matrix(robot, q, rotor: bool = True) -> np.ndarray:
     """A(q), shape (..., n, n), n = len(dofs(robot)); q of shape (..., NJ) (batched)."""
-    shape, (q,) = check_arrays(robot, q)
+    shape, (q,) = check_arrays(robot, q, names=("q",))
     ctx = numeric_context(robot, q=q)
     A = inertia_algorithm(ctx, robot, rotor=rotor)
     return _fill(robot, A, shape[:-1])
@@ -155,15 +155,15 @@ def lower_to_full(values, n):
 
 def inertia_matrix_ne(robot, q) -> np.ndarray:
     """A(q) column by column with the NE inverse model ([7.64], rotor inertia kept)."""
-    shape, (q,) = check_arrays(robot, q)
+    shape, (q,) = check_arrays(robot, q, names=("q",))
     order = dofs(robot)
     n = len(order)
-    nj = robot.n_joints
+    nj = robot.n_q
     E = np.zeros((n, nj))
     for c, j in enumerate(order):
-        E[c, j - 1] = 1.0
+        E[c, robot.joint_index[j]] = 1.0
     qq = np.broadcast_to(q[..., None, :], shape[:-1] + (n, nj))
     tau = idm(robot, qq, np.zeros(nj), E, gravity=False, friction=False, wrench=False,
               velocity=False, base_motion=False)  # (..., column, joint)
-    idx = [j - 1 for j in order]
+    idx = [robot.joint_index[j] for j in order]
     return np.swapaxes(tau[..., idx], -1, -2)

@@ -28,6 +28,7 @@ import numpy as np
 import sympy as sp
 from sympy.core.parameters import distribute
 
+from ..description.arguments import finite_output
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE
 from ..symbolic.algebra import add, cross, dot, htm_identity, htm_mul, mul
 from ..symbolic.context import SymbolicContext
@@ -51,15 +52,15 @@ def gravity_algorithm(ctx, robot):
 
 def gravity_torques(robot, q) -> np.ndarray:
     """Q(q), shape (..., NJ)."""
-    shape, (q,) = check_arrays(robot, q)
-    return _vector(gravity_algorithm(numeric_context(robot, q=q), robot), shape)
+    shape, (q,) = check_arrays(robot, q, names=("q",))
+    return _vector(robot, gravity_algorithm(numeric_context(robot, q=q), robot), shape)
 
 
-def _vector(vals, shape):
+def _vector(robot, vals, shape):
     out = np.zeros(shape)
     for j, v in enumerate(vals, start=1):
-        if v is not None:
-            out[..., j - 1] = v
+        if v is not None and j in robot.joint_index:
+            out[..., robot.joint_index[j]] = v
     return out
 
 
@@ -76,11 +77,12 @@ def gravity_model(robot):
 
 def friction_torques(robot, qd) -> np.ndarray:
     """The friction torques [7.26], shape (..., NJ)."""
-    shape, (qd,) = check_arrays(robot, qd)
+    shape, (qd,) = check_arrays(robot, qd, names=("qd",))
     ctx = numeric_context(robot, qd=qd)
     out = np.zeros(shape)
     for j in dofs(robot):
-        out[..., j - 1] = friction_torque(ctx, robot.link(j), qd[..., j - 1])
+        k = robot.joint_index[j]
+        out[..., k] = friction_torque(ctx, robot.link(j), qd[..., k])
     return out
 
 
@@ -88,9 +90,10 @@ def friction_torques(robot, qd) -> np.ndarray:
 
 def velocity_torques(robot, q, qd) -> np.ndarray:
     """h = C(q, qd) qd, shape (..., NJ): NE with qdd = 0, no gravity, friction, wrench, rotor."""
-    shape, (q, qd) = check_arrays(robot, q, qd)
+    shape, (q, qd) = check_arrays(robot, q, qd, names=("q", "qd"))
     ctx = numeric_context(robot, q=q, qd=qd)
-    return _vector(ne_algorithm(Proxy(ctx, qdd=0), robot, **_QUIET), shape)
+    out = _vector(robot, ne_algorithm(Proxy(ctx, qdd=0), robot, **_QUIET), shape)
+    return finite_output("velocity_torques", out, q=q, qd=qd)
 
 
 def coriolis_matrix(robot, q, qd, method: str = "ne") -> np.ndarray:
@@ -99,12 +102,12 @@ def coriolis_matrix(robot, q, qd, method: str = "ne") -> np.ndarray:
     ``method='ne'``: polarization of the NE velocity torques (batched NumPy);
     ``'christoffel'``: the compiled customized model :func:`coriolis_model`.
     """
-    shape, (q, qd) = check_arrays(robot, q, qd)
+    shape, (q, qd) = check_arrays(robot, q, qd, names=("q", "qd"))
     order = dofs(robot)
-    idx = [j - 1 for j in order]
-    n, nj = len(order), robot.n_joints
+    idx = [robot.joint_index[j] for j in order]
+    n, nj = len(order), robot.n_q
     if method == "christoffel":
-        f = _compiled(robot, "coriolis")
+        f = compiled_christoffel(robot, "coriolis")
         return f(np.ascontiguousarray(q[..., idx]), np.ascontiguousarray(qd[..., idx]))
     E = np.zeros((n, nj))
     E[np.arange(n), idx] = 1.0
@@ -117,10 +120,10 @@ def coriolis_matrix(robot, q, qd, method: str = "ne") -> np.ndarray:
 
 def quadratic_velocity_matrix(robot, q) -> np.ndarray:
     """Gamma(q) of seed 003 (7.117), shape (..., n, n(n+1)/2): C(q, qd) qd = Gamma [qd qd]."""
-    shape, (q,) = check_arrays(robot, q)
+    shape, (q,) = check_arrays(robot, q, names=("q",))
     order = dofs(robot)
-    idx = [j - 1 for j in order]
-    n, nj = len(order), robot.n_joints
+    idx = [robot.joint_index[j] for j in order]
+    n, nj = len(order), robot.n_q
     pairs = [(a, b) for a in range(n) for b in range(a, n)]
     V = np.zeros((len(pairs), nj))
     for k, (a, b) in enumerate(pairs):
@@ -219,16 +222,16 @@ def quadratic_velocity_model(robot):
 _CACHE: dict = {}
 
 
-def _compiled(robot, what):
-    key = (id(robot), what)
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0] is robot:
-        return hit[1]
-    model = {"coriolis": coriolis_model, "quadratic": quadratic_velocity_model}[what](robot)
-    f = model.compile()
-    if len(_CACHE) > 32:
-        _CACHE.clear()
-    _CACHE[key] = (robot, f)
+def compiled_christoffel(robot, what):
+    """The compiled Christoffel model ``what`` of ``robot`` (cached by the robot's content)."""
+    key = (robot.content_key, what)
+    f = _CACHE.get(key)
+    if f is None:
+        model = {"coriolis": coriolis_model, "quadratic": quadratic_velocity_model}[what](robot)
+        f = model.compile()
+        if len(_CACHE) > 32:
+            _CACHE.clear()
+        _CACHE[key] = f
     return f
 
 
@@ -277,13 +280,13 @@ def energy_algorithm(ctx, robot, kinetic=True, potential=True, rotor=True):
 
 
 def kinetic_energy(robot, q, qd) -> np.ndarray:
-    shape, (q, qd) = check_arrays(robot, q, qd)
+    shape, (q, qd) = check_arrays(robot, q, qd, names=("q", "qd"))
     E, _ = energy_algorithm(numeric_context(robot, q=q, qd=qd), robot, potential=False)
     return np.broadcast_to(np.asarray(E, dtype=float) * 1.0, shape[:-1]).copy()
 
 
 def potential_energy(robot, q) -> np.ndarray:
-    shape, (q,) = check_arrays(robot, q)
+    shape, (q,) = check_arrays(robot, q, names=("q",))
     _, U = energy_algorithm(numeric_context(robot, q=q), robot, kinetic=False)
     return np.broadcast_to(np.asarray(U, dtype=float) * 1.0, shape[:-1]).copy()
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import finite_output, joint_arrays, require_numeric
 from ..description.robot import (FIXED, PRISMATIC, REVOLUTE, joint_acceleration,
                                  joint_variable, joint_velocity)
 from ..errors import RobmodError
@@ -203,20 +204,21 @@ def _euler(ctx, link, U, dvs, wp, j):
 
 
 def idm(robot, q, qd, qdd, **switches) -> np.ndarray:
-    """Numeric inverse dynamics: joint torques (..., NJ) at q, qd, qdd of shape (..., NJ)."""
-    q, qd, qdd = (np.asarray(x, dtype=float) for x in (q, qd, qdd))
-    shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape)
-    if shape[-1:] != (robot.n_joints,):
-        raise RobmodError(f"q, qd, qdd must have {robot.n_joints} values in their last "
-                          f"dimension, got shape {shape}")
-    q, qd, qdd = (np.broadcast_to(x, shape) for x in (q, qd, qdd))
+    """Numeric inverse dynamics: joint torques (..., n_q) at q, qd, qdd of shape (..., n_q).
+
+    One entry per joint variable (``robot.joints`` order, fixed frames excluded).
+    """
+    require_numeric(robot, "idm", scope="geometry")
+    q, qd, qdd = joint_arrays(robot, q=q, qd=qd, qdd=qdd)
+    shape = q.shape
     ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)
     gam = ne_algorithm(ctx, robot, **switches)
     out = np.zeros(shape)
+    index = robot.joint_index
     for j, g in enumerate(gam, start=1):
-        if g is not None:
-            out[..., j - 1] = g
-    return out
+        if g is not None and j in index:
+            out[..., index[j]] = g
+    return finite_output("idm", out, q=q, qd=qd, qdd=qdd)
 
 
 def idm_model(robot, name="idm", title="Inverse dynamic model", **switches):

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..description.arguments import joint_array
 from ..errors import RobmodError
 from ..kinematics.jacobian import jacobian
 from ..kinematics.second_order import jdot_qdot
@@ -87,8 +88,8 @@ def operational_space(robot, q, qd=None, *, j=None, tool=None, rows=None,
     ``rows`` selects task components among (vx, vy, vz, wx, wy, wz) (e.g. ``(0, 1, 2)``
     for a position task); the task Jacobian must have full row rank.
     """
-    q = np.asarray(q, dtype=float)
-    qd = np.zeros_like(q) if qd is None else np.asarray(qd, dtype=float)
+    q = joint_array(robot, "q", q)
+    qd = np.zeros_like(q) if qd is None else joint_array(robot, "qd", qd)
     J = _task_jacobian(robot, q, j, tool, rows)
     B = inertia_matrix(robot, q, rotor=rotor)
     BiJt = np.linalg.solve(B, np.swapaxes(J, -1, -2))            # B^-1 J^T  (n x m)
@@ -136,7 +137,7 @@ def dynamic_manipulability_ellipsoid(robot, q, *, j=None, tool=None, rows=None,
     range of J (for a square J: of ``J B^-1``), their directions the left singular
     vectors.
     """
-    q = np.asarray(q, dtype=float)
+    q = joint_array(robot, "q", q)
     J = _task_jacobian(robot, q, j, tool, rows)
     B = inertia_matrix(robot, q, rotor=rotor)
     sv = np.linalg.svd(J, compute_uv=False)

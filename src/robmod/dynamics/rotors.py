@@ -217,36 +217,37 @@ def rotor_energy_algorithm(ctx, robot, rotors):
 
 # -- numeric (batched) -----------------------------------------------------------------------
 
-def _vector(vals, shape):
+def _vector(robot, vals, shape):
     out = np.zeros(shape)
     for j, v in enumerate(vals, start=1):
-        out[..., j - 1] = v
+        if v is not None and j in robot.joint_index:
+            out[..., robot.joint_index[j]] = v
     return out
 
 
 def rotor_torques(robot, rotors, q, qd, qdd, *, velocity=True, acceleration=True,
                   base_motion=True) -> np.ndarray:
     """GAMR (..., NJ): the rotor terms to add to :func:`robmod.dynamics.idm`."""
-    shape, (q, qd, qdd) = check_arrays(robot, q, qd, qdd)
+    shape, (q, qd, qdd) = check_arrays(robot, q, qd, qdd, names=("q", "qd", "qdd"))
     ctx = numeric_context(robot, q=q, qd=qd, qdd=qdd)
     vals = rotor_algorithm(ctx, robot, rotors, velocity=velocity, acceleration=acceleration,
                            base_motion=base_motion)
-    return _vector(vals, shape)
+    return _vector(robot, vals, shape)
 
 
 def rotor_kinetic_energy(robot, rotors, q, qd) -> np.ndarray:
     """``T_r = sum 1/2 I_m (z . w_a(j) + k_r qd_j)^2``, shape (...)."""
-    shape, (q, qd) = check_arrays(robot, q, qd)
+    shape, (q, qd) = check_arrays(robot, q, qd, names=("q", "qd"))
     E = rotor_energy_algorithm(numeric_context(robot, q=q, qd=qd), robot, rotors)
     return np.broadcast_to(np.asarray(E, dtype=float), shape[:-1]).copy()
 
 
 def rotor_inertia_matrix(robot, rotors, q) -> np.ndarray:
     """B_r(q) (..., n, n) over :func:`~robmod.dynamics.spatial.dofs` (columns: unit qdd)."""
-    shape, (q,) = check_arrays(robot, q)
+    shape, (q,) = check_arrays(robot, q, names=("q",))
     order = dofs(robot)
-    idx = [j - 1 for j in order]
-    n, nj = len(order), robot.n_joints
+    idx = [robot.joint_index[j] for j in order]
+    n, nj = len(order), robot.n_q
     E = np.zeros((n, nj))
     E[np.arange(n), idx] = 1.0
     qq = np.broadcast_to(q[..., None, :], shape[:-1] + (n, nj))
@@ -256,10 +257,10 @@ def rotor_inertia_matrix(robot, rotors, q) -> np.ndarray:
 
 def rotor_coriolis_matrix(robot, rotors, q, qd) -> np.ndarray:
     """C_r(q, qd) (..., n, n): Christoffel form (7.45) of B_r, by polarization."""
-    shape, (q, qd) = check_arrays(robot, q, qd)
+    shape, (q, qd) = check_arrays(robot, q, qd, names=("q", "qd"))
     order = dofs(robot)
-    idx = [j - 1 for j in order]
-    n, nj = len(order), robot.n_joints
+    idx = [robot.joint_index[j] for j in order]
+    n, nj = len(order), robot.n_q
     E = np.zeros((n, nj))
     E[np.arange(n), idx] = 1.0
     v = np.concatenate([qd[..., None, :] + E, np.broadcast_to(E, shape[:-1] + (n, nj)),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import joint_arrays, require_numeric
 from ..description.robot import FIXED, PRISMATIC, joint_acceleration, joint_variable, \
     joint_velocity
 from ..errors import RobmodError
@@ -40,16 +41,17 @@ def model_inputs(robot, groups=("q", "qd", "qdd")) -> dict:
     return {g: tuple(fns[g](j) for j in dofs(robot)) for g in groups}
 
 
-def check_arrays(robot, *arrays):
-    """Broadcast numeric inputs of shape (..., NJ); returns (shape, arrays)."""
-    arrays = [np.asarray(x, dtype=float) for x in arrays]
-    shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    if shape[-1:] != (robot.n_joints,):
-        raise RobmodError(f"joint arrays must have {robot.n_joints} values in their last "
-                          f"dimension, got shape {shape}")
+def check_arrays(robot, *arrays, names=None):
+    """Broadcast numeric inputs of shape (..., n_q); returns (shape, arrays).
+
+    ``names`` (keyword) gives the argument names used in error messages.
+    """
     if robot.n_loops:
         raise RobmodError("closed loops: the dynamic models of this module need a tree")
-    return shape, [np.broadcast_to(a, shape) for a in arrays]
+    require_numeric(robot, "the dynamic model", scope="geometry")
+    names = names or [f"argument {k + 1}" for k in range(len(arrays))]
+    checked = joint_arrays(robot, **dict(zip(names, arrays)))
+    return checked[0].shape if checked else (), checked
 
 
 class Proxy:

@@ -69,9 +69,9 @@ def target_pose(robot, args) -> np.ndarray:
 
     scale = np.pi / 180.0 if args.degrees else 1.0
     if args.q is not None:
-        if len(args.q) != robot.n_joints:
-            raise RobmodError(f"--q needs {robot.n_joints} values for {robot.name!r}, "
-                              f"got {len(args.q)}")
+        if len(args.q) != robot.n_q:
+            raise RobmodError(f"--q needs {robot.n_q} values for {robot.name!r} (one per joint "
+                              f"variable, fixed frames none), got {len(args.q)}")
         q = np.array(args.q, dtype=float)
         rev = np.array([robot.frame(j).sigma == 0 for j in robot.joints])
         q[rev] *= scale

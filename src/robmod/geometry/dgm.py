@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from ..description.arguments import joint_array, require_numeric
 from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..symbolic.algebra import add, htm_from_matrix, htm_inv, htm_mul, mul, name_mat, stack
@@ -198,11 +199,12 @@ def _find_tool(robot, name):
 
 
 def dgm(robot, q, j=None, i=0, tool=None, base=False) -> np.ndarray:
-    """Numeric iTj at joint values ``q`` of shape (..., NJ): array (..., 4, 4)."""
-    q = np.asarray(q, dtype=float)
-    if q.shape[-1:] != (robot.n_joints,):
-        raise RobmodError(f"q must have {robot.n_joints} values in its last dimension, "
-                          f"got shape {q.shape}")
+    """Numeric iTj at joint values ``q`` of shape (..., n_q): array (..., 4, 4).
+
+    ``q`` has one entry per joint variable (``robot.joints`` order, fixed frames excluded).
+    """
+    require_numeric(robot, "dgm", scope="geometry")
+    q = joint_array(robot, "q", q)
     ctx = NumericContext(robot, q=q)
     U = dgm_algorithm(ctx, robot, j, i, tool, base)
     U = [list(r) for r in U] + [[0, 0, 0, 1]]

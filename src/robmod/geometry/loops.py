@@ -64,7 +64,7 @@ def solve_loops(robot, q, passive=None, tol=1e-12, max_iter=50):
     q = np.array(q, dtype=float)
     if passive is None:
         passive = [j for j in robot.joints if robot.frame(j).mu == 0]
-    idx = np.array([j - 1 for j in passive], dtype=int)
+    idx = np.array([robot.joint_index[j] for j in passive], dtype=int)
     if idx.size == 0:
         raise RobmodError("no passive joint to solve the loops for")
     batch = q.shape[:-1]

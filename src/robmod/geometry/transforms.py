@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from ..description.arguments import finite_array, joint_array
 from ..errors import DescriptionError
 
 
@@ -89,7 +90,7 @@ def frame_transform(robot, j: int, q=None):
     if q is None or isinstance(q, sp.Basic):
         return sp.ImmutableMatrix(
             kk_transform(f.gamma, f.b, f.alpha, f.d, f.theta_total(q), f.r_total(q)))
-    q = np.asarray(q, dtype=float)
+    q = finite_array("q", q, shape_text="the value of joint j (number or array)")
     sg, cg = _const_sc(f.gamma, robot.name, j, "gamma")
     sa, ca = _const_sc(f.alpha, robot.name, j, "alpha")
     b = _const(f.b, robot.name, j, "b")
@@ -120,9 +121,10 @@ def frame_transforms(robot, q=None):
     """All a(j)T_j, j = 1..NF, as a list (symbolic, or numeric for q of shape (..., NJ))."""
     if q is None:
         return [frame_transform(robot, j) for j in range(1, robot.n_frames + 1)]
-    q = np.asarray(q, dtype=float)
+    q = joint_array(robot, "q", q)
+    index = robot.joint_index
     out = []
     for j in range(1, robot.n_frames + 1):
-        qj = q[..., j - 1] if j <= robot.n_joints else np.zeros(q.shape[:-1])
+        qj = q[..., index[j]] if j in index else np.zeros(q.shape[:-1])
         out.append(frame_transform(robot, j, qj))
     return out

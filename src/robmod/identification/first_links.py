@@ -201,12 +201,12 @@ def _rotor_rule(robot, X, mod, IA, skip, rng):
     from ..symbolic.context import NumericContext
 
     num = _random_geometry(robot, rng)
-    nj = robot.n_joints
+    nj = robot.n_q
     q, qd = rng.uniform(-2, 2, (2, 8, nj))
     ctx = NumericContext(num, q=q, qd=qd)
     _, kin = energy_functions(ctx, num, gravity=False)
     for j in todo:
-        w = kin[j][0][2] - qd[..., j - 1]
+        w = kin[j][0][2] - qd[..., num.joint_index[j]]
         if np.abs(w).max() < 1e-10:
             X[j]["ZZ"] = sp.expand(X[j]["ZZ"] + IA[j])
             mod[j]["ZZ"] = True

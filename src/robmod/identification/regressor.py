@@ -25,6 +25,7 @@
 from __future__ import annotations
 
 import numpy as np
+from ..description.arguments import finite_output, joint_arrays, require_numeric
 from ..description.expr import symbol
 from ..description.robot import (FIXED, INERTIAL, PRISMATIC, REVOLUTE, joint_acceleration,
                                  joint_variable, joint_velocity)
@@ -164,10 +165,13 @@ def _unit_wrench(k, w, wp, vp, U):
 
 
 def regressor(robot, q, qd, qdd, params=None) -> np.ndarray:
-    """Numeric Phi (..., NJ, p), batched over leading dimensions (NumPy)."""
-    q, qd, qdd = (np.asarray(x, dtype=float) for x in (q, qd, qdd))
-    shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape)
-    q, qd, qdd = (np.broadcast_to(x, shape) for x in (q, qd, qdd))
+    """Numeric Phi (..., n_q, p), batched over leading dimensions (NumPy).
+
+    One row per joint variable (``robot.joints`` order, fixed frames excluded).
+    """
+    require_numeric(robot, "the regressor", scope="geometry")
+    q, qd, qdd = joint_arrays(robot, q=q, qd=qd, qdd=qdd)
+    shape = q.shape
     ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)
     rows, joints = regressor_algorithm(ctx, robot, params)
     p = len(rows[0]) if rows else 0
@@ -176,7 +180,7 @@ def regressor(robot, q, qd, qdd, params=None) -> np.ndarray:
         for c, x in enumerate(row):
             if not (isinstance(x, (int, float)) and x == 0):
                 out[..., r, c] = x
-    return out
+    return finite_output("regressor", out, q=q, qd=qd, qdd=qdd)
 
 
 def regressor_model(robot, params=None, name="regressor"):
@@ -230,9 +234,9 @@ def energy_regressor(robot, q, qd, params=None) -> np.ndarray:
     :func:`energy_identification_rows`)."""
     from .energy import energy_functions
 
-    q, qd = (np.asarray(x, dtype=float) for x in (q, qd))
-    shape = np.broadcast_shapes(q.shape, qd.shape)
-    q, qd = np.broadcast_to(q, shape), np.broadcast_to(qd, shape)
+    require_numeric(robot, "the energy regressor", scope="geometry")
+    q, qd = joint_arrays(robot, q=q, qd=qd)
+    shape = q.shape
     cols, _ = _columns(robot, params)
     ctx = NumericContext(robot, q=q, qd=qd)
     fns, _ = energy_functions(ctx, robot)
@@ -242,7 +246,7 @@ def energy_regressor(robot, q, qd, params=None) -> np.ndarray:
             i = INERTIAL.index(k)
             out[..., c] = fns[j][0][i] + fns[j][1][i]
         elif k == "IA":
-            out[..., c] = 0.5 * qd[..., j - 1] ** 2
+            out[..., c] = 0.5 * qd[..., robot.joint_index[j]] ** 2
     return out
 
 
@@ -262,9 +266,9 @@ def energy_identification_rows(robot, t, q, qd, tau, intervals, params=None):
         row = h[b] - h[a]
         for c, (j, k) in enumerate(cols):
             if k == "FC":
-                row[c] = _trapz(np.abs(qd[s, j - 1]), t[s])
+                row[c] = _trapz(np.abs(qd[s, robot.joint_index[j]]), t[s])
             elif k == "FV":
-                row[c] = _trapz(qd[s, j - 1] ** 2, t[s])
+                row[c] = _trapz(qd[s, robot.joint_index[j]] ** 2, t[s])
         Y.append(row)
         y.append(_trapz(power[s], t[s]))
     return np.array(Y), np.array(y)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
+from ..description.arguments import finite_array, joint_array
 from ..description.robot import Robot
 from ..errors import RobmodError
 from ..geometry.dgm import dgm
@@ -183,7 +184,7 @@ def task_space_dimension(robot, j=None, i=0, tool=None, rows=None, *, n_samples=
     when NJ on the chain > M.
     """
     rng = np.random.default_rng(rng)
-    q = rng.uniform(-np.pi, np.pi, (n_samples, robot.n_joints))
+    q = rng.uniform(-np.pi, np.pi, (n_samples, robot.n_q))
     prism = np.array([robot.frame(k).sigma == 1 for k in robot.joints])
     q[:, prism] /= np.pi
     return int(rank(task_jacobian(robot, q, j, i, tool, rows), tol=tol).max())
@@ -312,6 +313,7 @@ class SymbolicSingularities:
     factors: tuple
     trig: dict
     kind: str
+    robot: object = None  # gives the joint-vector layout of ``evaluate``'s q
 
     def conditions(self) -> list:
         """The factors as expressions of the joint variables (sin/cos restored)."""
@@ -327,9 +329,11 @@ class SymbolicSingularities:
         left = expr.free_symbols - set(qs)
         if left:
             raise RobmodError(f"no values for {sorted(map(str, left))}")
-        q = np.asarray(q, dtype=float)
+        q = joint_array(self.robot, "q", q) if self.robot is not None else finite_array("q", q)
+        index = self.robot.joint_index if self.robot is not None else None
         f = sp.lambdify(qs, expr, "numpy")
-        return np.broadcast_to(f(*[q[..., int(str(s)[1:]) - 1] for s in qs]), q.shape[:-1])
+        pos = [index[int(str(s)[1:])] if index else int(str(s)[1:]) - 1 for s in qs]
+        return np.broadcast_to(f(*[q[..., k] for k in pos]), q.shape[:-1])
 
 
 def _expanded_outputs(model):
@@ -435,4 +439,4 @@ def singularities_symbolic(robot, j=None, i=None, tool=None, rows=None) -> Symbo
     det = _reduce_pythagoras(A.det(method="berkowitz"), pairs)
     qsyms = set(trig) | {robot.frame(k).q for k in chain}
     constant, factors = _factorize(det, pairs, qsyms)
-    return SymbolicSingularities(J, det, constant, factors, trig, kind)
+    return SymbolicSingularities(J, det, constant, factors, trig, kind, robot)

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from ..description.arguments import joint_array
 from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..geometry.dgm import dgm
@@ -200,7 +201,7 @@ def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_re
     """All the solutions found for 0T_E = ``T_target`` (4x4, or (..., 4, 4) for many targets).
 
     Returns an :class:`IGMResult` for one target, a list of them (targets in
-    C order) for a batch.  ``q0``: first seed, (NJ,) or one per target;
+    C order) for a batch.  ``q0``: first seed, (n_q,) or one per target;
     ``batch=False`` iterates the targets one after the other (less memory).
     See the module documentation for the algorithm and the statuses.
     """
@@ -216,9 +217,11 @@ def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_re
         Z = transform_to_numpy(robot.base)
         Td = np.linalg.solve(Z, Td)
     N = len(Td)
-    nj = robot.n_joints
-    active = np.array([k - 1 for k in robot.chain(j) if robot.frame(k).is_joint and k <= nj],
-                      dtype=int)
+    nj = robot.n_q  # joint vectors: one entry per joint variable (Robot.joint_index)
+    if q0 is not None:
+        q0 = joint_array(robot, "q0", q0)
+    active_frames = [k for k in robot.chain(j) if k in robot.joint_index]
+    active = np.array([robot.joint_index[k] for k in active_frames], dtype=int)
     if active.size == 0:
         raise RobmodError(f"frame {j} of robot {robot.name!r} is not moved by any joint")
     if not batch and N > 1:
@@ -233,7 +236,8 @@ def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_re
                                    dedup_tol=dedup_tol))
         return out
     rng = np.random.default_rng(rng)
-    slo, shi, clo, chi, wrap = joint_domain(robot, active + 1, joint_limits, prismatic_range)
+    slo, shi, clo, chi, wrap = joint_domain(robot, np.array(active_frames, dtype=int), joint_limits,
+                                               prismatic_range)
     R = max(int(n_restarts), 1)
     Q = np.zeros((N, R, nj))
     Q[..., active] = rng.uniform(slo, shi, (N, R, active.size))
@@ -249,7 +253,7 @@ def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_re
     Qf, err = Qf.reshape(N, R, nj), err.reshape(N, R)
     stalled, iters = stalled.reshape(N, R), iters.reshape(N, R)
     ok = err < tol
-    is_rev = np.array([robot.frame(k + 1).sigma != PRISMATIC for k in active])
+    is_rev = np.array([robot.frame(k).sigma != PRISMATIC for k in active_frames])
     keep = _dedupe(Qf, ok, active, is_rev, dedup_tol)
     results = []
     for t in range(N):  # packaging only: the iteration above is one batch

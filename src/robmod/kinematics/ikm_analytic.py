@@ -53,7 +53,7 @@ from ..symbolic.context import NumericContext
 from ..symbolic.count import count_ops
 from ..symbolic.model import Output, customize
 from .analysis import _expanded_outputs, _factorize, _reduce_pythagoras
-from .jacobian import _check_q, _resolve, jacobian_model
+from .jacobian import check_q, _resolve, jacobian_model
 
 __all__ = ["BlockIKM", "block_ikm", "ikm_block_algorithm", "ikm_block_model", "ikm_block"]
 
@@ -357,10 +357,10 @@ def block_ikm(robot, i=None, j=None, tool=None) -> BlockIKM:
     """Find the block structure [A 0; B C] of iJ_j (trying every frame i of the chain when
     ``i`` is None) and return the :class:`BlockIKM` (cached per robot)."""
     tool_obj, jj = _resolve(robot, j, tool)
-    key = (id(robot), i, jj, getattr(tool_obj, "name", None))
+    key = (robot.content_key, i, jj, getattr(tool_obj, "name", None))
     hit = _CACHE.get(key)
-    if hit is not None and hit[0] is robot:
-        return hit[1]
+    if hit is not None:
+        return hit
     joints = [k for k in robot.chain(jj) if robot.frame(k).is_joint and k <= robot.n_joints]
     if len(joints) != 6:
         raise RobmodError(f"the block-triangular inverse needs 6 joints on the chain of frame "
@@ -396,7 +396,7 @@ def block_ikm(robot, i=None, j=None, tool=None) -> BlockIKM:
                    facs[0], facs[1], tr)
     if len(_CACHE) > 16:
         _CACHE.clear()
-    _CACHE[key] = (robot, out)
+    _CACHE[key] = out
     return out
 
 
@@ -486,7 +486,7 @@ def ikm_block(robot, q, xd, method=2, *, i=None, j=None, tool=None, velocity_fra
     :func:`block_ikm`; ``velocity_frame=0`` for frame 0).  Parameters take the
     robot's numeric values.  At a singular configuration the result is inf/nan.
     """
-    q = _check_q(robot, q)
+    q = check_q(robot, q)
     xd = np.asarray(xd, dtype=float)
     if xd.shape[-1:] != (6,):
         raise RobmodError(f"xd must have 6 values in its last dimension, got shape {xd.shape}")

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import joint_array, require_numeric
 from ..description.robot import PRISMATIC
 from ..errors import RobmodError
 from ..geometry.dgm import _common_ancestor, _path, frame_matrix, resolve_tool
@@ -140,24 +141,31 @@ def jacobian_algorithm(ctx, robot, j=None, i=0, tool=None):
     return rows
 
 
-def _check_q(robot, q):
-    q = np.asarray(q, dtype=float)
-    if q.shape[-1:] != (robot.n_joints,):
-        raise RobmodError(f"q must have {robot.n_joints} values in its last dimension, "
-                          f"got shape {q.shape}")
-    return q
+def check_q(robot, q, name: str = "q"):
+    """``q`` as a float array (..., n_q): one finite value per joint variable."""
+    return joint_array(robot, name, q)
+
+
+def joint_columns(robot) -> list[int]:
+    """Columns of a 6 x NJ frame-indexed matrix that hold joint variables (fixed ones dropped)."""
+    return [j - 1 for j in robot.joints]
 
 
 def jacobian(robot, q, j=None, i=0, tool=None) -> np.ndarray:
-    """Numeric iJ_j at ``q`` of shape (..., NJ): array (..., 6, NJ)."""
-    q = _check_q(robot, q)
+    """Numeric iJ_j at ``q`` of shape (..., n_q): array (..., 6, n_q).
+
+    One column per joint variable (``robot.joints`` order); fixed frames take none.
+    """
+    require_numeric(robot, "the Jacobian", scope="geometry")
+    q = check_q(robot, q)
     ctx = NumericContext(robot, q=q)
-    return stack(jacobian_algorithm(ctx, robot, j, i, tool), q.shape[:-1])
+    J = stack(jacobian_algorithm(ctx, robot, j, i, tool), q.shape[:-1])
+    return J[..., joint_columns(robot)]
 
 
 def pose_and_jacobian(robot, q, j=None, tool=None):
-    """(0T_j or 0T_E (..., 4, 4), 0J_j (..., 6, NJ)) in one pass (used by the numeric IGM)."""
-    q = _check_q(robot, q)
+    """(0T_j or 0T_E (..., 4, 4), 0J_j (..., 6, n_q)) in one pass (used by the numeric IGM)."""
+    q = check_q(robot, q)
     ctx = NumericContext(robot, q=q)
     columns, A, P, tool, j = jacobian_parts(ctx, robot, j, 0, tool)
     batch = q.shape[:-1]
@@ -172,7 +180,7 @@ def pose_and_jacobian(robot, q, j=None, tool=None):
         if k <= nj:
             for r in range(6):
                 rows[r][k - 1] = col[r]
-    return stack(T, batch), stack(rows, batch)
+    return stack(T, batch), stack(rows, batch)[..., joint_columns(robot)]
 
 
 def jacobian_model(robot, j=None, i=0, tool=None):

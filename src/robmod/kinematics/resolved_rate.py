@@ -32,7 +32,7 @@ from ..description.io_yaml import loads_yaml
 from ..errors import RobmodError
 from .ik_numeric import rotation_error
 from .ikm import PseudoInverse
-from .jacobian import _check_q, pose_and_jacobian
+from .jacobian import check_q, pose_and_jacobian
 
 __all__ = ["ResolvedRateResult", "resolved_rate", "planar3r"]
 
@@ -95,7 +95,7 @@ def resolved_rate(robot, q0, path: Callable, t, solver=None, *, j=None, tool=Non
     integration and of the IKM is then not corrected).
     """
     solver = PseudoInverse() if solver is None else solver
-    q = _check_q(robot, q0).copy()
+    q = check_q(robot, q0).copy()
     if q.ndim != 1:
         raise RobmodError("resolved_rate follows one path from one q0 of shape (NJ,)")
     t = np.asarray(t, dtype=float)

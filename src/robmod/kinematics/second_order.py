@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import finite_output, joint_arrays, require_numeric
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE, joint_variable, joint_velocity
 from ..errors import RobmodError
 from ..geometry.dgm import _common_ancestor, _path, frame_matrix, resolve_tool
@@ -183,29 +184,25 @@ def jdot_qdot_algorithm(ctx, robot, j=None, i=0, tool=None):
 
 
 def _arrays(robot, *arrays):
-    arrays = [np.asarray(x, dtype=float) for x in arrays]
-    try:
-        shape = np.broadcast_shapes(*(x.shape for x in arrays))
-    except ValueError:
-        shape = ()
-    if shape[-1:] != (robot.n_joints,):
-        raise RobmodError(f"q, qd (, qdd) must have {robot.n_joints} values in their last "
-                          f"dimension, got shapes {[x.shape for x in arrays]}")
-    return [np.broadcast_to(x, shape) for x in arrays], shape[:-1]
+    require_numeric(robot, "the second-order kinematics", scope="geometry")
+    arrays = joint_arrays(robot, **dict(zip(("q", "qd", "qdd"), arrays)))
+    return arrays, arrays[0].shape[:-1]
 
 
 def jdot_qdot(robot, q, qd, j=None, i=0, tool=None) -> np.ndarray:
     """Numeric ``Jdot qd`` (..., 6) at q, qd of shape (..., NJ) (broadcast together)."""
     (q, qd), batch = _arrays(robot, q, qd)
     ctx = NumericContext(robot, q=q, qd=qd)
-    return stack([jdot_qdot_algorithm(ctx, robot, j, i, tool)], batch)[..., 0, :]
+    out = stack([jdot_qdot_algorithm(ctx, robot, j, i, tool)], batch)[..., 0, :]
+    return finite_output("jdot_qdot", out, q=q, qd=qd)
 
 
 def acceleration(robot, q, qd, qdd, j=None, i=0, tool=None) -> np.ndarray:
     """Numeric ``J qdd + Jdot qd`` (..., 6): classical linear and angular accelerations ([5.46])."""
     (q, qd, qdd), batch = _arrays(robot, q, qd, qdd)
     ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)
-    return stack([second_order_algorithm(ctx, robot, j, i, tool, qdd=True)], batch)[..., 0, :]
+    out = stack([second_order_algorithm(ctx, robot, j, i, tool, qdd=True)], batch)[..., 0, :]
+    return finite_output("acceleration", out, q=q, qd=qd, qdd=qdd)
 
 
 def jdot_qdot_model(robot, j=None, i=0, tool=None):

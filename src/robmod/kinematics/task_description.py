@@ -62,7 +62,7 @@ import numpy as np
 from ..errors import RobmodError
 from .ik_numeric import rotation_error
 from .ikm import pinv
-from .jacobian import _check_q, pose_and_jacobian
+from .jacobian import check_q, pose_and_jacobian
 
 __all__ = ["TABLE_6_2", "PointContact", "VirtualJoint", "point_contact", "line_contact",
            "planar_contact", "cylindrical_groove", "spherical", "cylindrical", "revolute",
@@ -308,13 +308,13 @@ def virtual_joint(kind: str, **geometry) -> VirtualJoint:
 # -- robot-level functions ------------------------------------------------------------------
 def reduced_jacobian(robot, q, task: VirtualJoint, j=None, tool=None) -> np.ndarray:
     """``H 0J_n`` (..., c, NJ) at ``q`` (..., NJ) [6.50]: rows of the task, n = frame j or E."""
-    T, J = pose_and_jacobian(robot, _check_q(robot, q), j, tool)
+    T, J = pose_and_jacobian(robot, check_q(robot, q), j, tool)
     return task.H(T) @ J
 
 
 def task_residual(robot, q, task: VirtualJoint, j=None, tool=None) -> np.ndarray:
     """Required displacements dr (..., c) of the task at ``q``."""
-    T, _ = pose_and_jacobian(robot, _check_q(robot, q), j, tool)
+    T, _ = pose_and_jacobian(robot, check_q(robot, q), j, tool)
     return task.residual(T)
 
 
@@ -342,7 +342,7 @@ def solve_task(robot, q0, task: VirtualJoint, *, j=None, tool=None,
     ``dr`` is scaled down to ``max_step`` (seed 001 §6.6 thresholds); ``z(q)``: an optional
     joint motion projected on the null space of H J (the free DOF of the task).
     """
-    q = np.array(_check_q(robot, q0), dtype=float)
+    q = np.array(check_q(robot, q0), dtype=float)
     if q.ndim != 1:
         raise RobmodError("solve_task takes one configuration q0 (NJ,)")
     path, res = [q.copy()], []

@@ -73,7 +73,7 @@ from ..geometry.rotations import rotation_part
 from ..symbolic.algebra import add, dot, htm_from_matrix, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
-from .jacobian import _check_q, _resolve, jacobian_parts, pose_and_jacobian
+from .jacobian import check_q, _resolve, jacobian_parts, pose_and_jacobian
 
 #: rows of Omega_r for each representation
 ROWS = {"rpy": 3, "zxz": 3, "quaternion": 4, "cosines": 9}
@@ -269,7 +269,7 @@ def task_jacobian(robot, q, representation="rpy", j=None, tool=None, *,
                   tol: float = DEFAULT_TOL, on_singular: str = "raise") -> np.ndarray:
     """J_x = Omega 0J_j ([5.51]-[5.52]): (..., 3 + m, NJ), with Xdot = J_x qd."""
     rep = representation_name(representation)
-    q = _check_q(robot, q)
+    q = check_q(robot, q)
     T, J = pose_and_jacobian(robot, q, j, tool)
     c, batch = _coords_numeric(rep, None, None, T[..., :3, :3])
     om = _omega_r_numeric(rep, c, batch, tol, on_singular)

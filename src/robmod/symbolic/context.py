@@ -161,16 +161,29 @@ class NumericContext:
         arr = self.arrays[group]
         if arr is None:
             raise RobmodError(f"numeric evaluation needs {group}")
-        return arr[..., j - 1]
+        index = self.robot.joint_index if self.robot is not None else None
+        if index is None:
+            return arr[..., j - 1]
+        k = index.get(j)
+        if k is None:
+            raise RobmodError(f"frame {j} is fixed (sigma = 2): it has no joint variable")
+        return arr[..., k]
 
     def param(self, expr):
         if isinstance(expr, sp.Basic):
             try:
                 return float(expr)
             except TypeError:
+                names = sorted(map(str, expr.free_symbols))
+                if self.robot is not None:
+                    from ..description.arguments import symbols_used
+
+                    others = set(map(str, symbols_used(self.robot, "dynamics"))) - set(names)
+                    names += sorted(others)
+                shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
                 raise RobmodError(
-                    f"parameter {expr} is symbolic: numeric evaluation needs a numeric robot "
-                    "(Robot.numeric())") from None
+                    f"parameter {expr} is symbolic: numeric evaluation needs a numeric robot: "
+                    f"call robot.numeric({{...}}) with values for {shown}") from None
         return expr
 
     def const(self, value):

@@ -24,7 +24,8 @@ class PinocchioRobot:
     """A Pinocchio model of a numeric robmod robot (serial or tree, no loops).
 
     ``joint_frames``: robmod frames that are Pinocchio joints, in Pinocchio's q order;
-    ``pin_q(q)`` maps robmod's q (one entry per frame 1..NJ) to Pinocchio's.
+    ``pin_q(q)`` maps robmod's q (one entry per joint variable, fixed frames excluded) to
+    Pinocchio's.
     ``frame_id[j]``: Pinocchio frame of robmod frame j (for any j, fixed ones included).
     """
 
@@ -78,7 +79,7 @@ class PinocchioRobot:
             model.armature = np.array(armature)
         self.model = model
         self.data = model.createData()
-        self.index = np.array([j - 1 for j in self.joint_frames], dtype=int)
+        self.index = np.array([robot.joint_index[j] for j in self.joint_frames], dtype=int)
 
     def pin_q(self, q):
         return np.asarray(q, dtype=float)[..., self.index]

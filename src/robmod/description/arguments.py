@@ -1,0 +1,189 @@
+"""Argument checks at the boundary of every numeric function.
+
+The plain numeric functions (``dgm``, ``jacobian``, ``idm``, ``ddm``, ``simulate``, ...)
+call these helpers on their arguments before computing anything, so that bad input gives a
+:class:`~robmod.errors.RobmodError` naming the argument and what is expected, instead of a
+NumPy ``ValueError`` from deep inside or, worse, a silently wrong result.
+
+Rules enforced here:
+
+* **Joint vectors** have one entry per joint *variable*: ``robot.n_q`` entries, in the order
+  of ``robot.joints`` (frames with sigma = 2 are fixed and never take an entry; see
+  :attr:`robmod.description.robot.Robot.joint_index`).  Leading dimensions are a batch.
+* **NaN policy**: NaN and infinite values are *refused*, never propagated.  A NaN in ``q``
+  would otherwise give NaN torques that look like a result.
+* **Symbolic robots** are refused by every numeric function, naming the symbols left, e.g.
+  ``"D3, RL4 are symbolic: call robot.numeric({...})"``: the geometric parameters at the
+  entry of every function; a symbolic inertial parameter, gravity, base or tool matrix when
+  the model reads it (a model with friction switched off does not need FC, FV).
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from ..errors import RobmodError
+from .robot import DYNAMIC, GEOMETRIC
+
+__all__ = ["require_numeric", "finite_array", "finite_output", "joint_array", "joint_arrays",
+           "parameter_vector", "parameter_dict", "positive_scalar"]
+
+
+def symbols_used(robot, scope: str = "dynamics") -> frozenset:
+    """Symbols left in the parameters a numeric model reads.
+
+    ``scope='geometry'``: the geometric parameters of the frames (every numeric model reads
+    them; a symbolic base or tool matrix is reported when a model uses it);
+    ``'dynamics'``: also the base and tool matrices, the inertial parameters, gravity and
+    base motion (limits excluded).
+    """
+    syms = set()
+    for f in robot.frames:
+        for k in GEOMETRIC:
+            syms |= getattr(f, k).free_symbols
+    if scope == "dynamics":
+        for m in [robot.base] + [t.T for t in robot.tools]:
+            syms |= m.free_symbols
+        for link in robot.links:
+            for k in DYNAMIC:
+                v = getattr(link, k)
+                if v is not None:
+                    syms |= v.free_symbols
+        for vec in (robot.gravity, robot.W0, robot.WP0, robot.V0, robot.VP0):
+            for v in vec:
+                syms |= getattr(v, "free_symbols", set())
+    return frozenset(syms)
+
+
+def require_numeric(robot, what: str = "numeric evaluation", scope: str = "dynamics"):
+    """Return ``robot`` if the parameters of ``scope`` are numbers, else raise naming the
+    symbols left (see :func:`symbols_used`)."""
+    syms = symbols_used(robot, scope)
+    if syms:
+        names = sorted(str(s) for s in syms)
+        shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+        verb = "is" if len(names) == 1 else "are"
+        example = ", ".join(f"{n!r}: ..." for n in names[:2])
+        raise RobmodError(f"{what} needs a numeric robot: {shown} {verb} symbolic in robot "
+                          f"{robot.name!r}: call robot.numeric({{{example}}})")
+    return robot
+
+
+def finite_array(name: str, value, *, shape_text: str | None = None) -> np.ndarray:
+    """``value`` as a float array with only finite values; ``name`` is the argument's name."""
+    if value is None:
+        raise RobmodError(f"argument {name} is missing (None): expected "
+                          f"{shape_text or 'an array of numbers'}")
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as e:
+        raise RobmodError(f"argument {name} must be {shape_text or 'an array of numbers'}, "
+                          f"got {_describe(value)} ({e})") from None
+    if not np.all(np.isfinite(arr)):
+        bad = "NaN" if np.any(np.isnan(arr)) else "an infinite value"
+        raise RobmodError(f"argument {name} holds {bad}: numeric functions refuse NaN and "
+                          "infinite values instead of propagating them")
+    return arr
+
+
+def joint_array(robot, name: str, value, *, allow_batch: bool = True) -> np.ndarray:
+    """A joint vector (or batch of them): float array of shape (..., robot.n_q).
+
+    One entry per joint variable, in the order of ``robot.joints``; fixed frames (sigma = 2)
+    take none.
+    """
+    n = robot.n_q
+    expected = f"shape (..., {n})" if allow_batch else f"shape ({n},)"
+    text = f"{n} joint values ({_joint_names(robot)}), {expected}"
+    arr = finite_array(name, value, shape_text=text)
+    if arr.ndim == 0 or arr.shape[-1] != n or (not allow_batch and arr.ndim != 1):
+        raise RobmodError(f"argument {name} must have {text}; got shape {arr.shape}"
+                          + _fixed_hint(robot, arr))
+    return arr
+
+
+def joint_arrays(robot, **arrays) -> list[np.ndarray]:
+    """Several joint arrays checked and broadcast against each other (in keyword order)."""
+    checked = [joint_array(robot, k, v) for k, v in arrays.items()]
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in checked))
+    except ValueError:
+        shapes = ", ".join(f"{k} {a.shape}" for k, a in zip(arrays, checked))
+        raise RobmodError(f"arguments {', '.join(arrays)} have batch shapes that do not "
+                          f"broadcast together: {shapes}") from None
+    return [np.broadcast_to(a, shape) for a in checked]
+
+
+def parameter_vector(name: str, value, size: int, what: str = "parameters") -> np.ndarray:
+    """A 1-D vector of ``size`` finite numbers (e.g. a standard or base parameter vector)."""
+    arr = finite_array(name, value, shape_text=f"{size} {what}, shape ({size},)")
+    if arr.shape != (size,):
+        raise RobmodError(f"argument {name} must have {size} {what}, shape ({size},); "
+                          f"got shape {arr.shape}")
+    return arr
+
+
+def parameter_dict(name: str, value) -> dict:
+    """A mapping of parameter names to finite numbers."""
+    if not isinstance(value, Mapping):
+        raise RobmodError(f"argument {name} must be a mapping of parameter names to numbers, "
+                          f"got {_describe(value)}")
+    out = {}
+    for k, v in value.items():
+        if not isinstance(k, str) and not hasattr(k, "name"):
+            raise RobmodError(f"argument {name}: key {k!r} is not a parameter name")
+        key = str(k)
+        arr = finite_array(f"{name}[{key!r}]", v, shape_text="a number")
+        if arr.ndim != 0:
+            raise RobmodError(f"argument {name}[{key!r}] must be a number, got shape "
+                              f"{arr.shape}")
+        out[key] = float(arr)
+    return out
+
+
+def positive_scalar(name: str, value, *, allow_zero: bool = False) -> float:
+    """A finite number > 0 (or >= 0 with ``allow_zero``)."""
+    arr = finite_array(name, value, shape_text="a number")
+    if arr.ndim != 0:
+        raise RobmodError(f"argument {name} must be a number, got shape {arr.shape}")
+    x = float(arr)
+    if x < 0 or (x == 0 and not allow_zero):
+        raise RobmodError(f"argument {name} must be {'>= 0' if allow_zero else '> 0'}, "
+                          f"got {x}")
+    return x
+
+
+def finite_output(what: str, out, **inputs) -> np.ndarray:
+    """Return ``out`` if finite, else raise: the inputs were finite but too large (overflow).
+
+    ``inputs``: the (already checked) arguments, to report their largest magnitude.
+    """
+    out = np.asarray(out)
+    if np.all(np.isfinite(out)):
+        return out
+    sizes = ", ".join(f"max |{k}| = {np.max(np.abs(v)):.3g}" for k, v in inputs.items()
+                      if np.size(v))
+    raise RobmodError(f"{what}: the result overflowed to a non-finite value; the inputs are "
+                      f"too large ({sizes})")
+
+
+def _describe(value) -> str:
+    if isinstance(value, str):
+        return f"the string {value[:30]!r}"
+    return type(value).__name__
+
+
+def _joint_names(robot) -> str:
+    names = [f"q{j}" for j in robot.joints]
+    return ", ".join(names) if len(names) <= 8 else f"{names[0]} .. {names[-1]}"
+
+
+def _fixed_hint(robot, arr) -> str:
+    fixed = [f.j for f in robot.frames[: robot.n_joints] if not f.is_joint]
+    if fixed and arr.ndim and arr.shape[-1] == robot.n_joints:
+        which = (f"frame {fixed[0]} is" if len(fixed) == 1
+                 else f"frames {', '.join(map(str, fixed))} are")
+        return f" ({which} fixed, sigma = 2, and takes no joint value)".replace(
+            "are fixed, sigma = 2, and takes", "are fixed, sigma = 2, and take")
+    return ""

@@ -1,0 +1,207 @@
+"""Argument checks of the numeric API (robmod.description.arguments), singular direct
+dynamics and the content-keyed caches of compiled models."""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import robmod
+from robmod.description.arguments import (finite_array, joint_array, parameter_dict,
+                                          parameter_vector, require_numeric)
+from robmod.dynamics import coriolis_matrix, ddm, idm, inertia_matrix
+from robmod.dynamics.direct import compiled_ddm, singular_joint
+from robmod.dynamics.lagrange import compiled_christoffel
+from robmod.errors import RobmodError
+from robmod.geometry.dgm import dgm
+from robmod.kinematics.jacobian import jacobian
+from robmod.testing.random import random_robot, with_random_dynamics
+
+
+@pytest.fixture(scope="module")
+def rx90():
+    return with_random_dynamics(robmod.load_robot("rx90", numeric=True), np.random.default_rng(0))
+
+
+def test_joint_array_names_argument_and_shape(rx90):
+    assert joint_array(rx90, "q", [1, 2, 3, 4, 5, 6]).dtype == float
+    assert joint_array(rx90, "q", np.zeros((3, 2, 6))).shape == (3, 2, 6)
+    for bad in ([1, 2, 3], np.zeros((6, 3)), 1.0, [], [[1, 2], [3]]):
+        with pytest.raises(RobmodError, match=r"argument q .*6 joint values \(q1, .*q6\)"):
+            joint_array(rx90, "q", bad)
+    with pytest.raises(RobmodError, match="argument qd must be .*the string 'abc'"):
+        joint_array(rx90, "qd", "abc")
+    with pytest.raises(RobmodError, match="argument qdd is missing"):
+        joint_array(rx90, "qdd", None)
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+def test_nan_and_inf_are_refused_not_propagated(rx90, value):
+    q = np.zeros(6)
+    bad = q.copy()
+    bad[2] = value
+    with pytest.raises(RobmodError, match="argument qd holds (NaN|an infinite value)"):
+        idm(rx90, q, bad, q)
+    with pytest.raises(RobmodError, match="argument q holds"):
+        dgm(rx90, bad)
+    with pytest.raises(RobmodError, match="argument tau holds"):
+        ddm(rx90, q, q, bad)
+    with pytest.raises(RobmodError, match="argument q holds"):
+        jacobian(rx90, bad)
+
+
+def test_wrong_shapes_name_the_arguments(rx90):
+    with pytest.raises(RobmodError, match=r"argument qdd must have 6 joint values"):
+        idm(rx90, np.zeros(6), np.zeros(6), np.zeros(5))
+    with pytest.raises(RobmodError, match="do not broadcast"):
+        idm(rx90, np.zeros((2, 6)), np.zeros((3, 6)), np.zeros(6))
+    with pytest.raises(RobmodError, match=r"argument q must have 6 joint values"):
+        inertia_matrix(rx90, np.zeros(7))
+
+
+def test_symbolic_robot_is_refused_naming_the_symbols():
+    robot = robmod.load_robot("rx90")  # D3, RL4 and the dynamic parameters are symbolic
+    with pytest.raises(RobmodError, match=r"D3, RL4 are symbolic .*robot.numeric"):
+        dgm(robot, np.zeros(6))
+    with pytest.raises(RobmodError, match=r"D3, RL4 are symbolic"):
+        jacobian(robot, np.zeros(6))
+    with pytest.raises(RobmodError, match=r"idm needs a numeric robot: D3, RL4 are symbolic"):
+        idm(robot, np.zeros(6), np.zeros(6), np.zeros(6))
+    with pytest.raises(RobmodError, match=r"symbolic"):
+        ddm(robot, np.zeros(6), np.zeros(6), np.zeros(6))
+    assert require_numeric(robot.numeric(), "x", scope="geometry") is not None
+    with pytest.raises(RobmodError, match=r"parameter G3 is symbolic.*robot.numeric"):
+        idm(robot.numeric(), np.zeros(6), np.zeros(6), np.zeros(6), friction=False)
+
+
+def test_parameter_helpers():
+    assert parameter_vector("chi", [1, 2], 2).tolist() == [1.0, 2.0]
+    with pytest.raises(RobmodError, match=r"argument chi must have 3 parameters"):
+        parameter_vector("chi", [1, 2], 3)
+    assert parameter_dict("values", {"D3": 1}) == {"D3": 1.0}
+    with pytest.raises(RobmodError, match=r"values\['D3'\] holds NaN"):
+        parameter_dict("values", {"D3": float("nan")})
+    with pytest.raises(RobmodError, match="mapping"):
+        parameter_dict("values", [1, 2])
+    with pytest.raises(RobmodError, match="argument x holds"):
+        finite_array("x", [1, np.inf])
+
+
+# -- singular inertia matrix in the direct model ------------------------------------------
+
+def _massless_tail(robot, first):
+    """``robot`` with links first..n massless and without rotor inertia."""
+    zero = {k: sp.Integer(0) for k in ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ",
+                                       "M", "IA")}
+    links = tuple(replace(l, **zero) if l.j >= first else l for l in robot.links)
+    return replace(robot, links=links)
+
+
+@pytest.mark.parametrize("method", ["recursive", "inverse", "compiled"])
+def test_singular_inertia_names_the_joint(method):
+    robot = _massless_tail(random_robot(np.random.default_rng(7), 4, prismatic=False), 4)
+    q = np.random.default_rng(1).uniform(-1, 1, (2, 4))
+    with pytest.raises(RobmodError, match=r"singular at joint 4 .*massless.*IA = 0"):
+        ddm(robot, q, np.zeros(4), np.ones(4), method=method)
+
+
+def test_singular_joint_pivots():
+    robot = random_robot(np.random.default_rng(3), 3)
+    A = inertia_matrix(robot, np.zeros(3))
+    assert singular_joint(robot, A) is None
+    A[2, :] = A[:, 2] = 0.0
+    assert singular_joint(robot, A) == 3
+
+
+def test_regular_ddm_unchanged(rx90):
+    rng = np.random.default_rng(0)
+    q, qd, tau = rng.uniform(-1, 1, (3, 4, 6))
+    qdd = ddm(rx90, q, qd, tau)
+    assert np.abs(idm(rx90, q, qd, qdd) - tau).max() < 1e-9
+
+
+# -- caches of compiled models keyed by content, not id ---------------------------------
+
+def test_compiled_ddm_cache_is_keyed_by_content():
+    a = random_robot(np.random.default_rng(5), 3)
+    b = random_robot(np.random.default_rng(5), 3)  # equal content, another object
+    c = random_robot(np.random.default_rng(6), 3)  # other parameters
+    assert a == b and a is not b and a != c
+    assert compiled_ddm(a) is compiled_ddm(b)
+    assert compiled_ddm(a) is not compiled_ddm(c)
+    q, qd, tau = np.random.default_rng(2).uniform(-1, 1, (3, 3))
+    for robot in (a, c):
+        ref = ddm(robot, q, qd, tau, method="recursive")
+        assert np.abs(ddm(robot, q, qd, tau, method="compiled") - ref).max() < 1e-10
+
+
+def test_compiled_christoffel_cache_is_keyed_by_content():
+    a = random_robot(np.random.default_rng(8), 3)
+    b = random_robot(np.random.default_rng(8), 3)
+    c = random_robot(np.random.default_rng(9), 3)
+    assert compiled_christoffel(a, "coriolis") is compiled_christoffel(b, "coriolis")
+    assert compiled_christoffel(a, "coriolis") is not compiled_christoffel(c, "coriolis")
+    q, qd = np.random.default_rng(2).uniform(-1, 1, (2, 3))
+    for robot in (a, c):
+        ref = coriolis_matrix(robot, q, qd, method="ne")
+        assert np.abs(coriolis_matrix(robot, q, qd, method="christoffel") - ref).max() < 1e-10
+
+
+# -- simulation that blows up --------------------------------------------------------------
+
+def test_simulate_stiff_pd_law_stops_with_time_and_joint():
+    from robmod.dynamics import simulate
+
+    robot = random_robot(np.random.default_rng(12), 2, prismatic=False)
+
+    def stiff(t, x):
+        return -1e9 * x[..., :2] - 1e5 * x[..., 2:]
+
+    x0 = np.array([0.1, -0.2, 0.0, 0.0])
+    with pytest.raises(RobmodError, match=r"blew up at t = [0-9.e-]+: joint [12] "
+                                          r"(position|velocity)"):
+        simulate(robot, stiff, x0, np.linspace(0, 1, 11))
+    # the same law with a fine enough grid is stable and finite
+    soft = simulate(robot, lambda t, x: -10 * x[..., :2] - 2 * x[..., 2:], x0,
+                    np.linspace(0, 0.1, 11))
+    assert soft.shape == (11, 4) and np.all(np.isfinite(soft))
+
+
+def test_simulate_bad_torque_law_and_arguments():
+    from robmod.dynamics import simulate, state_derivative
+
+    robot = random_robot(np.random.default_rng(12), 2, prismatic=False)
+    x0 = np.zeros(4)
+    with pytest.raises(RobmodError, match=r"at t = 0\.1[0-9]* the torque law .*tau holds NaN"):
+        simulate(robot, lambda t, x: np.full(2, np.nan if t >= 0.1 else 0.0), x0,
+                 np.linspace(0, 0.3, 4))
+    with pytest.raises(RobmodError, match=r"argument t must be a non-empty increasing"):
+        simulate(robot, lambda t, x: np.zeros(2), x0, [0.0, 0.0])
+    with pytest.raises(RobmodError, match=r"argument x0 must be a state .*\(\.\.\., 4\)"):
+        simulate(robot, lambda t, x: np.zeros(2), np.zeros(3), [0.0, 0.1])
+    with pytest.raises(RobmodError, match=r"argument x must be a state"):
+        state_derivative(robot, np.zeros(5), np.zeros(2))
+
+
+def test_overflow_is_an_error_not_a_silent_inf(rx90):
+    from robmod.identification.regressor import regressor
+    from robmod.kinematics.second_order import jdot_qdot
+
+    z, big = np.zeros(6), np.full(6, 1e300)
+    with np.errstate(all="ignore"):
+        for call in (lambda: idm(rx90, z, big, z), lambda: coriolis_matrix(rx90, z, big),
+                     lambda: jdot_qdot(rx90, z, big), lambda: regressor(rx90, z, big, z)):
+            with pytest.raises(RobmodError, match=r"overflowed .*max \|qd\| = 1e\+300"):
+                call()
+        with pytest.raises(RobmodError, match="non-finite accelerations: the inputs are too"):
+            ddm(rx90, z, big, z)
+
+
+def test_block_ikm_cache_is_keyed_by_content():
+    from robmod.kinematics.ikm_analytic import block_ikm
+
+    a, b = robmod.load_robot("rx90"), robmod.load_robot("rx90")
+    assert a == b and a is not b
+    assert block_ikm(a) is block_ikm(b)
+    c = a.with_values(D3=0.5)
+    assert block_ikm(c) is not block_ikm(a) and block_ikm(c).robot.values["D3"] == 0.5
