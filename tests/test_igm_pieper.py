@@ -177,7 +177,7 @@ def test_singular_wrist_flagged_and_solved():
 
 
 def test_cli_solve_pose_uses_pieper():
-    from robmod.geometry.cli import solve_pose
+    from robmod.cli.igm import solve_pose
 
     rng = np.random.default_rng(101)
     robot = wrist_robot(rng, alpha23=-sp.pi / 2)

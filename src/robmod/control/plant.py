@@ -14,16 +14,13 @@ from ..dynamics.direct import ddm_model
 from ..dynamics.lagrange import gravity_model
 from ..dynamics.newton_euler import idm_model
 from ..dynamics.spatial import dofs
-from ..errors import RobmodError
+from ..description.arguments import require_numeric
 
 
 def numeric_only(robot, what: str = "robot"):
-    """Refuse a robot whose description still holds symbols (naming them)."""
-    syms = sorted(str(s) for s in robot.numeric().symbols)
-    if syms:
-        raise RobmodError(f"{what} {robot.name!r} has symbolic values left ({', '.join(syms)}): "
-                          "give them values, e.g. robot.numeric({...})")
-    return robot.numeric()
+    """The robot with its values substituted; refused (naming the symbols left) unless every
+    parameter a dynamic model reads is a number."""
+    return require_numeric(robot.numeric(), what)
 
 
 def joint_limit_vector(robot, field: str) -> np.ndarray | None:

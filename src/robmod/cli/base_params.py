@@ -7,8 +7,8 @@ from __future__ import annotations
 
 def cmd_base_params(args) -> int:
     from ..description import load_robot
-    from .base_numeric import compare, numeric_base
-    from .base_symbolic import base_parameters
+    from ..identification.base_numeric import compare, numeric_base
+    from ..identification.base_symbolic import base_parameters
 
     robot = load_robot(args.robot, numeric=args.numeric)
     if args.gravity:
@@ -33,7 +33,7 @@ def cmd_base_params(args) -> int:
         print(f"numeric check (regressor rank at random states): {compare(bp, nb)}")
     if args.out:
         from ..symbolic.export import write_models
-        from .regressor import base_idm_model, regressor_model
+        from ..identification.regressor import base_idm_model, regressor_model
 
         models = [bp.relations_model()]
         if robot.n_loops == 0:

@@ -64,8 +64,8 @@ def _parse_fixed(items) -> dict:
 
 def target_pose(robot, args) -> np.ndarray:
     """The 4x4 target 0Tn from the command-line arguments."""
-    from . import orientation as ori
-    from .dgm import dgm
+    from ..geometry import orientation as ori
+    from ..geometry.dgm import dgm
 
     scale = np.pi / 180.0 if args.degrees else 1.0
     if args.q is not None:
@@ -107,7 +107,7 @@ def target_pose(robot, args) -> np.ndarray:
 
 
 def _analytic(robot, T, fixed, frame):
-    from .igm import igm_model
+    from ..geometry.igm import igm_model
 
     sol = igm_model(robot, sorted(fixed) or None, frame=frame)
     qf = np.array([fixed[j] for j in sorted(fixed)]) if fixed else None
@@ -120,7 +120,7 @@ def solve_pose(robot, T, fixed, method, frame=None):
 
     ``T`` is the pose of frame ``frame`` (default: the last); for a tree the solution's
     columns are the joints of the chain to that frame (``solution.robot_joints``)."""
-    from .igm.fallback import no_special_axes
+    from ..geometry.igm.fallback import no_special_axes
 
     errors = []
     if method == "auto" and not fixed and frame in (None, robot.n_frames) \
@@ -137,7 +137,7 @@ def solve_pose(robot, T, fixed, method, frame=None):
     if robot.structure != "serial" or frame not in (None, robot.n_frames):
         raise RobmodError("; ".join(errors) or "only the analytic IGM takes --frame")
     if method in ("auto", "pieper") and robot.n_joints == 6 and not fixed:
-        from .igm_pieper import evaluate_pieper
+        from ..geometry.igm_pieper import evaluate_pieper
 
         try:
             ev = evaluate_pieper(robot, T)
@@ -149,7 +149,7 @@ def solve_pose(robot, T, fixed, method, frame=None):
                 raise
             errors.append(f"Pieper: {e}")
     if method in ("auto", "general6r") and robot.n_joints == 6 and not fixed:
-        from .igm_general6r import igm_general6r
+        from ..geometry.igm_general6r import igm_general6r
 
         try:
             q, _info = igm_general6r(robot, T)
@@ -174,10 +174,10 @@ def solve_pose(robot, T, fixed, method, frame=None):
 
 
 def cmd_igm(args) -> int:
-    from ..cli import _load
-    from .dgm import dgm
+    from . import load_robot_arg
+    from ..geometry.dgm import dgm
 
-    robot = _load(args.robot, numeric=True)
+    robot = load_robot_arg(args.robot, numeric=True)
     fixed = _parse_fixed(args.fixed)
     for j in fixed:
         if j not in robot.joints:
@@ -185,7 +185,7 @@ def cmd_igm(args) -> int:
     T = target_pose(robot, args)
     Tn = T  # the pose of the end frame (tool removed)
     if args.tool:
-        from .dgm import _find_tool
+        from ..geometry.dgm import _find_tool
 
         tool = _find_tool(robot, args.tool)
         if args.frame is None:

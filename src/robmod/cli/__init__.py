@@ -12,33 +12,33 @@ import argparse
 import sys
 import traceback
 
-from . import __version__
-from .errors import RobmodError
+from .. import __version__
+from ..errors import RobmodError
 
 
-def _load(name, numeric=False):
-    from .description import load_robot
+def load_robot_arg(name, numeric=False):
+    from ..description import load_robot
 
     return load_robot(name, numeric=numeric)
 
 
 def cmd_list(args) -> int:
-    from .description import library_names
+    from ..description import library_names
 
     for name in library_names():
-        robot = _load(name)
+        robot = load_robot_arg(name)
         print(f"{name:16s} {robot.structure:7s} {robot.n_joints:2d} joints  "
               f"{robot.description or robot.source}")
     return 0
 
 
 def cmd_show(args) -> int:
-    print(_load(args.robot, numeric=args.numeric))
+    print(load_robot_arg(args.robot, numeric=args.numeric))
     return 0
 
 
 def cmd_check(args) -> int:
-    robot = _load(args.file)
+    robot = load_robot_arg(args.file)
     print(f"{args.file}: OK: robot {robot.name!r}, {robot.structure}, NL = {robot.n_links}, "
           f"NJ = {robot.n_joints}, NF = {robot.n_frames}, B = {robot.n_loops}, "
           f"{len(robot.actuated)} actuated joints")
@@ -52,9 +52,9 @@ def cmd_check(args) -> int:
 
 
 def cmd_convert(args) -> int:
-    from .description import write_robot
+    from ..description import write_robot
 
-    robot = _load(args.input)
+    robot = load_robot_arg(args.input)
     write_robot(robot, args.output)
     print(f"wrote {args.output}")
     return 0
@@ -63,13 +63,13 @@ def cmd_convert(args) -> int:
 def cmd_models(args) -> int:
     import sympy as sp
 
-    from .dynamics import ccg_model, ddm_model, idm_model, inertia_matrix_model
-    from .geometry import frame_transform
-    from .geometry.dgm import dgm_model
-    from .kinematics import jacobian_model, jdot_qdot_model
-    from .symbolic.export import write_models
+    from ..dynamics import ccg_model, ddm_model, idm_model, inertia_matrix_model
+    from ..geometry import frame_transform
+    from ..geometry.dgm import dgm_model
+    from ..kinematics import jacobian_model, jdot_qdot_model
+    from ..symbolic.export import write_models
 
-    robot = _load(args.robot, numeric=args.numeric)
+    robot = load_robot_arg(args.robot, numeric=args.numeric)
     print(robot)
     print("\nElementary transforms a(j)T_j")
     for f in robot.frames:
@@ -84,7 +84,7 @@ def cmd_models(args) -> int:
     models += [jacobian_model(robot, j=robot.n_links), jdot_qdot_model(robot, j=robot.n_links)]
     dyn = robot
     if robot.n_loops:
-        from .dynamics.closed_loop import equivalent_tree
+        from ..dynamics.closed_loop import equivalent_tree
 
         dyn = equivalent_tree(robot)
         print("\n(closed loop: the dynamic models below are those of the equivalent tree; the "
@@ -112,7 +112,7 @@ def _igm_for_models(robot):
 
     Joints beyond the sixth are taken as given (``fixed``) for a redundant robot.
     """
-    from .geometry.igm import igm_model
+    from ..geometry.igm import igm_model
 
     if robot.structure != "serial":
         print("\n(inverse geometric model: Paul's method is for serial robots; not written)")
@@ -151,12 +151,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--formats", default="txt,py,c,m,tex",
                    help="export formats for --out (txt, py, c, m, tex; default: all)")
     s.set_defaults(func=cmd_models)
-    from .identification.cli import add_base_params_command
+    from .base_params import add_base_params_command
 
     add_base_params_command(sub)
-    from .geometry.cli import add_igm_command
+    from .igm import add_igm_command
+    from .identify import add_identify_command
+    from .simulate import add_simulate_command
 
     add_igm_command(sub)
+    add_simulate_command(sub)
+    add_identify_command(sub)
     return p
 
 
@@ -166,6 +170,9 @@ def main(argv=None) -> int:
     try:
         return args.func(args)
     except RobmodError as e:
+        print(f"robmod: error: {e}", file=sys.stderr)
+        return 2
+    except (OSError, UnicodeDecodeError) as e:
         print(f"robmod: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,0 +1,6 @@
+"""python -m robmod.cli: the command line."""
+import sys
+
+from . import main
+
+sys.exit(main())
