@@ -9,7 +9,7 @@ import robmod
 from robmod.description.robot import Tool
 from robmod.errors import RobmodError
 from robmod.kinematics import jacobian
-from robmod.kinematics.analysis import _reduce_pythagoras
+from robmod.kinematics.analysis import reduce_pythagoras
 from robmod.kinematics.ikm_analytic import block_ikm, ikm_block
 
 S2, C2, S3, C3, S4, C4, S5, C5, S23, C23 = sp.symbols("S2 C2 S3 C3 S4 C4 S5 C5 S23 C23")
@@ -32,7 +32,7 @@ def blk(rx90):
 def identical(a, b):
     """a == b modulo S^2 + C^2 = 1 and the angle sums S23, C23."""
     num = sp.fraction(sp.together(sp.sympify(a - b).xreplace(UNFOLD)))[0]
-    return _reduce_pythagoras(sp.expand(num), PAIRS) == 0
+    return reduce_pythagoras(sp.expand(num), PAIRS) == 0
 
 
 def seed_inverse(erratum=True):

@@ -13,7 +13,7 @@ import sympy as sp
 
 import robmod
 from robmod.description.robot import joint_acceleration, joint_variable, joint_velocity
-from robmod.description.siciliano import SicilianoLink, SicilianoMotor, from_siciliano
+from robmod.dynamics.siciliano import SicilianoLink, SicilianoMotor, from_siciliano
 from robmod.dynamics import coriolis_matrix, gravity_torques, idm, inertia_matrix
 from robmod.dynamics.rotors import (Rotor, coriolis_matrix_with_rotors, idm_with_rotors,
                                     idm_with_rotors_model, inertia_matrix_with_rotors)

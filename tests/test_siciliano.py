@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import robmod
-from robmod.description.siciliano import (SicilianoLink, SicilianoMotor, from_siciliano,
+from robmod.dynamics.siciliano import (SicilianoLink, SicilianoMotor, from_siciliano,
                                           tensor_parameters, to_siciliano)
 from robmod.dynamics import gravity_torques, idm, inertia_matrix, kinetic_energy
 from robmod.dynamics.rotors import (Rotor, coriolis_matrix_with_rotors, idm_with_rotors,

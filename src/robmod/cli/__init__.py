@@ -12,7 +12,7 @@ import argparse
 import sys
 import traceback
 
-from .. import __version__
+from ..version import __version__
 from ..errors import RobmodError
 
 

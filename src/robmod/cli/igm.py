@@ -185,9 +185,9 @@ def cmd_igm(args) -> int:
     T = target_pose(robot, args)
     Tn = T  # the pose of the end frame (tool removed)
     if args.tool:
-        from ..geometry.dgm import _find_tool
+        from ..geometry.dgm import find_tool
 
-        tool = _find_tool(robot, args.tool)
+        tool = find_tool(robot, args.tool)
         if args.frame is None:
             args.frame = tool.frame
         elif tool.frame != args.frame:

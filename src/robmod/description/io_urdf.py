@@ -56,7 +56,7 @@ The robot must be numeric and have no closed loop.
 Modules: :mod:`~robmod.description.urdf_xml` reads the XML (with line numbers)
 into link and joint records, :mod:`~robmod.description.urdf_frames` places the
 MDH frames, :mod:`~robmod.description.urdf_build` builds the KK robot, and
-:mod:`robmod.geometry.kk_params` holds the rpy and KK-parameter geometry.
+:mod:`robmod.description.kk_fit` holds the rpy and KK-parameter geometry.
 """
 from __future__ import annotations
 
@@ -66,10 +66,10 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from ..errors import FileFormatError
-from ..geometry.kk_params import kk_parameters_from_transform, matrix_from_rpy, rpy_from_matrix
+from .kk_fit import kk_parameters_from_transform, matrix_from_rpy, rpy_from_matrix
 from .expr import as_expr
 from .io_common import NAME_RE, FileContext, read_text, sanitize_name
-from .robot import FIXED, PRISMATIC, Link, Robot
+from .robot import FIXED, PRISMATIC, Link, Robot, transform_matrix
 from .urdf_build import GRAVITY, SNAP_TOL, build_robot
 from .urdf_frames import KEEP_TOL, PARALLEL_TOL, mdh_frame
 from .urdf_xml import UJoint, ULink, parse_xml, read_joint, read_link, required_attr
@@ -173,7 +173,6 @@ def dumps_urdf(robot: Robot) -> str:
     if missing:
         raise FileFormatError(f"robot {robot.name!r} is not numeric: give values for "
                               f"{', '.join(sorted(map(str, missing)))} before writing URDF")
-    from ..geometry.transforms import frame_transform
 
     out = ['<?xml version="1.0"?>', ROBMOD_MARK,
            _comment(f"written by robmod from robot {robot.name}: link<j> carries Khalil-"
@@ -199,7 +198,7 @@ def dumps_urdf(robot: Robot) -> str:
     for f in robot.frames:
         j = f.j
         link = robot.link(j)
-        T = frame_transform(robot, j, 0.0)
+        T = np.array(transform_matrix(f.gamma, f.b, f.alpha, f.d, f.theta, f.r), dtype=float)
         lim = link.limits
         qmin, qmax = _float_or_none(lim.qmin), _float_or_none(lim.qmax)
         if f.sigma == FIXED:

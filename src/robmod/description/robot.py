@@ -200,7 +200,7 @@ class Link:
 
 def transform_matrix(gamma=0, b=0, alpha=0, d=0, theta=0, r=0) -> sp.ImmutableMatrix:
     """Symbolic 4x4 matrix Rot(z,gamma) Trans(z,b) Rot(x,alpha) Trans(x,d) Rot(z,theta) Trans(z,r)."""
-    from ..geometry.transforms import kk_transform
+    from .kk_matrix import kk_transform
 
     args = [as_expr(v) for v in (gamma, b, alpha, d, theta, r)]
     return sp.ImmutableMatrix(kk_transform(*args))

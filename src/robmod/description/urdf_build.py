@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from ..geometry.kk_params import inverse, kk_parameters_from_transform
+from .kk_fit import inverse, kk_parameters_from_transform
 from .expr import as_expr
 from .io_common import FileContext, sanitize_name
 from .robot import FIXED, JointLimits, Link, Robot, Tool, make_robot

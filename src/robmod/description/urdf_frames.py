@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..geometry.kk_params import homogeneous
+from .kk_fit import homogeneous
 
 #: joint axes whose angle (radians) is below this are treated as parallel
 PARALLEL_TOL = 1e-6

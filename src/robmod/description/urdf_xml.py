@@ -12,7 +12,7 @@ from xml.parsers import expat
 
 import numpy as np
 
-from ..geometry.kk_params import homogeneous, matrix_from_rpy
+from .kk_fit import homogeneous, matrix_from_rpy
 from .io_common import FileContext
 from .robot import PRISMATIC, REVOLUTE
 

@@ -158,9 +158,9 @@ def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, w
 
 
 def _is_num(x):
-    from ..symbolic.algebra import _const
+    from ..symbolic.algebra import numeric_constant
 
-    return _const(x) is not None
+    return numeric_constant(x) is not None
 
 
 def _tau_dict(ctx_tau, robot):
@@ -275,10 +275,10 @@ def ltdl_solve(ctx, A, b, order):
     ``A``: ``{(i, j): scalar}`` lower triangle (missing: 0) over the frames ``order``
     (parents before children); ``b``: ``{j: scalar}``.  Returns ``{j: x_j}``.
     """
-    from ..symbolic.algebra import _const
+    from ..symbolic.algebra import numeric_constant
 
     def zero(x):
-        c = _const(x)
+        c = numeric_constant(x)
         return c is not None and c == 0
 
     n = len(order)

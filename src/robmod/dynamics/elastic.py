@@ -32,7 +32,7 @@ import sympy as sp
 
 from ..description.arguments import finite_array
 from ..errors import RobmodError
-from ..symbolic.algebra import _const, add, mul
+from ..symbolic.algebra import numeric_constant, add, mul
 from ..symbolic.model import Output, customize
 from .direct import ddm_algorithm
 from .newton_euler import ne_algorithm
@@ -69,7 +69,7 @@ class Jet:
     __radd__ = __add__
 
     def __neg__(self):
-        return Jet(*[-a if _const(a) != 0 else 0 for a in self.c])
+        return Jet(*[-a if numeric_constant(a) != 0 else 0 for a in self.c])
 
     def __sub__(self, o):
         return self + (-o)

@@ -152,9 +152,9 @@ def ne_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=
 
 
 def _nonzero(x) -> bool:
-    from ..symbolic.algebra import _const
+    from ..symbolic.algebra import numeric_constant
 
-    c = _const(x)
+    c = numeric_constant(x)
     return c is None or c != 0
 
 

@@ -7,7 +7,7 @@ rotor symmetric about its axis (7.66), ``I_mi = I_t (1 - z z^T) + I_mi z z^T``
 and the energy splits into
 
 * ``1/2 m_mi |pd_mi|^2 + 1/2 I_t |w_(i-1) x z|^2``: a rigid body of link i-1;
-  :func:`robmod.description.siciliano.from_siciliano` adds it to the link's
+  :func:`robmod.dynamics.siciliano.from_siciliano` adds it to the link's
   parameters (XX..M of frame a(j));
 * ``T_r = 1/2 I_m s^2`` with the *axial* rate ``s = z . w_a(j) + k_r qd_j``,
   which this module adds to the robot's model.  Expanded (7.64), (7.68):
@@ -142,9 +142,9 @@ def _angular(ctx, robot, need, velocity, acceleration, base_motion):
 
 
 def _nonzero(x) -> bool:
-    from ..symbolic.algebra import _const
+    from ..symbolic.algebra import numeric_constant
 
-    cst = _const(x)
+    cst = numeric_constant(x)
     return cst is None or cst != 0
 
 

@@ -181,10 +181,10 @@ def numeric_context(robot, q=None, qd=None, qdd=None):
 
 def friction_torque(ctx, link, qd):
     """[7.26]: FC sign(qd) + FV qd + (FST - FC) sign(qd) exp(-|qd| BST) (0 when absent)."""
-    from ..symbolic.algebra import _const
+    from ..symbolic.algebra import numeric_constant
 
     def nonzero(x):
-        c = _const(x)
+        c = numeric_constant(x)
         return c is None or c != 0
 
     p = ctx.param

@@ -127,7 +127,7 @@ def group_matrix(ctx, robot, group):
     return name_mat(ctx, m, f"T{first.ant}{group[-1]}")
 
 
-def _common_ancestor(robot, i, j):
+def common_ancestor(robot, i, j):
     ci = set((0,) + robot.chain(i)) if i else {0}
     for k in reversed((0,) + robot.chain(j)):
         if k in ci:
@@ -135,7 +135,7 @@ def _common_ancestor(robot, i, j):
     return 0
 
 
-def _path(robot, k, j):
+def chain_path(robot, k, j):
     """Frames from (excluding) ancestor k down to j."""
     chain = (0,) + robot.chain(j) if j else (0,)
     return list(chain[chain.index(k) + 1:])
@@ -143,7 +143,7 @@ def _path(robot, k, j):
 
 def _down(ctx, robot, k, j, tool, merge):
     """kTj (times the tool matrix), multiplied from the last matrix back to k."""
-    path = _path(robot, k, j)
+    path = chain_path(robot, k, j)
     gs = groups(robot, path, merge)
     last = j
     if tool is not None:
@@ -162,7 +162,7 @@ def resolve_tool(robot, j=None, tool=None):
     """(tool object or None, end frame j): a tool given by name is looked up; j defaults to
     the tool's frame, else to the last link."""
     if tool is not None and not hasattr(tool, "T"):
-        tool = _find_tool(robot, tool)
+        tool = find_tool(robot, tool)
     if j is None:
         j = tool.frame if tool is not None else robot.n_links
     if tool is not None and tool.frame != j:
@@ -176,7 +176,7 @@ def dgm_algorithm(ctx, robot, j=None, i=0, tool=None, base=False, merge=True):
     for x in (i, j):
         if not 0 <= x <= robot.n_frames:
             raise RobmodError(f"robot {robot.name!r} has no frame {x}")
-    k = _common_ancestor(robot, i, j)
+    k = common_ancestor(robot, i, j)
     U = _down(ctx, robot, k, j, tool, merge)
     if U is None:
         U = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]
@@ -190,7 +190,7 @@ def dgm_algorithm(ctx, robot, j=None, i=0, tool=None, base=False, merge=True):
     return U
 
 
-def _find_tool(robot, name):
+def find_tool(robot, name):
     for t in robot.tools:
         if t.name == name:
             return t

@@ -280,9 +280,9 @@ def evaluate_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10, sing_tol=
     from .igm.solution import IGMEvaluation
 
     if tool is not None and not hasattr(tool, "T"):
-        from .dgm import _find_tool
+        from .dgm import find_tool
 
-        tool = _find_tool(robot, tool)
+        tool = find_tool(robot, tool)
     joints, C = chain_constants(robot, tool)
     wc = wrist_centre(C)
     if wc is None:

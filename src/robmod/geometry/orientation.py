@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .rotations import (SINGULAR_TOL, AngleAxis, _f, _mat, angle_axis, rot_axis,
+from .rotations import (SINGULAR_TOL, AngleAxis, float_array, matrix_of, angle_axis, rot_axis,
                         rotation_part)
 
 __all__ = [
@@ -70,13 +70,13 @@ class AngleSolutions(NamedTuple):
 
 def _angles(phi, theta, psi):
     if theta is None and psi is None:
-        a = _f(phi)
+        a = float_array(phi)
         if a.shape[-1:] != (3,):
             raise ValueError("pass phi, theta, psi or one (..., 3) array")
         return a[..., 0], a[..., 1], a[..., 2]
     if theta is None or psi is None:
         raise ValueError("pass phi, theta and psi (or one (..., 3) array)")
-    return np.broadcast_arrays(_f(phi), _f(theta), _f(psi))
+    return np.broadcast_arrays(float_array(phi), float_array(theta), float_array(psi))
 
 
 def _wrap(a):
@@ -101,7 +101,7 @@ def euler_zxz_to_matrix(phi, theta=None, psi=None) -> np.ndarray:
     """
     p, t, s = _angles(phi, theta, psi)
     cp, sp_, ct, st, cs, ss = np.cos(p), np.sin(p), np.cos(t), np.sin(t), np.cos(s), np.sin(s)
-    return _mat([
+    return matrix_of([
         cp * cs - sp_ * ct * ss, -cp * ss - sp_ * ct * cs, sp_ * st,
         sp_ * cs + cp * ct * ss, -sp_ * ss + cp * ct * cs, -cp * st,
         st * ss, st * cs, ct], 3, 3)
@@ -148,7 +148,7 @@ def euler_zyz_to_matrix(phi, theta=None, psi=None) -> np.ndarray:
     """
     p, t, s = _angles(phi, theta, psi)
     cp, sp_, ct, st, cs, ss = np.cos(p), np.sin(p), np.cos(t), np.sin(t), np.cos(s), np.sin(s)
-    return _mat([
+    return matrix_of([
         cp * ct * cs - sp_ * ss, -cp * ct * ss - sp_ * cs, cp * st,
         sp_ * ct * cs + cp * ss, -sp_ * ct * ss + cp * cs, sp_ * st,
         -st * cs, st * ss, ct], 3, 3)
@@ -196,7 +196,7 @@ def rpy_to_matrix(phi, theta=None, psi=None) -> np.ndarray:
     """
     p, t, s = _angles(phi, theta, psi)
     cp, sp_, ct, st, cs, ss = np.cos(p), np.sin(p), np.cos(t), np.sin(t), np.cos(s), np.sin(s)
-    return _mat([
+    return matrix_of([
         cp * ct, cp * st * ss - sp_ * cs, cp * st * cs + sp_ * ss,
         sp_ * ct, sp_ * st * ss + cp * cs, sp_ * st * cs - cp * ss,
         -st, ct * ss, ct * cs], 3, 3)
@@ -232,7 +232,7 @@ def matrix_to_rpy(R, tol: float = SINGULAR_TOL) -> AngleSolutions:
 # ---------------------------------------------------------------- quaternions
 
 def _quat(Q) -> np.ndarray:
-    Q = _f(Q)
+    Q = float_array(Q)
     if Q.shape[-1:] != (4,):
         raise ValueError(f"quaternions must have shape (..., 4), got {Q.shape}")
     n = np.linalg.norm(Q, axis=-1, keepdims=True)
@@ -253,7 +253,7 @@ def quaternion_to_matrix(Q) -> np.ndarray:
     """
     q = _quat(Q)
     q0, q1, q2, q3 = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    return _mat([
+    return matrix_of([
         1 - 2 * (q2 * q2 + q3 * q3), 2 * (q1 * q2 - q0 * q3), 2 * (q1 * q3 + q0 * q2),
         2 * (q1 * q2 + q0 * q3), 1 - 2 * (q1 * q1 + q3 * q3), 2 * (q2 * q3 - q0 * q1),
         2 * (q1 * q3 - q0 * q2), 2 * (q2 * q3 + q0 * q1), 1 - 2 * (q1 * q1 + q2 * q2)], 3, 3)
@@ -274,7 +274,7 @@ def matrix_to_quaternion(R) -> np.ndarray:
     tr = r[0][0] + r[1][1] + r[2][2]
     d10, d20, d30 = r[2][1] - r[1][2], r[0][2] - r[2][0], r[1][0] - r[0][1]
     s12, s13, s23 = r[0][1] + r[1][0], r[0][2] + r[2][0], r[1][2] + r[2][1]
-    K = _mat([
+    K = matrix_of([
         1 + tr, d10, d20, d30,
         d10, 1 + r[0][0] - r[1][1] - r[2][2], s12, s13,
         d20, s12, 1 - r[0][0] + r[1][1] - r[2][2], s23,
@@ -287,7 +287,7 @@ def matrix_to_quaternion(R) -> np.ndarray:
 
 def quaternion_multiply(Q1, Q2) -> np.ndarray:
     """Hamilton product ``Q1 * Q2`` (scalar first): the quaternion of R(Q1) R(Q2)."""
-    a, b = np.broadcast_arrays(_f(Q1), _f(Q2))
+    a, b = np.broadcast_arrays(float_array(Q1), float_array(Q2))
     a0, av = a[..., 0], a[..., 1:]
     b0, bv = b[..., 0], b[..., 1:]
     s = a0 * b0 - np.einsum("...i,...i->...", av, bv)
@@ -297,7 +297,7 @@ def quaternion_multiply(Q1, Q2) -> np.ndarray:
 
 def quaternion_conjugate(Q) -> np.ndarray:
     """``(Q0, -Q1, -Q2, -Q3)``: the inverse rotation for a unit quaternion."""
-    Q = _f(Q)
+    Q = float_array(Q)
     return np.concatenate([Q[..., :1], -Q[..., 1:]], axis=-1)
 
 

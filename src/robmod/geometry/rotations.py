@@ -30,20 +30,20 @@ __all__ = [
 SINGULAR_TOL = 1e-13
 
 
-def _f(x) -> np.ndarray:
+def float_array(x) -> np.ndarray:
     return np.asarray(x, dtype=float)
 
 
-def _mat(entries, rows: int, cols: int) -> np.ndarray:
+def matrix_of(entries, rows: int, cols: int) -> np.ndarray:
     """Row-major list of rows*cols broadcastable scalars/arrays -> array (..., rows, cols)."""
-    arrs = np.broadcast_arrays(*[_f(e) for e in entries])
+    arrs = np.broadcast_arrays(*[float_array(e) for e in entries])
     out = np.stack(arrs, axis=-1)
     return out.reshape(out.shape[:-1] + (rows, cols))
 
 
 def rotation_part(R) -> np.ndarray:
     """The rotation block of a ``(..., 3, 3)`` matrix or a ``(..., 4, 4)`` transform."""
-    R = _f(R)
+    R = float_array(R)
     if R.shape[-2:] == (4, 4):
         return R[..., :3, :3]
     if R.shape[-2:] != (3, 3):
@@ -53,8 +53,8 @@ def rotation_part(R) -> np.ndarray:
 
 def homogeneous(R=None, P=None) -> np.ndarray:
     """``[[R, P], [0, 0, 0, 1]]`` from R (..., 3, 3) and P (..., 3) (either may be None)."""
-    R = np.eye(3) if R is None else _f(R)
-    P = np.zeros(3) if P is None else _f(P)
+    R = np.eye(3) if R is None else float_array(R)
+    P = np.zeros(3) if P is None else float_array(P)
     batch = np.broadcast_shapes(R.shape[:-2], P.shape[:-1])
     T = np.zeros(batch + (4, 4))
     T[..., :3, :3] = R
@@ -69,13 +69,13 @@ def trans(x, y=None, z=None) -> np.ndarray:
     Either three broadcastable components or a single ``(..., 3)`` vector.
     """
     if y is None and z is None:
-        p = _f(x)
+        p = float_array(x)
         if p.shape[-1:] != (3,):
             raise ValueError("trans(p) needs p of shape (..., 3)")
         return homogeneous(None, p)
     if y is None or z is None:
         raise ValueError("trans needs x, y and z (or one (..., 3) vector)")
-    x, y, z = np.broadcast_arrays(_f(x), _f(y), _f(z))
+    x, y, z = np.broadcast_arrays(float_array(x), float_array(y), float_array(z))
     return homogeneous(None, np.stack([x, y, z], axis=-1))
 
 
@@ -95,7 +95,7 @@ def rot_matrix(axis: str, angle) -> np.ndarray:
         k = _AXES[str(axis).lower()]
     except KeyError:
         raise ValueError(f"axis must be 'x', 'y' or 'z', got {axis!r}") from None
-    a = _f(angle)
+    a = float_array(angle)
     c, s = np.cos(a), np.sin(a)
     R = np.zeros(a.shape + (3, 3))
     i, j = (k + 1) % 3, (k + 2) % 3
@@ -114,7 +114,7 @@ def rot(axis: str, angle) -> np.ndarray:
 
 def inverse_transform(T) -> np.ndarray:
     """Inverse of a homogeneous transform: ``[[R^T, -R^T P], [0, 1]]`` (seed 001 §2.3.6)."""
-    T = _f(T)
+    T = float_array(T)
     if T.shape[-2:] != (4, 4):
         raise ValueError(f"expected (..., 4, 4), got shape {T.shape}")
     Rt = np.swapaxes(T[..., :3, :3], -1, -2)
@@ -122,7 +122,7 @@ def inverse_transform(T) -> np.ndarray:
 
 
 def _unit(u, name="u") -> np.ndarray:
-    u = _f(u)
+    u = float_array(u)
     if u.shape[-1:] != (3,):
         raise ValueError(f"{name} must have shape (..., 3), got {u.shape}")
     n = np.linalg.norm(u, axis=-1, keepdims=True)
@@ -143,11 +143,11 @@ def rot_axis(u, theta) -> np.ndarray:
     ``2 sin^2(theta/2)`` for accuracy at small angles.
     """
     u = _unit(u)
-    t = _f(theta)[..., None]
+    t = float_array(theta)[..., None]
     u, t = np.broadcast_arrays(u, t)
     c, s, v = np.cos(t[..., 0]), np.sin(t[..., 0]), 2.0 * np.sin(0.5 * t[..., 0]) ** 2
     x, y, z = u[..., 0], u[..., 1], u[..., 2]
-    return _mat([
+    return matrix_of([
         x * x * v + c, x * y * v - z * s, x * z * v + y * s,
         x * y * v + z * s, y * y * v + c, y * z * v - x * s,
         x * z * v - y * s, y * z * v + x * s, z * z * v + c], 3, 3)
@@ -220,7 +220,7 @@ def rotvec_to_matrix(r) -> np.ndarray:
 
     The zero vector gives the identity.
     """
-    r = _f(r)
+    r = float_array(r)
     t = np.linalg.norm(r, axis=-1)
     u = np.where((t > 0)[..., None], r / np.where(t > 0, t, 1.0)[..., None],
                  np.array([0.0, 0.0, 1.0]))

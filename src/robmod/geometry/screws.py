@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rotations import _f, angle_axis, homogeneous, rotvec_to_matrix
+from .rotations import float_array, angle_axis, homogeneous, rotvec_to_matrix
 
 __all__ = [
     "skew", "unskew", "screw_transform", "screw_transform_inverse", "transform_screw",
@@ -43,7 +43,7 @@ __all__ = [
 
 def skew(v) -> np.ndarray:
     """Skew-symmetric matrix ``v^`` (..., 3, 3) of v (..., 3): ``skew(v) @ w == cross(v, w)``."""
-    v = _f(v)
+    v = float_array(v)
     if v.shape[-1:] != (3,):
         raise ValueError(f"expected (..., 3), got {v.shape}")
     S = np.zeros(v.shape[:-1] + (3, 3))
@@ -58,7 +58,7 @@ def unskew(S) -> np.ndarray:
 
     ``unskew(S) = ((S32 - S23), (S13 - S31), (S21 - S12)) / 2``.
     """
-    S = _f(S)
+    S = float_array(S)
     if S.shape[-2:] != (3, 3):
         raise ValueError(f"expected (..., 3, 3), got {S.shape}")
     return 0.5 * np.stack([S[..., 2, 1] - S[..., 1, 2], S[..., 0, 2] - S[..., 2, 0],
@@ -66,7 +66,7 @@ def unskew(S) -> np.ndarray:
 
 
 def _RP(T):
-    T = _f(T)
+    T = float_array(T)
     if T.shape[-2:] != (4, 4):
         raise ValueError(f"expected (..., 4, 4) transforms, got {T.shape}")
     return T[..., :3, :3], T[..., :3, 3]
@@ -104,7 +104,7 @@ def screw_transform_inverse(T) -> np.ndarray:
 def transform_screw(T, V) -> np.ndarray:
     """``iV_i = iTj jV_j``: twist/differential screw (..., 6) at Oj in Rj -> at Oi in Ri."""
     R, P = _RP(T)
-    V = _f(V)
+    V = float_array(V)
     w = np.einsum("...ij,...j->...i", R, V[..., 3:])
     v = np.einsum("...ij,...j->...i", R, V[..., :3]) + np.cross(P, w)
     return np.concatenate([v, w], axis=-1)
@@ -124,7 +124,7 @@ def wrench_transform(T) -> np.ndarray:
 def transform_wrench(T, F) -> np.ndarray:
     """Wrench (..., 6) ``(f, m)`` at Oj in Rj -> at Oi in Ri, for ``T = iTj``."""
     R, P = _RP(T)
-    F = _f(F)
+    F = float_array(F)
     f = np.einsum("...ij,...j->...i", R, F[..., :3])
     m = np.einsum("...ij,...j->...i", R, F[..., 3:]) + np.cross(P, f)
     return np.concatenate([f, m], axis=-1)
@@ -138,7 +138,7 @@ def delta_transform(dP, delta) -> np.ndarray:
     ``dT = iDelta T`` (premultiplication, Delta in the reference frame, [2.55])
     or ``dT = T jDelta`` (postmultiplication, Delta in the moving frame, [2.56]).
     """
-    dP, delta = np.broadcast_arrays(_f(dP), _f(delta))
+    dP, delta = np.broadcast_arrays(float_array(dP), float_array(delta))
     D = np.zeros(dP.shape[:-1] + (4, 4))
     D[..., :3, :3] = skew(delta)
     D[..., :3, 3] = dP
@@ -160,7 +160,7 @@ def differential_screw(T, dT, frame: str = "base") -> np.ndarray:
     in Ri, ``(dP_j, delta) = (dP + delta x P, delta)``, as used with 0Jn.
     """
     R, P = _RP(T)
-    dT = _f(dT)
+    dT = float_array(dT)
     dR, dp = dT[..., :3, :3], dT[..., :3, 3]
     Rt = np.swapaxes(R, -1, -2)
     if frame == "base":
@@ -223,10 +223,10 @@ def apply_frame_error(Tc, dX, frame: str = "base") -> np.ndarray:
     Inverse of :func:`frame_error` with ``kind='angle_axis'``.
     """
     Rc, Pc = _RP(Tc)
-    dX = _f(dX)
+    dX = float_array(dX)
     Re = rotvec_to_matrix(dX[..., 3:])
     if frame == "base":
         return homogeneous(Re @ Rc, Pc + dX[..., :3])
     if frame == "local":
-        return _f(Tc) @ homogeneous(Re, dX[..., :3])
+        return float_array(Tc) @ homogeneous(Re, dX[..., :3])
     raise ValueError("frame must be 'base' or 'local'")

@@ -49,7 +49,7 @@ from ..description.expr import symbol
 from ..description.robot import FIXED, INERTIAL, PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..geometry.transforms import frame_transform
-from .first_links import _first_links_analysis, _rotor_rule
+from .first_links import first_links_analysis, rotor_rule
 
 JOINT_PARAMS = ("IA", "FC", "FV")
 FIELDS = INERTIAL + JOINT_PARAMS
@@ -144,7 +144,7 @@ class BaseParameters:
         robot = robot or self.robot
         out = {}
         for name in self.standard:
-            fieldname, j = _split(name)
+            fieldname, j = split_name(name)
             out[symbol(name)] = getattr(robot.link(j), fieldname)
         return out
 
@@ -236,7 +236,7 @@ def _text(e) -> str:
         return str(e)
 
 
-def _split(name):
+def split_name(name):
     for f in sorted(FIELDS, key=len, reverse=True):
         if name.startswith(f) and name[len(f):].isdigit():
             return f, int(name[len(f):])
@@ -339,8 +339,8 @@ def base_parameters(robot, *, rotor=True, friction=True, regroup_first_links=Tru
                 FR[(j, k)] = symbol(f"{k}{j}") if present else sp.Integer(0)
     notes = []
     _cascade(robot, X, mod)
-    analysed, _ = _first_links_analysis(robot, X, mod, IA, notes, rng, regroup_first_links)
-    _rotor_rule(robot, X, mod, IA, set(analysed) if regroup_first_links else set(), rng)
+    analysed, _ = first_links_analysis(robot, X, mod, IA, notes, rng, regroup_first_links)
+    rotor_rule(robot, X, mod, IA, set(analysed) if regroup_first_links else set(), rng)
     base = []
     for j in range(1, n + 1):
         for k in INERTIAL:

@@ -21,12 +21,12 @@ dependency: ``pip install 'robmod[identification]'``.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import RobmodError
+from .base_symbolic import split_name
 
 INERTIA = ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M")
 NONNEGATIVE = ("IA", "FV", "FC")
@@ -39,11 +39,6 @@ def _cvxpy():
         raise RobmodError("physically consistent identification needs CVXPY: pip install "
                           "'robmod[identification]'") from None
     return cp
-
-
-def _split(name):
-    m = re.fullmatch(r"([A-Z]+)(\d+)", name)
-    return m.group(1), int(m.group(2))
 
 
 def pseudo_inertia(values: dict, j: int) -> np.ndarray:
@@ -72,7 +67,7 @@ class ConsistentEstimate:
 
     def min_eigenvalues(self) -> dict:
         """Smallest eigenvalue of each link's pseudo-inertia matrix (>= 0: consistent)."""
-        links = sorted({_split(n)[1] for n in self.standard if _split(n)[0] in INERTIA})
+        links = sorted({split_name(n)[1] for n in self.standard if split_name(n)[0] in INERTIA})
         return {j: float(np.linalg.eigvalsh(pseudo_inertia(self.standard, j))[0])
                 for j in links}
 
@@ -84,7 +79,7 @@ def _problem(est, cp, exact: bool):
     x = cp.Variable(len(std))
     idx = {n: k for k, n in enumerate(std)}
     cons, slacks = [], []
-    links = sorted({_split(n)[1] for n in std if _split(n)[0] in INERTIA})
+    links = sorted({split_name(n)[1] for n in std if split_name(n)[0] in INERTIA})
     for j in links:
         e = (lambda k: x[idx[f"{k}{j}"]] if f"{k}{j}" in idx else 0.0)
         tr = (e("XX") + e("YY") + e("ZZ")) / 2
@@ -100,7 +95,7 @@ def _problem(est, cp, exact: bool):
         else:
             cons.append(P >> 0)
     for n, k in idx.items():
-        if _split(n)[0] in NONNEGATIVE and not exact:
+        if split_name(n)[0] in NONNEGATIVE and not exact:
             cons.append(x[k] >= 0)
     return x, K, b, cons, slacks, links
 
@@ -156,7 +151,7 @@ def _violations(est, cp, solver) -> tuple:
     out = []
     b = len(est.base_.base)
     for name, v in zip(est.names_[:b], est.params_[:b]):
-        field, j = _split(name)
+        field, j = split_name(name)
         rel = est.base_.relations().get(name, name)
         if field in NONNEGATIVE and v < 0 and rel.strip() == name:
             out.append(f"{name} = {v:.4g} < 0")

@@ -22,7 +22,6 @@ attributes with a trailing underscore (``params_``, ``std_``, ...), ``report()``
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -30,6 +29,7 @@ import numpy as np
 
 from ..errors import RobmodError
 from .base_numeric import numeric_base
+from .base_symbolic import split_name
 from .data import MeasuredData
 from .processing import Processed, decimate_rows, process
 from .regressor import regressor_function, standard_names
@@ -264,8 +264,7 @@ class DynamicIdentification:
         for link in self.num_.links:
             kw = {}
             for name in std:
-                m = re.fullmatch(r"([A-Z]+)(\d+)", name)
-                field, j = m.group(1), int(m.group(2))
+                field, j = split_name(name)
                 if j == link.j:
                     kw[field] = sp.Float(float(values.get(name, 0.0)))
             links.append(dataclasses.replace(link, **kw))

@@ -117,7 +117,7 @@ def _rank(A, tol=1e-9):
     return int((s > tol * max(1.0, s[0])).sum())
 
 
-def _first_links_analysis(robot, X, mod, IA, eliminated_notes, rng, regroup=True):
+def first_links_analysis(robot, X, mod, IA, eliminated_notes, rng, regroup=True):
     """Steps a and c on the links up to the first one satisfying Theorem 1 on each branch."""
     n = robot.n_links
     analysis = _Analysis(robot, range(1, n + 1), rng)
@@ -191,7 +191,7 @@ def _set(X, IA, j, k, v):
         X[j][k] = v
 
 
-def _rotor_rule(robot, X, mod, IA, skip, rng):
+def rotor_rule(robot, X, mod, IA, skip, rng):
     """ZZR_j = ZZ_j + IA_j when the z_j component of w_a(j) is identically 0 (numeric check
     at random configurations and random values of the symbolic geometry)."""
     todo = [f.j for f in robot.frames[:robot.n_links]

@@ -33,7 +33,7 @@ from ..geometry.dgm import frame_matrix
 from ..symbolic.algebra import add, cross, dot, mul
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
-from .base_symbolic import FIELDS, _split
+from .base_symbolic import FIELDS, split_name
 
 _UNIT_J = {"XX": ((0, 0),), "XY": ((0, 1), (1, 0)), "XZ": ((0, 2), (2, 0)), "YY": ((1, 1),),
            "YZ": ((1, 2), (2, 1)), "ZZ": ((2, 2),)}
@@ -57,7 +57,7 @@ def standard_names(robot, rotor=True, friction=True) -> tuple:
 def standard_vector(robot, names=None) -> np.ndarray:
     """chi: the numeric values of the standard parameters ``names`` (default: all present)."""
     names = standard_names(robot) if names is None else names
-    return np.array([float(getattr(robot.link(_split(n)[1]), _split(n)[0])) for n in names])
+    return np.array([float(getattr(robot.link(split_name(n)[1]), split_name(n)[0])) for n in names])
 
 
 def _columns(robot, params):
@@ -67,7 +67,7 @@ def _columns(robot, params):
         names = params.standard_names
     else:
         names = tuple(params)
-    return [(_split(n)[1], _split(n)[0]) for n in names], tuple(names)
+    return [(split_name(n)[1], split_name(n)[0]) for n in names], tuple(names)
 
 
 def regressor_algorithm(ctx, robot, params=None, gravity=True):

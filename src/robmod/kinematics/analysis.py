@@ -32,7 +32,7 @@ from ..description.arguments import finite_array, joint_array
 from ..description.robot import Robot
 from ..errors import RobmodError
 from ..geometry.dgm import dgm
-from .jacobian import _resolve, jacobian, jacobian_model
+from .jacobian import resolve_frame, jacobian, jacobian_model
 
 __all__ = ["task_jacobian", "as_jacobian", "JacobianSVD", "jacobian_svd", "rank",
            "task_space_dimension", "singular_values", "min_singular_value", "condition_number",
@@ -336,7 +336,7 @@ class SymbolicSingularities:
         return np.broadcast_to(f(*[q[..., k] for k in pos]), q.shape[:-1])
 
 
-def _expanded_outputs(model):
+def expanded_outputs(model):
     """Outputs of a customized model with every non-trig intermediate substituted."""
     subs, trig, sin_of, cos_of = {}, {}, {}, {}
     for lhs, rhs in model.statements:
@@ -349,7 +349,7 @@ def _expanded_outputs(model):
     return [e.xreplace(subs) for e in model.outputs[0].exprs], trig, pairs
 
 
-def _reduce_pythagoras(expr, pairs):
+def reduce_pythagoras(expr, pairs):
     """Normal form modulo S^2 + C^2 - 1 (remainder in each cosine; unique, degree <= 1 in C)."""
     expr = sp.expand(expr)
     for s, c in pairs:
@@ -370,13 +370,13 @@ def _trig_divisor(f, pairs):
             continue
         for d, o, den in ((c, s, 1 - s**2), (s, c, s**2)):
             if all(sp.expand(f.xreplace({d: 0, o: v})) == 0 for v in (1, -1)):
-                h, r = sp.div(_reduce_pythagoras(d * f, pairs), sp.expand(den), s)
+                h, r = sp.div(reduce_pythagoras(d * f, pairs), sp.expand(den), s)
                 if sp.expand(r) == 0:
                     return d, sp.expand(h)
     return None
 
 
-def _factorize(expr, pairs, qsyms):
+def factorize_singular(expr, pairs, qsyms):
     """(constant, ((factor, multiplicity), ...)) of a normal form, trig factors split off."""
     constant, found, stack = sp.Integer(1), {}, [(expr, 1)]
     while stack:
@@ -388,7 +388,7 @@ def _factorize(expr, pairs, qsyms):
             if not f.free_symbols & qsyms:
                 constant *= f**mult
                 continue
-            red = _reduce_pythagoras(f, pairs)
+            red = reduce_pythagoras(f, pairs)
             if red != sp.expand(f):
                 stack.append((red, mult))
                 continue
@@ -416,12 +416,12 @@ def singularities_symbolic(robot, j=None, i=None, tool=None, rows=None) -> Symbo
     Cost: well under a second for the 6R library arms except the UR5 (~9 s);
     det(J J^T) of a 7R arm (6 x 7) is out of reach, use the numeric tools.
     """
-    tool_obj, jj = _resolve(robot, j, tool)
+    tool_obj, jj = resolve_frame(robot, j, tool)
     chain = [k for k in robot.chain(jj) if robot.frame(k).is_joint and k <= robot.n_joints]
     if i is None:
         i = robot.chain(jj)[len(robot.chain(jj)) // 2 - 1] if len(robot.chain(jj)) > 1 else 0
     model = jacobian_model(robot, jj, i, tool_obj)
-    exprs, trig, pairs = _expanded_outputs(model)
+    exprs, trig, pairs = expanded_outputs(model)
     J = sp.Matrix(6, robot.n_joints, exprs)
     if J.has(sp.Float):  # numeric parameters: exact rationals, so that terms cancel exactly
         J = J.applyfunc(lambda e: sp.nsimplify(e, rational=True))
@@ -436,7 +436,7 @@ def singularities_symbolic(robot, j=None, i=None, tool=None, rows=None) -> Symbo
         A, kind = J * J.T, "det(J J^T)"
     else:
         A, kind = J.T * J, "det(J^T J)"
-    det = _reduce_pythagoras(A.det(method="berkowitz"), pairs)
+    det = reduce_pythagoras(A.det(method="berkowitz"), pairs)
     qsyms = set(trig) | {robot.frame(k).q for k in chain}
-    constant, factors = _factorize(det, pairs, qsyms)
+    constant, factors = factorize_singular(det, pairs, qsyms)
     return SymbolicSingularities(J, det, constant, factors, trig, kind, robot)

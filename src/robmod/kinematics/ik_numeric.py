@@ -46,7 +46,7 @@ from ..errors import RobmodError
 from ..geometry.dgm import dgm
 from ..geometry.pose_error import pose_error, rotation_error  # noqa: F401 (public here too)
 from ..geometry.transforms import transform_to_numpy
-from .jacobian import _resolve, pose_and_jacobian
+from .jacobian import resolve_frame, pose_and_jacobian
 
 CONVERGED, UNREACHABLE, MAX_ITER = "converged", "unreachable", "max_iter"
 
@@ -205,7 +205,7 @@ def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_re
     ``batch=False`` iterates the targets one after the other (less memory).
     See the module documentation for the algorithm and the statuses.
     """
-    tool, j = _resolve(robot, j, tool)
+    tool, j = resolve_frame(robot, j, tool)
     Td = np.asarray(T_target, dtype=float)
     if Td.shape[-2:] == (3, 4):
         Td = np.concatenate([Td, np.broadcast_to([0, 0, 0, 1.0], Td.shape[:-2] + (1, 4))], -2)

@@ -52,8 +52,8 @@ from ..symbolic.algebra import dot
 from ..symbolic.context import NumericContext
 from ..symbolic.count import count_ops
 from ..symbolic.model import Output, customize
-from .analysis import _expanded_outputs, _factorize, _reduce_pythagoras
-from .jacobian import check_q, _resolve, jacobian_model
+from .analysis import expanded_outputs, factorize_singular, reduce_pythagoras
+from .jacobian import check_q, resolve_frame, jacobian_model
 
 __all__ = ["BlockIKM", "block_ikm", "ikm_block_algorithm", "ikm_block_model", "ikm_block"]
 
@@ -101,7 +101,7 @@ class _Trig:
             self.variants.append({s_k: S * co - C * so, c_k: C * co + S * so})
 
     def reduce(self, p):
-        return _reduce_pythagoras(p, self.pairs)
+        return reduce_pythagoras(p, self.pairs)
 
     def best(self, p):
         """The cheapest of p and its rewritings with the angle sums (a polynomial)."""
@@ -120,13 +120,13 @@ class _Trig:
 def _raw_jacobian(robot, i, j, tool):
     """iJ_j (columns of the chain joints) reduced modulo S^2 + C^2 = 1: (J, joints, trig, pairs)."""
     model = jacobian_model(robot, j, i, tool)
-    exprs, trig, pairs = _expanded_outputs(model)
+    exprs, trig, pairs = expanded_outputs(model)
     J = sp.Matrix(6, robot.n_joints, exprs)
     if J.has(sp.Float):  # numeric parameters: exact rationals, so that terms cancel exactly
         J = J.applyfunc(lambda e: sp.nsimplify(e, rational=True))
     joints = [k for k in robot.chain(j) if robot.frame(k).is_joint and k <= robot.n_joints]
     J = J.extract(list(range(6)), [k - 1 for k in joints])
-    return J.applyfunc(lambda e: _reduce_pythagoras(e, pairs)), joints, trig, pairs
+    return J.applyfunc(lambda e: reduce_pythagoras(e, pairs)), joints, trig, pairs
 
 
 def _jacobian(robot, i, j, tool, raw=None):
@@ -356,7 +356,7 @@ _CACHE: dict = {}
 def block_ikm(robot, i=None, j=None, tool=None) -> BlockIKM:
     """Find the block structure [A 0; B C] of iJ_j (trying every frame i of the chain when
     ``i`` is None) and return the :class:`BlockIKM` (cached per robot)."""
-    tool_obj, jj = _resolve(robot, j, tool)
+    tool_obj, jj = resolve_frame(robot, j, tool)
     key = (robot.content_key, i, jj, getattr(tool_obj, "name", None))
     hit = _CACHE.get(key)
     if hit is not None:
@@ -390,7 +390,7 @@ def block_ikm(robot, i=None, j=None, tool=None) -> BlockIKM:
     for rr, cc in ((ra, ca), (rb, cb)):
         # factor det in the independent joint sines/cosines, then fold the angle sums
         det = sp.expand(J.extract(rr, cc).det().xreplace(tr.unfold))
-        const, fl = _factorize(_reduce_pythagoras(det, tr.base_pairs), tr.base_pairs, qsyms)
+        const, fl = factorize_singular(reduce_pythagoras(det, tr.base_pairs), tr.base_pairs, qsyms)
         facs.append((const, tuple((tr.best(f), m) for f, m in fl)))
     out = BlockIKM(robot, ii, jj, tool_obj, tuple(joints), ra, ca, rb, cb, J, tr.trig,
                    facs[0], facs[1], tr)

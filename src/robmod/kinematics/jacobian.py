@@ -32,7 +32,7 @@ import numpy as np
 from ..description.arguments import joint_array, require_numeric
 from ..description.robot import PRISMATIC
 from ..errors import RobmodError
-from ..geometry.dgm import _common_ancestor, _path, frame_matrix, resolve_tool
+from ..geometry.dgm import common_ancestor, chain_path, frame_matrix, resolve_tool
 from ..symbolic.algebra import add, dot, htm_from_matrix, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
@@ -40,7 +40,7 @@ from ..symbolic.model import Output, customize
 IDENTITY3 = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
 
 
-def _resolve(robot, j, tool):
+def resolve_frame(robot, j, tool):
     """(tool object or None, frame j) with the same checks as the DGM."""
     tool, j = resolve_tool(robot, j, tool)
     if not 1 <= j <= robot.n_frames:
@@ -67,7 +67,7 @@ def jacobian_parts(ctx, robot, j=None, i=0, tool=None):
     ``A``: {frame k: iA_k (3x3)} for the frames of the chain (and i);
     ``P``: {frame k: kP_E (3 scalars)} for k in (0,) + chain.
     """
-    tool, j = _resolve(robot, j, tool)
+    tool, j = resolve_frame(robot, j, tool)
     if not 0 <= i <= robot.n_frames:
         raise RobmodError(f"robot {robot.name!r} has no frame {i}")
     end = "E" if tool is not None else str(j)
@@ -92,9 +92,9 @@ def jacobian_parts(ctx, robot, j=None, i=0, tool=None):
                 for r in range(3)]
 
     # rotations iA_k: from frame i to the common ancestor c, then along j's chain
-    c = _common_ancestor(robot, i, j)
+    c = common_ancestor(robot, i, j)
     Ac = IDENTITY3  # cA_i, forward along the path c -> i
-    for k in _path(robot, c, i):
+    for k in chain_path(robot, c, i):
         Rk = [row[:3] for row in fm(k)]
         Ac = Rk if Ac is IDENTITY3 else _rot_mul(ctx, Ac, Rk, f"T{c}{k}")
     A = {c: IDENTITY3 if Ac is IDENTITY3 else [[Ac[r][cc] for r in range(3)] for cc in range(3)]}
@@ -185,7 +185,7 @@ def pose_and_jacobian(robot, q, j=None, tool=None):
 
 def jacobian_model(robot, j=None, i=0, tool=None):
     """Customized symbolic iJ_j: a :class:`~robmod.symbolic.model.CustomModel` (output 6 x NJ)."""
-    tool_obj, jj = _resolve(robot, j, tool)
+    tool_obj, jj = resolve_frame(robot, j, tool)
     end = "E" if tool_obj is not None else str(jj)
     q = tuple(robot.frame(k).q for k in robot.joints)
 

@@ -56,7 +56,7 @@ import numpy as np
 from ..description.arguments import finite_output, joint_arrays, require_numeric
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE, joint_variable, joint_velocity
 from ..errors import RobmodError
-from ..geometry.dgm import _common_ancestor, _path, frame_matrix, resolve_tool
+from ..geometry.dgm import common_ancestor, chain_path, frame_matrix, resolve_tool
 from ..symbolic.algebra import add, cross, dot, htm_from_matrix, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
@@ -115,7 +115,7 @@ def second_order_algorithm(ctx, robot, j=None, i=0, tool=None, qdd=False):
     nj = robot.n_joints
     R = {}
     W, WP, VP = {0: ZERO3}, {0: ZERO3}, {0: ZERO3}
-    c = _common_ancestor(robot, i, j)
+    c = common_ancestor(robot, i, j)
     # the last frame directly in its antecedent's frame when it is rotated back anyway
     shortcut = tool is None and c != j
     for k in chain:
@@ -167,7 +167,7 @@ def second_order_algorithm(ctx, robot, j=None, i=0, tool=None, qdd=False):
         a = robot.frame(k).ant
         vp = _named(ctx, _r(R[k], vp), "VPF", a)
         wp = _named(ctx, _r(R[k], wp), "WPF", a)
-    for k in _path(robot, c, i):
+    for k in chain_path(robot, c, i):
         Rk = R[k] if k in R else [row[:3] for row in frame_matrix(ctx, robot, k)]
         vp = _named(ctx, _rt(Rk, vp), "VPF", k)
         wp = _named(ctx, _rt(Rk, wp), "WPF", k)

@@ -73,7 +73,7 @@ from ..geometry.rotations import rotation_part
 from ..symbolic.algebra import add, dot, htm_from_matrix, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
-from .jacobian import check_q, _resolve, jacobian_parts, pose_and_jacobian
+from .jacobian import check_q, resolve_frame, jacobian_parts, pose_and_jacobian
 
 #: rows of Omega_r for each representation
 ROWS = {"rpy": 3, "zxz": 3, "quaternion": 4, "cosines": 9}
@@ -342,7 +342,7 @@ def task_jacobian_algorithm(ctx, robot, representation, j=None, tool=None, coord
 def task_jacobian_model(robot, representation="rpy", j=None, tool=None, coordinates=False):
     """Customized symbolic J_x (output ``Jx``; with ``coordinates`` also ``X``)."""
     rep = representation_name(representation)
-    tool_obj, jj = _resolve(robot, j, tool)
+    tool_obj, jj = resolve_frame(robot, j, tool)
     end = "E" if tool_obj is not None else str(jj)
     q = tuple(robot.frame(k).q for k in robot.joints)
 

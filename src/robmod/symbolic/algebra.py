@@ -15,7 +15,7 @@ import numpy as np
 import sympy as sp
 
 
-def _const(x):
+def numeric_constant(x):
     """The constant value of x if known at build time, else None."""
     if isinstance(x, numbers.Number) and not isinstance(x, np.ndarray):
         return x
@@ -25,7 +25,7 @@ def _const(x):
 
 
 def mul(a, b):
-    ca, cb = _const(a), _const(b)
+    ca, cb = numeric_constant(a), numeric_constant(b)
     if ca is not None:
         if ca == 0:
             return 0
@@ -46,10 +46,10 @@ def mul(a, b):
 def add(*terms):
     out = 0
     for t in terms:
-        c = _const(t)
+        c = numeric_constant(t)
         if c is not None and c == 0:
             continue
-        oc = _const(out)
+        oc = numeric_constant(out)
         out = t if (oc is not None and oc == 0) else out + t
     return out
 

@@ -26,7 +26,7 @@ import sympy as sp
 from ..errors import RobmodError
 
 
-def _is_trivial(expr) -> bool:
+def is_trivial(expr) -> bool:
     """A symbol, a number, or minus one of them: no operation to name."""
     if expr.is_Atom:
         return True
@@ -92,7 +92,7 @@ class SymbolicContext:
         expr = sp.sympify(expr)  # safe: built by robmod algorithms, never from file text
         if self._pairs and expr.is_Add:
             expr = fold_pythagoras(expr, self._pairs)
-        if _is_trivial(expr):
+        if is_trivial(expr):
             return expr
         sym = self._new_symbol(name)
         self.statements.append((sym, expr))

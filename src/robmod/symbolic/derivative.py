@@ -13,7 +13,7 @@ from dataclasses import replace
 import sympy as sp
 from sympy.core.parameters import distribute
 
-from .context import SymbolicContext, _is_trivial
+from .context import SymbolicContext, is_trivial
 from .model import CustomModel, Output
 
 
@@ -63,7 +63,7 @@ def derivative(model: CustomModel, wrt, keep_outputs: bool = True) -> CustomMode
                 names = []
                 for n, e in zip(o.names, o.exprs):
                     dv = dexpr(e, w)
-                    if dv != 0 and not _is_trivial(sp.sympify(dv)):  # safe: robmod expressions
+                    if dv != 0 and not is_trivial(sp.sympify(dv)):  # safe: robmod expressions
                         dv = ctx.var(dv, f"D{n}_{w}")
                     exprs.append(sp.sympify(dv))  # safe: robmod expressions
                     names.append(f"D{n}_{w}")

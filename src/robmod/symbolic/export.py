@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .. import __version__
+from ..version import __version__
 
 _FUNCS = {
     "python": {"sin": "np.sin", "cos": "np.cos", "tan": "np.tan", "asin": "np.arcsin",

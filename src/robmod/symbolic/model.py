@@ -24,7 +24,7 @@ from typing import Callable, Mapping, Sequence
 import sympy as sp
 from sympy.core.parameters import distribute
 
-from .context import SymbolicContext, _is_trivial
+from .context import SymbolicContext, is_trivial
 from .count import OpCount, count_ops
 
 
@@ -124,7 +124,7 @@ class CustomModel:
             stmts = []
             for lhs, rhs in self.statements:
                 new = rhs.xreplace(subs) if subs else rhs
-                if _is_trivial(new):
+                if is_trivial(new):
                     subs[lhs] = new
                 else:
                     stmts.append((lhs, new))

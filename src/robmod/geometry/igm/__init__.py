@@ -120,9 +120,9 @@ def igm(robot, T, fixed=None, *, frame=None, tool=None, base=False, params=None,
     if robot.structure != "serial" or (frame is not None and frame != robot.n_frames):
         chain, ch, cj = _chain(robot, frame, joints)
         if tool is not None and not hasattr(tool, "T"):
-            from ..dgm import _find_tool
+            from ..dgm import find_tool
 
-            tool = _find_tool(robot, tool).name
+            tool = find_tool(robot, tool).name
         return igm(chain, T, {c: values[j] for c, j in zip(cj, joints)} if joints else None,
                    tool=tool, base=base, params=params, tol=tol, method=method)
     sol, method = _choose(robot, joints, method)
@@ -172,7 +172,7 @@ def _choose(robot, joints, method):
 
 
 def _strip(robot, T, tool, base):
-    from ..dgm import _find_tool
+    from ..dgm import find_tool
 
     def num(M):
         return np.array(M.tolist(), dtype=float) if hasattr(M, "tolist") else np.asarray(M)
@@ -180,7 +180,7 @@ def _strip(robot, T, tool, base):
     if base:
         T = np.linalg.inv(num(robot.base.evalf())) @ T
     if tool is not None:
-        t = tool if hasattr(tool, "T") else _find_tool(robot, tool)
+        t = tool if hasattr(tool, "T") else find_tool(robot, tool)
         if t.frame != robot.n_frames:
             raise RobmodError(f"tool {t.name!r} is on frame {t.frame}, not on the last frame")
         T = T @ np.linalg.inv(num(t.T.evalf()))

@@ -50,8 +50,8 @@ from typing import Mapping
 import sympy as sp
 
 from ..errors import RobmodError
-from .expr import as_expr
-from .robot import FIXED, PRISMATIC, REVOLUTE, Link, Tool, make_robot, transform_matrix
+from ..description.expr import as_expr
+from ..description.robot import FIXED, PRISMATIC, REVOLUTE, Link, Tool, make_robot, transform_matrix
 
 _JOINTS = {"r": REVOLUTE, "revolute": REVOLUTE, "p": PRISMATIC, "prismatic": PRISMATIC}
 ROTOR_MODELS = ("khalil", "siciliano")
@@ -215,7 +215,7 @@ def from_siciliano(name: str, links, motors=None, gravity=(0, 0, -9.81), *,
     :class:`~robmod.dynamics.rotors.Rotor` per motor with ``I_m != 0`` for
     ``'siciliano'``.
     """
-    from ..dynamics.rotors import Rotor  # here: dynamics imports the description package
+    from .rotors import Rotor
 
     if rotor_model not in ROTOR_MODELS:
         raise RobmodError(f"rotor_model must be one of {ROTOR_MODELS}, not {rotor_model!r}")

@@ -1,0 +1,2 @@
+"""The version of robmod (a leaf module any layer may import)."""
+__version__ = "0.1.0"
