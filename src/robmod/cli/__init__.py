@@ -1,7 +1,7 @@
 """The ``robmod`` command line: a thin layer over the library.
 
     robmod list                     robots of the library
-    robmod show ROBOT|FILE          parameter tables as the seeds print them
+    robmod show ROBOT|FILE          parameter tables as the books print them
     robmod check FILE               validation report
     robmod convert IN OUT           between .yaml, .par and .urdf
     robmod models ROBOT|FILE        the models of the robot (main job)

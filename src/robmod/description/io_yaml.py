@@ -1,6 +1,6 @@
 """robmod's native robot file (YAML).  The format is documented in docs/format.md.
 
-Example (Stäubli RX-90, seed 001 Table 3.1)::
+Example (Stäubli RX-90, Khalil & Dombre Table 3.1)::
 
     robmod: 1
     name: rx90

@@ -1,6 +1,6 @@
 """The robot description in Khalil-Kleinfinger notation (immutable data).
 
-Frames and structure (seed 001 §3.2 and its tree/closed-loop extension)::
+Frames and structure (Khalil & Dombre §3.2 and its tree/closed-loop extension)::
 
     a(j)T_j = Rot(z, gamma_j) Trans(z, b_j) Rot(x, alpha_j) Trans(x, d_j) Rot(z, theta_j) Trans(z, r_j)
 

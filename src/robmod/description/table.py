@@ -1,4 +1,4 @@
-"""Plain-text tables of a robot description, laid out as the seeds print them."""
+"""Plain-text tables of a robot description, laid out as the books print them."""
 from __future__ import annotations
 
 from .expr import to_text

@@ -17,7 +17,7 @@ __all__ += ["ddm", "ddm_model", "simulate", "state_derivative", "elastic_ddm",
             "energy_model", "gravity_model", "gravity_torques", "kinetic_energy",
             "potential_energy", "quadratic_velocity_matrix", "quadratic_velocity_model"]
 
-# Siciliano's rotor model: rotor j on link a(j), gyroscopic coupling (seed 003 §7.1.2)
+# Siciliano's rotor model: rotor j on link a(j), gyroscopic coupling (Siciliano et al. §7.1.2)
 from .rotors import (Rotor, coriolis_matrix_with_rotors, idm_with_rotors,  # noqa: E402
                      idm_with_rotors_model, inertia_matrix_with_rotors, rotor_coriolis_matrix,
                      rotor_inertia_matrix, rotor_kinetic_energy, rotor_model, rotor_torques)
@@ -38,7 +38,7 @@ __all__ += ["acceleration_bias", "close_loops", "closed_loop_ddm", "closed_loop_
             "closed_loop_simulate", "closed_loop_state", "closed_loop_symbolic",
             "equivalent_tree", "loop_jacobian", "passive_velocity_map"]
 
-# operational space (seed 003 §7.8-7.9) and dynamic scaling of trajectories (§7.7)
+# operational space (Siciliano et al. §7.8-7.9) and dynamic scaling of trajectories (§7.7)
 from .operational_space import (DynamicEllipsoid, OperationalSpace,  # noqa: E402
                                 dynamic_manipulability_ellipsoid, operational_space)
 from .time_scaling import ScaledTrajectory, scale_to_limits, scaled_torques  # noqa: E402

@@ -1,5 +1,5 @@
 """Dynamic model of the actuated joints of a closed-loop robot, by projection of the
-equivalent tree's model (seed 003 §7.3.3, parallelogram arm; Khalil-Kleinfinger loops).
+equivalent tree's model (Siciliano et al. §7.3.3, parallelogram arm; Khalil-Kleinfinger loops).
 
 The robot is described by its equivalent tree (links 1..NL, joints 1..NL) and, for
 each loop, a cut joint k (NL < k <= NJ) and a closing frame k + B that coincides
@@ -21,7 +21,7 @@ numerical rank (:func:`loop_jacobian`).  With ``G_r = [G_a  G_p]``::
 
     qd_p = -G_p^-1 G_a qd_a,       qd = W qd_a,   W = [I; -G_p^-1 G_a]
 
-(rows ordered by joint index, :func:`passive_velocity_map`; seed 003 (3.121)
+(rows ordered by joint index, :func:`passive_velocity_map`; Siciliano et al. (3.121)
 and (2.64), the Jacobian of the passive joints with respect to the active ones).
 
 Acceleration constraints.  Differentiating, ``G qdd + Gdot qd = 0`` where
@@ -38,7 +38,7 @@ actuator), the actuated torques are the projection of the tree torques::
     B_a = W^T A_tree W,    g_a = W^T Q_tree,    h_a = W^T (Gamma_tree at qdd = W 0 + w)
     qdd_a = B_a^-1 (Gamma_a - h_a)                       (direct dynamics)
 
-For the parallelogram arm this gives seed 003's b_a11, b_a12, b_a22 (with the
+For the parallelogram arm this gives Siciliano et al. b_a11, b_a12, b_a22 (with the
 misprints of b_a22 corrected, see ``robots/parallelogram.yaml``) and g_a.
 :func:`closed_loop_symbolic` derives B_a and g_a as SymPy expressions from a
 closed-form solution of the loops (W = d q / d q_a).
@@ -238,7 +238,7 @@ def _dof_rows(robot, W):
 
 
 def closed_loop_inertia_matrix(robot, qa, q_guess=None, rotor: bool = True) -> np.ndarray:
-    """B_a = W^T A_tree W (..., Na, Na) (seed 003 §7.3.3)."""
+    """B_a = W^T A_tree W (..., Na, Na) (Siciliano et al. §7.3.3)."""
     q = close_loops(robot, qa, q_guess)
     W = passive_velocity_map(robot, q)
     Wd = _dof_rows(robot, W)
@@ -247,7 +247,7 @@ def closed_loop_inertia_matrix(robot, qa, q_guess=None, rotor: bool = True) -> n
 
 
 def closed_loop_gravity(robot, qa, q_guess=None) -> np.ndarray:
-    """g_a = W^T Q_tree (..., Na) (seed 003 §7.3.3)."""
+    """g_a = W^T Q_tree (..., Na) (Siciliano et al. §7.3.3)."""
     q = close_loops(robot, qa, q_guess)
     W = passive_velocity_map(robot, q)
     Q = np.zeros(q.shape)

@@ -1,4 +1,4 @@
-"""Direct dynamic model (000 §7.6): joint accelerations from torques, two ways.
+"""Direct dynamic model (Khalil & Dombre §7.6): joint accelerations from torques, two ways.
 
 (a) ``qdd = A^-1 (Gamma - H)`` ([7.62]-[7.64]): H is the NE inverse model at
     qdd = 0, A the composite-link inertia matrix; numerically solved with a

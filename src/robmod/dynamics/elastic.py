@@ -1,4 +1,4 @@
-"""Robots with elastic joints (000 §7.3.8, [7.34]-[7.35]).
+"""Robots with elastic joints (Khalil & Dombre §7.3.8, [7.34]-[7.35]).
 
 A joint j is elastic when its link has a stiffness ``K`` (``Link.K``); q_M is
 the rotor position referred to the joint side.  With ``tau_L`` the torque the

@@ -1,7 +1,7 @@
-"""Inertia matrix A(q) of a tree-structured robot (000 [7.5], [7.64]; composite links).
+"""Inertia matrix A(q) of a tree-structured robot (Khalil & Dombre [7.5], [7.64]; composite links).
 
 Composite-link method (written once over a context, the customized model of
-the seeds' Appendix 8 and the numeric batched model):
+the books' Appendix 8 and the numeric batched model):
 
 1. backward, j = n..1: the composite inertia of the subtree of link j, about
    O_j in frame j, ``IC_j = I_j + sum_k a(k)=j  S_k^T IC_k S_k`` with the

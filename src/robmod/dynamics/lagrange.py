@@ -1,4 +1,4 @@
-"""Lagrange form of the dynamic model: Gamma = A qdd + C qd + Q (+ friction) (000 [7.1]-[7.35]).
+"""Lagrange form of the dynamic model: Gamma = A qdd + C qd + Q (+ friction) (Khalil & Dombre [7.1]-[7.35]).
 
 * ``Q(q)``: gravity torques, the NE model with qd = qdd = 0 ([7.8]);
 * ``C(q, qd)``: Coriolis and centrifugal matrix from the Christoffel symbols
@@ -10,7 +10,7 @@
   quadratic form with the (symmetric in j, k) Christoffel symbols as
   coefficients, so ``C e_j = B(e_j, qd) = (h(e_j + qd) - h(e_j) - h(qd)) / 2``
   exactly (polarization), all columns in one batched NE call;
-* ``Gamma(q)`` of seed 003 (7.117): ``C(q, qd) qd = Gamma(q) [qd qd]`` with
+* ``Gamma(q)`` of Siciliano et al. (7.117): ``C(q, qd) qd = Gamma(q) [qd qd]`` with
   ``[qd qd] = [qd1^2, qd1 qd2, ..., qd(n-1) qdn, qdn^2]``: column (j, j) is
   ``c_.,jj``, column (j, k), j < k, is ``2 c_.,jk``;
 * kinetic energy ``E = sum_j 1/2 V_j^T I_j V_j + 1/2 IA_j qd_j^2`` ([7.16]-[7.18],
@@ -119,7 +119,7 @@ def coriolis_matrix(robot, q, qd, method: str = "ne") -> np.ndarray:
 
 
 def quadratic_velocity_matrix(robot, q) -> np.ndarray:
-    """Gamma(q) of seed 003 (7.117), shape (..., n, n(n+1)/2): C(q, qd) qd = Gamma [qd qd]."""
+    """Gamma(q) of Siciliano et al. (7.117), shape (..., n, n(n+1)/2): C(q, qd) qd = Gamma [qd qd]."""
     shape, (q,) = check_arrays(robot, q, names=("q",))
     order = dofs(robot)
     idx = [robot.joint_index[j] for j in order]
@@ -139,7 +139,7 @@ def quadratic_velocity_matrix(robot, q) -> np.ndarray:
 
 
 def velocity_products(qd):
-    """[qd qd] = [qd1^2, qd1 qd2, ..., qdn^2] (..., n(n+1)/2) of seed 003 (7.117)."""
+    """[qd qd] = [qd1^2, qd1 qd2, ..., qdn^2] (..., n(n+1)/2) of Siciliano et al. (7.117)."""
     qd = np.asarray(qd, dtype=float)
     n = qd.shape[-1]
     return np.stack([qd[..., a] * qd[..., b] for a in range(n) for b in range(a, n)], axis=-1)
@@ -215,7 +215,7 @@ def coriolis_model(robot):
 
 
 def quadratic_velocity_model(robot):
-    """Customized Gamma(q) of seed 003 (7.117) (outputs GQ{i}{j}{k}, j <= k)."""
+    """Customized Gamma(q) of Siciliano et al. (7.117) (outputs GQ{i}{j}{k}, j <= k)."""
     return _christoffel_model(robot, "quadratic")
 
 

@@ -1,8 +1,8 @@
-"""Inverse dynamic model by Newton-Euler, in Khalil's practical form (seed 000 [7.51]-[7.61]).
+"""Inverse dynamic model by Newton-Euler, in Khalil's practical form (Khalil & Dombre [7.51]-[7.61]).
 
 Written once over context scalars: run symbolically it gives the customized
-model of the seeds (intermediate variables WI, W, WP, DV, U, VSP, VP, F, PIS,
-No, E, N, FDI, GAM, 000 §7.5.2 and Appendix); run on NumPy arrays it is the
+model of the books (intermediate variables WI, W, WP, DV, U, VSP, VP, F, PIS,
+No, E, N, FDI, GAM, Khalil & Dombre §7.5.2 and Appendix); run on NumPy arrays it is the
 batched numeric IDM.  Serial and tree structures (antecedent a(j)); fixed
 frames (sigma = 2) are rigid links.
 

@@ -1,4 +1,4 @@
-"""Operational space dynamic model and dynamic manipulability ellipsoid (seed 003 §7.8-7.9).
+"""Operational space dynamic model and dynamic manipulability ellipsoid (Siciliano et al. §7.8-7.9).
 
 With J the Jacobian of the task (rows of the geometric Jacobian of a frame or a
 tool: linear velocity of its origin and angular velocity, in frame 0), B the

@@ -1,6 +1,6 @@
-"""Siciliano's rotor model: the motor of joint j is carried by link a(j) (seed 003 §7.1.1).
+"""Siciliano's rotor model: the motor of joint j is carried by link a(j) (Siciliano et al. §7.1.1).
 
-Seed 003 places the rotor of motor i on link i-1 (Fig. 7.2) and gives it the
+Siciliano et al. places the rotor of motor i on link i-1 (Fig. 7.2) and gives it the
 angular velocity (7.23) ``w_mi = w_(i-1) + k_ri qd_i z_mi``; its kinetic
 energy (7.21), (7.30) is ``1/2 m_mi |pd_mi|^2 + 1/2 w_mi^T I_mi w_mi``.  With a
 rotor symmetric about its axis (7.66), ``I_mi = I_t (1 - z z^T) + I_mi z z^T``
@@ -50,7 +50,7 @@ from .spatial import check_arrays, dofs, model_inputs, named, numeric_context, r
 
 @dataclass(frozen=True)
 class Rotor:
-    """Rotor of the motor of joint ``j``, carried by link a(j) (seed 003 Fig. 7.2).
+    """Rotor of the motor of joint ``j``, carried by link a(j) (Siciliano et al. Fig. 7.2).
 
     ``I_m``: moment of inertia about its spin axis (7.66); ``k_r``: gear ratio
     (7.22), ``thetad_m = k_r qd_j``; ``axis``: the unit vector z_m of the spin

@@ -1,6 +1,6 @@
-"""Siciliano-style descriptions (seed 003 §7.1) and their conversion to Khalil-Kleinfinger.
+"""Siciliano-style descriptions (Siciliano et al. §7.1) and their conversion to Khalil-Kleinfinger.
 
-Conventions of seed 003 (Siciliano, Sciavicco, Villani, Oriolo), which differ from Khalil's:
+Conventions of Siciliano et al. (Siciliano, Sciavicco, Villani, Oriolo), which differ from Khalil's:
 
 * standard Denavit-Hartenberg: ``(i-1)A_i = Rot(z, theta_i) Trans(z, d_i) Trans(x, a_i)
   Rot(x, alpha_i)``; frame i sits at the *distal* end of link i and joint i
@@ -32,7 +32,7 @@ Khalil's frame j: ``c = [a_j, 0, 0] + Rx(alpha_j) r_c``, ``J = R I R^T + m (|c|^
 
 Rotor models (``rotor_model``):
 
-* ``"khalil"``: ``IA_j = k_r^2 I_m`` on the joint (Khalil's model, 000 [7.29]);
+* ``"khalil"``: ``IA_j = k_r^2 I_m`` on the joint (Khalil's model, Khalil & Dombre [7.29]);
   the rotor's mass and transverse inertia are lumped into link j-1; the terms
   in ``I_m w_(j-1)`` (the axial inertia moving with link j-1 and the gyroscopic
   coupling ``k_r I_m qd_j z . w_(j-1)``) are neglected (k_r and k_r^2 times smaller);
@@ -75,7 +75,7 @@ def _joint_type(x) -> int:
 
 @dataclass(frozen=True)
 class SicilianoLink:
-    """Link i of seed 003: standard DH row and inertial parameters in frame i (distal).
+    """Link i of Siciliano et al.: standard DH row and inertial parameters in frame i (distal).
 
     ``theta`` / ``d`` are offsets of the joint variable (``theta_i = q_i + theta``
     for ``joint='R'``, ``d_i = q_i + d`` for ``joint='P'``).  ``Ixx..Iyz`` follow
@@ -123,7 +123,7 @@ class SicilianoLink:
 
 
 def tensor_parameters(tensor) -> dict:
-    """``{Ixx, Iyy, Izz, Ixy, Ixz, Iyz}`` of seed 003 (7.11) from a 3x3 tensor."""
+    """``{Ixx, Iyy, Izz, Ixy, Ixz, Iyz}`` of Siciliano et al. (7.11) from a 3x3 tensor."""
     T = sp.Matrix(tensor)
     if T.shape != (3, 3):
         raise RobmodError(f"an inertia tensor is 3x3, got shape {T.shape}")
@@ -133,7 +133,7 @@ def tensor_parameters(tensor) -> dict:
 
 @dataclass(frozen=True)
 class SicilianoMotor:
-    """Motor i of seed 003, carried by link i-1 (Fig. 7.2); ``p`` and ``z`` in frame i-1."""
+    """Motor i of Siciliano et al., carried by link i-1 (Fig. 7.2); ``p`` and ``z`` in frame i-1."""
 
     k_r: sp.Expr = 1
     I_m: sp.Expr = 0
@@ -152,7 +152,7 @@ class SicilianoMotor:
 
 @dataclass(frozen=True)
 class SicilianoArm:
-    """A serial arm in seed 003's conventions (what :func:`to_siciliano` returns).
+    """A serial arm in Siciliano et al. conventions (what :func:`to_siciliano` returns).
 
     ``gravity`` is g_0 in frame 0; ``base`` the pose of frame 0 in the world
     (robmod's Z).
@@ -202,11 +202,11 @@ def _unit_check(z, what):
 def from_siciliano(name: str, links, motors=None, gravity=(0, 0, -9.81), *,
                    rotor_model: str = "khalil", base=None, values=None, tool: str | None = "tip",
                    source: str = "", description: str = ""):
-    """A robmod :class:`~robmod.description.robot.Robot` from a seed 003 description.
+    """A robmod :class:`~robmod.description.robot.Robot` from a Siciliano et al. description.
 
     ``links``: :class:`SicilianoLink` (or dicts of its fields) for links 1..n;
     ``motors``: None or n :class:`SicilianoMotor` (or dicts, or None entries);
-    ``gravity``: g_0 in frame 0 (seed 003 writes ``[0, 0, -g]``); ``base``: pose
+    ``gravity``: g_0 in frame 0 (Siciliano et al. writes ``[0, 0, -g]``); ``base``: pose
     of frame 0 in the world; ``values``: numeric values of the symbols used;
     ``tool``: name of the tool frame placed at Siciliano's frame n (None: no tool).
 
@@ -271,7 +271,7 @@ def from_siciliano(name: str, links, motors=None, gravity=(0, 0, -9.81), *,
         last = links[-1]
         tools = (Tool(tool, n, transform_matrix(alpha=last.alpha, d=last.a)),)
     robot = make_robot(name, frames, robot_links, base=base, tools=tools, gravity=gravity,
-                       values=values, source=source or "seed 003 conventions (from_siciliano)",
+                       values=values, source=source or "Siciliano et al. conventions (from_siciliano)",
                        description=description)
     return robot, tuple(rotors)
 
@@ -305,7 +305,7 @@ def _tool_parameters(robot, tool):
 
 
 def to_siciliano(robot, tool: str | None = None) -> SicilianoArm:
-    """The serial robot in seed 003's conventions (inverse of :func:`from_siciliano`).
+    """The serial robot in Siciliano et al. conventions (inverse of :func:`from_siciliano`).
 
     Khalil's frame j and ``Rot(z,gamma) Trans(z,b) Rot(x,alpha) Trans(x,d)`` of
     frame j+1 give Siciliano's frame j (``theta_j = theta^K_j + gamma_(j+1)``,

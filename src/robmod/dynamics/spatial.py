@@ -1,6 +1,6 @@
 """Shared pieces of the dynamic models, over context scalars (symbolic or numeric).
 
-Screws follow Khalil's ordering (000 [7.20]-[7.23]): a twist is ``V = [v; w]``,
+Screws follow Khalil's ordering (Khalil & Dombre [7.20]-[7.23]): a twist is ``V = [v; w]``,
 a wrench ``F = [f; m]``, the spatial inertia of link j about O_j in frame j is
 ([7.21])::
 

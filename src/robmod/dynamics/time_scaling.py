@@ -1,4 +1,4 @@
-"""Dynamic scaling of trajectories (seed 003 §7.7, (7.117)-(7.126)).
+"""Dynamic scaling of trajectories (Siciliano et al. §7.7, (7.117)-(7.126)).
 
 A joint trajectory q(t), t in [0, tf], run along the same path with the timing
 law r = c t (duration c tf) needs the torques::

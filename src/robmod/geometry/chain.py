@@ -4,7 +4,7 @@ The chain from the base to frame j, ``robot.chain(j) = (k_1, ..., k_m)``, is
 renumbered 1..m with ``a(i) = i - 1``; each frame keeps its parameters
 (gamma, b, alpha, d, theta, r), so ``(i-1)T_i`` of the chain equals
 ``a(k_i)T_(k_i)`` of the robot and the chain's ``0T_m`` is the robot's
-``0T_j`` (seed 001 ch. 3: a tree's DGM is the DGM of the serial chain from the
+``0T_j`` (Khalil & Dombre ch. 3: a tree's DGM is the DGM of the serial chain from the
 base to the frame).  Joint variable ``q_i`` of the chain is ``q_(k_i)`` of the
 robot.  Used by the analytic IGM of tree and closed-loop robots.
 """

@@ -1,7 +1,7 @@
-"""Direct geometric model (seed 001 §3.3-3.5), written once for every context.
+"""Direct geometric model (Khalil & Dombre §3.3-3.5), written once for every context.
 
 ``0T_n = 0T_1 1T_2 ... n-1T_n`` is multiplied from the last matrix back to the
-base (001 Example 3.3): the intermediate matrices ``U_j = jT_n`` serve the
+base (Khalil & Dombre Example 3.3): the intermediate matrices ``U_j = jT_n`` serve the
 inverse geometric model and the product costs fewer operations.  Consecutive
 revolute joints with parallel axes (alpha = 0) are merged into one matrix using
 the sum of their angles ([3.5]-[3.6]: ``C23 = cos(th2 + th3)``).  Elements are
@@ -214,7 +214,7 @@ def dgm(robot, q, j=None, i=0, tool=None, base=False) -> np.ndarray:
 def dgm_model(robot, j=None, i=0, tool=None, base=False, columns="snap", merge=True):
     """Customized symbolic iTj: a :class:`~robmod.symbolic.model.CustomModel`.
 
-    ``columns`` chooses the outputs among s, n, a, P (``"nap"``: seed 001
+    ``columns`` chooses the outputs among s, n, a, P (``"nap"``: Khalil & Dombre
     Example 3.4 b).
     """
     jj = j if j is not None else (tool if isinstance(tool, int) else None)

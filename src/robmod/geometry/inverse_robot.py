@@ -1,4 +1,4 @@
-"""The inverse robot (seed 001 Appendix 2): the robot whose 0T'n equals (0Tn)^-1.
+"""The inverse robot (Khalil & Dombre Appendix 2): the robot whose 0T'n equals (0Tn)^-1.
 
 For a serial robot with parameters (sigma_j, alpha_j, d_j, theta_j, r_j) and
 alpha_1 = d_1 = 0, Table A2.2 gives the inverse robot:
@@ -45,7 +45,7 @@ def inverse_robot(robot):
     links = [Link(j=k) for k in range(1, n + 1)]
     return make_robot(f"{robot.name}_inverse", frames, links, tools=tools,
                       values=dict(robot.values), gravity=robot.gravity,
-                      source=f"inverse robot of {robot.name} (seed 001 Appendix 2)")
+                      source=f"inverse robot of {robot.name} (Khalil & Dombre Appendix 2)")
 
 
 def inverse_joint_values(q):

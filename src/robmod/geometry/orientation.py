@@ -1,4 +1,4 @@
-"""Orientation sets (seed 001 §3.6, seed 002 §2.4): Euler angles, RPY, quaternions, angle-axis.
+"""Orientation sets (Khalil & Dombre §3.6, Siciliano et al. §2.4): Euler angles, RPY, quaternions, angle-axis.
 
 All functions are NumPy-only and batched over leading dimensions.  Rotation
 inputs may be ``(..., 3, 3)`` matrices or ``(..., 4, 4)`` transforms; outputs
@@ -87,7 +87,7 @@ def _wrap(a):
 # ---------------------------------------------------------------- Euler ZXZ (Khalil)
 
 def euler_zxz_to_matrix(phi, theta=None, psi=None) -> np.ndarray:
-    """Khalil's Euler angles (seed 001 §3.6.1): ``R = rot(z, phi) rot(x, theta) rot(z, psi)``.
+    """Khalil's Euler angles (Khalil & Dombre §3.6.1): ``R = rot(z, phi) rot(x, theta) rot(z, psi)``.
 
     * phi: angle between x0 and the line of nodes ON, about z0;
     * theta: angle between z0 and zn, about ON (= the rotated x axis);
@@ -138,7 +138,7 @@ def matrix_to_euler_zxz(R, tol: float = SINGULAR_TOL) -> AngleSolutions:
 # ---------------------------------------------------------------- Euler ZYZ (Siciliano)
 
 def euler_zyz_to_matrix(phi, theta=None, psi=None) -> np.ndarray:
-    """Siciliano's Euler angles (seed 002 (2.17)): ``R = rot(z, phi) rot(y, theta) rot(z, psi)``.
+    """Siciliano's Euler angles (Siciliano et al. (2.17)): ``R = rot(z, phi) rot(y, theta) rot(z, psi)``.
 
     phi about z, theta about the current y, psi about the current (final) z::
 
@@ -155,7 +155,7 @@ def euler_zyz_to_matrix(phi, theta=None, psi=None) -> np.ndarray:
 
 
 def matrix_to_euler_zyz(R, tol: float = SINGULAR_TOL) -> AngleSolutions:
-    """ZYZ Euler angles of R (seed 002 (2.18)-(2.19), with the erratum of (2.18)).
+    """ZYZ Euler angles of R (Siciliano et al. (2.18)-(2.19), with the erratum of (2.18)).
 
     ``first``: theta = atan2(sqrt(r13^2 + r23^2), r33) in [0, pi],
     phi = atan2(r23, r13), psi = atan2(r32, -r31), in (-pi, pi].

@@ -1,4 +1,4 @@
-"""Homogeneous transforms and the rotation rot(u, theta) (seed 001, ch. 2, §2.3).
+"""Homogeneous transforms and the rotation rot(u, theta) (Khalil & Dombre, ch. 2, §2.3).
 
 All functions are NumPy-only and batched: angles broadcast against each other,
 vectors have shape ``(..., 3)``, rotation matrices ``(..., 3, 3)`` and
@@ -11,7 +11,7 @@ Conventions (Khalil, Paul):
   moving frame expressed in the reference frame, P is its origin.
 * ``rot('z', t)`` is the *active* rotation of angle ``t`` about z (positive
   counter-clockwise): ``rot('z', t) @ [1, 0, 0, 1] = [cos t, sin t, 0, 1]``.
-* ``rot_axis(u, t) = u u^T (1 - cos t) + I cos t + û sin t`` (seed 001 [2.30]).
+* ``rot_axis(u, t) = u u^T (1 - cos t) + I cos t + û sin t`` (Khalil & Dombre [2.30]).
 """
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def homogeneous(R=None, P=None) -> np.ndarray:
 
 
 def trans(x, y=None, z=None) -> np.ndarray:
-    """Trans(x, y, z): pure translation (seed 001 §2.3.4), shape ``(..., 4, 4)``.
+    """Trans(x, y, z): pure translation (Khalil & Dombre §2.3.4), shape ``(..., 4, 4)``.
 
     Either three broadcastable components or a single ``(..., 3)`` vector.
     """
@@ -85,7 +85,7 @@ _AXES = {"x": 0, "y": 1, "z": 2}
 def rot_matrix(axis: str, angle) -> np.ndarray:
     """3x3 rotation of ``angle`` (rad) about the coordinate axis ``'x'``, ``'y'`` or ``'z'``.
 
-    Shape ``angle.shape + (3, 3)`` (seed 001 §2.3.5)::
+    Shape ``angle.shape + (3, 3)`` (Khalil & Dombre §2.3.5)::
 
         rot x: [[1, 0, 0], [0, C, -S], [0, S, C]]
         rot y: [[C, 0, S], [0, 1, 0], [-S, 0, C]]
@@ -113,7 +113,7 @@ def rot(axis: str, angle) -> np.ndarray:
 
 
 def inverse_transform(T) -> np.ndarray:
-    """Inverse of a homogeneous transform: ``[[R^T, -R^T P], [0, 1]]`` (seed 001 §2.3.6)."""
+    """Inverse of a homogeneous transform: ``[[R^T, -R^T P], [0, 1]]`` (Khalil & Dombre §2.3.6)."""
     T = float_array(T)
     if T.shape[-2:] != (4, 4):
         raise ValueError(f"expected (..., 4, 4), got shape {T.shape}")
@@ -134,7 +134,7 @@ def _unit(u, name="u") -> np.ndarray:
 def rot_axis(u, theta) -> np.ndarray:
     """rot(u, theta): 3x3 rotation of ``theta`` about the axis ``u`` through the origin.
 
-    Rodrigues' formula (seed 001 [2.30]-[2.31])::
+    Rodrigues' formula (Khalil & Dombre [2.30]-[2.31])::
 
         rot(u, theta) = u u^T (1 - C) + I3 C + û S
 
@@ -172,7 +172,7 @@ class AngleAxis(NamedTuple):
 
 
 def angle_axis(R, tol: float = SINGULAR_TOL) -> AngleAxis:
-    """Equivalent angle and axis of a rotation (seed 001 §2.3.8): the inverse of rot(u, theta).
+    """Equivalent angle and axis of a rotation (Khalil & Dombre §2.3.8): the inverse of rot(u, theta).
 
     Returns ``AngleAxis(theta, u, singular)`` with ``theta`` in [0, pi] and
     ``rot_axis(u, theta) == R``:

@@ -1,4 +1,4 @@
-"""Screws, wrenches, differential transformations and frame errors (seed 001 §2.4-§2.6, §6.6).
+"""Screws, wrenches, differential transformations and frame errors (Khalil & Dombre §2.4-§2.6, §6.6).
 
 NumPy-only, batched over leading dimensions (``(..., 4, 4)`` transforms,
 ``(..., 3)`` vectors, ``(..., 6)`` screws, ``(..., 6, 6)`` screw matrices).
@@ -177,7 +177,7 @@ def differential_screw(T, dT, frame: str = "base") -> np.ndarray:
 def frame_error(Tc, Td, kind: str = "angle_axis", frame: str = "base") -> np.ndarray:
     """Location error dX = (dXp, dXr) (..., 6) from the current Tc to the desired Td.
 
-    As in the numerical IGM (seed 001 §6.6), with ``R = Rd Rc^T = rot(u, theta)``
+    As in the numerical IGM (Khalil & Dombre §6.6), with ``R = Rd Rc^T = rot(u, theta)``
     (``frame='base'``, all in the reference frame)::
 
         dXp = Pd - Pc

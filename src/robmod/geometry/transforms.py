@@ -1,4 +1,4 @@
-"""Elementary transforms of the Khalil-Kleinfinger notation (seed 001 [3.2] and tree form).
+"""Elementary transforms of the Khalil-Kleinfinger notation (Khalil & Dombre [3.2] and tree form).
 
 Written once for any scalar type: the functions take SymPy expressions (and
 return SymPy entries, trivial products already folded by SymPy) or NumPy

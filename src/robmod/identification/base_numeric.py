@@ -12,7 +12,7 @@ random ones.
 :func:`compare` checks that the symbolic and the numeric sets span the same
 space (same identifiable combinations: the row spaces of the two K matrices)
 and reports the difference when the symbolic rules did not reach the minimum
-(Theorem 7 note of SEEDS.md: prismatic joints near the base).
+(the bound of Theorem 7 is not reached when prismatic joints are near the base).
 """
 from __future__ import annotations
 
@@ -155,7 +155,7 @@ class Comparison:
 
 
 def theorem7_bound(robot) -> int:
-    """7 n_r + 4 n_t - 3 - sigma_bar_1 (SEEDS.md erratum), serial robots."""
+    """7 n_r + 4 n_t - 3 - sigma_bar_1 (Gautier & Khalil (1990), Theorem 7, corrected), serial robots."""
     js = [robot.frame(j) for j in robot.joints if j <= robot.n_links]
     nr = sum(1 for f in js if f.sigma == REVOLUTE)
     nt = sum(1 for f in js if f.sigma == PRISMATIC)

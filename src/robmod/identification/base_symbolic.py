@@ -1,11 +1,11 @@
 """Symbolic base (minimum) inertial parameters by the direct method of Gautier and Khalil.
 
-Seed 004, with the errata of SEEDS.md.  Standard parameters: per link j the ten
-inertial parameters ``XXj XYj XZj YYj YZj ZZj MXj MYj MZj Mj`` (seed 004 (3)) and
+Gautier & Khalil (1990), with the errata noted below.  Standard parameters: per link j the ten
+inertial parameters ``XXj XYj XZj YYj YZj ZZj MXj MYj MZj Mj`` (Gautier & Khalil (1990) (3)) and
 the joint parameters ``IAj`` (rotor inertia), ``FCj``, ``FVj`` (friction).  A
 parameter whose value in the description is 0 is absent.
 
-Steps (seed 004 §8):
+Steps (Gautier & Khalil (1990) §8):
 
 1. Cascade from link n to link 1 (trees: from the highest index down, into the
    antecedent a(j)):
@@ -35,7 +35,7 @@ Steps (seed 004 §8):
    velocity of a(j) is identically zero, ``ZZR_j = ZZ_j + IA_j``.
 
 Friction parameters are always base parameters.  Base parameters are named as
-in the seeds: ``XXR2``, ``MYR3`` (a standard parameter that received others),
+in the books: ``XXR2``, ``MYR3`` (a standard parameter that received others),
 ``XY2``, ``IA3`` (unchanged).  The fixed base is assumed (W0 = WP0 = V0 = 0).
 """
 from __future__ import annotations

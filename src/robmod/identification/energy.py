@@ -1,12 +1,12 @@
-"""Energy functions of the standard parameters (seed 004 §4, appendix; with the errata).
+"""Energy functions of the standard parameters (Gautier & Khalil (1990) §4, appendix; with the errata).
 
 The total energy H = E + U of a robot is linear in the standard parameters:
-``E = sum DE_i X_i`` and ``U = sum DU_i X_i`` (seed 004 (10), (11)), with, for
+``E = sum DE_i X_i`` and ``U = sum DU_i X_i`` (Gautier & Khalil (1990) (10), (11)), with, for
 link j (velocities of link j and of the origin O_j, in frame j)::
 
     DE = [w1^2/2, w1 w2, w1 w3, w2^2/2, w2 w3, w3^2/2,
           w3 V2 - w2 V3, w1 V3 - w3 V1, w2 V1 - w1 V2, V.V/2]      (DE7..DE9 signs corrected)
-    DU = [0, 0, 0, 0, 0, 0, -(0A_j^T g)^T, -g . 0P_j]                 (seed 004 (9))
+    DU = [0, 0, 0, 0, 0, 0, -(0A_j^T g)^T, -g . 0P_j]                 (Gautier & Khalil (1990) (9))
 
     jw_j = jR_a w_a + sigma_bar_j qd_j z,   jV_j = jR_a (V_a + w_a x aP_j) + sigma_j qd_j z
 

@@ -1,4 +1,4 @@
-"""Identification of the base parameters from joint data (seed 003 §7.4, (7.85), (7.86)).
+"""Identification of the base parameters from joint data (Siciliano et al. §7.4, (7.85), (7.86)).
 
 ``tau = W beta + rho``: the base regressor stacked over the samples (rows of joint 1
 for all samples, then joint 2, ...), solved by weighted least squares.  With
@@ -124,7 +124,7 @@ def prepare_data(t, q, tau, cutoff=None, order=4, decimate=1):
 
     ``cutoff`` (Hz): zero-phase Butterworth low-pass of q (and of tau) before central
     differences, the 2 / cutoff seconds at each end (filter transients) dropped; ``decimate``: keep one sample in ``decimate`` afterwards (the
-    seeds' parallel decimation of the data and of the model).
+    parallel decimation (Gautier) of the data and of the model).
     """
     t, q, tau = (np.asarray(x, dtype=float) for x in (t, q, tau))
     dt = float(np.mean(np.diff(t)))

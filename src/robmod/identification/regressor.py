@@ -1,4 +1,4 @@
-"""Identification models, linear in the dynamic parameters (seed 000 §7.5.3, seed 003 §7.4).
+"""Identification models, linear in the dynamic parameters (Khalil & Dombre §7.5.3, Siciliano et al. §7.4).
 
 * IDM: ``Gamma = Phi(q, qd, qdd) chi``.  Written once over a context (Newton-Euler
   linear in the parameters): the forward recursion of [7.51]-[7.57] gives W_j,
@@ -281,7 +281,7 @@ def _trapz(y, x):
 
 def base_idm_model(bp, **switches):
     """Customized IDM on the base parameters: eliminated parameters set to 0, grouped ones
-    renamed to their base name (the seeds' base-parameter model, 000 §7.5.3 and Appendix)."""
+    renamed to their base name (the books' base-parameter model, Khalil & Dombre §7.5.3 and Appendix)."""
     from ..dynamics.newton_euler import idm_model
 
     return idm_model(bp.base_robot(), name="idm_base",

@@ -1,4 +1,4 @@
-"""Kinematic models: Jacobian iJ_j, numeric inverse geometric model (seed 001 §6.6)."""
+"""Kinematic models: Jacobian iJ_j, numeric inverse geometric model (Khalil & Dombre §6.6)."""
 from .ik_numeric import IGMResult, igm_numeric, pose_error, rotation_error
 from .jacobian import jacobian, jacobian_algorithm, jacobian_model, pose_and_jacobian
 
@@ -44,7 +44,7 @@ __all__ += ["Ellipsoid", "JacobianSVD", "SymbolicSingularities", "condition_numb
             "numerical_gradient", "pinv", "weighted_pinv", "ResolvedRateResult", "planar3r",
             "resolved_rate"]
 
-# analytic block-triangular IKM (001 Example 6.1) and minimum task description (001 §6.7);
+# analytic block-triangular IKM (Khalil & Dombre Example 6.1) and minimum task description (Khalil & Dombre §6.7);
 # the joint factories (revolute, prismatic, spherical, ...) stay in .task_description
 from .ikm_analytic import (BlockIKM, block_ikm, ikm_block, ikm_block_algorithm,  # noqa: E402
                            ikm_block_model)

@@ -1,4 +1,4 @@
-"""Velocity transmission between joint and task space (seed 001 §5.8, §6.4).
+"""Velocity transmission between joint and task space (Khalil & Dombre §5.8, §6.4).
 
 Everything here works on a Jacobian array ``J`` of shape (..., m, n) (any
 leading batch shape), or on a robot: pass the :class:`~robmod.Robot` in place
@@ -9,7 +9,7 @@ of ``J`` together with ``q`` (..., NJ) and optionally ``j``, ``i``, ``tool`` and
 * SVD ``J = U Sigma V^T`` ([5.27]-[5.28]) and the four fundamental subspaces
   ([5.30]-[5.31], Fig. 5.13): :class:`JacobianSVD`;
 * rank, generic rank (dimension of the task space), singular configurations
-  (smallest singular value below a tolerance, seed 001 §6.4);
+  (smallest singular value below a tolerance, Khalil & Dombre §6.4);
 * manipulability ``w = sqrt(det(J J^T))`` ([5.38], square root restored) and
   ``|det J|`` for a square J ([5.39]);
 * velocity ellipsoid ``Xd^T (J J^T)^-1 Xd <= 1`` ([5.37]) and force ellipsoid
@@ -158,7 +158,7 @@ def rank(J, q=None, *, tol=None, **task) -> np.ndarray:
 
 
 def min_singular_value(J, q=None, **task) -> np.ndarray:
-    """sigma_min, the distance to the nearest singular Jacobian (seed 001 §6.4)."""
+    """sigma_min, the distance to the nearest singular Jacobian (Khalil & Dombre §6.4)."""
     return singular_values(J, q, **task)[..., -1]
 
 
@@ -405,10 +405,10 @@ def factorize_singular(expr, pairs, qsyms):
 
 
 def singularities_symbolic(robot, j=None, i=None, tool=None, rows=None) -> SymbolicSingularities:
-    """Singular configurations of iJ_j from the factored determinant (seed 001 §6.4).
+    """Singular configurations of iJ_j from the factored determinant (Khalil & Dombre §6.4).
 
     ``i`` defaults to the frame halfway along the chain of j (e.g. 3J6 for a
-    6-joint robot), where the elements are simplest (seed 001 Example 6.1); the
+    6-joint robot), where the elements are simplest (Khalil & Dombre Example 6.1); the
     determinant does not depend on i (the change of frame has determinant 1).
     ``rows``: task components kept (default: the rows not identically zero);
     the columns of the joints off the chain are dropped.  A square task

@@ -1,11 +1,11 @@
-"""Numeric inverse geometric model (seed 001 §6.6): damped least squares with restarts.
+"""Numeric inverse geometric model (Khalil & Dombre §6.6): damped least squares with restarts.
 
 For a desired location ``0T_E^d`` (frame j or tool E, relative to frame 0, or
 to the world frame with ``base=True``) and a current configuration ``q^c``:
 
 1. ``0T_E^c = DGM(q^c)``;
 2. pose error in frame 0: ``dXp = P^d - P^c`` and ``dXr = theta u`` with
-   ``rot(u, theta) = R^d (R^c)^T`` (seed 001 §6.6, §2.3.8; computed through the
+   ``rot(u, theta) = R^d (R^c)^T`` (Khalil & Dombre §6.6, §2.3.8; computed through the
    unit quaternion, accurate for every angle up to pi);
 3. stop when ``||dXp|| < tol`` and ``||dXr|| < tol``;
 4. step limits: ``dXp <- Sp dXp/||dXp||`` if ``||dXp|| > Sp``, idem ``dXr`` with

@@ -1,4 +1,4 @@
-"""Inverse kinematic models: regular, singular and redundant cases (seed 001 §6.3-§6.5, App. 4).
+"""Inverse kinematic models: regular, singular and redundant cases (Khalil & Dombre §6.3-§6.5, App. 4).
 
 All functions take a Jacobian ``J`` (..., m, n) and task velocities ``xd``
 (..., m) with any leading batch shape and return joint velocities (..., n).
@@ -92,7 +92,7 @@ FIXED, MANIPULABILITY, SINGULAR_VALUE = "fixed", "manipulability", "singular_val
 
 
 def damping_factor(J, rule: str = SINGULAR_VALUE, *, lam=0.003, w0=None, eps=None) -> np.ndarray:
-    """Damping lambda (...,) of the damped least squares (seed 001 §6.4.2).
+    """Damping lambda (...,) of the damped least squares (Khalil & Dombre §6.4.2).
 
     * ``'fixed'``: ``lambda = lam`` (Wampler's 0.003 by default);
     * ``'manipulability'`` [6.20]: ``lambda = lam (1 - w/w0)^2`` if ``w < w0``,

@@ -1,4 +1,4 @@
-"""Analytic inverse kinematic model of a block-triangular Jacobian (seed 001 §6.3, Example 6.1).
+"""Analytic inverse kinematic model of a block-triangular Jacobian (Khalil & Dombre §6.3, Example 6.1).
 
 When iJ_j of a 6-axis robot (3J6 for the RX-90), rows and columns ordered, has
 the form [6.7], [6.9] ``[Xa; Xb] = [A 0; B C] [qa; qb]`` (A, C: 3x3, regular):

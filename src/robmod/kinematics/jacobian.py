@@ -1,4 +1,4 @@
-"""Kinematic Jacobian iJ_j (seed 001 ch. 5, Khalil's iJn), written once for every context.
+"""Kinematic Jacobian iJ_j (Khalil & Dombre ch. 5, Khalil's iJn), written once for every context.
 
 The Jacobian maps the joint velocities to the linear velocity of the origin
 O_j of frame j (or of the tool frame E) and the angular velocity of frame j,
@@ -14,13 +14,13 @@ chain)::
     prismatic:  [ i a_k ; 0 ]
 
 ``kP_E`` (position of O_E in frame k) comes from the backward recursion of
-the DGM (``U_k = kT_E``, seed 001 Example 3.3), position column only:
+the DGM (``U_k = kT_E``, Khalil & Dombre Example 3.3), position column only:
 ``kP_E = kA_c cP_E + kP_c`` for the child c of k on the chain.  The rotations
 ``iA_k`` are propagated from frame i along the tree: forward below the
 common ancestor of i and j (``iA_k = iA_a(k) a(k)A_k``), backward above it
 (``iA_a(k) = iA_k (a(k)A_k)^T``).  Expressing the Jacobian in an
 intermediate frame (e.g. 3J6 for the RX-90) gives the simplest expressions
-(seed 001 Example 6.1).
+(Khalil & Dombre Example 6.1).
 
 Statement names in the customized model: ``T{i}{k}{r}{c}`` for the elements
 of iA_k, ``P{k}{E}{r}`` for kP_E, ``J{r}{c}`` for the Jacobian.

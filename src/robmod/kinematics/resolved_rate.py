@@ -1,4 +1,4 @@
-"""Resolved-rate following of a task-space path (seed 001 §6.4-§6.5, Figs 6.1-6.4).
+"""Resolved-rate following of a task-space path (Khalil & Dombre §6.4-§6.5, Figs 6.1-6.4).
 
 At each sample t_k of the time grid the joint velocities come from an inverse
 kinematic model (any solver ``solver(J, xd, q) -> qd`` of
@@ -10,7 +10,7 @@ closed-loop correction of the task error::
     q_k+1 = q_k + (t_k+1 - t_k) qd_k      (explicit Euler, fixed steps)
 
 Everything is expressed in frame 0: ``J = 0J_E`` (linear velocity of O_E,
-angular velocity), the error as in the numerical IGM (seed 001 §6.6).
+angular velocity), the error as in the numerical IGM (Khalil & Dombre §6.6).
 
 The path is a function ``path(t) -> (Xd, Vd)``: ``Xd`` a 4x4 (or 3x4) desired
 location 0T_E, or a 3-vector desired position (position-only task); ``Vd`` the
@@ -133,7 +133,7 @@ def resolved_rate(robot, q0, path: Callable, t, solver=None, *, j=None, tool=Non
 PLANAR3R_YAML = """\
 robmod: 1
 name: planar3r
-description: "Three-link planar arm (seed 001 Figs 6.3-6.4); tool 'tip' at the end of link 3"
+description: "Three-link planar arm (Khalil & Dombre Figs 6.3-6.4); tool 'tip' at the end of link 3"
 frames:
   - {{j: 1, ant: 0, sigma: 0, mu: 1, alpha: 0, d: 0,  theta: q1, r: 0}}
   - {{j: 2, ant: 1, sigma: 0, mu: 1, alpha: 0, d: L1, theta: q2, r: 0}}

@@ -1,4 +1,4 @@
-"""Second-order kinematic model (seed 001 §5.10, [5.44]-[5.47]), written once for every context.
+"""Second-order kinematic model (Khalil & Dombre §5.10, [5.44]-[5.47]), written once for every context.
 
 Differentiating the kinematic model ``[iV_j; iw_j] = iJ_j qd`` gives [5.44]-[5.46]::
 
@@ -9,7 +9,7 @@ where ``dV_j/dt`` is the *classical* linear acceleration of the origin O_j
 not the spatial acceleration of screw theory) and ``dw_j/dt`` the angular
 acceleration of frame j, both relative to frame 0.  Instead of differentiating
 J, the vector ``Jdot qd`` is obtained from the forward recursion [5.47] with
-``qdd = 0`` (seed 001 end of §5.10), j running along the chain of frame j
+``qdd = 0`` (Khalil & Dombre end of §5.10), j running along the chain of frame j
 (``a = a(j)`` its antecedent, serial and tree structures; fixed frames,
 sigma = 2, are rigid links)::
 
@@ -178,7 +178,7 @@ def jdot_qdot_algorithm(ctx, robot, j=None, i=0, tool=None):
     """``Jdot qd`` of frame j (or tool E), expressed in frame i: 6 context scalars.
 
     Rows: classical linear acceleration of O_j (O_E) then angular acceleration of
-    frame j, computed by [5.47] with ``qdd = 0`` (seed 001 end of §5.10).
+    frame j, computed by [5.47] with ``qdd = 0`` (Khalil & Dombre end of §5.10).
     """
     return second_order_algorithm(ctx, robot, j, i, tool, qdd=False)
 

@@ -1,4 +1,4 @@
-"""Static model and velocity-force duality (seed 001 §5.9).
+"""Static model and velocity-force duality (Khalil & Dombre §5.9).
 
 A wrench ``f_en = (f, m)`` ([5.40]-[5.41]; force first, then the moment about
 the origin O_n of the end frame, or O_E of a tool) exerted by the end-effector
@@ -55,7 +55,7 @@ def wrench_from_torques(J, gamma, q=None, **task) -> np.ndarray:
     """Least-squares (minimum-norm) wrench f with J^T f = Gamma: ``(J^T)^+ Gamma``.
 
     Exact when Gamma is in R(J^T); the component of f in N(J^T) is not
-    observable from the joint torques (seed 001 §5.9.3).
+    observable from the joint torques (Khalil & Dombre §5.9.3).
     """
     J = as_jacobian(J, q, **task)
     gamma = _vec(gamma, J.shape[-1], "gamma")
@@ -74,7 +74,7 @@ def wrench_transport_matrix(robot, q, j=None, i=0, tool=None) -> np.ndarray:
 def transport_wrench(robot, q, F, j=None, i=0, tool=None) -> np.ndarray:
     """The wrench F = (f, m) (..., 6) at O_j in R_j (O_E in R_E) expressed at O_i in R_i.
 
-    ``if = R jf``, ``im = R jm + P x (R jf)`` with ``iT_j = [R, P]`` (seed 001 §2.6).
+    ``if = R jf``, ``im = R jm + P x (R jf)`` with ``iT_j = [R, P]`` (Khalil & Dombre §2.6).
     """
     return transform_wrench(dgm(robot, q, j, i, tool=tool), _vec(F, 6, "F"))
 

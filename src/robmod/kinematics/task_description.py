@@ -1,4 +1,4 @@
-"""Minimum description of tasks by virtual mechanical joints (seed 001 §6.7, Tables 6.1-6.2).
+"""Minimum description of tasks by virtual mechanical joints (Khalil & Dombre §6.7, Tables 6.1-6.2).
 
 A task that constrains only some degrees of freedom of the tool is written as
 contacts between simple geometric elements (point, line, plane) of the tool and
@@ -49,7 +49,7 @@ conditioning.
 
 :func:`solve_task` drives a robot onto a task with the pseudo-inverse of
 ``H 0J_n`` ([6.11], [6.31]): ``dq = (H J)+ dr + (I - (H J)+ H J) z``, the
-displacement bounded by ``max_step`` as in the numerical IGM (seed 001 §6.6);
+displacement bounded by ``max_step`` as in the numerical IGM (Khalil & Dombre §6.6);
 a 6-axis robot on a point contact is redundant of degree 5.
 """
 from __future__ import annotations
@@ -339,7 +339,7 @@ def solve_task(robot, q0, task: VirtualJoint, *, j=None, tool=None,
     """Drive the robot onto the task from ``q0`` (NJ,):
     ``dq = (H J)+ dr + (I - (H J)+ H J) z(q)`` ([6.11], [6.31]) until ``||dr|| < tol``.
 
-    ``dr`` is scaled down to ``max_step`` (seed 001 §6.6 thresholds); ``z(q)``: an optional
+    ``dr`` is scaled down to ``max_step`` (Khalil & Dombre §6.6 thresholds); ``z(q)``: an optional
     joint motion projected on the null space of H J (the free DOF of the task).
     """
     q = np.array(check_q(robot, q0), dtype=float)

@@ -1,4 +1,4 @@
-"""Kinematic model in task coordinates (seed 001 §5.11, [5.48]-[5.70]).
+"""Kinematic model in task coordinates (Khalil & Dombre §5.11, [5.48]-[5.70]).
 
 The location of frame j (or of the tool frame E) relative to frame 0 is
 described by ``X = [Xp; Xr]``: ``Xp = 0P_j`` (Cartesian, ``Omega_p = I3``) and
@@ -25,7 +25,7 @@ name          m     Xr                                          Omega_r, inverse
 
 with ``x^`` the skew matrix of [2.32] (``x^ y = x cross y``).  ``Omega_r`` of
 the Euler and RPY angles is singular where ``sin(theta) = 0`` (zxz), resp.
-``cos(theta) = 0`` (rpy) — the representation singularities of seed 001
+``cos(theta) = 0`` (rpy) — the representation singularities of Khalil & Dombre
 §3.6; there the functions raise :class:`~robmod.errors.RobmodError` (or, with
 ``on_singular="nan"``, return NaN rows for the flagged configurations).  The
 inverse maps (angle rates -> w) exist everywhere.  The quaternion and cosine maps

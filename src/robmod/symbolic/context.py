@@ -6,7 +6,7 @@ what a scalar is:
 
 * :class:`SymbolicContext` — scalars are SymPy expressions.  ``ctx.var(expr,
   name)`` turns every element that needs an operation into a named
-  intermediate variable (the seeds' customized model, 001 §3.4, 000 §7.5.2);
+  intermediate variable (the books' customized model, Khalil & Dombre §3.4, Khalil & Dombre §7.5.2);
   trivial products and sums are folded as they are built.
   :func:`~robmod.symbolic.model.customize` runs an algorithm in this context
   and returns the :class:`~robmod.symbolic.model.CustomModel`.

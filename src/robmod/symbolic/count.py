@@ -1,4 +1,4 @@
-"""Operation counts of expressions, as the seeds count them.
+"""Operation counts of expressions, as the books count them.
 
 * multiplications and divisions together (``x**2`` is one multiplication,
   ``x**n`` is n - 1, a product by -1 is a free sign change, a numeric
@@ -6,7 +6,7 @@
 * additions and subtractions together;
 * function calls (sin, cos, sqrt, atan2, ...) separately; the operations in the
   argument of a function call (e.g. ``th2 + th3`` in ``S23 = sin(th2 + th3)``)
-  are not counted, as the seeds leave them out of their totals.
+  are not counted, as the books leave them out of their totals.
 """
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def _count(e):
         me, ae, fe = _count(exp)
         return mb + me, ab + ae, fb + fe + 1
     if isinstance(e, sp.Function) or e.is_Function:
-        # one call; operations inside the argument (angle sums) are not counted, as in the seeds
+        # one call; operations inside the argument (angle sums) are not counted, as in the books
         return 0, 0, 1
     # anything else (relationals, piecewise ...): count its arguments
     m = a = f = 0

@@ -1,4 +1,4 @@
-"""Export of customized models: text (seeds' style), Python/NumPy, C, Octave/MATLAB, LaTeX.
+"""Export of customized models: text (SYMORO's style), Python/NumPy, C, Octave/MATLAB, LaTeX.
 
 One small expression printer serves every language; symbol names are mapped to
 safe identifiers of the target language (a parameter called ``lambda`` or
@@ -105,7 +105,7 @@ class Printer:
             return s
         if e.is_Add:
             terms = list(e.args)
-            # positive terms first, as the seeds write them
+            # positive terms first, as the books write them
             terms.sort(key=lambda t: _is_negative(t))
             out = ""
             for k, t in enumerate(terms):
@@ -200,7 +200,7 @@ def _output_assignments(model):
 
 # ----------------------------------------------------------------------------- text
 def to_text(model, cse: bool = False) -> str:
-    """The model as the seeds print it, with SYMORO's 'Number of operations' footer."""
+    """The model as the books print it, with SYMORO's 'Number of operations' footer."""
     pr = Printer("text", Names("text"))
     const = model.constant_symbols()
     lines = [f"(* {h} *)" for h in _header_lines(model)]

@@ -1,6 +1,6 @@
 """Customized symbolic models: ordered statements with inputs and outputs.
 
-A :class:`CustomModel` is what the seeds print (001 §3.4, 000 §7.5.2): a list
+A :class:`CustomModel` is what the books print (Khalil & Dombre §3.4, Khalil & Dombre §7.5.2): a list
 of statements ``name = expression`` in which every element that needs an
 operation is a named intermediate variable, followed by the outputs.  It
 carries its inputs (joint variables, velocities, accelerations, symbolic
@@ -11,7 +11,7 @@ parameters) and offers the customization passes:
   statements that become trivial (a number, a symbol) disappear and are
   propagated, so zero parameters remove whole statements;
 * :meth:`CustomModel.constant_block` — statements that depend on parameters
-  only (the seeds' ``*`` lines, evaluated off-line);
+  only (the books' ``*`` lines, evaluated off-line);
 * :meth:`CustomModel.with_cse` — optional common sub-expression elimination,
   kept only if it does not increase the operation count;
 * :meth:`CustomModel.count` — multiplications, additions and function calls.

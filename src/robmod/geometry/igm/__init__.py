@@ -1,4 +1,4 @@
-"""Analytic inverse geometric model by Paul's method (Khalil & Dombre ch. 4; seed 001 Appendix 1).
+"""Analytic inverse geometric model by Paul's method (Khalil & Dombre ch. 4; Khalil & Dombre Appendix 1).
 
 >>> import robmod
 >>> from robmod.geometry.igm import igm_model
@@ -8,7 +8,7 @@
 
 * :func:`igm_model` runs the automatic search of :mod:`.paul` on the equations
   ``kT0 U0 nTm = kTm`` and returns an :class:`IGMSolution`: the steps (joint,
-  equation type, equations used, formulas per branch), its text in the seeds'
+  equation type, equations used, formulas per branch), its text in the books'
   style, and a batched numeric evaluation built as a customized model.
 * :func:`igm` is the numeric convenience: ``(q, valid)`` for targets T.
 

@@ -1,4 +1,4 @@
-"""The equation types of Paul's method (seed 001, Appendix 1) and how to recognise them.
+"""The equation types of Paul's method (Khalil & Dombre, Appendix 1) and how to recognise them.
 
 Every analysis works on the *form* of an equation: a polynomial whose
 unknown generators are the sine and cosine of an angle variable (or a

@@ -1,4 +1,4 @@
-"""The result of Paul's method: steps, text in the seeds' style, batched numeric evaluation.
+"""The result of Paul's method: steps, text in the books' style, batched numeric evaluation.
 
 The numeric evaluation is a customized model (:func:`robmod.symbolic.model.customize`):
 the tree of branches is unrolled (one set of statements per node of the tree,

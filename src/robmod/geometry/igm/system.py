@@ -10,12 +10,12 @@ whose twelve elements are equations in the joint variables.  Two derived
 families are added, because they isolate the joints of robots with three
 intersecting axes (Pieper): the position column of the inverse of both sides
 (``-R^T P``: the position of frame k's origin seen from frame m, what the
-inverse robot of seed 001 Appendix 2 would give) and the squared norm of the
+inverse robot of Khalil & Dombre Appendix 2 would give) and the squared norm of the
 position column (invariant by the rotations of both sides).
 
 Unknowns are *angle variables* and *prismatic variables*.  Consecutive
 revolute joints with parallel axes (alpha = 0) are merged as in the DGM
-(001 [3.5]-[3.6]): the product of their frames depends on the sums
+(Khalil & Dombre [3.5]-[3.6]): the product of their frames depends on the sums
 ``theta_a + ... + theta_b`` (``S23 = sin(theta2 + theta3)``), each such sum
 being a variable of its own; a variable is known when its joint vector is in
 the span of the known ones (theta3 = theta23 - theta2).  Sines and cosines are
