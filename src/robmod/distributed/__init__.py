@@ -11,10 +11,13 @@
 Needs the ``dask`` extra (``pip install robmod[dask]``).  Nothing else in robmod
 imports this package (except the CLI).
 """
+from .identification import identify_dask, solve_from_factors
+from .logs import identify_log, read_log
 from .cluster import close_default, compute, get_client, local_cluster
 from .maps import WorkspaceMap, joint_box, manipulability_from_jacobian, workspace_map
 from .remote import RemoteModel, evaluate, remote_model
 
 __all__ = ["RemoteModel", "remote_model", "evaluate", "get_client", "local_cluster",
            "close_default", "compute", "WorkspaceMap", "workspace_map", "joint_box",
-           "manipulability_from_jacobian"]
+           "manipulability_from_jacobian", "identify_dask", "identify_log", "read_log",
+           "solve_from_factors"]

@@ -1,0 +1,149 @@
+"""robmod.distributed: compiled models, maps and TSQR identification on a local Dask cluster."""
+import pickle
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dask.array")
+pytest.importorskip("distributed")
+
+import robmod  # noqa: E402
+from robmod.distributed import (RemoteModel, evaluate, identify_dask, identify_log,  # noqa: E402
+                                local_cluster, manipulability_from_jacobian, workspace_map)
+from robmod.errors import RobmodError  # noqa: E402
+from robmod.geometry.dgm import dgm_model  # noqa: E402
+from robmod.kinematics.jacobian import jacobian_model  # noqa: E402
+from robmod.testing.random import random_robot  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    c = local_cluster(n_workers=2, threads_per_worker=1, processes=False)
+    yield c
+    cluster = c.cluster
+    c.close()
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def rx90():
+    return robmod.load_robot("rx90").numeric()
+
+
+def test_remote_model_pickles_as_source_and_evaluates(rx90, client):
+    model = jacobian_model(rx90)
+    rm = RemoteModel(model)
+    blob = pickle.dumps(rm)
+    assert len(blob) < 100_000 and b"sympy" not in blob   # the C source, not the SymPy model
+    q = np.random.default_rng(1).uniform(-3, 3, (1000, 6))
+    ref = model.compile()(q)
+    np.testing.assert_allclose(pickle.loads(blob).split(rm(q)), ref, rtol=0, atol=1e-13)
+    J = evaluate(model, q, chunk=256)
+    assert J.shape == (1000, 6, 6) and J.chunks[0] == (256, 256, 256, 232)
+    np.testing.assert_allclose(client.compute(J).result(), ref, rtol=0, atol=1e-13)
+
+
+def test_evaluate_dask_input_position_model(rx90, client):
+    import dask.array as da
+
+    model = dgm_model(rx90, columns="p")
+    q = da.random.default_rng(2).uniform(-1, 1, (700, 6), chunks=(200, 6))
+    P = evaluate(model, q)
+    got, qn = client.compute([P, q], sync=True)
+    np.testing.assert_allclose(got, model.compile()(qn), atol=1e-13)
+
+
+def test_evaluate_rejects_bad_shapes(rx90):
+    with pytest.raises(RobmodError, match=r"shape \(N, 6\)"):
+        evaluate(jacobian_model(rx90), np.zeros((10, 5)))
+    with pytest.raises(RobmodError, match="customized model"):
+        evaluate(lambda q: q, np.zeros((10, 6)))
+
+
+def test_manipulability_identities():
+    rng = np.random.default_rng(0)
+    J = rng.standard_normal((5, 3, 4))
+    w = manipulability_from_jacobian(J)
+    np.testing.assert_allclose(w, np.prod(np.linalg.svd(J, compute_uv=False), axis=-1))
+    Js = rng.standard_normal((5, 6, 6))
+    np.testing.assert_allclose(manipulability_from_jacobian(Js), np.abs(np.linalg.det(Js)))
+
+
+def test_workspace_map_matches_in_memory(rx90, client):
+    n, chunk = 3000, 1000
+    m = workspace_map(rx90, n, chunk=chunk, bins=8, seed=5, client=client)
+    # the same samples in memory: one generator per block seeded by (seed, block)
+    lo, hi = robmod.distributed.joint_box(rx90)
+    q = np.vstack([lo + (hi - lo) * np.random.default_rng([5, b]).random((chunk, 6))
+                   for b in range(3)])
+    p = dgm_model(rx90, columns="p").compile()(q)[..., 0]
+    w = np.abs(np.linalg.det(jacobian_model(rx90).compile()(q)))
+    assert m.n_samples == n and m.counts.sum() == n
+    np.testing.assert_allclose(m.lower, p.min(0), atol=1e-14)
+    np.testing.assert_allclose(m.upper, p.max(0), atol=1e-14)
+    np.testing.assert_array_equal(m.counts, np.histogramdd(p, bins=m.edges)[0])
+    assert m.w_max == pytest.approx(w.max(), rel=1e-12)
+    assert m.w_mean == pytest.approx(w.mean(), rel=1e-12)
+    np.testing.assert_allclose(m.q_best, q[np.argmax(w)])
+    # the RX-90's reach: the box is inside the sphere of radius d3 + r4 (= 0.45 + 0.45 m)
+    assert np.linalg.norm(np.maximum(-m.lower, m.upper)) <= np.sqrt(3) * 0.9 + 1e-12
+    assert np.all(np.linalg.norm(p, axis=1) <= 0.9 + 1e-12)
+
+
+def test_workspace_map_rejects_bad_arguments(rx90):
+    with pytest.raises(RobmodError, match="n_samples"):
+        workspace_map(rx90, 0)
+    with pytest.raises(RobmodError, match="rows"):
+        workspace_map(rx90, 10, rows=(7,))
+
+
+@pytest.fixture(scope="module")
+def ident_data():
+    from robmod.dynamics.newton_euler import idm_model
+
+    rng = np.random.default_rng(3)
+    robot = random_robot(rng, n=3)
+    N = 2000
+    q, qd, qdd = (rng.uniform(-2, 2, (N, 3)) for _ in range(3))
+    tau = idm_model(robot).compile()(q, qd, qdd).reshape(N, -1)[:, :3]
+    tau = tau + 0.01 * rng.standard_normal((N, 3))
+    return robot, q, qd, qdd, tau
+
+
+@pytest.mark.parametrize("weights", ["joint", "none", [1.0, 2.0, 0.5]])
+def test_tsqr_identification_equals_in_memory(ident_data, client, weights):
+    from robmod.identification.identify import identify
+
+    robot, q, qd, qdd, tau = ident_data
+    ref = identify(robot, q, qd, qdd, tau, weights=weights)
+    got = identify_dask(robot, q, qd, qdd, tau, weights=weights, chunk=300, client=client)
+    assert got.names == ref.names and got.n_rows == ref.n_rows
+    for k in ("beta", "std", "sigma_joint"):
+        np.testing.assert_allclose(getattr(got, k), getattr(ref, k), rtol=1e-10, atol=1e-12)
+    assert got.condition == pytest.approx(ref.condition, rel=1e-10)
+    assert got.residual_rms == pytest.approx(ref.residual_rms, rel=1e-10)
+
+
+def test_identify_log_csv(ident_data, client, tmp_path):
+    import pandas as pd
+    from robmod.identification.identify import identify
+
+    robot, q, qd, qdd, tau = ident_data
+    cols = {f"{w}{j + 1}": x[:, j] for w, x in (("q", q), ("qd", qd), ("qdd", qdd),
+                                                ("tau", tau)) for j in range(3)}
+    path = tmp_path / "log.csv"
+    pd.DataFrame(cols).to_csv(path, index=False, float_format="%.17g")
+    got = identify_log(robot, path, client=client, read_options={"blocksize": 100_000})
+    ref = identify(robot, q, qd, qdd, tau)
+    np.testing.assert_allclose(got.beta, ref.beta, rtol=1e-10, atol=1e-12)
+    with pytest.raises(RobmodError, match="no column tau1"):
+        pd.DataFrame({k: v for k, v in cols.items() if k != "tau1"}).to_csv(path, index=False)
+        identify_log(robot, path, client=client)
+
+
+def test_identify_dask_rejects_bad_input(ident_data):
+    robot, q, qd, qdd, tau = ident_data
+    with pytest.raises(RobmodError, match=r"tau must have shape \(N, 3\)"):
+        identify_dask(robot, q, qd, qdd, tau[:, :2])
+    with pytest.raises(RobmodError, match="weights"):
+        identify_dask(robot, q, qd, qdd, tau, weights=[1.0, -1.0, 1.0])
