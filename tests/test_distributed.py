@@ -147,3 +147,68 @@ def test_identify_dask_rejects_bad_input(ident_data):
         identify_dask(robot, q, qd, qdd, tau[:, :2])
     with pytest.raises(RobmodError, match="weights"):
         identify_dask(robot, q, qd, qdd, tau, weights=[1.0, -1.0, 1.0])
+
+
+def test_workspace_map_grid(client):
+    """A random 2R arm on a 5 x 5 grid of its joint box: the map of those 25 points."""
+    robot = random_robot(np.random.default_rng(0), n=2, prismatic=False)
+    m = workspace_map(robot, grid=5, chunk=7, bins=4, client=client)
+    lo, hi = robmod.distributed.joint_box(robot)
+    axes = [np.linspace(lo[k], hi[k], 5) for k in range(2)]
+    q = np.array([[a, b] for a in axes[0] for b in axes[1]])
+    p = dgm_model(robot, columns="p").compile()(q)[..., 0]
+    J = jacobian_model(robot).compile()(q)
+    w = np.prod(np.linalg.svd(J, compute_uv=False), axis=-1)   # sqrt(det(J J^T)), J 6 x 2
+    assert m.n_samples == 25 and m.counts.sum() == 25
+    np.testing.assert_allclose(m.lower, p.min(0), atol=1e-14)
+    np.testing.assert_allclose(m.upper, p.max(0), atol=1e-14)
+    assert m.w_max == pytest.approx(w.max(), rel=1e-12)
+    with pytest.raises(RobmodError, match="n_samples or grid"):
+        workspace_map(robot, 10, grid=5, client=client)
+
+
+def test_worker_processes_build_from_source(rx90, tmp_path, monkeypatch):
+    """A worker process with an empty cache gets the C source and compiles it."""
+    monkeypatch.setenv("ROBMOD_CACHE", str(tmp_path))
+    c = local_cluster(n_workers=1, threads_per_worker=1, processes=True)
+    try:
+        m = workspace_map(rx90, 2000, chunk=1000, bins=4, seed=1, client=c)
+        ref = workspace_map(rx90, 2000, chunk=1000, bins=4, seed=1, client=None,
+                            scheduler=c.scheduler.address)
+        assert m.w_max == ref.w_max and np.array_equal(m.counts, ref.counts)
+        assert any(p.name.startswith("rm_") for p in tmp_path.iterdir())   # built by the worker
+    finally:
+        from robmod.distributed import close_default
+
+        close_default()
+        cluster = c.cluster
+        c.close()
+        cluster.close()
+
+
+def test_scheduler_by_address(rx90, client):
+    from robmod.distributed import close_default, get_client
+
+    address = client.scheduler.address
+    try:
+        c = get_client(scheduler=address)
+        assert c is get_client(scheduler=address)          # one client per address
+        m = workspace_map(rx90, 500, chunk=250, bins=2, scheduler=address, progress=True)
+        assert m.n_samples == 500
+    finally:
+        close_default()
+    with pytest.raises(RobmodError, match="address"):
+        get_client(scheduler="localhost")
+    with pytest.raises(RobmodError, match="not both"):
+        get_client(client=client, scheduler=address)
+
+
+def test_nothing_else_imports_distributed():
+    from pathlib import Path
+
+    src = Path(robmod.__file__).parent
+    offenders = [p for p in src.rglob("*.py")
+                 if "distributed" not in p.parts and p.name != "cli.py"
+                 and ("robmod.distributed" in p.read_text() or "from ..distributed" in p.read_text()
+                      or "from .distributed" in p.read_text())]
+    assert offenders == []

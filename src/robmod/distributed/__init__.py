@@ -11,6 +11,12 @@
 Needs the ``dask`` extra (``pip install robmod[dask]``).  Nothing else in robmod
 imports this package (except the CLI).
 """
+try:
+    import dask.array  # noqa: F401
+    import distributed  # noqa: F401
+except ImportError as e:  # pragma: no cover - depends on the installation
+    raise ImportError(f"robmod.distributed needs Dask ({e}): pip install 'robmod[dask]'") from e
+
 from .identification import identify_dask, solve_from_factors
 from .logs import identify_log, read_log
 from .cluster import close_default, compute, get_client, local_cluster

@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import RobmodError
 from ..identification.identify import Identification
 from .cluster import compute
+from .reduce import tree_reduce
 from .remote import RemoteModel
 
 
@@ -35,7 +36,7 @@ def r_factor(A: np.ndarray) -> np.ndarray:
     return R
 
 
-def _chunk_factors(reg, q, qd, qdd, tau, known):
+def chunk_factors(reg, q, qd, qdd, tau, known):
     """(NJ, b+1, b+1): R of [Phi_j | tau_j] for each joint j of the chunk."""
     n, nj = tau.shape
     phi = reg(q, qd, qdd).reshape(n, nj, -1)
@@ -43,18 +44,9 @@ def _chunk_factors(reg, q, qd, qdd, tau, known):
     return np.stack([r_factor(np.column_stack([phi[:, j, :], y[:, j]])) for j in range(nj)])
 
 
-def _combine(a, b):
+def combine_factors(a, b):
+    """Per-joint R factors of two groups of rows combined (QR of their stack)."""
     return np.stack([r_factor(np.vstack([x, y])) for x, y in zip(a, b)])
-
-
-def _tree(parts):
-    from dask import delayed
-
-    merge = delayed(_combine, pure=True)
-    while len(parts) > 1:
-        parts = [merge(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
-                 for i in range(0, len(parts), 2)]
-    return parts[0]
 
 
 def solve_from_factors(R, n_samples: int, weights="joint"):
@@ -141,10 +133,10 @@ def identify_dask(robot, q, qd, qdd, tau, params=None, weights="joint", known=No
     arrays = [arrays[0]] + [a.rechunk({0: arrays[0].chunks[0]}) for a in arrays[1:]]
     from dask import delayed
 
-    factors = delayed(_chunk_factors, pure=True)
+    factors = delayed(chunk_factors, pure=True)
     blocks = [a.to_delayed().ravel() for a in arrays]
     parts = [factors(reg, *bs[:4], bs[4] if len(bs) > 4 else None) for bs in zip(*blocks)]
-    R = compute([_tree(parts)], client, scheduler, progress)[0]
+    R = compute([tree_reduce(parts, combine_factors)], client, scheduler, progress)[0]
     beta, std, sig, cond, rms = solve_from_factors(R, n, weights)
     rel = 100 * std / np.maximum(np.abs(beta), 1e-300)
     return Identification(tuple(names), beta, std, rel, sig, cond, rms, nj * n)

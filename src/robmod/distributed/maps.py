@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dask import delayed
+
 import numpy as np
 
 from ..errors import RobmodError
 from .cluster import compute
+from .reduce import tree_reduce
 from .remote import RemoteModel, block_count
 
 
@@ -59,39 +62,42 @@ def joint_box(robot) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-def _block_stats(seed_block, lo, hi, n_total, chunk, dgm, jac, rows, edges):
-    b = int(seed_block[0])
-    n = min(chunk, n_total - b * chunk)
-    rng = np.random.default_rng([int(seed_block[1]), b])
-    q = lo + (hi - lo) * rng.random((n, lo.size))
+def block_samples(block: int, seed: int, lo, hi, n_total: int, chunk: int, grid=None):
+    """The joint samples of block ``block`` (rows block*chunk .. of the n_total samples):
+    uniform in the box [lo, hi] from a generator seeded by (seed, block), or the points
+    of a regular grid of ``grid`` values per joint (row-major order)."""
+    start = block * chunk
+    n = min(chunk, n_total - start)
+    if grid is None:
+        rng = np.random.default_rng([int(seed), int(block)])
+        return lo + (hi - lo) * rng.random((n, lo.size))
+    idx = np.unravel_index(np.arange(start, start + n), (int(grid),) * lo.size)
+    t = np.column_stack(idx) / max(int(grid) - 1, 1)
+    return lo + (hi - lo) * t
+
+
+def block_stats(block, seed, lo, hi, n_total, chunk, dgm, jac, rows, edges, grid=None):
+    """Partial results of one block: count, box, occupancy counts, sum and max of w."""
+    q = block_samples(block, seed, lo, hi, n_total, chunk, grid)
+    n = q.shape[0]
     p = dgm(q)[:, :3]
     J = jac(q).reshape(n, 6, -1)[:, list(rows)]
     w = manipulability_from_jacobian(J)
-    counts = np.histogramdd(p, bins=edges)[0] if edges is not None else np.zeros((0, 0, 0))
     k = int(np.argmax(w))
-    return {"n": n, "lo": p.min(0), "hi": p.max(0), "counts": counts, "w_sum": float(w.sum()),
-            "w_max": float(w[k]), "q_best": q[k]}
+    return {"n": n, "lo": p.min(0), "hi": p.max(0), "counts": np.histogramdd(p, bins=edges)[0],
+            "w_sum": float(w.sum()), "w_max": float(w[k]), "q_best": q[k]}
 
 
-def _merge(a, b):
+def merge_stats(a, b):
+    """The partial results of two groups of samples combined."""
     best = a if a["w_max"] >= b["w_max"] else b
     return {"n": a["n"] + b["n"], "lo": np.minimum(a["lo"], b["lo"]),
             "hi": np.maximum(a["hi"], b["hi"]), "counts": a["counts"] + b["counts"],
             "w_sum": a["w_sum"] + b["w_sum"], "w_max": best["w_max"], "q_best": best["q_best"]}
 
 
-def _tree(delayed_parts):
-    from dask import delayed
-
-    parts = list(delayed_parts)
-    merge = delayed(_merge, pure=True)
-    while len(parts) > 1:
-        parts = [merge(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
-                 for i in range(0, len(parts), 2)]
-    return parts[0]
-
-
-def _models(robot, tool, rows):
+def map_models(robot, tool=None):
+    """(DGM position, Jacobian) of ``robot`` as :class:`RemoteModel`."""
     from ..geometry.dgm import dgm_model
     from ..kinematics.jacobian import jacobian_model
 
@@ -100,49 +106,56 @@ def _models(robot, tool, rows):
     return dgm, jac
 
 
-def workspace_map(robot, n_samples: int, *, chunk: int = 100_000, bins: int = 32,
-                  box=None, rows=(0, 1, 2, 3, 4, 5), tool=None, seed: int = 0,
-                  client=None, scheduler=None, progress: bool = False, models=None) -> WorkspaceMap:
-    """Workspace and manipulability of ``robot`` (numeric) over ``n_samples`` random
-    joint configurations (uniform in the joint limits, see :func:`joint_box`).
+def workspace_map(robot, n_samples: int | None = None, *, grid: int | None = None,
+                  chunk: int = 100_000, bins: int = 32, box=None, rows=(0, 1, 2, 3, 4, 5),
+                  tool=None, seed: int = 0, client=None, scheduler=None,
+                  progress: bool = False) -> WorkspaceMap:
+    """Workspace and manipulability of ``robot`` (numeric) over ``n_samples`` random joint
+    configurations (uniform in the joint limits, see :func:`joint_box`), or over a regular
+    grid of ``grid`` values per joint (``grid ** NJ`` samples).
 
     ``bins``: voxels per axis of the occupancy histogram over ``box`` = (lower, upper)
-    (default: a cube of half-side the sum of the link lengths, from a first pass on
-    the first block).  ``rows``: rows of the 6 x n Jacobian in w (default all six:
-    the 6 x 6 case gives |det J|).  Runs on ``client`` / ``scheduler`` (see
-    :func:`robmod.distributed.get_client`); the samples live only on the workers.
+    (default: the cube of half-side :func:`reach_bound`).  ``rows``: rows of the 6 x NJ
+    Jacobian in w (default all six: for NJ = 6, w = |det J|).  Runs on ``client`` /
+    ``scheduler`` (see :func:`robmod.distributed.get_client`); the samples exist only on
+    the workers, one block of ``chunk`` at a time, and small partial results are combined
+    by a tree of tasks.
     """
-    from dask import delayed
-
-    n_samples = int(n_samples)
-    if n_samples < 1:
-        raise RobmodError(f"n_samples must be a positive integer, got {n_samples}")
-    if int(chunk) < 1:
-        raise RobmodError(f"chunk must be a positive integer, got {chunk}")
-    if int(bins) < 1:
-        raise RobmodError(f"bins must be a positive integer, got {bins}")
+    lo, hi = joint_box(robot)
+    if grid is not None:
+        if isinstance(grid, bool) or not isinstance(grid, (int, np.integer)) or grid < 1:
+            raise RobmodError(f"grid must be a positive integer (values per joint), got {grid!r}")
+        if n_samples is not None and n_samples != grid ** lo.size:
+            raise RobmodError(f"give n_samples or grid: grid={grid} means {grid ** lo.size} "
+                              f"samples, not {n_samples}")
+        n_samples = int(grid) ** lo.size
+    for name, v in (("n_samples", n_samples), ("chunk", chunk), ("bins", bins)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise RobmodError(f"{name} must be a positive integer, got {v!r}")
     rows = tuple(int(r) for r in rows)
     if not rows or any(r < 0 or r > 5 for r in rows):
         raise RobmodError(f"rows must be rows 0..5 of the Jacobian, got {rows}")
-    dgm, jac = models if models is not None else _models(robot, tool, rows)
-    lo, hi = joint_box(robot)
+    dgm, jac = map_models(robot, tool)
     if box is None:
-        reach = _reach(robot, tool)
+        reach = reach_bound(robot, tool)
         box = (-reach * np.ones(3), reach * np.ones(3))
-    lower, upper = (np.asarray(b, dtype=float).reshape(3) for b in box)
+    try:
+        lower, upper = (np.asarray(b, dtype=float).reshape(3) for b in box)
+    except (TypeError, ValueError):
+        raise RobmodError(f"box must be (lower, upper), two 3-vectors, got {box!r}") from None
     if not np.all(upper > lower):
         raise RobmodError(f"box must be (lower, upper) with upper > lower, got {box}")
     edges = tuple(np.linspace(lower[k], upper[k], int(bins) + 1) for k in range(3))
-    chunk = int(chunk)
-    stats = delayed(_block_stats, pure=True)
-    parts = [stats((b, seed), lo, hi, n_samples, chunk, dgm, jac, rows, edges)
+    n_samples, chunk = int(n_samples), int(chunk)
+    stats = delayed(block_stats, pure=True)
+    parts = [stats(b, seed, lo, hi, n_samples, chunk, dgm, jac, rows, edges, grid)
              for b in range(block_count(n_samples, chunk))]
-    res = compute([_tree(parts)], client, scheduler, progress)[0]
+    res = compute([tree_reduce(parts, merge_stats)], client, scheduler, progress)[0]
     return WorkspaceMap(res["n"], res["lo"], res["hi"], res["counts"], edges,
                         res["w_max"], res["w_sum"] / res["n"], res["q_best"])
 
 
-def _reach(robot, tool=None) -> float:
+def reach_bound(robot, tool=None) -> float:
     """An upper bound of the distance from frame 0 to the end frame (sum of |d|, |r|, the
     prismatic ranges and the tool offset), at least 1e-3."""
     total = 0.0
