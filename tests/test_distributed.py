@@ -212,3 +212,43 @@ def test_nothing_else_imports_distributed():
                  and ("robmod.distributed" in p.read_text() or "from ..distributed" in p.read_text()
                       or "from .distributed" in p.read_text())]
     assert offenders == []
+
+
+def test_evaluate_dynamic_models_and_regressor(client):
+    from robmod.dynamics import ddm_model, idm_model, inertia_matrix_model
+    from robmod.identification.regressor import regressor_model
+
+    robot = random_robot(np.random.default_rng(4), n=3)
+    rng = np.random.default_rng(5)
+    x = [rng.uniform(-2, 2, (300, 3)) for _ in range(3)]
+    for make, n_in in ((idm_model, 3), (inertia_matrix_model, 1), (ddm_model, 3),
+                       (regressor_model, 3)):
+        model = make(robot)
+        got = client.compute(evaluate(model, *x[:n_in], chunk=128)).result()
+        np.testing.assert_allclose(got, model.compile()(*x[:n_in]), rtol=1e-13, atol=1e-12)
+
+
+def test_evaluate_with_params_and_several_outputs(client):
+    import sympy as sp
+    from robmod.symbolic.model import Output, customize
+
+    robot = robmod.load_robot("rx90")              # symbolic D3, RL4: model parameters
+    model = dgm_model(robot, columns="p")
+    q = np.random.default_rng(6).uniform(-3, 3, (200, 6))
+    params = {"D3": 0.45, "RL4": 0.5}
+    got = client.compute(evaluate(model, q, params=params, chunk=64)).result()
+    np.testing.assert_allclose(got, model.compile()(q, params=params), atol=1e-13)
+    with pytest.raises(RobmodError, match="needs params"):
+        evaluate(model, q)
+    with pytest.raises(RobmodError, match="no value for RL4"):
+        evaluate(model, q, params={"D3": 0.45})
+    a, b = sp.symbols("a b")
+    two = customize("two", lambda ctx: [Output.vector("S", [a + b, a * b]),
+                                        Output.matrix("M", [[a, 0], [0, b]])],
+                    inputs={"x": (a, b)})
+    rm = RemoteModel(two)
+    xs = np.array([[1.0, 2.0], [3.0, -1.0]])
+    flat = client.compute(evaluate(two, xs)).result()
+    S, M = rm.split(flat)
+    np.testing.assert_allclose(S, [[3, 2], [2, -3]])
+    np.testing.assert_allclose(M, [[[1, 0], [0, 2]], [[3, 0], [0, -1]]])
