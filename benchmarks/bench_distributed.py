@@ -51,14 +51,7 @@ def main():
     ap.add_argument("--skip-single", action="store_true")
     a = ap.parse_args()
     robot = robmod.load_robot("rx90").numeric()
-    single_process(robot, a.chunk, a.chunk)          # compile / load the models once
-    if not a.skip_single:
-        t = time.perf_counter()
-        ref = single_process(robot, a.n, a.chunk)
-        ts = time.perf_counter() - t
-        print(f"single process : {a.n:.3g} samples in {ts:.2f} s = {a.n / ts:.3g} samples/s; "
-              f"w max {ref['w_max']:.5f}, mean {ref['w_sum'] / ref['n']:.5f}; "
-              f"peak RSS {peak_mb():.0f} MB")
+    single_process(robot, 1000, 1000)                # compile / load the models once
     if a.scheduler:
         from distributed import Client
 
@@ -66,16 +59,24 @@ def main():
     else:
         client = local_cluster(n_workers=2, threads_per_worker=1, processes=not a.in_process)
     workspace_map(robot, a.chunk, chunk=a.chunk, client=client)   # warm the workers
+    base = peak_mb()
     t = time.perf_counter()
     m = workspace_map(robot, a.n, chunk=a.chunk, client=client)
     td = time.perf_counter() - t
     print(f"dask (2 workers): {a.n:.3g} samples in {td:.2f} s = {a.n / td:.3g} samples/s; "
-          f"w max {m.w_max:.5f}, mean {m.w_mean:.5f}; client peak RSS {peak_mb():.0f} MB")
-    if not a.skip_single:
-        assert m.w_max == ref["w_max"] and np.isclose(m.w_mean, ref["w_sum"] / ref["n"])
-        print(f"overhead at {a.n:.3g} samples: dask / single = {td / ts:.2f} "
-              f"({td - ts:+.2f} s)")
+          f"w max {m.w_max:.5f}, mean {m.w_mean:.5f}; client peak RSS {peak_mb():.0f} MB "
+          f"({peak_mb() - base:+.0f} MB during the map)")
     client.close()
+    if a.skip_single:
+        return
+    t = time.perf_counter()
+    ref = single_process(robot, a.n, a.chunk)
+    ts = time.perf_counter() - t
+    print(f"single process : {a.n:.3g} samples in {ts:.2f} s = {a.n / ts:.3g} samples/s; "
+          f"w max {ref['w_max']:.5f}, mean {ref['w_sum'] / ref['n']:.5f}; "
+          f"peak RSS {peak_mb():.0f} MB")
+    assert m.w_max == ref["w_max"] and np.isclose(m.w_mean, ref["w_sum"] / ref["n"])
+    print(f"overhead at {a.n:.3g} samples: dask / single = {td / ts:.2f} ({td - ts:+.2f} s)")
 
 
 if __name__ == "__main__":

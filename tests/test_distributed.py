@@ -252,3 +252,17 @@ def test_evaluate_with_params_and_several_outputs(client):
     S, M = rm.split(flat)
     np.testing.assert_allclose(S, [[3, 2], [2, -3]])
     np.testing.assert_allclose(M, [[[1, 0], [0, 2]], [[3, 0], [0, -1]]])
+
+
+def test_cli_workspace(capsys, client):
+    from robmod.cli import main
+
+    assert main(["workspace", "rx90", "--samples", "2000", "--chunk", "1000", "--bins", "4",
+                 "--scheduler", client.scheduler.address]) == 0
+    out = capsys.readouterr().out
+    assert "workspace map of 2000 samples" in out and "best configuration" in out
+    assert main(["workspace", "rx90", "--samples", "0"]) == 2
+    assert "n_samples must be a positive integer" in capsys.readouterr().err
+    from robmod.distributed import close_default
+
+    close_default()
