@@ -147,6 +147,34 @@ def test_identify_dask_rejects_bad_input(ident_data):
         identify_dask(robot, q, qd, qdd, tau[:, :2])
     with pytest.raises(RobmodError, match="weights"):
         identify_dask(robot, q, qd, qdd, tau, weights=[1.0, -1.0, 1.0])
+    bad = tau.copy()
+    bad[17, 1] = np.nan
+    with pytest.raises(RobmodError, match="NaN"):
+        identify_dask(robot, q, qd, qdd, bad, chunk=500)
+    with pytest.raises(RobmodError, match="same number of samples"):
+        identify_dask(robot, q, qd, qdd, tau[:-1])
+
+
+def test_tsqr_identification_known_torques(ident_data, client):
+    from robmod.identification.identify import identify
+
+    robot, q, qd, qdd, tau = ident_data
+    known = np.random.default_rng(8).standard_normal(tau.shape)
+    ref = identify(robot, q, qd, qdd, tau + known, known=known)
+    got = identify_dask(robot, q, qd, qdd, tau + known, known=known, chunk=700, client=client)
+    np.testing.assert_allclose(got.beta, ref.beta, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.std, ref.std, rtol=1e-10, atol=1e-12)
+
+
+def test_r_factor_combination_is_the_qr_of_the_stack():
+    from robmod.distributed.identification import combine_factors, r_factor
+
+    rng = np.random.default_rng(9)
+    A, B = rng.standard_normal((7, 4)), rng.standard_normal((2, 4))   # B shorter than wide
+    R = combine_factors(r_factor(A)[None], r_factor(B)[None])[0]
+    S = np.vstack([A, B])
+    np.testing.assert_allclose(R.T @ R, S.T @ S, atol=1e-12)          # same Gram matrix
+    np.testing.assert_allclose(np.abs(np.diag(R)), np.abs(np.diag(np.linalg.qr(S, mode="r"))))
 
 
 def test_workspace_map_grid(client):

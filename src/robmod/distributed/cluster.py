@@ -18,11 +18,11 @@ _LOCK = threading.Lock()
 
 
 def local_cluster(n_workers: int = 2, threads_per_worker: int = 1, processes: bool = False):
-    """A started :class:`distributed.LocalCluster` (no dashboard) and its client."""
+    """A started :class:`distributed.LocalCluster` and its client (HTTP server on a free port)."""
     from distributed import Client, LocalCluster
 
     cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
-                           processes=processes, dashboard_address=None)
+                           processes=processes, dashboard_address=":0")
     return Client(cluster)
 
 

@@ -93,7 +93,10 @@ def _as_dask(x, what, n_joints, chunk):
     import dask.array as da
 
     if not isinstance(x, da.Array):
-        x = np.asarray(x, dtype=float)
+        try:
+            x = np.asarray(x, dtype=float)
+        except (TypeError, ValueError):
+            raise RobmodError(f"{what} must be an array of numbers (N, {n_joints})") from None
         x = da.from_array(x, chunks=(chunk,) + x.shape[1:])
     if x.ndim != 2 or x.shape[1] != n_joints:
         raise RobmodError(f"{what} must have shape (N, {n_joints}), got {x.shape}")
@@ -113,6 +116,8 @@ def identify_dask(robot, q, qd, qdd, tau, params=None, weights="joint", known=No
         if w.size != len(robot.joints) or not np.all(np.isfinite(w)) or np.any(w <= 0):
             raise RobmodError(f"weights must be 'joint', 'none' or {len(robot.joints)} positive "
                               f"numbers (one per joint), got {weights!r}")
+    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
+        raise RobmodError(f"chunk must be a positive integer, got {chunk!r}")
     names, columns = base_names(robot, params)
     from ..identification.base_numeric import numeric_robot
     from ..identification.regressor import regressor_model
@@ -137,6 +142,9 @@ def identify_dask(robot, q, qd, qdd, tau, params=None, weights="joint", known=No
     blocks = [a.to_delayed().ravel() for a in arrays]
     parts = [factors(reg, *bs[:4], bs[4] if len(bs) > 4 else None) for bs in zip(*blocks)]
     R = compute([tree_reduce(parts, combine_factors)], client, scheduler, progress)[0]
+    if not np.all(np.isfinite(R)):
+        raise RobmodError("the samples hold NaN or infinite values (q, qd, qdd, tau or known): "
+                          "clean the log first (robmod.identification.data.clean)")
     beta, std, sig, cond, rms = solve_from_factors(R, n, weights)
     rel = 100 * std / np.maximum(np.abs(beta), 1e-300)
     return Identification(tuple(names), beta, std, rel, sig, cond, rms, nj * n)
