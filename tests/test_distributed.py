@@ -124,18 +124,28 @@ def test_tsqr_identification_equals_in_memory(ident_data, client, weights):
     assert got.residual_rms == pytest.approx(ref.residual_rms, rel=1e-10)
 
 
-def test_identify_log_csv(ident_data, client, tmp_path):
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_identify_log(ident_data, client, tmp_path, kind):
     import pandas as pd
     from robmod.identification.identify import identify
 
     robot, q, qd, qdd, tau = ident_data
     cols = {f"{w}{j + 1}": x[:, j] for w, x in (("q", q), ("qd", qd), ("qdd", qdd),
                                                 ("tau", tau)) for j in range(3)}
-    path = tmp_path / "log.csv"
-    pd.DataFrame(cols).to_csv(path, index=False, float_format="%.17g")
-    got = identify_log(robot, path, client=client, read_options={"blocksize": 100_000})
+    path = tmp_path / f"log.{kind}"
+    if kind == "csv":
+        pd.DataFrame(cols).to_csv(path, index=False, float_format="%.17g")
+        options = {"blocksize": 100_000}                   # several partitions
+    else:
+        pytest.importorskip("pyarrow")
+        pd.DataFrame(cols).to_parquet(path, row_group_size=600)
+        options = {"split_row_groups": True}
+    got = identify_log(robot, path, client=client, read_options=options)
     ref = identify(robot, q, qd, qdd, tau)
     np.testing.assert_allclose(got.beta, ref.beta, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.std, ref.std, rtol=1e-10, atol=1e-12)
+    if kind == "parquet":
+        return
     with pytest.raises(RobmodError, match="no column tau1"):
         pd.DataFrame({k: v for k, v in cols.items() if k != "tau1"}).to_csv(path, index=False)
         identify_log(robot, path, client=client)

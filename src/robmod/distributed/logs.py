@@ -58,7 +58,9 @@ def identify_log(robot, path, params=None, weights="joint", *, columns=None, cli
     df = read_log(path, **(read_options or {}))
     nj = len(robot.joints)
     cols = log_columns(df, nj, columns, path)
-    arrays = [df[cols[w]].to_dask_array(lengths=True).astype(float)
-              for w in ("q", "qd", "qdd", "tau")]
+    names = [c for w in ("q", "qd", "qdd", "tau") for c in cols[w]]
+    table = df[names].optimize() if hasattr(df, "optimize") else df[names]
+    full = table.to_dask_array(lengths=True).astype(float)   # one pass for the lengths
+    arrays = [full[:, k * nj:(k + 1) * nj] for k in range(4)]
     return identify_dask(robot, *arrays, params=params, weights=weights, client=client,
                          scheduler=scheduler, progress=progress)
