@@ -60,13 +60,14 @@ def test_evaluate_rejects_bad_shapes(rx90):
         evaluate(lambda q: q, np.zeros((10, 6)))
 
 
-def test_manipulability_identities():
+def test_manipulability_equals_the_kinematics_layer():
+    from robmod.kinematics.analysis import manipulability
+
     rng = np.random.default_rng(0)
-    J = rng.standard_normal((5, 3, 4))
-    w = manipulability_from_jacobian(J)
-    np.testing.assert_allclose(w, np.prod(np.linalg.svd(J, compute_uv=False), axis=-1))
-    Js = rng.standard_normal((5, 6, 6))
-    np.testing.assert_allclose(manipulability_from_jacobian(Js), np.abs(np.linalg.det(Js)))
+    for shape in ((5, 3, 4), (5, 6, 6), (5, 6, 2), (2, 3, 1, 5)):
+        J = rng.standard_normal(shape)
+        np.testing.assert_allclose(manipulability_from_jacobian(J), manipulability(J),
+                                   rtol=1e-10, atol=1e-14)
 
 
 def test_workspace_map_matches_in_memory(rx90, client):
@@ -82,6 +83,11 @@ def test_workspace_map_matches_in_memory(rx90, client):
     np.testing.assert_allclose(m.lower, p.min(0), atol=1e-14)
     np.testing.assert_allclose(m.upper, p.max(0), atol=1e-14)
     np.testing.assert_array_equal(m.counts, np.histogramdd(p, bins=m.edges)[0])
+    np.testing.assert_allclose(m.w_voxel_sum, np.histogramdd(p, bins=m.edges, weights=w)[0],
+                               rtol=1e-12, atol=1e-15)
+    occupied = m.counts > 0
+    assert np.all(np.isnan(m.w_voxel_mean[~occupied]))
+    assert np.all(m.w_voxel_mean[occupied] <= m.w_max * (1 + 1e-12))
     assert m.w_max == pytest.approx(w.max(), rel=1e-12)
     assert m.w_mean == pytest.approx(w.mean(), rel=1e-12)
     np.testing.assert_allclose(m.q_best, q[np.argmax(w)])
@@ -190,14 +196,14 @@ def test_r_factor_combination_is_the_qr_of_the_stack():
 def test_workspace_map_grid(client):
     """A random 2R arm on a 5 x 5 grid of its joint box: the map of those 25 points."""
     robot = random_robot(np.random.default_rng(0), n=2, prismatic=False)
-    m = workspace_map(robot, grid=5, chunk=7, bins=4, client=client)
+    m = workspace_map(robot, grid=5, chunk=7, bins=4, rows=(0, 1), client=client)
     lo, hi = robmod.distributed.joint_box(robot)
     axes = [np.linspace(lo[k], hi[k], 5) for k in range(2)]
     q = np.array([[a, b] for a in axes[0] for b in axes[1]])
     p = dgm_model(robot, columns="p").compile()(q)[..., 0]
     J = jacobian_model(robot).compile()(q)
-    w = np.prod(np.linalg.svd(J, compute_uv=False), axis=-1)   # sqrt(det(J J^T)), J 6 x 2
-    assert m.n_samples == 25 and m.counts.sum() == 25
+    w = np.abs(np.linalg.det(J[:, :2]))          # rows 0, 1 of J: a square 2 x 2 Jacobian
+    assert m.n_samples == 25 and m.counts.sum() == 25 and m.w_max > 0.01
     np.testing.assert_allclose(m.lower, p.min(0), atol=1e-14)
     np.testing.assert_allclose(m.upper, p.max(0), atol=1e-14)
     assert m.w_max == pytest.approx(w.max(), rel=1e-12)

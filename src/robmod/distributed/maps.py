@@ -4,8 +4,9 @@ Joint samples are drawn on the workers (one generator per block, seeded from ``s
 and the block index: the same map on any cluster for a given ``chunk``), the DGM and the Jacobian are
 the compiled customized models (:mod:`.remote`), and only reductions come back: the
 bounding box of the tool position, a 3-D occupancy histogram on a voxel grid, and the
-manipulability ``w = sqrt(det(J J^T))`` (Khalil & Dombre, Part I, eq. (5.38);
-Siciliano et al., eq. (3.56)): its maximum, its mean and its histogram.
+manipulability ``w = sqrt(det(J J^T))`` (Khalil & Dombre, eq. (5.38); |det J| for a
+square J, eq. (5.39)): its maximum, its mean, and its sum per voxel (the
+manipulability map, :attr:`WorkspaceMap.w_voxel_mean`).
 """
 from __future__ import annotations
 
@@ -32,6 +33,14 @@ class WorkspaceMap:
     w_max: float               # manipulability sqrt(det(J J^T))
     w_mean: float
     q_best: np.ndarray         # a sample where w is maximal
+    w_voxel_sum: np.ndarray    # sum of w over the samples of each voxel (like counts)
+
+    @property
+    def w_voxel_mean(self) -> np.ndarray:
+        """The manipulability map: mean w of the samples in each voxel (NaN where none)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.counts > 0, self.w_voxel_sum / np.maximum(self.counts, 1),
+                            np.nan)
 
     @property
     def occupied_volume(self) -> float:
@@ -46,12 +55,15 @@ class WorkspaceMap:
 
 
 def manipulability_from_jacobian(J: np.ndarray) -> np.ndarray:
-    """w = sqrt(det(J J^T)) of a batch (..., m, n) (Khalil & Dombre, eq. (5.38))."""
+    """w = sqrt(det(J J^T)) of a batch (..., m, n) (Khalil & Dombre, eq. (5.38)): |det J|
+    when m = n (eq. (5.39)), 0 when m > n; the values of
+    :func:`robmod.kinematics.analysis.manipulability`, by determinants (faster than SVDs)."""
     m, n = J.shape[-2:]
     if m == n:
         return np.abs(np.linalg.det(J))
-    JJ = J @ np.swapaxes(J, -1, -2) if m < n else np.swapaxes(J, -1, -2) @ J
-    return np.sqrt(np.clip(np.linalg.det(JJ), 0.0, None))
+    if m > n:
+        return np.zeros(J.shape[:-2])
+    return np.sqrt(np.clip(np.linalg.det(J @ np.swapaxes(J, -1, -2)), 0.0, None))
 
 
 def joint_box(robot) -> tuple[np.ndarray, np.ndarray]:
@@ -85,7 +97,8 @@ def block_stats(block, seed, lo, hi, n_total, chunk, dgm, jac, rows, edges, grid
     w = manipulability_from_jacobian(J)
     k = int(np.argmax(w))
     return {"n": n, "lo": p.min(0), "hi": p.max(0), "counts": np.histogramdd(p, bins=edges)[0],
-            "w_sum": float(w.sum()), "w_max": float(w[k]), "q_best": q[k]}
+            "w_sum": float(w.sum()), "w_max": float(w[k]), "q_best": q[k],
+            "w_voxel": np.histogramdd(p, bins=edges, weights=w)[0]}
 
 
 def merge_stats(a, b):
@@ -93,7 +106,8 @@ def merge_stats(a, b):
     best = a if a["w_max"] >= b["w_max"] else b
     return {"n": a["n"] + b["n"], "lo": np.minimum(a["lo"], b["lo"]),
             "hi": np.maximum(a["hi"], b["hi"]), "counts": a["counts"] + b["counts"],
-            "w_sum": a["w_sum"] + b["w_sum"], "w_max": best["w_max"], "q_best": best["q_best"]}
+            "w_sum": a["w_sum"] + b["w_sum"], "w_max": best["w_max"], "q_best": best["q_best"],
+            "w_voxel": a["w_voxel"] + b["w_voxel"]}
 
 
 def map_models(robot, tool=None):
@@ -152,7 +166,8 @@ def workspace_map(robot, n_samples: int | None = None, *, grid: int | None = Non
              for b in range(block_count(n_samples, chunk))]
     res = compute([tree_reduce(parts, merge_stats)], client, scheduler, progress)[0]
     return WorkspaceMap(res["n"], res["lo"], res["hi"], res["counts"], edges,
-                        res["w_max"], res["w_sum"] / res["n"], res["q_best"])
+                        res["w_max"], res["w_sum"] / res["n"], res["q_best"],
+                        res["w_voxel"])
 
 
 def reach_bound(robot, tool=None) -> float:
