@@ -195,14 +195,14 @@ def test_r_factor_combination_is_the_qr_of_the_stack():
 
 def test_workspace_map_grid(client):
     """A random 2R arm on a 5 x 5 grid of its joint box: the map of those 25 points."""
-    robot = random_robot(np.random.default_rng(0), n=2, prismatic=False)
-    m = workspace_map(robot, grid=5, chunk=7, bins=4, rows=(0, 1), client=client)
+    robot = random_robot(np.random.default_rng(2), n=2, prismatic=False)
+    m = workspace_map(robot, grid=5, chunk=7, bins=4, rows=(0, 5), client=client)
     lo, hi = robmod.distributed.joint_box(robot)
     axes = [np.linspace(lo[k], hi[k], 5) for k in range(2)]
     q = np.array([[a, b] for a in axes[0] for b in axes[1]])
     p = dgm_model(robot, columns="p").compile()(q)[..., 0]
     J = jacobian_model(robot).compile()(q)
-    w = np.abs(np.linalg.det(J[:, :2]))          # rows 0, 1 of J: a square 2 x 2 Jacobian
+    w = np.abs(np.linalg.det(J[:, [0, 5]]))       # rows vx, wz of J: a square 2 x 2 Jacobian
     assert m.n_samples == 25 and m.counts.sum() == 25 and m.w_max > 0.01
     np.testing.assert_allclose(m.lower, p.min(0), atol=1e-14)
     np.testing.assert_allclose(m.upper, p.max(0), atol=1e-14)
