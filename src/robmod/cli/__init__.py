@@ -5,6 +5,7 @@
     robmod check FILE               validation report
     robmod convert IN OUT           between .yaml, .par and .urdf
     robmod models ROBOT|FILE        the models of the robot (main job)
+    robmod workspace ROBOT|FILE     workspace and manipulability map on Dask
 """
 from __future__ import annotations
 
@@ -161,6 +162,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_igm_command(sub)
     add_simulate_command(sub)
     add_identify_command(sub)
+    from .workspace import add_workspace_command
+
+    add_workspace_command(sub)
     return p
 
 

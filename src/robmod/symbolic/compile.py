@@ -200,10 +200,19 @@ def extension_source(model) -> tuple[str, str]:
 
 def build_extension(model, verbose: bool = False):
     """Compile (or load from the cache) the extension module of ``model``; None if impossible."""
+    if compiler() is None or _python_include() is None:
+        return None
+    modname, source = extension_source(model)
+    return build_from_source(modname, source, verbose)
+
+
+def build_from_source(modname: str, source: str, verbose: bool = False):
+    """Compile (or load from the cache) the extension module ``modname`` of C ``source``
+    (from :func:`extension_source`: the name carries the hash of the source); None if
+    impossible.  A process that only has the source (a remote worker) builds it here."""
     cc, inc = compiler(), _python_include()
     if cc is None or inc is None:
         return None
-    modname, source = extension_source(model)
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     target = cache_dir() / f"{modname}{suffix}"
     if not target.exists():

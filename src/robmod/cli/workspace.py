@@ -1,0 +1,35 @@
+"""``robmod workspace ROBOT``: workspace and manipulability map on Dask."""
+from __future__ import annotations
+
+from ..errors import RobmodError
+
+
+def cmd_workspace(args) -> int:
+    from . import load_robot_arg
+
+    try:
+        from ..distributed import workspace_map
+    except ImportError as e:
+        raise RobmodError(f"the workspace command needs Dask: pip install 'robmod[dask]' ({e})")
+    robot = load_robot_arg(args.robot, numeric=True)
+    m = workspace_map(robot, None if args.grid else args.samples, grid=args.grid,
+                      chunk=args.chunk, bins=args.bins, seed=args.seed,
+                      scheduler=args.scheduler, progress=args.progress)
+    print(m)
+    print(f"  best configuration q = {m.q_best.round(4).tolist()}")
+    return 0
+
+
+def add_workspace_command(sub):
+    s = sub.add_parser("workspace", help="workspace and manipulability map on Dask "
+                                         "(local cluster, or --scheduler tcp://host:8786)")
+    s.add_argument("robot", help="library name or file (.yaml, .par, .urdf)")
+    s.add_argument("--samples", type=int, default=1_000_000, help="random joint samples")
+    s.add_argument("--grid", type=int, help="values per joint of a regular grid instead")
+    s.add_argument("--chunk", type=int, default=100_000, help="samples per task")
+    s.add_argument("--bins", type=int, default=32, help="voxels per axis of the histogram")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler")
+    s.add_argument("--progress", action="store_true", help="show the progress of the tasks")
+    s.set_defaults(func=cmd_workspace)
+    return s
