@@ -1,0 +1,135 @@
+"""What a trajectory is: an object sampled at any times (Khalil & Dombre ch. 8).
+
+Every trajectory gives, at an array of times t (any shape), the joint positions, velocities,
+accelerations and jerks, each of shape t.shape + (n,): ``traj.sample(t)`` returns a
+:class:`Sample`.  Before 0 it holds its start, after ``duration`` its end (at rest).
+``phases`` names the switching times (acceleration, cruise, deceleration...).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import RobmodError
+
+
+class Sample(NamedTuple):
+    """q, qd, qdd, jerk at the sampled times, each t.shape + (n,)."""
+
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    jerk: np.ndarray
+
+
+class Trajectory:
+    """Base class: subclasses define ``n``, ``duration``, ``phases`` and ``_sample(t)`` for a
+    1-D array of times inside [0, duration]."""
+
+    n: int
+    duration: float
+    phases: tuple = ()
+
+    def sample(self, t) -> Sample:
+        t = np.asarray(t, dtype=float)
+        if not np.all(np.isfinite(t)):
+            raise RobmodError("sample: the times must be finite numbers")
+        flat = np.clip(t.ravel(), 0.0, self.duration)
+        parts = self._sample(flat)
+        return Sample(*(p.reshape(t.shape + (self.n,)) for p in parts))
+
+    __call__ = sample
+
+    def times(self, rate: float) -> np.ndarray:
+        """Sample times at ``rate`` Hz from 0 to the duration (both included)."""
+        if not (np.isfinite(rate) and rate > 0):
+            raise RobmodError(f"rate must be a positive number of samples per second, got {rate}")
+        k = int(np.ceil(self.duration * rate - 1e-9))
+        return np.minimum(np.arange(k + 1) / rate, self.duration)
+
+    def to_numpy(self, rate: float = 1000.0) -> np.ndarray:
+        """Columns t, q1..qn, qd1..qdn, qdd1..qddn at ``rate`` Hz."""
+        t = self.times(rate)
+        s = self.sample(t)
+        return np.column_stack([t, s.q, s.qd, s.qdd])
+
+    def to_csv(self, path, rate: float = 1000.0) -> None:
+        n = self.n
+        head = ["t"] + [f"{k}{j}" for k in ("q", "qd", "qdd") for j in range(1, n + 1)]
+        np.savetxt(path, self.to_numpy(rate), delimiter=",", header=",".join(head), comments="")
+
+    def plot(self, path=None, limits=None, rate: float = 500.0):
+        """q, qd, qdd and jerk against time (with the velocity and acceleration limits used, when
+        known); returns the Matplotlib figure, written to ``path`` when given."""
+        try:
+            import matplotlib
+            if path is not None:
+                matplotlib.use("Agg", force=False)
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise RobmodError("plots need Matplotlib: pip install 'robmod[plot]'") from None
+        t = self.times(rate)
+        s = self.sample(t)
+        fig, ax = plt.subplots(4, 1, sharex=True, figsize=(8, 9))
+        lim = limits if limits is not None else getattr(self, "limits", None)
+        for j in range(self.n):
+            line, = ax[0].plot(t, s.q[:, j], label=f"q{j + 1}")
+            for k, x in enumerate((s.qd, s.qdd, s.jerk), start=1):
+                ax[k].plot(t, x[:, j], color=line.get_color())
+            if lim is not None:
+                for k, v in ((1, lim[0]), (2, lim[1])):
+                    if v is not None:
+                        for sgn in (-1, 1):
+                            ax[k].axhline(sgn * v[j], color=line.get_color(), lw=0.5, ls=":")
+        for a, name in zip(ax, ("q", "qd", "qdd", "jerk")):
+            a.set_ylabel(name)
+        for name, tt in self.phases:
+            for a in ax:
+                a.axvline(tt, color="0.8", lw=0.5)
+        ax[-1].set_xlabel("t (s)")
+        ax[0].legend(loc="best", fontsize="small")
+        fig.tight_layout()
+        if path is not None:
+            fig.savefig(path)
+        return fig
+
+
+def joint_vector(value, n: int | None, name: str) -> np.ndarray:
+    """A finite vector of joint values (``n`` entries when given)."""
+    try:
+        v = np.atleast_1d(np.asarray(value, dtype=float))
+    except (TypeError, ValueError):
+        raise RobmodError(f"{name}: expected joint values (numbers), got {value!r}") from None
+    if v.ndim != 1 or (n is not None and v.size != n):
+        raise RobmodError(f"{name}: expected {n if n is not None else 'a vector of'} joint values, "
+                          f"got shape {v.shape}")
+    if not np.all(np.isfinite(v)):
+        raise RobmodError(f"{name} has NaN or infinite values")
+    return v
+
+
+def limit_vector(value, n: int, name: str) -> np.ndarray:
+    """Positive finite limits, a scalar or one per joint."""
+    v = np.asarray(value, dtype=float) if value is not None else None
+    if v is None:
+        raise RobmodError(f"{name} is needed (give it, or a robot whose limits define it)")
+    v = np.full(n, float(v)) if v.ndim == 0 else v
+    if v.shape != (n,):
+        raise RobmodError(f"{name}: expected a scalar or {n} values, got shape {v.shape}")
+    if not np.all(np.isfinite(v)) or np.any(v <= 0):
+        raise RobmodError(f"{name} must be positive and finite, got {v.tolist()}")
+    return v
+
+
+def robot_limits(robot, n: int):
+    """(qd_max, qdd_max) of the robot's joints, None where a joint has none."""
+    from ..dynamics.spatial import dofs
+
+    out = []
+    for field in ("qdmax", "qddmax"):
+        vals = [getattr(robot.link(j).limits, field) for j in dofs(robot)]
+        out.append(None if any(v is None for v in vals) else np.array([float(v) for v in vals]))
+    if len(dofs(robot)) != n:
+        raise RobmodError(f"the robot has {len(dofs(robot))} joints, the motion {n}")
+    return out
