@@ -19,18 +19,6 @@ def _vector(text, n, what):
     return np.array(vals)
 
 
-def quintic_reference(q0, q1, tf):
-    """Khalil & Dombre (8.8): q(t) = q0 + r(t) (q1 - q0), r = 10 s^3 - 15 s^4 + 6 s^5."""
-    D = q1 - q0
-
-    def ref(t):
-        s = np.clip(np.asarray(t, float) / tf, 0.0, 1.0)[..., None]
-        return (q0 + (10 * s ** 3 - 15 * s ** 4 + 6 * s ** 5) * D,
-                (30 * s ** 2 - 60 * s ** 3 + 30 * s ** 4) / tf * D,
-                (60 * s - 180 * s ** 2 + 120 * s ** 3) / tf ** 2 * D)
-    return ref
-
-
 def cmd_simulate(args) -> int:
     from ..control import PID, ComputedTorque, PassivityBased, PDGravity, simulate, tune_pid
     from . import load_robot_arg
@@ -60,8 +48,14 @@ def cmd_simulate(args) -> int:
         ctrl = PDGravity(robot, kp, kd, dt=args.dt)
     else:
         ctrl = PassivityBased(robot, lam=args.omega, kd=args.kd_scalar, dt=args.dt)
-    ref = quintic_reference(q0, q1, args.time)
-    res = simulate(robot, ctrl, ref, args.duration or 1.5 * args.time,
+    from ..trajectory import point_to_point
+
+    if args.law in ("trapezoidal", "continuous-acceleration"):
+        ref = point_to_point(q0, q1, args.law, robot=robot, qd_max=args.qd_max,
+                             qdd_max=args.qdd_max)
+    else:
+        ref = point_to_point(q0, q1, args.law, duration=args.time)
+    res = simulate(robot, ctrl, ref, args.duration or 1.5 * ref.duration,
                    x0=np.concatenate([q0, np.zeros(n)]), substeps=args.substeps,
                    saturation=not args.no_saturation)
     print(f"{type(ctrl).__name__} on {robot.name}: {len(res.t)} samples")
@@ -77,12 +71,19 @@ def cmd_simulate(args) -> int:
 
 def add_simulate_command(subparsers):
     s = subparsers.add_parser("simulate", help="closed-loop simulation of a controller "
-                                               "following a quintic motion")
+                                               "following a point-to-point motion")
     s.add_argument("robot", help="library name or file (numeric dynamic parameters)")
     s.add_argument("--controller", choices=CONTROLLERS, default="computed-torque")
     s.add_argument("--from", dest="start", nargs="+", metavar="Q", help="start joint values")
     s.add_argument("--to", nargs="+", metavar="Q", help="final joint values (one for all)")
-    s.add_argument("--time", type=float, default=1.0, help="duration of the motion (s)")
+    s.add_argument("--law", default="quintic",
+                   choices=("linear", "cubic", "quintic", "bang-bang", "trapezoidal",
+                            "continuous-acceleration"), help="point-to-point law (ch. 8)")
+    s.add_argument("--time", type=float, default=1.0,
+                   help="duration of the motion (s; interpolation laws)")
+    s.add_argument("--qd-max", type=float, help="velocity limit (trapezoidal laws; default: "
+                                                "the robot's)")
+    s.add_argument("--qdd-max", type=float, help="acceleration limit (trapezoidal laws)")
     s.add_argument("--duration", type=float, help="simulated time (default 1.5 x --time)")
     s.add_argument("--omega", type=float, default=20.0,
                    help="bandwidth (rad/s): (9.26) for computed torque, (9.10) for the PID, "

@@ -37,7 +37,7 @@ from ..symbolic.model import Output, customize
 from .inertia import inertia_matrix_model
 from .newton_euler import ne_algorithm
 from .spatial import (Proxy, check_arrays, dofs, friction_torque, geometry, model_inputs,
-                      named, numeric_context, rot_t)
+                      joint_vector, named, numeric_context, rot_t)
 
 _QUIET = dict(gravity=False, rotor=False, friction=False, wrench=False, base_motion=False)
 
@@ -53,15 +53,9 @@ def gravity_algorithm(ctx, robot):
 def gravity_torques(robot, q) -> np.ndarray:
     """Q(q), shape (..., NJ)."""
     shape, (q,) = check_arrays(robot, q, names=("q",))
-    return _vector(robot, gravity_algorithm(numeric_context(robot, q=q), robot), shape)
+    return joint_vector(robot, gravity_algorithm(numeric_context(robot, q=q), robot), shape)
 
 
-def _vector(robot, vals, shape):
-    out = np.zeros(shape)
-    for j, v in enumerate(vals, start=1):
-        if v is not None and j in robot.joint_index:
-            out[..., robot.joint_index[j]] = v
-    return out
 
 
 def gravity_model(robot):
@@ -92,7 +86,7 @@ def velocity_torques(robot, q, qd) -> np.ndarray:
     """h = C(q, qd) qd, shape (..., NJ): NE with qdd = 0, no gravity, friction, wrench, rotor."""
     shape, (q, qd) = check_arrays(robot, q, qd, names=("q", "qd"))
     ctx = numeric_context(robot, q=q, qd=qd)
-    out = _vector(robot, ne_algorithm(Proxy(ctx, qdd=0), robot, **_QUIET), shape)
+    out = joint_vector(robot, ne_algorithm(Proxy(ctx, qdd=0), robot, **_QUIET), shape)
     return finite_output("velocity_torques", out, q=q, qd=qd)
 
 

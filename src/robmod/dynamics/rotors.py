@@ -45,7 +45,8 @@ from ..geometry.dgm import frame_matrix
 from ..symbolic.algebra import add, cross, dot, mul
 from ..symbolic.model import Output, customize
 from .newton_euler import ne_algorithm
-from .spatial import check_arrays, dofs, model_inputs, named, numeric_context, rot, rot_t
+from .spatial import (check_arrays, dofs, joint_vector, model_inputs, named, numeric_context, rot,
+                      rot_t)
 
 
 @dataclass(frozen=True)
@@ -217,12 +218,6 @@ def rotor_energy_algorithm(ctx, robot, rotors):
 
 # -- numeric (batched) -----------------------------------------------------------------------
 
-def _vector(robot, vals, shape):
-    out = np.zeros(shape)
-    for j, v in enumerate(vals, start=1):
-        if v is not None and j in robot.joint_index:
-            out[..., robot.joint_index[j]] = v
-    return out
 
 
 def rotor_torques(robot, rotors, q, qd, qdd, *, velocity=True, acceleration=True,
@@ -232,7 +227,7 @@ def rotor_torques(robot, rotors, q, qd, qdd, *, velocity=True, acceleration=True
     ctx = numeric_context(robot, q=q, qd=qd, qdd=qdd)
     vals = rotor_algorithm(ctx, robot, rotors, velocity=velocity, acceleration=acceleration,
                            base_motion=base_motion)
-    return _vector(robot, vals, shape)
+    return joint_vector(robot, vals, shape)
 
 
 def rotor_kinetic_energy(robot, rotors, q, qd) -> np.ndarray:

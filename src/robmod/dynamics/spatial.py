@@ -249,3 +249,12 @@ def inertia_up(ctx, R, P, K, name):
         for c in range(r):
             out[r + 3][c + 3] = out[c + 3][r + 3]
     return out
+
+
+def joint_vector(robot, vals, shape):
+    """Values given per frame (1..NL, None for fixed frames) as a joint vector (..., n_q)."""
+    out = np.zeros(shape)
+    for j, v in enumerate(vals, start=1):
+        if v is not None and j in robot.joint_index:
+            out[..., robot.joint_index[j]] = v
+    return out

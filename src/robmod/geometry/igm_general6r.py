@@ -56,7 +56,7 @@ import scipy.linalg as sla
 
 from ..description.robot import FIXED, PRISMATIC
 from ..errors import RobmodError
-from .chain_refine import refine
+from .chain_refine import refine, rz
 from .transforms import frame_transform, transform_to_numpy
 
 METHOD = ("Raghavan-Roth: 14 equations, dialytic elimination to a 12x12 matrix quadratic in "
@@ -69,15 +69,6 @@ _FINV = np.linalg.inv(_F)
 # (1 + x^2) * (1, cos, sin) in powers x^0, x^1, x^2 (x = tan(t/2))
 _H = np.array([[1.0, 0.0, 1.0], [1.0, 0.0, -1.0], [0.0, 2.0, 0.0]])
 _OFFSETS = ((0.3141, -0.2718, 0.5772), (1.4142, 0.7071, -1.7320), (-2.2360, 2.6457, 1.1180))
-
-
-def _rz(q):
-    q = np.asarray(q, dtype=float)
-    c, s = np.cos(q), np.sin(q)
-    out = np.zeros(q.shape + (4, 4))
-    out[..., 0, 0], out[..., 0, 1], out[..., 1, 0], out[..., 1, 1] = c, -s, s, c
-    out[..., 2, 2] = out[..., 3, 3] = 1.0
-    return out
 
 
 def _inv(T):
@@ -134,11 +125,11 @@ def _fit(values, n):
 def _pencil(C, M, off):
     """(A, B, Cm, P, Q, Rc) of the 12x12 pencil and the 14 equations (offsets ``off`` on q3..q5)."""
     g = np.meshgrid(_T, _T, _T, indexing="ij")
-    Lm = (C[2] @ _rz(g[0] + off[0]) @ C[3] @ _rz(g[1] + off[1]) @ C[4]
-          @ _rz(g[2] + off[2]) @ C[5])
+    Lm = (C[2] @ rz(g[0] + off[0]) @ C[3] @ rz(g[1] + off[1]) @ C[4]
+          @ rz(g[2] + off[2]) @ C[5])
     Lc = _fit(_rr14(Lm), 3)  # (3, 3, 3, 14): q3, q4, q5
     g1, g2 = np.meshgrid(_T, _T, indexing="ij")
-    Rm = _rz(-g2) @ _inv(C[1]) @ _rz(-g1) @ M
+    Rm = rz(-g2) @ _inv(C[1]) @ rz(-g1) @ M
     Rc = _fit(_rr14(Rm), 2)  # (3, 3, 14): q1, q2
     Lc = Lc.copy()
     Lc[0, 0, 0] -= Rc[0, 0]  # the constant of the right side goes left
@@ -192,7 +183,7 @@ def _candidates(C, M, off, imag_tol):
         rhs = np.einsum("abck,a,b,c->k", Lc, *phi)
         y = np.linalg.lstsq(Q, rhs, rcond=None)[0]  # (c2, s2, c1, c1c2, c1s2, s1, s1c2, s1s2)
         q1, q2 = np.arctan2(y[5], y[2]), np.arctan2(y[1], y[0])
-        T5 = (_rz(q1) @ C[1] @ _rz(q2) @ C[2] @ _rz(q3) @ C[3] @ _rz(q4) @ C[4] @ _rz(q5)
+        T5 = (rz(q1) @ C[1] @ rz(q2) @ C[2] @ rz(q3) @ C[3] @ rz(q4) @ C[4] @ rz(q5)
               @ C[5])
         R6 = (_inv(T5) @ M)[:3, :3]
         q6 = np.arctan2(R6[1, 0], R6[0, 0])
@@ -232,7 +223,7 @@ def _formulations(Cs, M):
 def _fk(C, q):
     T = C[0]
     for k in range(6):
-        T = T @ _rz(q[..., k]) @ C[k + 1]
+        T = T @ rz(q[..., k]) @ C[k + 1]
     return T
 
 
