@@ -205,3 +205,77 @@ def test_block_ikm_cache_is_keyed_by_content():
     assert block_ikm(a) is block_ikm(b)
     c = a.with_values(D3=0.5)
     assert block_ikm(c) is not block_ikm(a) and block_ikm(c).robot.values["D3"] == 0.5
+
+
+def test_compiled_model_reads_a_mutated_params_dict():
+    """Parameters were cached by id(params): a dict mutated between calls gave stale results."""
+    import numpy as np
+
+    import robmod
+    from robmod.geometry.dgm import dgm_model
+
+    f = dgm_model(robmod.load_robot("rx90")).compile()
+    params = {"D3": 0.45, "RL4": 0.45}
+    q = np.zeros(6)
+    a = f.single(q, params=params)
+    params["D3"] = 1.0
+    b = f.single(q, params=params)
+    assert a[0, 3] == pytest.approx(0.45) and b[0, 3] == pytest.approx(1.0)
+    vec = f.parameter_vector(params)
+    np.testing.assert_allclose(f.single(q, params=vec), b)
+
+
+def test_igm_refuses_missing_geometric_values():
+    import dataclasses
+    from types import MappingProxyType
+
+    import numpy as np
+
+    import robmod
+    from robmod.errors import RobmodError
+    from robmod.geometry.igm import igm
+
+    bare = dataclasses.replace(robmod.load_robot("rx90"), values=MappingProxyType({}))
+    with pytest.raises(RobmodError, match="D3, RL4 have no value"):
+        igm(bare, np.eye(4))
+
+
+def test_igm_numeric_refuses_a_target_that_is_not_a_transform():
+    import numpy as np
+
+    import robmod
+    from robmod.errors import RobmodError
+    from robmod.kinematics import igm_numeric
+
+    T = np.eye(4)
+    T[0, 0] = 2.0
+    with pytest.raises(RobmodError, match="not a homogeneous transform"):
+        igm_numeric(robmod.load_robot("rx90").numeric(), T)
+
+
+def test_identify_refuses_rank_deficient_data_and_symbolic_geometry():
+    import dataclasses
+    from types import MappingProxyType
+
+    import numpy as np
+
+    import robmod
+    from robmod.dynamics import idm
+    from robmod.errors import RobmodError
+    from robmod.identification import base_parameters, identify
+    from robmod.testing.random import with_random_dynamics
+
+    rng = np.random.default_rng(0)
+    true = with_random_dynamics(robmod.load_robot("rx90").numeric(), rng, friction=True)
+    bp = base_parameters(true)
+    q, qd, qdd = rng.uniform(-1, 1, (3, 5, 6))          # 30 equations, 52 parameters
+    with pytest.raises(RobmodError, match="equations for"):
+        identify(true, q, qd, qdd, idm(true, q, qd, qdd), bp)
+    q, qd, qdd = rng.uniform(-1, 1, (3, 200, 6))
+    q[:, 4] = 0.3
+    qd[:, 4] = qdd[:, 4] = 0.0                              # joint 5 never moves
+    with pytest.raises(RobmodError, match="excite"):
+        identify(true, q, qd, qdd, idm(true, q, qd, qdd), bp)
+    bare = dataclasses.replace(robmod.load_robot("rx90"), values=MappingProxyType({}))
+    with pytest.raises(RobmodError, match="D3"):
+        identify(bare, q, qd, qdd, idm(true, q, qd, qdd), bp)

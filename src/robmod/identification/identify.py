@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import RobmodError
 from .base_numeric import numeric_robot
 from .regressor import regressor
 
@@ -56,6 +57,14 @@ def _names(robot, params):
 
 def observation_matrix(robot, q, qd, qdd, params=None):
     """(W, names): the base regressor stacked joint by joint, (NJ * N, b)."""
+    from ..description.arguments import require_numeric
+
+    num0 = robot.numeric()
+    require_numeric(num0, "identification", scope="geometry")
+    syms = sorted(str(s) for g in num0.gravity for s in getattr(g, "free_symbols", ()))
+    if syms:
+        raise RobmodError(f"identification needs the gravity in numbers: {', '.join(syms)} "
+                          "is symbolic: call robot.numeric({...})")
     names, columns = _names(robot, params)
     num, _ = numeric_robot(robot)
     Phi = regressor(num, q, qd, qdd, columns)          # (N, NJ, b)
@@ -63,10 +72,15 @@ def observation_matrix(robot, q, qd, qdd, params=None):
     return W, names
 
 
-def solve_wls(W, y, n_joints, weights="joint"):
+def solve_wls(W, y, n_joints, weights="joint", names=None):
     """(beta, std, sigma_joint, condition, residual): weighted least squares of y = W beta."""
+    from .estimator import check_rank
+
     r, b = W.shape
     N = r // n_joints
+    if r <= b:
+        raise RobmodError(f"{r} equations for {b} parameters: more samples are needed")
+    check_rank(W, [f"column {k + 1}" for k in range(b)] if names is None else names)
     if isinstance(weights, str) and weights == "joint":
         beta0 = np.linalg.lstsq(W, y, rcond=None)[0]
         rho = (y - W @ beta0).reshape(n_joints, N)
@@ -113,7 +127,7 @@ def identify(robot, q, qd, qdd, tau, params=None, weights="joint",
         tau = tau - known
     W, names = observation_matrix(robot, q, qd, qdd, params)
     y = tau.T.reshape(-1)
-    beta, std, sig, cond, res = solve_wls(W, y, tau.shape[-1], weights)
+    beta, std, sig, cond, res = solve_wls(W, y, tau.shape[-1], weights, names)
     rel = 100 * std / np.maximum(np.abs(beta), 1e-300)
     return Identification(tuple(names), beta, std, rel, sig, cond,
                           float(np.sqrt((res ** 2).mean())), W.shape[0])

@@ -194,6 +194,24 @@ def _dedupe(Q, ok, active, is_rev, tol):
     return ok & ~dup
 
 
+def check_transform(name, T, tol: float = 1e-6):
+    """Refuse a target that is not a homogeneous transform: NaN, a rotation part that is not
+    orthonormal with determinant +1 (to ``tol``), a last row other than (0, 0, 0, 1)."""
+    if not np.all(np.isfinite(T)):
+        raise RobmodError(f"{name} has NaN or infinite values")
+    R = T[..., :3, :3]
+    err = np.abs(R @ np.swapaxes(R, -1, -2) - np.eye(3)).max(axis=(-1, -2))
+    det = np.linalg.det(R)
+    bad = (err > tol) | (np.abs(det - 1) > tol) | \
+        (np.abs(T[..., 3, :] - [0, 0, 0, 1]).max(axis=-1) > tol)
+    if np.any(bad):
+        k = np.argwhere(np.atleast_1d(bad))[0]
+        raise RobmodError(f"{name}{list(k) if np.ndim(bad) else ''} is not a homogeneous "
+                          f"transform: its rotation part has |R R^T - I| = "
+                          f"{np.atleast_1d(err)[tuple(k)]:.3g}, det R = "
+                          f"{np.atleast_1d(det)[tuple(k)]:.6g} (tolerance {tol:g})")
+
+
 def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_restarts=16,
                 tol=1e-10, max_iter=200, step_limits=(0.2, 0.2), damping=0.05,
                 joint_limits=True, rng=None, batch=True, prismatic_range=(-1.0, 1.0),
@@ -211,6 +229,7 @@ def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_re
         Td = np.concatenate([Td, np.broadcast_to([0, 0, 0, 1.0], Td.shape[:-2] + (1, 4))], -2)
     if Td.shape[-2:] != (4, 4):
         raise RobmodError(f"T_target must be (..., 4, 4), got shape {Td.shape}")
+    check_transform("T_target", Td)
     single = Td.ndim == 2
     Td = Td.reshape(-1, 4, 4)
     if base:

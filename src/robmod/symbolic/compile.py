@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import RobmodError
 from .export import c_layout, to_c
 from .vector_trig import batch_source
 
@@ -267,7 +268,6 @@ class CompiledModel:
                 raise RuntimeError("no C compiler or Python headers: cannot compile")
         self.backend = "c" if self._ext is not None else "numpy"
         self._np = model.numpy_function() if self._ext is None else None
-        self._params_cache = (None, None)
         if self._ext is not None and not model.parameters:
             # the extension's function itself: no Python layer on the single-call path
             self.single = self._ext.single
@@ -277,13 +277,24 @@ class CompiledModel:
         if not names:
             return None
         if params is None:
-            raise ValueError(f"model needs params: {', '.join(map(str, names))}")
-        key = id(params)
-        if self._params_cache[0] == key:
-            return self._params_cache[1]
-        arr = np.array([float(params[str(s)]) for s in names])
-        self._params_cache = (key, arr)
+            raise RobmodError(f"model needs params: {', '.join(map(str, names))}")
+        if isinstance(params, np.ndarray):  # a parameter vector in model.parameters order
+            if params.shape != (len(names),) or params.dtype != np.float64:
+                raise RobmodError(f"params: expected {len(names)} float64 values in the order "
+                                  f"{', '.join(map(str, names))}")
+            return params
+        try:  # read every call: a dict mutated between calls is never stale
+            arr = np.array([float(params[str(s)]) for s in names])
+        except KeyError as e:
+            raise RobmodError(f"params: no value for {e.args[0]}") from None
+        if not np.all(np.isfinite(arr)):
+            raise RobmodError("params has NaN or infinite values")
         return arr
+
+    def parameter_vector(self, params) -> np.ndarray:
+        """The parameter vector of ``params`` (a dict), to pass as ``params=`` with no
+        per-call dictionary lookups."""
+        return self._params(params)
 
     def _split(self, flat, batch):
         outs, pos = [], 0

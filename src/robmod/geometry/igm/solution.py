@@ -289,9 +289,19 @@ class IGMSolution:
         return {str(k): v for k, v in robot_values(self.robot, names).items()}
 
     def params(self, params=None) -> dict:
-        out = dict(self._default_params)
-        if params:
-            out.update({str(k): float(v) for k, v in params.items()})
+        """Values of the model's parameters: ``params``, else the description's values; a
+        parameter with neither is refused (never replaced by a made-up number)."""
+        given = {str(k): float(v) for k, v in (params or {}).items()}
+        known = {str(k) for k in self.robot.values}
+        missing = [str(n) for n in self.model.parameters
+                   if str(n) not in given and str(n) not in known]
+        if missing:
+            raise RobmodError(f"igm: {', '.join(missing)} {'has' if len(missing) == 1 else 'have'}"
+                              f" no value in robot {self.robot.name!r}: give params="
+                              f"{{{', '.join(repr(m) + ': ...' for m in missing)}}} or use "
+                              "robot.numeric({...})")
+        out = {k: v for k, v in self._default_params.items() if k in known}
+        out.update(given)
         return out
 
     def evaluate(self, T, qfixed=None, params=None, tol=1e-9, sing_tol=1e-12) -> IGMEvaluation:
