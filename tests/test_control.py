@@ -261,3 +261,18 @@ def test_result_plot_and_csv(planar, tmp_path):
     res.to_csv(tmp_path / "run.csv")
     data = np.loadtxt(tmp_path / "run.csv", delimiter=",", skiprows=1)
     np.testing.assert_allclose(data[:, 1:3], res.q)
+
+
+def test_robots_and_controllers_pickle(planar):
+    """Worker processes receive robots and controllers by pickling (the read-only values
+    mapping made Robot unpicklable; compiled models travel as their models)."""
+    import pickle
+
+    back = pickle.loads(pickle.dumps(robmod.load_robot("rx90")))
+    assert dict(back.values) == {"D3": 0.45, "RL4": 0.45} and back.n_joints == 6
+    ct = ComputedTorque(planar, omega=10.0)
+    ct.dyn.idm
+    copy = pickle.loads(pickle.dumps(ct))
+    a = simulate(planar, ct, [0.3, 0.1], 0.2, x0=np.zeros(4))
+    b = simulate(planar, copy, [0.3, 0.1], 0.2, x0=np.zeros(4))
+    np.testing.assert_array_equal(a.q, b.q)

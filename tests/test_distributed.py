@@ -310,3 +310,24 @@ def test_cli_workspace(capsys, client):
     from robmod.distributed import close_default
 
     close_default()
+
+
+def test_monte_carlo_closed_loop_runs_equal_the_batched_run(client):
+    import robmod
+    from robmod.control import ComputedTorque, PDGravity, simulate
+    from robmod.distributed import closed_loop_runs
+
+    planar = robmod.load_robot("planar2").numeric()
+    rng = np.random.default_rng(0)
+    x0 = np.zeros((12, 4))
+    x0[:, :2] = rng.uniform(-0.3, 0.3, (12, 2))
+    ct = ComputedTorque(planar, omega=10.0)
+    res = closed_loop_runs(planar, ct, [0.5, -0.2], 1.0, x0, chunk=5, client=client,
+                           saturation=False)
+    direct = simulate(planar, ct, [0.5, -0.2], 1.0, x0=x0, saturation=False)
+    np.testing.assert_allclose(res.max_error, np.abs(direct.error).max(axis=0), atol=1e-12)
+    assert not res.diverged.any()
+    stiff = PDGravity(planar, kp=1e9, kd=1e7, dt=1e-2)      # diverges: flagged, no NaN metrics
+    bad = closed_loop_runs(planar, stiff, [0.5, 0.5], 0.5, x0[:3], chunk=2, client=client,
+                           saturation=False)
+    assert bad.diverged.all() and "3 diverged" in repr(bad)

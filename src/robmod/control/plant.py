@@ -39,8 +39,15 @@ class CompiledFunction:
     """A compiled model called on one state (1-D inputs) or on a batch (leading dimensions)."""
 
     def __init__(self, model):
+        self.model = model
         self.f = model.compile()
         self.single = self.f.single
+
+    def __getstate__(self):   # pickled as its model: compiled (or loaded) again where it lands
+        return {"model": self.model}
+
+    def __setstate__(self, state):
+        self.__init__(state["model"])
 
     def __call__(self, *args):
         if args[0].ndim == 1:
@@ -69,10 +76,18 @@ class Dynamics:
             hit = cls._cache[key] = cls(robot, what)
         return hit
 
+    def __getstate__(self):   # the robot only: models are rebuilt lazily where it lands
+        return {"robot": self.robot}
+
+    def __setstate__(self, state):
+        self.robot = state["robot"]
+        self.n = len(dofs(self.robot))
+        self._idm = self._ddm = self._grav = self._vel = None
+
     def __init__(self, robot, what: str = "robot"):
         self.robot = numeric_only(robot, what)
         self.n = len(dofs(self.robot))
-        self._idm = self._ddm = self._grav = None
+        self._idm = self._ddm = self._grav = self._vel = None
 
     @property
     def idm(self):
@@ -104,7 +119,7 @@ class Dynamics:
         return 0.5 * (h(q, qd + v, z) - h(q, qd, z) - h(q, v, z))
 
     def _velocity_model(self):
-        if getattr(self, "_vel", None) is None:
+        if self._vel is None:
             self._vel = CompiledFunction(idm_model(self.robot, name="velocity_torques", gravity=False,
                                          friction=False, rotor=False, wrench=False))
         return self._vel

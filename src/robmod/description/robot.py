@@ -241,6 +241,16 @@ class Robot:
     source: str = ""
     description: str = ""
 
+    # ---- pickling (worker processes): the read-only mapping travels as a dict ----------
+    def __getstate__(self):
+        state = {f.name: getattr(self, f.name) for f in fields(self)}
+        state["values"] = dict(self.values)
+        return state
+
+    def __setstate__(self, state):
+        for k, v in state.items():
+            object.__setattr__(self, k, MappingProxyType(v) if k == "values" else v)
+
     # ---- sizes and structure -------------------------------------------------
     @property
     def n_frames(self) -> int:
