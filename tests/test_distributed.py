@@ -331,3 +331,12 @@ def test_monte_carlo_closed_loop_runs_equal_the_batched_run(client):
     bad = closed_loop_runs(planar, stiff, [0.5, 0.5], 0.5, x0[:3], chunk=2, client=client,
                            saturation=False)
     assert bad.diverged.all() and "3 diverged" in repr(bad)
+
+
+def test_cli_workspace_on_a_local_cluster_of_n_workers(capsys):
+    from robmod.cli import main
+
+    assert main(["workspace", "planar2", "--samples", "4000", "--chunk", "1000",
+                 "--workers", "2"]) == 0
+    assert "workspace map of 4000 samples" in capsys.readouterr().out
+    assert main(["workspace", "planar2", "--workers", "2", "--scheduler", "tcp://x:1"]) == 2

@@ -12,9 +12,21 @@ def cmd_workspace(args) -> int:
     except ImportError as e:
         raise RobmodError(f"the workspace command needs Dask: pip install 'robmod[dask]' ({e})")
     robot = load_robot_arg(args.robot, numeric=True)
-    m = workspace_map(robot, None if args.grid else args.samples, grid=args.grid,
-                      chunk=args.chunk, bins=args.bins, seed=args.seed,
-                      scheduler=args.scheduler, progress=args.progress)
+    client = None
+    if args.workers:
+        if args.scheduler:
+            raise RobmodError("give --scheduler or --workers, not both")
+        from ..distributed import local_cluster
+
+        client = local_cluster(n_workers=args.workers)
+    try:
+        m = workspace_map(robot, None if args.grid else args.samples, grid=args.grid,
+                          chunk=args.chunk, bins=args.bins, seed=args.seed, client=client,
+                          scheduler=args.scheduler, progress=args.progress)
+    finally:
+        if client is not None:
+            client.close()
+            client.cluster.close()
     print(m)
     print(f"  best configuration q = {m.q_best.round(4).tolist()}")
     return 0
@@ -30,6 +42,7 @@ def add_workspace_command(sub):
     s.add_argument("--bins", type=int, default=32, help="voxels per axis of the histogram")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler")
+    s.add_argument("--workers", type=int, help="workers of a local cluster started for this run")
     s.add_argument("--progress", action="store_true", help="show the progress of the tasks")
     s.set_defaults(func=cmd_workspace)
     return s
