@@ -191,3 +191,14 @@ def test_trajectory_csv_and_plot(tmp_path):
     pytest.importorskip("matplotlib")
     fig = traj.plot(tmp_path / "traj.png")
     assert len(fig.axes) == 4 and (tmp_path / "traj.png").stat().st_size > 0
+
+
+def test_at_rest_from_the_end_on():
+    """The deceleration of a trapezoid at t = t_f was held after the end: a computed-torque
+    controller then settled with a constant error qdd/Kp."""
+    traj = trapezoidal([0.0], [1.0], qd_max=1.0, qdd_max=2.0)
+    s = traj.sample([traj.duration, traj.duration + 1.0, -1.0])
+    np.testing.assert_array_equal(s.qd, 0.0)
+    np.testing.assert_array_equal(s.qdd, 0.0)
+    np.testing.assert_allclose(s.q[:2], 1.0)
+    assert traj.sample(0.0).qdd[0] == pytest.approx(2.0)    # the start acceleration is kept

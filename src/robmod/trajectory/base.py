@@ -2,7 +2,9 @@
 
 Every trajectory gives, at an array of times t (any shape), the joint positions, velocities,
 accelerations and jerks, each of shape t.shape + (n,): ``traj.sample(t)`` returns a
-:class:`Sample`.  Before 0 it holds its start, after ``duration`` its end (at rest).
+:class:`Sample`.  Before 0 it holds its start, from ``duration`` on its end, at rest (zero
+velocity, acceleration and jerk: a controller sampling the end must not be given the last
+deceleration to hold).
 ``phases`` names the switching times (acceleration, cruise, deceleration...).
 """
 from __future__ import annotations
@@ -35,9 +37,16 @@ class Trajectory:
         t = np.asarray(t, dtype=float)
         if not np.all(np.isfinite(t)):
             raise RobmodError("sample: the times must be finite numbers")
-        flat = np.clip(t.ravel(), 0.0, self.duration)
-        parts = self._sample(flat)
-        return Sample(*(p.reshape(t.shape + (self.n,)) for p in parts))
+        raw = t.ravel()
+        flat = np.clip(raw, 0.0, self.duration)
+        q, qd, qdd, jerk = self._sample(flat)
+        # at rest before the start and from the end on: the derivatives of the held positions
+        # (the one-sided values at t = duration, e.g. the deceleration, must not be held)
+        rest = (raw < 0) | (raw >= self.duration)
+        if rest.any():
+            for x in (qd, qdd, jerk):
+                x[rest] = 0.0
+        return Sample(*(p.reshape(t.shape + (self.n,)) for p in (q, qd, qdd, jerk)))
 
     __call__ = sample
 

@@ -129,7 +129,7 @@ def synchronise(law: str, D, qd_max, qdd_max) -> Synchronisation:
     ka = np.asarray(qdd_max, float)
     kv = reachable_velocity(law, D, np.asarray(qd_max, float), ka)
     aD = np.abs(D)
-    moving = np.flatnonzero(aD > 1e-12 * aD.max()) if aD.size and aD.max() > 0 else []
+    moving = np.flatnonzero(aD > 1e-12 * aD.max()) if aD.size and aD.max() > 1e-12 else []
     if len(moving) == 0:
         return Synchronisation(0.0, 0.0, kv, np.zeros_like(D), np.zeros_like(D), -1)
     r = int(moving[np.argmax(aD[moving])])   # any moving joint works; the largest is best
@@ -140,8 +140,9 @@ def synchronise(law: str, D, qd_max, qdd_max) -> Synchronisation:
     if law == "continuous-acceleration":
         tau *= 1.5
     T = tau + aD[r] / (lam_r * kv[r])
-    lam = lam_r * kv[r] * aD / (aD[r] * np.where(kv > 0, kv, 1.0))
-    nu = nu_r * ka[r] * aD / (aD[r] * ka)
+    lam, nu = np.zeros_like(aD), np.zeros_like(aD)
+    lam[moving] = lam_r * kv[r] * aD[moving] / (aD[r] * kv[moving])
+    nu[moving] = nu_r * ka[r] * aD[moving] / (aD[r] * ka[moving])
     return Synchronisation(float(tau), float(T), kv, lam, nu, r)
 
 
