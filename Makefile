@@ -24,6 +24,7 @@ bench: $(BIN)/python
 	$(BIN)/python benchmarks/bench_dynamics.py
 	$(BIN)/python benchmarks/bench_identification.py
 	$(BIN)/python benchmarks/bench_control.py
+	$(BIN)/python benchmarks/bench_ident_pipeline.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache

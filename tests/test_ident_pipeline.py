@@ -262,3 +262,59 @@ def test_exciting_trajectory_lowers_the_condition_number_within_limits(tmp_path)
     traj.to_csv(tmp_path / "excite.csv", rate=100)
     data = np.loadtxt(tmp_path / "excite.csv", delimiter=",", skiprows=1)
     np.testing.assert_allclose(data[:, 1:3], traj.sample(data[:, 0])[0])
+
+
+def test_seven_axis_arm_panda():
+    """The Panda (published inertial data, with friction and rotor inertias added), 1 kHz with
+    jitter, 2 % torque noise: base parameters within 3 sigma, consistent estimate as good."""
+    import copy
+    import dataclasses
+
+    import sympy as sp
+    rng = np.random.default_rng(1)
+    panda = robmod.load_robot("panda").numeric()
+    panda = dataclasses.replace(panda, links=tuple(dataclasses.replace(
+        link, FC=sp.Float(rng.uniform(0.2, 1)), FV=sp.Float(rng.uniform(0.1, 0.5)),
+        IA=sp.Float(0.1)) for link in panda.links))
+    log = simulated_log(panda, fourier(7, 0, amp=0.25), duration=20.0, rate=1000, jitter=0.05,
+                        torque_noise=0.02, seed=1)
+    held = simulated_log(panda, fourier(7, 5, amp=0.25), duration=10.0, rate=1000,
+                         torque_noise=0.02, seed=2)
+    est = DynamicIdentification(panda).fit(log)
+    b = len(est.base_.base)
+    z = (est.params_[:b] - truth(est, panda)) / est.std_[:b]
+    assert np.mean(np.abs(z) < 3) >= 0.95 and np.sqrt(np.mean(z ** 2)) < 1.5
+    val = est.validate(held)
+    assert val.total_relative < 0.06
+    pytest.importorskip("cvxpy")
+    from robmod.identification.consistency import consistent_fit
+
+    c = consistent_fit(est)
+    assert min(c.min_eigenvalues().values()) > -1e-7
+    est_c = copy.copy(est)
+    est_c.params_ = np.concatenate([c.base, c.offsets])
+    assert est_c.validate(held).total_relative <= 1.05 * val.total_relative
+
+
+def test_units_are_checked():
+    from robmod.identification import clean
+
+    t = np.arange(500) * 0.01
+    q = np.column_stack([np.sin(t), np.cos(t)])
+    with pytest.raises(RobmodError, match="degrees or mm"):
+        clean(MeasuredData(t, np.degrees(q) * 10, None, q))
+    with pytest.raises(RobmodError, match="time in seconds"):
+        clean(MeasuredData(t * 1000, q, None, q))
+    with pytest.raises(RobmodError, match="57.3|units differ"):
+        clean(MeasuredData(t, q, np.degrees(np.column_stack([np.cos(t), -np.sin(t)])), q))
+
+
+def test_cross_validation_over_time():
+    from robmod.identification import cross_validate
+
+    true = with_random_dynamics(robmod.load_robot("planar2").numeric(),
+                                np.random.default_rng(1), friction=True)
+    log = simulated_log(true, fourier(2, 1, amp=0.5, f=0.2), duration=30.0, rate=200,
+                        torque_noise=0.01, seed=3)
+    folds = cross_validate(true, log, folds=3)
+    assert len(folds) == 3 and all(v.total_relative < 0.05 for v in folds)

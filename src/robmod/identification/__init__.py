@@ -19,10 +19,11 @@ __all__ = ["BaseParameter", "BaseParameters", "EliminatedParameter", "base_param
 
 # the pipeline from measured logs (data, processing, estimator, exciting trajectories)
 from .data import MeasuredData, clean, load_log, resample  # noqa: E402
-from .estimator import DynamicIdentification, Validation, check_rank  # noqa: E402
+from .estimator import DynamicIdentification, Validation, check_rank, cross_validate  # noqa: E402
 from .excitation import FourierTrajectory, exciting_trajectory  # noqa: E402
 from .processing import Processed, butter_lowpass, choose_cutoff, process  # noqa: E402
 
 __all__ += ["MeasuredData", "load_log", "clean", "resample", "DynamicIdentification",
-            "Validation", "check_rank", "FourierTrajectory", "exciting_trajectory", "Processed",
+            "Validation", "check_rank", "cross_validate", "FourierTrajectory",
+            "exciting_trajectory", "Processed",
             "process", "butter_lowpass", "choose_cutoff"]

@@ -265,6 +265,7 @@ def clean(data: MeasuredData, *, gap: float = 5.0, jitter: float = 0.01) -> Meas
             notes.append(f"joint(s) {', '.join(str(j + 1) for j in still)} do not move")
     dt = np.diff(t)
     h = float(np.median(dt))
+    check_units(data, h)
     cuts = np.flatnonzero(dt > gap * h) + 1
     bounds = [0, *cuts.tolist(), t.size]
     segments = tuple((a, b) for a, b in zip(bounds[:-1], bounds[1:]))
@@ -276,6 +277,34 @@ def clean(data: MeasuredData, *, gap: float = 5.0, jitter: float = 0.01) -> Meas
     if irregular:
         data = resample(data, 1.0 / h)
     return data
+
+
+def check_units(data: MeasuredData, h: float) -> None:
+    """Refuse data whose units are implausible: a sampling rate outside 1 Hz - 1 MHz (the time
+    column in ms or ns: use time_scale), a joint range over 20 (degrees or millimetres instead
+    of radians or metres), measured velocities that are not the derivative of q (ratio outside
+    [0.5, 2]: degrees/s, rpm, motor side)."""
+    rate = 1.0 / h
+    if not 1.0 <= rate <= 1e6:
+        raise RobmodError(f"{data.source}: {rate:.4g} samples per second: is the time in "
+                          "seconds? (give time_scale=1e-3 for ms, 1e-9 for ns)")
+    span = np.ptp(data.q, axis=0)
+    big = np.flatnonzero(span > 20.0)
+    if big.size:
+        j = int(big[0])
+        raise RobmodError(f"{data.source}: joint {j + 1} spans {span[j]:.4g}: positions must be "
+                          "in radians (revolute) or metres (prismatic), not degrees or mm")
+    if data.qd is not None:
+        dq = np.gradient(data.q, data.t, axis=0)
+        for j in range(data.n_joints):
+            den = float(dq[:, j] @ dq[:, j])
+            if den <= 1e-12 * len(dq):
+                continue
+            ratio = float(data.qd[:, j] @ dq[:, j]) / den
+            if not 0.5 <= ratio <= 2.0:
+                raise RobmodError(f"{data.source}: the measured velocity of joint {j + 1} is "
+                                  f"{ratio:.4g} times the derivative of its position: the units "
+                                  "differ (degrees/s, rpm, motor side?)")
 
 
 def resample(data: MeasuredData, rate: float) -> MeasuredData:

@@ -341,3 +341,23 @@ def _huber_weights(W, y, w, k: float = 1.345, iterations: int = 20):
             break
         wh = new
     return wh
+
+
+def cross_validate(robot, data: MeasuredData, folds: int = 5, **options) -> list:
+    """K-fold cross-validation over time: the log is cut into ``folds`` contiguous blocks;
+    each block is predicted by the model fitted on the others (the remaining pieces are
+    separate segments, filtered apart).  Returns the :class:`Validation` of each block."""
+    from dataclasses import replace
+
+    if int(folds) < 2:
+        raise RobmodError(f"folds must be >= 2, got {folds}")
+    N = data.n_samples
+    edges = np.linspace(0, N, int(folds) + 1).astype(int)
+    out = []
+    for a, b in zip(edges[:-1], edges[1:]):
+        keep = np.r_[0:a, b:N]
+        train = replace(data.select(keep), segments=tuple(
+            s for s in ((0, a), (a, a + N - b)) if s[1] > s[0]))
+        est = DynamicIdentification(robot, **options).fit(train)
+        out.append(est.validate(data.select(slice(a, b))))
+    return out
