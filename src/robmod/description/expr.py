@@ -21,6 +21,11 @@ from ..errors import ExpressionError, Location
 
 MAX_LENGTH = 2000
 MAX_DEPTH = 60
+#: largest magnitude of a number in a robot file (metres, radians, kilograms, ...)
+MAX_MAGNITUDE = 1e12
+#: largest exponent of a power of an expression with symbols (larger ones make expansions
+#: of the models explode); numbers may have exponents up to 64
+MAX_SYMBOLIC_EXPONENT = 16
 
 #: functions allowed in file expressions (lower-case keys; matched case-insensitively)
 FUNCTIONS = {
@@ -64,12 +69,8 @@ def parse_expression(text, location: Location | None = None) -> sp.Expr:
     """
     if isinstance(text, bool):
         raise ExpressionError(f"expected a number or an expression, got {text!r}", location)
-    if isinstance(text, int):
-        return sp.Integer(text)
-    if isinstance(text, float):
-        if not math.isfinite(text):
-            raise ExpressionError(f"value {text!r} is not finite", location)
-        return _float(text)
+    if isinstance(text, (int, float)):
+        return _number(text, text, location)
     if isinstance(text, sp.Expr):
         return text
     if not isinstance(text, str):
@@ -92,13 +93,32 @@ def parse_expression(text, location: Location | None = None) -> sp.Expr:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise ExpressionError(f"cannot parse expression {text!r}", location) from None
     try:
-        return _build(tree.body, 0, text, location)
+        expr = _build(tree.body, 0, text, location)
     except RecursionError:
         raise ExpressionError(f"expression {text!r} is nested too deeply", location) from None
+    if not expr.free_symbols:   # a constant: its value must be a finite, sensible number
+        try:
+            value = complex(expr.evalf(15))
+        except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+            raise ExpressionError(f"expression {text!r} has no finite value", location) \
+                from None
+        if value.imag != 0 or not math.isfinite(value.real) or \
+                abs(value.real) > MAX_MAGNITUDE:
+            raise ExpressionError(f"expression {text!r} is not a real number within "
+                                  f"+-{MAX_MAGNITUDE:g}", location)
+    return expr
 
 
-def _float(value: float) -> sp.Expr:
-    if value == int(value) and abs(value) < 2**53:
+def _number(value, text, location) -> sp.Expr:
+    """A number of a file, refused when not finite or beyond :data:`MAX_MAGNITUDE`."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ExpressionError(f"value {text!r} is not finite", location)
+    if abs(value) > MAX_MAGNITUDE:
+        raise ExpressionError(f"value {str(text)[:40]!r} is out of range (|x| > "
+                              f"{MAX_MAGNITUDE:g})", location)
+    if isinstance(value, int):
+        return sp.Integer(value)
+    if value == int(value):
         return sp.Integer(int(value))
     return sp.Float(value)
 
@@ -111,7 +131,7 @@ def _build(node, depth, text, location):
         v = node.value
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise ExpressionError(f"only numbers are allowed as constants in {text!r}", location)
-        return sp.Integer(v) if isinstance(v, int) else _float(v)
+        return _number(v, text, location)
     if isinstance(node, ast.Name):
         low = node.id.lower()
         if low in CONSTANTS:
@@ -144,8 +164,12 @@ def _build(node, depth, text, location):
                 raise ExpressionError(f"division by zero in {text!r}", location)
             return left / right
         if isinstance(op, ast.Pow):
-            if right.is_Number and abs(right) > 64:
-                raise ExpressionError(f"exponent too large in {text!r}", location)
+            if right.free_symbols:
+                raise ExpressionError(f"the exponent must be a number in {text!r}", location)
+            limit = MAX_SYMBOLIC_EXPONENT if left.free_symbols else 64
+            if not right.is_Number or abs(right) > limit:
+                raise ExpressionError(f"exponent too large in {text!r} (at most {limit})",
+                                      location)
             return left ** right
         raise ExpressionError(f"operator not allowed in {text!r}", location)
     if isinstance(node, ast.Call):

@@ -28,7 +28,13 @@ class LList(list):
 
 def load(text: str, filename: str):
     """Parse YAML text into LDict/LList/scalars (1-based line numbers)."""
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.reader.ReaderError as e:   # control characters are checked at construction
+        line = text.count("\n", 0, e.position) + 1 if isinstance(e.position, int) else None
+        code = e.character if isinstance(e.character, int) else ord(e.character)
+        raise FileFormatError(f"control character {code:#x} is not allowed in a YAML file",
+                              Location(file=filename, line=line)) from None
     try:
         try:
             node = loader.get_single_node()
@@ -43,6 +49,9 @@ def load(text: str, filename: str):
             raise FileFormatError("file is empty", Location(file=filename))
         seen: set[int] = set()
         return _convert(loader, node, filename, seen)
+    except RecursionError:
+        raise FileFormatError("the file's structure is nested too deeply",
+                              Location(file=filename)) from None
     finally:
         loader.dispose()
 
@@ -88,7 +97,7 @@ def _convert(loader, node, filename, seen):
             "null", "bool", "int", "float", "str"):
         try:
             return loader.construct_object(node, deep=True)
-        except (yaml.YAMLError, ValueError, OverflowError) as e:
+        except (yaml.YAMLError, ValueError, OverflowError, KeyError, TypeError, IndexError) as e:
             raise FileFormatError(f"bad value: {e}",
                                   Location(file=filename, line=line)) from None
     raise FileFormatError(f"YAML tag {tag!r} is not allowed in robot files",

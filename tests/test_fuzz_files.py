@@ -1,0 +1,124 @@
+"""Fuzzing the robot-file readers: every mutated file gives a robot or a RobmodError, quickly.
+
+Default: a small budget per format.  The long run (10^4 inputs per format):
+
+    ROBMOD_FUZZ_EXAMPLES=10000 python -m pytest -m fuzz tests/test_fuzz_files.py -p no:xdist
+"""
+import os
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import robmod
+from robmod.cli import main
+from robmod.description.files import dumps_robot
+from robmod.errors import RobmodError
+
+EXAMPLES = int(os.environ.get("ROBMOD_FUZZ_EXAMPLES", "60"))
+LIBRARY = [n for n in robmod.library_names()]
+
+NASTY = ["!!bool yes", "!!python/object:os.system", "\x00", "\x07", "\x1b[31m", "\ud800"[:0],
+         "1e309", "-1e309", "nan", "inf", "9" * 5000, "1" * 20000, "[" * 2000, "{" * 2000,
+         "exp(exp(exp(exp(10))))", "(a+b+c+d+e+f)**64", "2**2**2**2**2**2", "q1**99999",
+         "<!DOCTYPE x [<!ENTITY a \"aaaaaaaaaa\">]>", "&a;&a;&a;", "<joint>", "</robot>",
+         "1e308", "-0", "1e-320", "pi/0", "0/0", "\t", "\r\n", ": :", "- - -", "*anchor",
+         "&anchor x", "<<: *a", "xyz=\"1e308 0 0\"", "axis=\"1e200 0 0\"", "mass value=\"1e308\"",
+         "%", "#", "'", '"', "\\", "\u00e9", "\U0001f600", "__import__('os')", "lambda: 0"]
+
+
+def texts():
+    out = []
+    for name in LIBRARY:
+        robot = robmod.load_robot(name)
+        for fmt in ("yaml", "par", "urdf"):
+            try:
+                out.append((fmt, dumps_robot(robot.numeric() if fmt == "urdf" else robot, fmt)))
+            except RobmodError:
+                continue
+    return out
+
+
+TEXTS = texts()
+
+
+@st.composite
+def mutated(draw):
+    fmt, text = draw(st.sampled_from(TEXTS))
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.integers(0, 5))
+        pos = draw(st.integers(0, max(0, len(text))))
+        if kind == 0:
+            text = text[:pos] + draw(st.sampled_from(NASTY)) + text[pos:]
+        elif kind == 1:     # replace a token
+            end = min(len(text), pos + draw(st.integers(1, 12)))
+            text = text[:pos] + draw(st.sampled_from(NASTY)) + text[end:]
+        elif kind == 2:     # truncate
+            text = text[:pos]
+        elif kind == 3:     # duplicate a line
+            lines = text.splitlines(keepends=True)
+            if lines:
+                k = draw(st.integers(0, len(lines) - 1))
+                lines.insert(k, lines[k])
+                text = "".join(lines)
+        elif kind == 4:     # random characters
+            text = text[:pos] + draw(st.text(max_size=20)) + text[pos:]
+        else:               # replace a number by a nasty number
+            text = text.replace("0.", draw(st.sampled_from(["1e309", "9" * 400 + ".", "nan"])), 1)
+    return fmt, text
+
+
+def read_text(tmp_path, fmt, text):
+    path = tmp_path / f"fuzz.{fmt}"
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    start = time.perf_counter()
+    try:
+        robot = robmod.read_robot(str(path))
+    except RobmodError:
+        robot = None
+    took = time.perf_counter() - start
+    assert took < 2.0, f"{fmt} input took {took:.2f} s"
+    return robot
+
+
+@pytest.mark.fuzz
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(mutated())
+def test_mutated_files_give_a_robot_or_a_robmod_error(tmp_path_factory, case):
+    fmt, text = case
+    robot = read_text(tmp_path_factory.mktemp("f"), fmt, text)
+    if robot is not None:   # accepted: it must be a usable description
+        str(robot)
+        robot.numeric()
+
+
+@pytest.mark.parametrize("fmt, text, match", [
+    ("yaml", "robmod: 1\nname: x\nframes:\n  - {j: 1, ant: 0, sigma: 0, mu: 1, alpha: \x07}\n",
+     "control character"),
+    ("yaml", "robmod: 1\nname: !!bool yes\n", r"x.yaml:2, field name"),
+    ("yaml", "robmod: 1\nname: x\nframes: " + "[" * 5000 + "]" * 5000 + "\n", "nested too deep"),
+    ("yaml", "robmod: 1\nname: x\nframes:\n  - {j: 1, ant: 0, sigma: 0, mu: 1, d: 1e309}\n",
+     r"x.yaml:4, frame 1, field d: value '1e309' is not finite"),
+    ("yaml", "robmod: 1\nname: x\nframes:\n  - {j: 1, ant: 0, sigma: 0, mu: 1, "
+             "d: exp(exp(exp(exp(10))))}\n", "no finite value"),
+    ("yaml", "robmod: 1\nname: x\nframes:\n  - {j: 1, ant: 0, sigma: 0, mu: 1, "
+             "d: (a+b+c+d+e+f)**64}\n", "exponent too large"),
+    ("yaml", "robmod: 1\nname: x\nframes:\n  - {j: 1, ant: 0, sigma: 0, mu: 1, "
+             "d: 2**2**2**2**2**2}\n", "exponent too large"),
+])
+def test_known_bad_inputs_are_refused_quickly(tmp_path, fmt, text, match):
+    path = tmp_path / f"x.{fmt}"
+    path.write_text(text)
+    start = time.perf_counter()
+    with pytest.raises(RobmodError, match=match):
+        robmod.read_robot(str(path))
+    assert time.perf_counter() - start < 2.0
+
+
+def test_cli_check_on_a_bad_file_exits_2(tmp_path, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text("robmod: 1\nname: x\nframes: [[[[\n")
+    assert main(["check", str(path)]) == 2
+    assert "internal error" not in capsys.readouterr().err
