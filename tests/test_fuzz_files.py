@@ -122,3 +122,34 @@ def test_cli_check_on_a_bad_file_exits_2(tmp_path, capsys):
     path.write_text("robmod: 1\nname: x\nframes: [[[[\n")
     assert main(["check", str(path)]) == 2
     assert "internal error" not in capsys.readouterr().err
+
+
+def test_urdf_numbers_are_linear_and_bounded(tmp_path):
+    """A 16k-digit number took 7 s (a backtracking regex); 1e308 offsets, axes and masses were
+    accepted and silently became 0, -z or a zero inertia."""
+    robot = robmod.load_robot("panda").numeric()
+    text = dumps_robot(robot, "urdf")
+    cases = [('xyz="0 0 0.333"', 'xyz="0 0 ' + "1" * 16000 + 'x"', "not a finite number"),
+             ('xyz="0 0 0.333"', 'xyz="1e308 0 0"', "out of range"),
+             ('axis xyz="0 0 1"', 'axis xyz="1e200 0 1"', "out of range")]
+    for old, new, match in cases:
+        assert old in text
+        path = tmp_path / "x.urdf"
+        path.write_text(text.replace(old, new, 1))
+        start = time.perf_counter()
+        with pytest.raises(RobmodError, match=match):
+            robmod.read_robot(str(path))
+        assert time.perf_counter() - start < 2.0
+
+
+def test_yaml_unused_values_check_is_linear(tmp_path):
+    """Checking 8000 unused values took 16 s (quadratic)."""
+    body = ("robmod: 1\nname: x\nframes:\n  - {j: 1, ant: 0, sigma: 0, mu: 1, d: A0, theta: q1}\n"
+            "values:\n")
+    body += "".join(f"  A{k}: {k}\n" for k in range(8000))
+    path = tmp_path / "x.yaml"
+    path.write_text(body)
+    start = time.perf_counter()
+    with pytest.raises(RobmodError, match="does not use"):
+        robmod.read_robot(str(path))
+    assert time.perf_counter() - start < 2.0

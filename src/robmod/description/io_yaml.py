@@ -159,9 +159,9 @@ def _robot_from_data(data, ctx: FileContext) -> Robot:
     with ctx.located():
         validate(robot, ctx.locations)
     used = {s.name for s in robot.symbols}
+    used |= {s.name for v in values.values() for s in v.free_symbols}   # one pass: linear
     for k in values:
-        if k not in used and not any(k in {s.name for s in v.free_symbols}
-                                     for v in values.values()):
+        if k not in used:
             raise ctx.error(f"values gives {k!r}, a symbol the robot does not use",
                             data["values"].lines[k], field=k)
     return robot

@@ -26,8 +26,36 @@ class LList(list):
     lines: list
 
 
+#: deepest nesting of flow collections ([ ], { }) accepted (robot files need 3)
+MAX_NESTING = 50
+
+
+def _check_nesting(text: str, filename: str) -> None:
+    """Refuse deeply nested flow collections in one linear pass (PyYAML takes seconds on
+    thousands of levels before it gives up)."""
+    depth, line, quote = 0, 1, None
+    for ch in text:
+        if ch == "\n":
+            line += 1
+            quote = None if quote is not None and quote != '"' else quote
+        elif quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise FileFormatError(f"the file's structure is nested too deeply (more than "
+                                      f"{MAX_NESTING} levels of [ ] or {{ }})",
+                                      Location(file=filename, line=line))
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+
+
 def load(text: str, filename: str):
     """Parse YAML text into LDict/LList/scalars (1-based line numbers)."""
+    _check_nesting(text, filename)
     try:
         loader = yaml.SafeLoader(text)
     except yaml.reader.ReaderError as e:   # control characters are checked at construction

@@ -13,13 +13,17 @@ from xml.parsers import expat
 import numpy as np
 
 from .kk_fit import homogeneous, matrix_from_rpy
+from .expr import MAX_MAGNITUDE
 from .io_common import FileContext
 from .robot import PRISMATIC, REVOLUTE
 
 #: URDF joint types read as movable joints, and their KK sigma
 MOVABLE = {"revolute": REVOLUTE, "continuous": REVOLUTE, "prismatic": PRISMATIC}
 _UNSUPPORTED = ("floating", "planar")
-_FLOAT = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+# unambiguous (no backtracking: linear in the length of the text)
+_FLOAT = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+#: longest number text and largest magnitude accepted in a URDF attribute
+MAX_NUMBER_TEXT = 64
 
 
 @dataclass
@@ -95,13 +99,16 @@ def _floats(el: Element, name: str, n: int, ctx: FileContext, what: str, default
         raise ctx.error(f"{what}: {name}={raw!r} must hold {n} number(s)", el.line, field=fld)
     out = []
     for part in parts:
-        if not _FLOAT.match(part):
+        if len(part) > MAX_NUMBER_TEXT or not _FLOAT.match(part):
             raise ctx.error(f"{what}: {name}={raw!r}: {part!r} is not a finite number", el.line,
                             field=fld)
         x = float(part)
         if not math.isfinite(x):
             raise ctx.error(f"{what}: {name}={raw!r}: {part!r} is not a finite number", el.line,
                             field=fld)
+        if abs(x) > MAX_MAGNITUDE:
+            raise ctx.error(f"{what}: {name}={raw!r}: {part!r} is out of range (|x| > "
+                            f"{MAX_MAGNITUDE:g})", el.line, field=fld)
         out.append(x)
     return out
 
