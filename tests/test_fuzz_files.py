@@ -153,3 +153,14 @@ def test_yaml_unused_values_check_is_linear(tmp_path):
     with pytest.raises(RobmodError, match="does not use"):
         robmod.read_robot(str(path))
     assert time.perf_counter() - start < 2.0
+
+
+@pytest.mark.parametrize("old, new", [("NL = 6", "NL = " + "9" * 5000),
+                                      ("sigma = {0,0,0,0,0,0}", "sigma = {0,0,0,0,0," + "7" * 4500 + "}")])
+def test_par_integers_of_thousands_of_digits(tmp_path, old, new):
+    """int() of 5000 digits raised a ValueError (Python's conversion limit)."""
+    text = dumps_robot(robmod.load_robot("rx90"), "par")
+    path = tmp_path / "x.par"
+    path.write_text(text.replace(old, new))
+    with pytest.raises(RobmodError, match="too large"):
+        robmod.read_robot(str(path))

@@ -38,7 +38,8 @@ from ..errors import DescriptionError
 from .expr import symbol
 from .io_common import did_you_mean, read_text, sanitize_name
 from .par_extensions import extension_lines, read_extensions
-from .par_syntax import (INT_RE, ParContext, item_expr, item_int, mask_comments, par_list,
+from .par_syntax import (ParContext, item_expr, item_int, mask_comments, par_list,
+                         small_int,
                          par_value, statements)
 from .robot import (FIXED, PRISMATIC, REVOLUTE, WRENCH, Frame, JointLimits, Link, Robot,
                     make_robot)
@@ -104,9 +105,7 @@ def _header_int(ctx, by_key, key, required):
         if required:
             raise ctx.error(f"the file has no {key} line ({key} = <integer>)", 1, field=key)
         return None
-    if not INT_RE.match(st.scalar):
-        raise ctx.error(f"{key} must be an integer, not {st.scalar!r}", st.line, field=key)
-    return int(st.scalar)
+    return small_int(ctx, st.scalar, st.line, None, key)
 
 
 def _header_bool(ctx, by_key, key):

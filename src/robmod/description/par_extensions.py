@@ -11,7 +11,7 @@ import json
 import re
 
 from .io_common import IDENT_RE, NAME_RE
-from .par_syntax import (INT_RE, Item, ParContext, item_expr, par_list, par_value,
+from .par_syntax import (Item, ParContext, item_expr, par_list, par_value, small_int,
                          statements)
 from .robot import LIMITS, Robot, Tool
 from .transforms_io import matrix_entries, matrix_from_entries
@@ -126,10 +126,7 @@ def _ext_tool(ctx, st, m, nf):
             raise ctx.error(f"robmod: bad tool name {raw_name}", st.line, field="tools") from None
     else:
         name = raw_name
-    if not INT_RE.match(raw_frame):
-        raise ctx.error(f"robmod: tool {name!r}: frame must be an integer, not {raw_frame!r}",
-                        st.line, field="tools")
-    frame = int(raw_frame)
+    frame = small_int(ctx, raw_frame, st.line, None, f"tool {name!r} frame")
     field = f"tool {name}"
     if st.items is None or len(st.items) not in (12, 16):
         n = "no list" if st.items is None else f"{len(st.items)} values"

@@ -169,10 +169,23 @@ def item_expr(ctx: ParContext, item: Item, frame, field):
         return parse_expression(item.text, loc)
 
 
+#: integers of a .par file (counts, indices, types) have at most this many digits
+MAX_INT_DIGITS = 9
+
+
+def small_int(ctx: ParContext, text: str, line, frame, field) -> int:
+    """An integer of a .par file: digits only (a sign allowed), at most
+    :data:`MAX_INT_DIGITS` of them (Python refuses to convert thousands of digits)."""
+    shown = text if len(text) <= 24 else text[:20] + "..."
+    if not INT_RE.match(text):
+        raise ctx.error(f"{field} must be an integer, not {shown!r}", line, frame, field)
+    if len(text.lstrip("+-")) > MAX_INT_DIGITS:
+        raise ctx.error(f"{field} = {shown} is too large", line, frame, field)
+    return int(text)
+
+
 def item_int(ctx: ParContext, item: Item, frame, field) -> int:
-    if not INT_RE.match(item.text):
-        raise ctx.error(f"{field} must be an integer, not {item.text!r}", item.line, frame, field)
-    return int(item.text)
+    return small_int(ctx, item.text, item.line, frame, field)
 
 
 # ------------------------------------------------------------------------------ writing
