@@ -318,3 +318,39 @@ def test_cross_validation_over_time():
                         torque_noise=0.01, seed=3)
     folds = cross_validate(true, log, folds=3)
     assert len(folds) == 3 and all(v.total_relative < 0.05 for v in folds)
+
+
+def test_payload_from_a_second_log():
+    """Robot identified without payload, then a 2 kg payload off-centre on the last link."""
+    import dataclasses
+
+    import sympy as sp
+    from robmod.identification import identify_payload
+
+    true = with_random_dynamics(robmod.load_robot("rx90").numeric(), np.random.default_rng(0),
+                                friction=True)
+    est = DynamicIdentification(true).fit(simulated_log(true, fourier(6, 0), duration=20.0,
+                                                         rate=1000, torque_noise=0.005, seed=1))
+    m, c = 2.0, np.array([0.02, -0.01, 0.08])
+    I_c = np.diag([0.004, 0.005, 0.003])
+    J = I_c + m * (c @ c * np.eye(3) - np.outer(c, c))
+    pay = dict(XX=J[0, 0], XY=J[0, 1], XZ=J[0, 2], YY=J[1, 1], YZ=J[1, 2], ZZ=J[2, 2],
+               MX=m * c[0], MY=m * c[1], MZ=m * c[2], M=m)
+    last = true.links[-1]
+    loaded = dataclasses.replace(true, links=true.links[:-1] + (dataclasses.replace(
+        last, **{k: sp.Float(float(getattr(last, k)) + v) for k, v in pay.items()}),))
+    p = identify_payload(est, simulated_log(loaded, fourier(6, 4), duration=20.0, rate=1000,
+                                            torque_noise=0.005, seed=2))
+    assert p.mass == pytest.approx(m, rel=0.02)
+    np.testing.assert_allclose(p.centre_of_mass, c, atol=5e-3)
+
+
+def test_exciting_trajectory_within_torque_limits():
+    from robmod.dynamics import idm
+
+    planar = robmod.load_robot("planar2").numeric()
+    traj = exciting_trajectory(planar, harmonics=2, frequency=0.2, qd_max=1.0, qdd_max=3.0,
+                               tau_max=[1500.0, 400.0], starts=1, maxiter=25, samples=60)
+    t = np.linspace(0, traj.period, 400)
+    tau = idm(planar, *traj.sample(t))
+    assert np.all(np.abs(tau) <= np.array([1500.0, 400.0]) * 1.02)

@@ -19,11 +19,13 @@ __all__ = ["BaseParameter", "BaseParameters", "EliminatedParameter", "base_param
 
 # the pipeline from measured logs (data, processing, estimator, exciting trajectories)
 from .data import MeasuredData, clean, load_log, resample  # noqa: E402
-from .estimator import DynamicIdentification, Validation, check_rank, cross_validate  # noqa: E402
+from .estimator import (DynamicIdentification, PayloadEstimate, Validation,  # noqa: E402
+                        check_rank, cross_validate, identify_payload)  # noqa: E402
 from .excitation import FourierTrajectory, exciting_trajectory  # noqa: E402
 from .processing import Processed, butter_lowpass, choose_cutoff, process  # noqa: E402
 
 __all__ += ["MeasuredData", "load_log", "clean", "resample", "DynamicIdentification",
             "Validation", "check_rank", "cross_validate", "FourierTrajectory",
+            "PayloadEstimate", "identify_payload",
             "exciting_trajectory", "Processed",
             "process", "butter_lowpass", "choose_cutoff"]

@@ -343,6 +343,50 @@ def _huber_weights(W, y, w, k: float = 1.345, iterations: int = 20):
     return wh
 
 
+@dataclass(frozen=True)
+class PayloadEstimate:
+    """The 10 inertial parameters of a payload fixed to the terminal link (Khalil's standard
+    parameters XX..M, in the terminal frame), their standard deviations, mass and centre."""
+
+    names: tuple
+    values: np.ndarray
+    std: np.ndarray
+
+    @property
+    def mass(self) -> float:
+        return float(self.values[-1])
+
+    @property
+    def centre_of_mass(self) -> np.ndarray:
+        return self.values[6:9] / self.values[-1]
+
+
+def identify_payload(est: "DynamicIdentification", data: MeasuredData) -> PayloadEstimate:
+    """The payload's inertial parameters from a log recorded with the payload, the robot's own
+    model being ``est`` (fitted without it): the torques the robot model does not explain
+    are linear in the payload's 10 parameters, the columns of the terminal link's standard
+    parameters in the regressor (the payload is a rigid body added to link n)."""
+    from .regressor import regressor_function
+    from ..description.robot import INERTIAL
+
+    est._fitted()
+    j = est.num_.frames[est.num_.n_links - 1].j
+    names = tuple(f"{k}{j}" for k in INERTIAL)
+    phi = regressor_function(est.num_, names)
+    p = process(data, cutoff=est.processed_.cutoff, decimate=1,
+                use_measured_velocity=est.use_measured_velocity)
+    if p.tau is None:
+        raise RobmodError("the payload log needs torques")
+    residual = p.tau - est.predict(p.q, p.qd, p.qdd)
+    W = np.transpose(phi(p.q, p.qd, p.qdd), (1, 0, 2)).reshape(-1, len(names))
+    y = residual.T.reshape(-1)
+    check_rank(W, names)
+    x, *_ = np.linalg.lstsq(W, y, rcond=None)
+    s2 = float(((y - W @ x) ** 2).sum() / max(len(y) - len(names), 1))
+    std = np.sqrt(np.abs(np.diag(s2 * np.linalg.inv(W.T @ W))))
+    return PayloadEstimate(names, x, std)
+
+
 def cross_validate(robot, data: MeasuredData, folds: int = 5, **options) -> list:
     """K-fold cross-validation over time: the log is cut into ``folds`` contiguous blocks;
     each block is predicted by the model fitted on the others (the remaining pieces are

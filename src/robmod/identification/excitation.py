@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..dynamics.newton_euler import idm
 from ..errors import RobmodError
 
 
@@ -74,12 +75,14 @@ class FourierTrajectory:
 
 def exciting_trajectory(robot, *, harmonics: int = 5, frequency: float = 0.1,
                         q_center=None, q_range=None, qd_max=None, qdd_max=None,
-                        samples: int = 150, starts: int = 3, seed: int = 0,
+                        tau_max=None, samples: int = 150, starts: int = 3, seed: int = 0,
                         maxiter: int = 60) -> FourierTrajectory:
     """The Fourier trajectory that minimizes cond(W) of the base model within the limits.
 
     Limits default to the robot's (qmin/qmax, qdmax, qddmax) or to +-pi/2 about zero,
-    2 rad/s, 10 rad/s^2.
+    2 rad/s, 10 rad/s^2.  ``tau_max`` (per joint, or True for the robot's taumax) adds the
+    torques of the robot's inverse dynamic model (a prior model with numeric inertial
+    parameters) to the constraints.
     """
     from scipy.optimize import minimize
 
@@ -111,10 +114,16 @@ def exciting_trajectory(robot, *, harmonics: int = 5, frequency: float = 0.1,
         s = np.linalg.svd(Ws / norms, compute_uv=False)
         return float(np.log(s[0] / max(s[-1], 1e-300)))
 
+    torque = _torque_limit(robot, n, tau_max)
+
     def margins(x):
         q, qd, qdd = traj(x).sample(t)
-        return np.concatenate([(hi - q).ravel(), (q - lo).ravel(),
-                               (vmax - np.abs(qd)).ravel(), (amax - np.abs(qdd)).ravel()])
+        out = [(hi - q).ravel(), (q - lo).ravel(), (vmax - np.abs(qd)).ravel(),
+               (amax - np.abs(qdd)).ravel()]
+        if torque is not None:
+            model, tmax = torque
+            out.append((tmax - np.abs(idm(model, q, qd, qdd))).ravel())
+        return np.concatenate(out)
 
     rng = np.random.default_rng(seed)
     best = None
@@ -131,6 +140,25 @@ def exciting_trajectory(robot, *, harmonics: int = 5, frequency: float = 0.1,
         raise RobmodError("no exciting trajectory within the limits was found: widen the "
                           "limits or lower the frequency")
     return traj(best[1])
+
+
+def _torque_limit(robot, n, tau_max):
+    """(numeric model, limits) for the torque constraints, or None."""
+    if tau_max is None or tau_max is False:
+        return None
+    from ..description.arguments import require_numeric
+    from ..dynamics.spatial import dofs
+
+    model = require_numeric(robot.numeric(), "the torque limits of an exciting trajectory")
+    if tau_max is True:
+        vals = [model.link(j).limits.taumax for j in dofs(model)]
+        if any(v is None for v in vals):
+            raise RobmodError("tau_max=True needs the robot's taumax limits")
+        tau_max = [float(v) for v in vals]
+    tmax = np.broadcast_to(np.asarray(tau_max, float), (n,))
+    if np.any(~np.isfinite(tmax)) or np.any(tmax <= 0):
+        raise RobmodError(f"tau_max must be positive, got {tmax.tolist()}")
+    return model, tmax
 
 
 def _limits(robot, n, q_center, q_range, qd_max, qdd_max):
