@@ -354,3 +354,15 @@ def test_exciting_trajectory_within_torque_limits():
     t = np.linspace(0, traj.period, 400)
     tau = idm(planar, *traj.sample(t))
     assert np.all(np.abs(tau) <= np.array([1500.0, 400.0]) * 1.02)
+
+
+def test_exciting_trajectory_within_a_workspace():
+    from robmod.geometry.dgm import dgm
+
+    planar = robmod.load_robot("planar2").numeric()     # y0 up: keep frame 2 above y = 0.2
+    traj = exciting_trajectory(planar, harmonics=2, frequency=0.2, qd_max=1.0, qdd_max=3.0,
+                               q_center=[1.2, 0.0], q_range=[0.8, 0.8],
+                               workspace=lambda p: p[..., 1] - 0.2, starts=1, maxiter=25,
+                               samples=60)
+    q = traj.sample(np.linspace(0, traj.period, 400))[0]
+    assert dgm(planar, q)[..., 1, 3].min() >= 0.2 - 1e-3

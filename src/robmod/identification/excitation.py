@@ -75,14 +75,17 @@ class FourierTrajectory:
 
 def exciting_trajectory(robot, *, harmonics: int = 5, frequency: float = 0.1,
                         q_center=None, q_range=None, qd_max=None, qdd_max=None,
-                        tau_max=None, samples: int = 150, starts: int = 3, seed: int = 0,
+                        tau_max=None, workspace=None, samples: int = 150, starts: int = 3,
+                        seed: int = 0,
                         maxiter: int = 60) -> FourierTrajectory:
     """The Fourier trajectory that minimizes cond(W) of the base model within the limits.
 
     Limits default to the robot's (qmin/qmax, qdmax, qddmax) or to +-pi/2 about zero,
     2 rad/s, 10 rad/s^2.  ``tau_max`` (per joint, or True for the robot's taumax) adds the
     torques of the robot's inverse dynamic model (a prior model with numeric inertial
-    parameters) to the constraints.
+    parameters) to the constraints.  ``workspace``: a function of the terminal frame's
+    origin positions (..., 3) in the base frame returning margins that must stay >= 0 (e.g.
+    ``lambda p: p[..., 2] - 0.1`` keeps the tool 10 cm above the base plane).
     """
     from scipy.optimize import minimize
 
@@ -115,6 +118,11 @@ def exciting_trajectory(robot, *, harmonics: int = 5, frequency: float = 0.1,
         return float(np.log(s[0] / max(s[-1], 1e-300)))
 
     torque = _torque_limit(robot, n, tau_max)
+    position = None
+    if workspace is not None:
+        from ..geometry.dgm import dgm_model
+
+        position = dgm_model(est.num_, columns="p").compile()
 
     def margins(x):
         q, qd, qdd = traj(x).sample(t)
@@ -123,6 +131,8 @@ def exciting_trajectory(robot, *, harmonics: int = 5, frequency: float = 0.1,
         if torque is not None:
             model, tmax = torque
             out.append((tmax - np.abs(idm(model, q, qd, qdd))).ravel())
+        if position is not None:
+            out.append(np.ravel(workspace(position(q).reshape(len(q), 3))))
         return np.concatenate(out)
 
     rng = np.random.default_rng(seed)
