@@ -164,3 +164,26 @@ def test_par_integers_of_thousands_of_digits(tmp_path, old, new):
     path.write_text(text.replace(old, new))
     with pytest.raises(RobmodError, match="too large"):
         robmod.read_robot(str(path))
+
+
+@pytest.mark.fuzz
+@settings(max_examples=max(10, EXAMPLES // 4), deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(mutated())
+def test_cli_check_never_prints_an_internal_error(tmp_path_factory, capsys, case):
+    fmt, text = case
+    path = tmp_path_factory.mktemp("c") / f"fuzz.{fmt}"
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    code = main(["check", str(path)])
+    err = capsys.readouterr().err
+    assert code in (0, 2) and "internal error" not in err, err
+
+
+def test_huge_octal_integer_in_yaml(tmp_path, capsys):
+    """YAML reads 0111... as an octal integer without Python's digit limit; printing it in the
+    error message raised ValueError (the CLI said "internal error")."""
+    path = tmp_path / "x.yaml"
+    path.write_text("robmod: 1\nname: x\nframes:\n  - {j: 1, ant: 0, sigma: 0, mu: 1, "
+                    "theta: q1, gamma: 0" + "1" * 20000 + "}\n")
+    assert main(["check", str(path)]) == 2
+    assert "out of range" in capsys.readouterr().err

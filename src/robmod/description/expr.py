@@ -114,8 +114,12 @@ def _number(value, text, location) -> sp.Expr:
     if isinstance(value, float) and not math.isfinite(value):
         raise ExpressionError(f"value {text!r} is not finite", location)
     if abs(value) > MAX_MAGNITUDE:
-        raise ExpressionError(f"value {str(text)[:40]!r} is out of range (|x| > "
-                              f"{MAX_MAGNITUDE:g})", location)
+        if isinstance(text, int) and text.bit_length() > 128:   # str() of it may be refused
+            shown = f"an integer of {text.bit_length()} bits"
+        else:
+            shown = repr(str(text)[:40])
+        raise ExpressionError(f"value {shown} is out of range (|x| > {MAX_MAGNITUDE:g})",
+                              location)
     if isinstance(value, int):
         return sp.Integer(value)
     if value == int(value):
