@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 ROBOT  ?= rx90
 
-.PHONY: run test bench clean
+.PHONY: run test bench fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ bench: $(BIN)/python
 	$(BIN)/python benchmarks/bench_identification.py
 	$(BIN)/python benchmarks/bench_control.py
 	$(BIN)/python benchmarks/bench_ident_pipeline.py
+
+fuzz: $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	ROBMOD_FUZZ_EXAMPLES=10000 $(BIN)/python -m pytest -p no:xdist -m fuzz tests
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache
