@@ -144,8 +144,11 @@ def test_ur5_urdf_with_fixed_frames_against_pinocchio_urdf_parser():
     rng = np.random.default_rng(6)
     q, qd, qdd = rng.uniform(-2, 2, (3, 40, 6))
     tau = idm(robot, q, qd, qdd)
+    # the UR5 file writes pi/2 as 1.57079632679: robmod snaps it (docs/format.md), Pinocchio
+    # keeps it, so the models differ at the 1e-10 level (relative 1e-9)
     for k in range(3):
-        assert np.abs(tau[k] - pin.rnea(model, data, q[k], qd[k], qdd[k])).max() < 1e-10
+        ref_tau = pin.rnea(model, data, q[k], qd[k], qdd[k])
+        assert np.abs(tau[k] - ref_tau).max() < 1e-9 * max(1.0, np.abs(ref_tau).max())
         M = pin.crba(model, data, q[k])
         M = np.triu(M) + np.triu(M, 1).T
         assert np.abs(inertia_matrix(robot, q[k]) - M).max() < 1e-10

@@ -86,8 +86,27 @@ def required_attr(el: Element, name: str, ctx: FileContext, what: str) -> str:
     return value
 
 
+#: URDF angles within this of a multiple of pi/2 are taken as that multiple (files write pi as
+#: 3.14159265359, 2e-13 away: nearly parallel axes would give huge b and r that cancel)
+ANGLE_SNAP = 1e-9
+#: URDF lengths (and axis components) within this of 0, +-1 are taken as exactly that
+LENGTH_SNAP = 1e-12
+
+
+def snap_angle(a: float) -> float:
+    k = round(a / (math.pi / 2))
+    return k * (math.pi / 2) if abs(a - k * (math.pi / 2)) <= ANGLE_SNAP else a
+
+
+def snap_length(x: float) -> float:
+    for exact in (0.0, 1.0, -1.0):
+        if abs(x - exact) <= LENGTH_SNAP:
+            return exact
+    return x
+
+
 def _floats(el: Element, name: str, n: int, ctx: FileContext, what: str, default=None,
-            required=False) -> list[float]:
+            required=False, unbounded=False) -> list[float]:
     raw = el.attrs.get(name)
     if raw is None:
         if required or default is None:
@@ -106,7 +125,9 @@ def _floats(el: Element, name: str, n: int, ctx: FileContext, what: str, default
         if not math.isfinite(x):
             raise ctx.error(f"{what}: {name}={raw!r}: {part!r} is not a finite number", el.line,
                             field=fld)
-        if abs(x) > MAX_MAGNITUDE:
+        if abs(x) > MAX_MAGNITUDE and unbounded:   # limits: 1e16 is URDF's "no limit"
+            x = math.copysign(math.inf, x)
+        elif abs(x) > MAX_MAGNITUDE:
             raise ctx.error(f"{what}: {name}={raw!r}: {part!r} is out of range (|x| > "
                             f"{MAX_MAGNITUDE:g})", el.line, field=fld)
         out.append(x)
@@ -128,9 +149,11 @@ def _origin(el: Element, ctx: FileContext, what: str) -> np.ndarray:
     o = _one(el, "origin", ctx, what)
     if o is None:
         return np.eye(4)
-    xyz = _floats(o, "xyz", 3, ctx, what, default=(0.0, 0.0, 0.0))
-    rpy = _floats(o, "rpy", 3, ctx, what, default=(0.0, 0.0, 0.0))
-    return homogeneous(matrix_from_rpy(*rpy), xyz)
+    xyz = [snap_length(x) for x in _floats(o, "xyz", 3, ctx, what, default=(0.0, 0.0, 0.0))]
+    rpy = [snap_angle(a) for a in _floats(o, "rpy", 3, ctx, what, default=(0.0, 0.0, 0.0))]
+    R = matrix_from_rpy(*rpy)
+    R[np.abs(R) < 1e-15] = 0.0    # exact angles: sin(pi) is 1.2e-16, make it 0
+    return homogeneous(R, xyz)
 
 
 @dataclass
@@ -206,7 +229,8 @@ def read_joint(el: Element, ctx: FileContext) -> UJoint:
     axis = np.array([1.0, 0.0, 0.0])
     ax = _one(el, "axis", ctx, what)
     if ax is not None and jtype != "fixed":
-        axis = np.array(_floats(ax, "xyz", 3, ctx, what, default=(1.0, 0.0, 0.0)))
+        axis = np.array([snap_length(x) for x in
+                         _floats(ax, "xyz", 3, ctx, what, default=(1.0, 0.0, 0.0))])
         norm = float(np.linalg.norm(axis))
         if norm < 1e-12:
             raise ctx.error(f"{what}: the axis is the zero vector", ax.line, field="axis.xyz")
@@ -215,8 +239,9 @@ def read_joint(el: Element, ctx: FileContext) -> UJoint:
     le = _one(el, "limit", ctx, what)
     if le is not None and jtype != "fixed":
         limit_line = le.line
-        vals = {k: (_floats(le, k, 1, ctx, what)[0] if k in le.attrs else None)
+        vals = {k: (_floats(le, k, 1, ctx, what, unbounded=True)[0] if k in le.attrs else None)
                 for k in ("lower", "upper", "effort", "velocity")}
+        vals = {k: (None if v is not None and math.isinf(v) else v) for k, v in vals.items()}
         for k in ("effort", "velocity"):
             if vals[k] is not None and vals[k] < 0:
                 raise ctx.error(f"{what}: limit {k} = {vals[k]:g} is negative", le.line,
