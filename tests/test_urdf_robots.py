@@ -101,3 +101,15 @@ def test_rounded_angles_are_snapped(tmp_path):
         for k in ("gamma", "b", "alpha", "d", "theta", "r"):
             v = getattr(f, k)
             assert not (v.is_Float and 0 < abs(float(v)) < 1e-9), (f.j, k, v)
+
+
+def test_cli_igm_on_a_urdf_robot_with_fixed_frames(capsys):
+    """robmod igm on the UR5 URDF (fixed frames in the chain) raised an internal error."""
+    from robmod.cli import main
+
+    path = os.path.join(ROOT, "ur_description", "urdf", "ur5_robot.urdf")
+    q = ["0.1", "-0.5", "0.3", "0.2", "0.4", "0.1"]
+    assert main(["igm", path, "--q", *q, "--frame", "9"]) == 0
+    out = capsys.readouterr().out
+    assert "8 solution(s)" in out
+    assert "0.100000  -0.500000   0.300000   0.200000   0.400000   0.100000" in out

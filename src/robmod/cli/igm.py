@@ -195,6 +195,7 @@ def cmd_igm(args) -> int:
         Tn = T @ np.linalg.inv(np.array(tool.T.evalf().tolist(), dtype=float))
     method, sol, q, valid, sing = solve_pose(robot, Tn, fixed, args.method, args.frame)
     joints = sol.robot_joints if sol is not None else robot.joints
+    joints = [j for j in joints if robot.frame(j).sigma != 2]   # fixed frames take no value
     chain = sol.robot if sol is not None else robot
     if args.steps and sol is not None:
         print(sol.to_text())
