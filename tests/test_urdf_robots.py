@@ -113,3 +113,22 @@ def test_cli_igm_on_a_urdf_robot_with_fixed_frames(capsys):
     out = capsys.readouterr().out
     assert "8 solution(s)" in out
     assert "0.100000  -0.500000   0.300000   0.200000   0.400000   0.100000" in out
+
+
+def test_frames_by_urdf_link_name(capsys):
+    """A URDF link (or joint) name works wherever a frame number does."""
+    from robmod.cli import main
+    from robmod.geometry.dgm import dgm
+    from robmod.kinematics import jacobian
+
+    path = os.path.join(ROOT, "ur_description", "urdf", "ur5_robot.urdf")
+    robot = robmod.read_robot(path).numeric()
+    j = robot.frame_number("wrist_3_link")
+    assert robot.frame_number("wrist_3_joint") == j and robot.frame_number(j) == j
+    q = np.linspace(-0.5, 0.5, 6)
+    np.testing.assert_array_equal(dgm(robot, q, "wrist_3_link"), dgm(robot, q, j))
+    np.testing.assert_array_equal(jacobian(robot, q, "wrist_3_link"), jacobian(robot, q, j))
+    with pytest.raises(robmod.RobmodError, match="close names: wrist_3_link"):
+        dgm(robot, q, "wrist3_link")
+    assert main(["igm", path, "--q", *map(str, q), "--frame", "ee_link"]) == 0
+    assert "solution(s)" in capsys.readouterr().out

@@ -38,8 +38,9 @@ def add_igm_command(sub) -> None:
     s.add_argument("--degrees", action="store_true", help="angles of --pose/--q in degrees")
     s.add_argument("--fixed", action="append", default=[], metavar="J=V",
                    help="value of a joint of a redundant robot (repeatable)")
-    s.add_argument("--frame", type=int, metavar="J",
-                   help="end frame (default: the last); trees and closed loops need it")
+    s.add_argument("--frame", metavar="J",
+                   help="end frame, a number or a name (a URDF link); default: the last; "
+                        "trees and closed loops need it")
     s.add_argument("--tool", metavar="NAME", help="target is the pose of this tool frame")
     s.add_argument("--method", choices=("auto", "analytic", "pieper", "general6r", "numeric"),
                    default="auto")
@@ -178,6 +179,8 @@ def cmd_igm(args) -> int:
     from ..geometry.dgm import dgm
 
     robot = load_robot_arg(args.robot, numeric=True)
+    if args.frame is not None:
+        args.frame = robot.frame_number(args.frame)
     fixed = _parse_fixed(args.fixed)
     for j in fixed:
         if j not in robot.joints:

@@ -28,6 +28,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Mapping
 
+import numpy as np
 import sympy as sp
 
 from ..errors import DescriptionError
@@ -240,16 +241,42 @@ class Robot:
     values: Mapping = field(default_factory=lambda: MappingProxyType({}))
     source: str = ""
     description: str = ""
+    #: names of frames (e.g. URDF link and joint names) -> frame number
+    frame_names: Mapping = field(default_factory=lambda: MappingProxyType({}))
 
-    # ---- pickling (worker processes): the read-only mapping travels as a dict ----------
+    # ---- pickling (worker processes): the read-only mappings travel as dicts ----------
     def __getstate__(self):
         state = {f.name: getattr(self, f.name) for f in fields(self)}
         state["values"] = dict(self.values)
+        state["frame_names"] = dict(self.frame_names)
         return state
 
     def __setstate__(self, state):
         for k, v in state.items():
-            object.__setattr__(self, k, MappingProxyType(v) if k == "values" else v)
+            object.__setattr__(self, k, MappingProxyType(v) if k in ("values", "frame_names")
+                               else v)
+
+    def frame_number(self, frame) -> int:
+        """The number of ``frame``: a frame number (0..NF), or a name of ``frame_names`` (URDF
+        link or joint names); a RobmodError lists close names when it is unknown."""
+        if isinstance(frame, str):
+            if frame in self.frame_names:
+                return int(self.frame_names[frame])
+            if frame.lstrip("+-").isdigit():
+                frame = int(frame)
+            else:
+                import difflib
+
+                close = difflib.get_close_matches(frame, list(self.frame_names), n=4)
+                hint = f"; close names: {', '.join(close)}" if close else (
+                    f"; names: {', '.join(list(self.frame_names)[:12])}" if self.frame_names
+                    else "; this robot has no frame names: give a frame number")
+                raise DescriptionError(f"robot {self.name!r} has no frame {frame!r}{hint}")
+        if isinstance(frame, bool) or not isinstance(frame, (int, np.integer)) or \
+                not 0 <= int(frame) <= self.n_frames:
+            raise DescriptionError(f"frame must be a number 0..{self.n_frames} or a frame name, "
+                                   f"got {frame!r}")
+        return int(frame)
 
     # ---- sizes and structure -------------------------------------------------
     @property
@@ -426,7 +453,8 @@ class Robot:
 
 def make_robot(name: str, frames, links=None, *, n_links: int | None = None, base=None,
                tools=(), gravity=None, W0=None, WP0=None, V0=None, VP0=None, values=None,
-               source: str = "", description: str = "", validate: bool = True) -> Robot:
+               source: str = "", description: str = "", validate: bool = True,
+               frame_names=None) -> Robot:
     """Build and validate a :class:`Robot`.
 
     ``frames`` is a sequence of :class:`Frame` or of dicts with Frame's fields;
@@ -445,7 +473,8 @@ def make_robot(name: str, frames, links=None, *, n_links: int | None = None, bas
     robot = Robot(
         name=name, frames=frames, links=links, n_links=nl,
         base=IDENTITY4 if base is None else sp.ImmutableMatrix(base), tools=tuple(tools),
-        values=MappingProxyType(dict(values or {})), source=source, description=description, **kw)
+        values=MappingProxyType(dict(values or {})), source=source, description=description,
+        frame_names=MappingProxyType(dict(frame_names or {})), **kw)
     if validate:
         from .validate import validate as _validate
 

@@ -133,7 +133,7 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
         movable = [(k.origin[:3, 3], k.origin[:3, :3] @ k.axis)
                    for k in children[jt.child] if k.type != "fixed"]
         place[jt.child] = mdh_frame(jt.axis, movable if mdh else [])
-    frames, robot_links, locations, names = [], [], {}, []
+    frames, robot_links, locations, names, frame_names = [], [], {}, [], {}
     for j, jt in enumerate(order, start=1):
         C = inverse(place[jt.parent]) @ jt.origin @ place[jt.child]
         g, b, al, d, th, r = kk_parameters_from_transform(C)
@@ -146,6 +146,8 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
                            theta=_snap_angle(th), r=_snap_length(r, scale)))
         locations[(j, None)] = ctx.loc(jt.line)
         names.append(f"{j}: joint {jt.name!r} -> link {jt.child!r}")
+        frame_names[jt.child] = j
+        frame_names.setdefault(jt.name, j)
         ulink = links[jt.child]
         values = _inertial_parameters(ulink.inertial, place[jt.child])
         if ulink.inertial is not None:
@@ -170,7 +172,7 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
                    f"(0, 0, -9.81) m/s^2; frames: " + "; ".join(names))
     robot = make_robot(robot_name, frames, robot_links, base=_clean_matrix(base), tools=tools,
                        gravity=[as_expr(g) for g in GRAVITY], source=f"URDF robot {name!r}",
-                       description=description, validate=False)
+                       description=description, validate=False, frame_names=frame_names)
     validate(robot, locations)
     return robot
 

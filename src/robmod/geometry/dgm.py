@@ -165,6 +165,7 @@ def resolve_tool(robot, j=None, tool=None):
         tool = find_tool(robot, tool)
     if j is None:
         j = tool.frame if tool is not None else robot.n_links
+    j = robot.frame_number(j)     # a number, or a frame name (e.g. a URDF link)
     if tool is not None and tool.frame != j:
         raise RobmodError(f"tool {tool.name!r} is on frame {tool.frame}, not {j}")
     return tool, j
@@ -173,6 +174,7 @@ def resolve_tool(robot, j=None, tool=None):
 def dgm_algorithm(ctx, robot, j=None, i=0, tool=None, base=False, merge=True):
     """iTj (or fTE with base and tool) as a 3x4 nested list of the context's scalars."""
     tool, j = resolve_tool(robot, j, tool)
+    i = robot.frame_number(i)
     for x in (i, j):
         if not 0 <= x <= robot.n_frames:
             raise RobmodError(f"robot {robot.name!r} has no frame {x}")

@@ -68,8 +68,7 @@ def jacobian_parts(ctx, robot, j=None, i=0, tool=None):
     ``P``: {frame k: kP_E (3 scalars)} for k in (0,) + chain.
     """
     tool, j = resolve_frame(robot, j, tool)
-    if not 0 <= i <= robot.n_frames:
-        raise RobmodError(f"robot {robot.name!r} has no frame {i}")
+    i = robot.frame_number(i)
     end = "E" if tool is not None else str(j)
     chain = (0,) + robot.chain(j)
     frames = {}  # a(k)T_k as 3x4, built once
