@@ -176,12 +176,7 @@ def _arm_solutions(C, w, u):
             Z, y = z_of(q3)
             return Z @ Z - y[0] ** 2 - y[1] ** 2
 
-        for off in _OFFSETS:
-            roots = _half_tangent_roots(_trig_fit(quartic, 2, off), L * L)
-            if roots is not None:
-                break
-        else:
-            raise RobmodError(_CONTINUUM)
+        roots, off = _roots_of(quartic, 2, L)
         for t in roots:
             q3 = t + off
             Z, y = z_of(q3)
@@ -198,12 +193,7 @@ def _arm_solutions(C, w, u):
     def combo(q3):
         return mu @ arm.coeffs(q3)[:, 2]
 
-    for off in _OFFSETS:
-        roots = _half_tangent_roots(_trig_fit(combo, 1, off), L * L)
-        if roots is not None:
-            break
-    else:
-        raise RobmodError(_CONTINUUM)
+    roots, off = _roots_of(combo, 1, L)
     for t in roots:
         q3 = t + off
         a, b, c = arm.coeffs(q3)[k]
@@ -315,6 +305,16 @@ def evaluate_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10, sing_tol=
     q[~valid] = np.nan
     return IGMEvaluation(q, valid, sing & valid, resid)
 
+
+
+def _roots_of(fn, degree, L):
+    """(roots in tan((q3 - off)/2), off) of a trigonometric polynomial of ``degree`` in q3,
+    the offset chosen so that no root sits at q3 - off = pi (the half-tangent's pole)."""
+    for off in _OFFSETS:
+        roots = _half_tangent_roots(_trig_fit(fn, degree, off), L * L)
+        if roots is not None:
+            return roots, off
+    raise RobmodError(_CONTINUUM)
 
 __all__ = ["igm_pieper", "evaluate_pieper", "has_spherical_wrist", "wrist_centre",
            "pieper_candidates", "METHOD", "N_BRANCHES"]
