@@ -279,3 +279,27 @@ def test_identify_refuses_rank_deficient_data_and_symbolic_geometry():
     bare = dataclasses.replace(robmod.load_robot("rx90"), values=MappingProxyType({}))
     with pytest.raises(RobmodError, match="D3"):
         identify(bare, q, qd, qdd, idm(true, q, qd, qdd), bp)
+
+
+def test_igm_cache_is_keyed_by_content():
+    """The analytic IGM cache was keyed by id(robot): a new robot at a dead robot's address got
+    the old solution.  Robots of equal content share it; others never do."""
+    import gc
+
+    import numpy as np
+
+    import robmod
+    from robmod.geometry.dgm import dgm
+    from robmod.geometry.igm import igm, igm_model
+
+    a = robmod.load_robot("rx90")
+    assert igm_model(a) is igm_model(robmod.load_robot("rx90"))
+    for d3 in (0.3, 0.6, 0.9):
+        del a
+        gc.collect()
+        a = robmod.load_robot("rx90").with_values(D3=d3)
+        q = np.array([0.1, -0.4, 0.3, 0.2, 0.5, -0.1])
+        T = dgm(a.numeric(), q)
+        sols, valid = igm(a, T)
+        assert valid.any()
+        assert np.abs(sols[valid] - q).max(axis=1).min() < 1e-9

@@ -82,17 +82,23 @@ def igm_model(robot, fixed=None, *, frame=None, families=None) -> IGMSolution:
         sol = igm_model(chain, cj or None, families=families)
         sol.robot_joints = ch
         return sol
-    key = (id(robot), robot.name, joints, None if families is None else tuple(families))
+    key = (robot.content_key, joints, None if families is None else tuple(families))
     hit = _CACHE.get(key)
-    if hit is not None and hit.robot is robot:
+    if isinstance(hit, RobmodError):   # the search already failed for this content: fail fast
+        raise hit
+    if hit is not None:
         return hit
-    if families is None:
-        try:
-            system, steps = paul_search(robot, joints, ("elem",))
-        except RobmodError:
-            system, steps = paul_search(robot, joints, ALL_FAMILIES)
-    else:
-        system, steps = paul_search(robot, joints, tuple(families))
+    try:
+        if families is None:
+            try:
+                system, steps = paul_search(robot, joints, ("elem",))
+            except RobmodError:
+                system, steps = paul_search(robot, joints, ALL_FAMILIES)
+        else:
+            system, steps = paul_search(robot, joints, tuple(families))
+    except RobmodError as e:
+        _CACHE[key] = e
+        raise
     sol = IGMSolution(system, steps)
     _CACHE[key] = sol
     return sol
