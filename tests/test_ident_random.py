@@ -42,3 +42,28 @@ def test_random_robots_base_parameters(seed):
             assert cs.difference > 0 and "do not reach" in cs.message
             reported += 1
     assert reported > 0
+
+
+def test_numeric_finish_reaches_the_minimum():
+    """Where the closed-form rules stop short (prismatic joints among the first links), the
+    numeric finish regroups the rest: the count equals the regressor's rank and the torques of
+    the finished base parameters equal the full model's."""
+    from robmod.identification.base_finish import finish_numerically
+    from robmod.identification.base_numeric import numeric_base
+
+    finished = 0
+    for k, rng, robot in _robots(0, 110):
+        short = base_parameters(robot, seed=k, regroup_first_links=False)
+        cs = compare(short)
+        if cs.same_space:
+            continue
+        base, notes = finish_numerically(robot, short.base, seed=k)
+        assert len(base) == numeric_base(robot, short.standard).rank, (k, len(base))
+        assert notes and "numeric finish" in notes[0]
+        from dataclasses import replace
+        done = replace(short, base=base)
+        q, qd, qdd = rng.uniform(-2, 2, (3, 6, robot.n_joints))
+        base_robot = done.base_robot({n: float(v) for n, v in done.values_of().items()})
+        assert np.abs(idm(robot, q, qd, qdd) - idm(base_robot, q, qd, qdd)).max() < 1e-9
+        finished += 1
+    assert finished > 0

@@ -73,7 +73,7 @@ def numeric_robot(robot, rng=None, values=None):
         for k in GEOMETRIC:
             syms |= getattr(f, k).free_symbols
     for g in robot.gravity:
-        syms |= g.free_symbols
+        syms |= getattr(g, "free_symbols", set())
     vals = {}
     for s in sorted(syms, key=str):
         v = known.get(s)
@@ -93,7 +93,7 @@ def numeric_robot(robot, rng=None, values=None):
 def stacked_regressor(robot, names, n_states=None, rng=None):
     """Phi stacked at random states: (n_states * NJ, p); robot numeric in its geometry."""
     rng = rng or np.random.default_rng(0)
-    nj = robot.n_joints
+    nj = robot.n_q
     p = len(names)
     n_states = n_states or max(40, 4 * p // max(1, nj) + 10)
     q = rng.uniform(-np.pi, np.pi, (n_states, nj))

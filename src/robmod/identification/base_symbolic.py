@@ -300,7 +300,7 @@ def _field_at(r, c):
 
 
 def base_parameters(robot, *, rotor=True, friction=True, regroup_first_links=True,
-                    seed=0) -> BaseParameters:
+                    seed=0, numeric_finish=True) -> BaseParameters:
     """Symbolic base parameters of a serial or tree robot (closed loops: the equivalent tree).
 
     ``rotor`` / ``friction``: include IA / FC, FV (when present in the description).
@@ -308,6 +308,9 @@ def base_parameters(robot, *, rotor=True, friction=True, regroup_first_links=Tru
     3/4 and condition (13) on the first links, rotor rule -- without the search for further
     regroupings among the first links (step c); the result may then exceed the minimum
     (prismatic joints near the base), which :func:`~.base_numeric.compare` reports.
+    ``numeric_finish`` (default): where the closed-form rules stop short of the minimum, the
+    remaining regroupings are found from the rank of the regressor
+    (:mod:`.base_finish`), so that the set is always minimal.
     """
     if any(x != 0 for x in tuple(robot.W0) + tuple(robot.WP0) + tuple(robot.V0)):
         raise RobmodError("base parameters: a fixed base is assumed (W0 = WP0 = V0 = 0)")
@@ -353,6 +356,11 @@ def base_parameters(robot, *, rotor=True, friction=True, regroup_first_links=Tru
         for k in ("FC", "FV"):
             if FR[(j, k)] != 0:
                 base.append(BaseParameter(f"{k}{j}", f"{k}{j}", FR[(j, k)], j, k))
+    if numeric_finish and regroup_first_links:
+        from .base_finish import finish_numerically
+
+        base, more = finish_numerically(robot, base, seed=seed)
+        notes.extend(more)
     kept = {b.standard for b in base}
     elim = []
     for s in standard:
