@@ -45,3 +45,6 @@ from .time_scaling import ScaledTrajectory, scale_to_limits, scaled_torques  # n
 
 __all__ += ["DynamicEllipsoid", "OperationalSpace", "dynamic_manipulability_ellipsoid",
             "operational_space", "ScaledTrajectory", "scale_to_limits", "scaled_torques"]
+from .warmup import warmup  # noqa: E402
+
+__all__ += ["warmup"]

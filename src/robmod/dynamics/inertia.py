@@ -21,10 +21,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.robot import FIXED, PRISMATIC
+from ..symbolic import fastpath
 from ..symbolic.algebra import add, mul
 from ..symbolic.model import Output, customize
 from .newton_euler import idm
 from .spatial import (axis_index, check_arrays, dofs, geometry, link_inertia, model_inputs,
+                      plain_layout,
                       numeric_context, rot, transfer_inertia, wrench_up)
 
 
@@ -110,10 +112,37 @@ def _lower(robot):
 
 def inertia_matrix(robot, q, rotor: bool = True) -> np.ndarray:
     """A(q), shape (..., n, n), n = len(dofs(robot)); q of shape (..., NJ) (batched)."""
+    return fastpath.evaluate(robot, ("A", rotor), _INERTIA_SPEC, rotor, q)
+
+
+def _inertia_numpy(robot, rotor, q):
     shape, (q,) = check_arrays(robot, q, names=("q",))
     ctx = numeric_context(robot, q=q)
     A = inertia_algorithm(ctx, robot, rotor=rotor)
     return _fill(robot, A, shape[:-1])
+
+
+def _fast_inertia_model(robot, rotor):
+    """The customized A(q) as a full n x n output (for the fast path)."""
+    if not plain_layout(robot):
+        return None
+    order = dofs(robot)
+
+    def algorithm(ctx):
+        A = inertia_algorithm(ctx, robot, rotor=rotor)
+        return [Output.matrix("A", [[A.get((max(i, j, key=order.index), min(i, j,
+                                     key=order.index)), 0) for j in order] for i in order])]
+
+    return customize(f"{robot.name}_inertia_full", algorithm, robot,
+                     inputs=model_inputs(robot, ("q",)))
+
+
+def _check_q(robot, q):
+    return check_arrays(robot, q, names=("q",))[1]
+
+
+_INERTIA_SPEC = fastpath.Spec(lambda robot, rotor: _fast_inertia_model(robot, rotor), _check_q,
+                              _inertia_numpy)
 
 
 def _fill(robot, A, batch):

@@ -30,6 +30,7 @@ from sympy.core.parameters import distribute
 
 from ..description.arguments import finite_output
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE
+from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, dot, htm_identity, htm_mul, mul
 from ..symbolic.context import SymbolicContext
 from ..symbolic.derivative import derivative
@@ -37,6 +38,7 @@ from ..symbolic.model import Output, customize
 from .inertia import inertia_matrix_model
 from .newton_euler import ne_algorithm
 from .spatial import (Proxy, check_arrays, dofs, friction_torque, geometry, model_inputs,
+                      plain_layout,
                       joint_vector, named, numeric_context, rot_t)
 
 _QUIET = dict(gravity=False, rotor=False, friction=False, wrench=False, base_motion=False)
@@ -52,10 +54,19 @@ def gravity_algorithm(ctx, robot):
 
 def gravity_torques(robot, q) -> np.ndarray:
     """Q(q), shape (..., NJ)."""
+    return fastpath.evaluate(robot, ("Q",), _GRAVITY_SPEC, None, q)
+
+
+def _gravity_numpy(robot, _, q):
     shape, (q,) = check_arrays(robot, q, names=("q",))
     return joint_vector(robot, gravity_algorithm(numeric_context(robot, q=q), robot), shape)
 
 
+
+
+_GRAVITY_SPEC = fastpath.Spec(
+    lambda robot, _: gravity_model(robot) if plain_layout(robot) else None,
+    lambda robot, q: check_arrays(robot, q, names=("q",))[1], _gravity_numpy)
 
 
 def gravity_model(robot):

@@ -19,6 +19,7 @@ from ..description.arguments import joint_array, require_numeric
 from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..symbolic.algebra import add, htm_from_matrix, htm_inv, htm_mul, mul, name_mat, stack
+from ..symbolic import fastpath
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
 
@@ -205,12 +206,33 @@ def dgm(robot, q, j=None, i=0, tool=None, base=False) -> np.ndarray:
 
     ``q`` has one entry per joint variable (``robot.joints`` order, fixed frames excluded).
     """
+    key = ("dgm", j, i, None if tool is None else repr(tool), base)
+    return fastpath.evaluate(robot, key, _DGM_SPEC, (j, i, tool, base), q)
+
+
+def _dgm_numpy(robot, opts, q):
+    j, i, tool, base = opts
     require_numeric(robot, "dgm", scope="geometry")
     q = joint_array(robot, "q", q)
     ctx = NumericContext(robot, q=q)
     U = dgm_algorithm(ctx, robot, j, i, tool, base)
     U = [list(r) for r in U] + [[0, 0, 0, 1]]
     return stack(U, q.shape[:-1])
+
+
+def _fast_dgm_model(robot, opts):
+    """The customized iTj with the plain function's 4 x 4 output (for the fast path)."""
+    j, i, tool, base = opts
+    def algorithm(ctx):
+        U = dgm_algorithm(ctx, robot, j, i, tool, base)
+        return [Output.matrix("T", [list(r) for r in U] + [[0, 0, 0, 1]])]
+
+    return customize(f"{robot.name}_dgm_fast", algorithm, robot,
+                     inputs={"q": tuple(robot.frame(k).q for k in robot.joints)})
+
+
+_DGM_SPEC = fastpath.Spec(_fast_dgm_model, lambda robot, q: [joint_array(robot, "q", q)],
+                          _dgm_numpy)
 
 
 def dgm_model(robot, j=None, i=0, tool=None, base=False, columns="snap", merge=True):

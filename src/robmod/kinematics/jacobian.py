@@ -34,6 +34,7 @@ from ..description.robot import PRISMATIC
 from ..errors import RobmodError
 from ..geometry.dgm import common_ancestor, chain_path, frame_matrix, resolve_tool
 from ..symbolic.algebra import add, dot, htm_from_matrix, mul, stack
+from ..symbolic import fastpath
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
 
@@ -155,11 +156,34 @@ def jacobian(robot, q, j=None, i=0, tool=None) -> np.ndarray:
 
     One column per joint variable (``robot.joints`` order); fixed frames take none.
     """
+    key = ("jacobian", j, i, None if tool is None else repr(tool))
+    return fastpath.evaluate(robot, key, _JACOBIAN_SPEC, (j, i, tool), q)
+
+
+def _jacobian_numpy(robot, opts, q):
+    j, i, tool = opts
     require_numeric(robot, "the Jacobian", scope="geometry")
     q = check_q(robot, q)
     ctx = NumericContext(robot, q=q)
     J = stack(jacobian_algorithm(ctx, robot, j, i, tool), q.shape[:-1])
     return J[..., joint_columns(robot)]
+
+
+def _fast_jacobian_model(robot, opts):
+    """The customized iJ_j with the plain function's 6 x n_q output (for the fast path)."""
+    j, i, tool = opts
+    cols = joint_columns(robot)
+
+    def algorithm(ctx):
+        rows = jacobian_algorithm(ctx, robot, j, i, tool)
+        return [Output.matrix("J", [[r[c] for c in cols] for r in rows])]
+
+    return customize(f"{robot.name}_jacobian_fast", algorithm, robot,
+                     inputs={"q": tuple(robot.frame(k).q for k in robot.joints)})
+
+
+_JACOBIAN_SPEC = fastpath.Spec(_fast_jacobian_model, lambda robot, q: [check_q(robot, q)],
+                               _jacobian_numpy)
 
 
 def pose_and_jacobian(robot, q, j=None, tool=None):

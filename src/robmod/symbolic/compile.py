@@ -82,6 +82,43 @@ static PyObject *rm_single(PyObject *self, PyObject *const *args, Py_ssize_t nar
     return res;
 }
 
+/* checked(inputs...) -> the output of one configuration, or None when an input is not a
+   1-D float64 array of exactly its size, holds NaN/inf, or the output is not finite (the
+   caller then takes its checking path, which names the argument) */
+static int rm_finite(const double *x, npy_intp n)
+{
+    npy_intp i;
+    for (i = 0; i < n; i++) if (!isfinite(x[i])) return 0;
+    return 1;
+}
+
+static PyObject *rm_checked(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyArrayObject *b[RM_NG + 1];
+    PyObject *res;
+    int k;
+    if (nargs != RM_NG) Py_RETURN_NONE;
+    for (k = 0; k < RM_NG; k++) {
+        PyObject *o = args[k];
+        if (!PyArray_Check(o) || PyArray_TYPE((PyArrayObject *)o) != NPY_DOUBLE ||
+            !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)o) ||
+            PyArray_NDIM((PyArrayObject *)o) != 1 ||
+            PyArray_SIZE((PyArrayObject *)o) != rm_sizes[k] ||
+            !rm_finite((const double *)PyArray_DATA((PyArrayObject *)o), rm_sizes[k]))
+            Py_RETURN_NONE;
+        b[k] = (PyArrayObject *)o;
+    }
+    res = PyArray_SimpleNew(RM_OUT_NDIM, (npy_intp *)rm_out_dims, NPY_DOUBLE);
+    if (res == NULL) return NULL;
+    b[RM_NG] = (PyArrayObject *)res;
+    RM_CALL_SINGLE;
+    if (!rm_finite((const double *)PyArray_DATA((PyArrayObject *)res), RM_NOUT)) {
+        Py_DECREF(res);
+        Py_RETURN_NONE;
+    }
+    return res;
+}
+
 /* batch(n, inputs..., out) : n configurations, inputs and out C-contiguous float64 */
 static PyObject *rm_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -126,6 +163,7 @@ static PyObject *rm_batch(PyObject *self, PyObject *const *args, Py_ssize_t narg
 
 static PyMethodDef rm_methods[] = {
     {"single", (PyCFunction)(void (*)(void))rm_single, METH_FASTCALL, "one configuration"},
+    {"checked", (PyCFunction)(void (*)(void))rm_checked, METH_FASTCALL, "one checked configuration"},
     {"batch", (PyCFunction)(void (*)(void))rm_batch, METH_FASTCALL, "n configurations"},
     {NULL, NULL, 0, NULL}
 };
@@ -153,7 +191,7 @@ def compiler() -> str | None:
     return shutil.which(cc) or shutil.which("gcc") or shutil.which("cc")
 
 
-def _python_include() -> str | None:
+def python_include() -> str | None:
     inc = sysconfig.get_paths().get("include")
     if inc and (Path(inc) / "Python.h").exists():
         return inc
@@ -201,17 +239,32 @@ def extension_source(model) -> tuple[str, str]:
 
 def build_extension(model, verbose: bool = False):
     """Compile (or load from the cache) the extension module of ``model``; None if impossible."""
-    if compiler() is None or _python_include() is None:
+    if compiler() is None or python_include() is None:
         return None
     modname, source = extension_source(model)
     return build_from_source(modname, source, verbose)
+
+
+def load_extension(modname: str):
+    """The cached extension module ``modname`` if its shared object is on disk, else None."""
+    if modname in sys.modules:
+        return sys.modules[modname]
+    target = cache_dir() / f"{modname}{importlib.machinery.EXTENSION_SUFFIXES[0]}"
+    if not target.exists():
+        return None
+    loader = importlib.machinery.ExtensionFileLoader(modname, str(target))
+    spec = importlib.util.spec_from_file_location(modname, str(target), loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    sys.modules[modname] = module
+    return module
 
 
 def build_from_source(modname: str, source: str, verbose: bool = False):
     """Compile (or load from the cache) the extension module ``modname`` of C ``source``
     (from :func:`extension_source`: the name carries the hash of the source); None if
     impossible.  A process that only has the source (a remote worker) builds it here."""
-    cc, inc = compiler(), _python_include()
+    cc, inc = compiler(), python_include()
     if cc is None or inc is None:
         return None
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
@@ -236,14 +289,7 @@ def build_from_source(modname: str, source: str, verbose: bool = False):
             tmp_target = target.with_name(f".{target.name}.{os.getpid()}")
             shutil.copyfile(out, tmp_target)
             os.replace(tmp_target, target)  # atomic: other processes see all or nothing
-    if modname in sys.modules:
-        return sys.modules[modname]
-    loader = importlib.machinery.ExtensionFileLoader(modname, str(target))
-    spec = importlib.util.spec_from_file_location(modname, str(target), loader=loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    sys.modules[modname] = module
-    return module
+    return load_extension(modname)
 
 
 class CompiledModel:

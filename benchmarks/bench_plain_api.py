@@ -1,0 +1,106 @@
+"""The plain numeric API (what users call first) vs Pinocchio, measured in the same run.
+
+    python benchmarks/bench_plain_api.py [--n 100000] [--robots rx90,panda]
+
+``idm``, ``ddm``, ``inertia_matrix`` and ``dgm`` called as a user does (argument checks
+included), after ``robmod.warmup(robot)``, against ``pin.rnea``, ``pin.aba``, ``pin.crba`` and
+``pin.forwardKinematics`` + ``pin.updateFramePlacement`` (the same 0T_n):
+
+* single call: ratio Pinocchio / robmod (target >= 1);
+* batched over N configurations (two threads) vs a Python loop of the Pinocchio call over
+  pre-split rows: ratio (target >= 20), and the two-thread speed-up over one thread
+  (target >= 1.7 on 2 cores);
+* the NumPy path of the same functions (``robmod.set_backend("numpy")``), for the record.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+import robmod  # noqa: E402
+from run import timeit  # noqa: E402
+
+from robmod.dynamics import ddm, idm, inertia_matrix  # noqa: E402
+from robmod.geometry.dgm import dgm  # noqa: E402
+from robmod.symbolic import fastpath  # noqa: E402
+from robmod.testing.random import with_random_dynamics  # noqa: E402
+
+
+def bench_robot(name: str, n: int) -> list[tuple[str, str]]:
+    import pinocchio as pin
+
+    from robmod.testing.peers import PinocchioRobot
+
+    rng = np.random.default_rng(0)
+    robot = with_random_dynamics(robmod.load_robot(name, numeric=True), rng)
+    report = robmod.warmup(robot)
+    nj = robot.n_q
+    q, qd, qdd = rng.uniform(-2, 2, (3, n, nj))
+    tau = rng.uniform(-5, 5, (n, nj))
+    p = PinocchioRobot(robot)
+    m, d = p.model, p.data
+    fid = p.frame_id[robot.n_links]
+
+    def fk(m, d, q):
+        pin.forwardKinematics(m, d, q)
+        pin.updateFramePlacement(m, d, fid)
+
+    cases = [("idm", idm, (q, qd, qdd), pin.rnea, "rnea"),
+             ("ddm", ddm, (q, qd, tau), pin.aba, "aba"),
+             ("inertia_matrix", inertia_matrix, (q,), pin.crba, "crba"),
+             ("dgm", dgm, (q,), fk, "forwardKinematics + frame")]
+    rows = [(f"== {name} ({nj} joints)", "warm-up " + ", ".join(
+        f"{k} {s:.2f} s" for k, (s, ok) in report.items()))]
+    for title, fn, args, peer, peer_name in cases:
+        one = [a[0].copy() for a in args]
+        t_single = timeit(lambda: fn(robot, *one), number=20000)
+        pargs = [p.pin_q(a) for a in args]
+        pone = [a[0].copy() for a in pargs]
+        t_pin = timeit(lambda: peer(m, d, *pone), number=20000)
+        m_loop = min(n, 20000)
+
+        def loop():
+            for k in range(m_loop):
+                peer(m, d, *[a[k] for a in pargs])
+
+        t_loop = timeit(loop, repeat=3) / m_loop
+        t_batch = timeit(lambda: fn(robot, *args), repeat=5) / n
+        thread_min = fastpath.THREAD_MIN
+        fastpath.THREAD_MIN = 1 << 62
+        t_batch1 = timeit(lambda: fn(robot, *args), repeat=5) / n
+        fastpath.THREAD_MIN = thread_min
+        old = fastpath.set_backend("numpy")
+        t_numpy = timeit(lambda: fn(robot, *one), repeat=3, number=20)
+        fastpath.set_backend(old)
+        rows += [
+            (f"-- {title}", f"single {t_single * 1e6:.2f} us vs pin.{peer_name} "
+                            f"{t_pin * 1e6:.2f} us -> Pinocchio / robmod = "
+                            f"{t_pin / t_single:.2f} (target >= 1)"),
+            ("   batched", f"{t_batch * 1e9:.0f} ns/config (1 thread {t_batch1 * 1e9:.0f}; "
+                          f"speed-up {t_batch1 / t_batch:.2f}, target >= 1.7) vs Pinocchio "
+                          f"loop {t_loop * 1e9:.0f} ns -> {t_loop / t_batch:.1f}x "
+                          f"(target >= 20)"),
+            ("   NumPy path", f"single {t_numpy * 1e6:.0f} us = "
+                             f"{t_numpy / t_single:.0f}x the default path"),
+        ]
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--n", type=int, default=100000)
+    ap.add_argument("--robots", default="rx90,panda")
+    args = ap.parse_args(argv)
+    for name in args.robots.split(","):
+        for k, v in bench_robot(name, args.n):
+            print(f"{k:22s} {v}")
+
+
+if __name__ == "__main__":
+    main()

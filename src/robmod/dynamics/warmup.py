@@ -1,0 +1,58 @@
+"""Compile a robot's plain-API models ahead of time (see :mod:`robmod.symbolic.fastpath`).
+
+``warmup(robot)`` generates and compiles the customized models behind ``dgm``, ``jacobian``,
+``idm``, ``inertia_matrix``, ``gravity_torques`` and ``ddm`` (default options), so that the
+first calls of a control loop or a simulation are already compiled; the shared objects stay in
+the disk cache for later processes.  CLI: ``robmod warmup ROBOT``.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..geometry.dgm import dgm
+from ..kinematics.jacobian import jacobian
+from ..symbolic import fastpath
+from .direct import ddm
+from .inertia import inertia_matrix
+from .lagrange import gravity_torques
+from .newton_euler import idm
+
+#: plain function name -> (function, number of joint-vector arguments, fast-path key)
+MODELS = {
+    "dgm": (dgm, 1, ("dgm", None, 0, None, False)),
+    "jacobian": (jacobian, 1, ("jacobian", None, 0, None)),
+    "idm": (idm, 3, ("idm", ())),
+    "inertia_matrix": (inertia_matrix, 1, ("A", True)),
+    "gravity_torques": (gravity_torques, 1, ("Q",)),
+    "ddm": (ddm, 3, ("ddm",)),
+}
+
+
+def warmup(robot, models=tuple(MODELS)) -> dict:
+    """Compile ``models`` (names of :data:`MODELS`) of ``robot``; returns, per model, the
+    seconds it took and whether the compiled path is in use (False: no C compiler, or the
+    model does not apply to this robot, e.g. closed loops for the dynamic models)."""
+    from ..errors import RobmodError
+
+    unknown = [m for m in models if m not in MODELS]
+    if unknown:
+        raise RobmodError(f"warmup: unknown model(s) {', '.join(unknown)}; expected some of "
+                          f"{', '.join(MODELS)}")
+    report = {}
+    old = fastpath.set_backend("compiled")
+    try:
+        for name in models:
+            fn, nargs, key = MODELS[name]
+            t0 = time.perf_counter()
+            z = np.zeros(robot.n_q)
+            try:
+                fn(robot, *([z] * nargs))
+            except RobmodError:
+                pass    # e.g. a singular inertia matrix at q = 0: the model is compiled anyway
+            e = fastpath.entry(robot, key)
+            report[name] = (time.perf_counter() - t0, e.fn is not None)
+    finally:
+        fastpath.set_backend(old)
+    return report

@@ -1,0 +1,314 @@
+"""Fast by default: the plain numeric functions run through the robot's compiled models.
+
+``idm(robot, q, qd, qdd)``, ``inertia_matrix``, ``ddm``, ``gravity_torques``, ``dgm`` and
+``jacobian`` evaluate the robot's *customized* model (Khalil & Dombre §7.5.2: the model written
+for this robot, trivial operations removed) compiled to C, the same function that
+``idm_model(robot).compile()`` gives; the NumPy evaluation of the general recursion is the
+fallback, with the same results (1e-12).
+
+When compilation happens (policy: ``ROBMOD_BACKEND`` or :func:`set_backend`):
+
+* ``"auto"`` (default): a model already compiled for a robot of the same content -- in this
+  process or an earlier one (an index under the cache directory) -- is used at once.  Otherwise
+  the NumPy path serves until the time it has spent on that robot and model exceeds the compile
+  budget (``ROBMOD_COMPILE_AFTER`` seconds, default 1.0, about what compiling costs), then the
+  model is generated and compiled once and the compiled function serves every later call (a
+  one-line notice on stderr, once per process).  A single call never pays for compilation;
+  a loop pays at most about twice the best choice made in hindsight.
+* ``"compiled"``: compile at the first call.
+* ``"numpy"``: never compile (also what happens without a C compiler).
+
+:func:`warmup` compiles a robot's models ahead of time (CLI: ``robmod warmup ROBOT``);
+:func:`clear` forgets the compiled functions of this process; the shared objects live in the
+cache directory (``$ROBMOD_CACHE`` or ``~/.cache/robmod``), which may be deleted at any time.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import RobmodError
+
+POLICIES = ("auto", "compiled", "numpy")
+THREAD_MIN = 20000          # batches at least this large are split over the cores
+_STATE = {"policy": os.environ.get("ROBMOD_BACKEND", "auto"), "told": False, "pool": None}
+_GLOBAL: dict = {}          # (content key, model key) -> Entry, shared by equal robots
+_LOCK = threading.Lock()
+
+
+def set_backend(policy: str) -> str:
+    """Set the policy (``"auto"``, ``"compiled"`` or ``"numpy"``); returns the previous one."""
+    if policy not in POLICIES:
+        raise RobmodError(f"backend must be one of {', '.join(POLICIES)}, got {policy!r}")
+    old, _STATE["policy"] = _STATE["policy"], policy
+    return old
+
+
+def backend() -> str:
+    p = _STATE["policy"]
+    if p not in POLICIES:
+        raise RobmodError(f"ROBMOD_BACKEND must be one of {', '.join(POLICIES)}, got {p!r}")
+    return p
+
+
+def budget() -> float:
+    try:
+        return float(os.environ.get("ROBMOD_COMPILE_AFTER", "1.0"))
+    except ValueError:
+        raise RobmodError("ROBMOD_COMPILE_AFTER must be a number of seconds") from None
+
+
+class FastFunction:
+    """A compiled model bound to its parameter vector: ``single`` for one configuration
+    (checks in C; None when the inputs are not clean 1-D float arrays), ``batch`` for arrays
+    with leading dimensions (split over the cores above :data:`THREAD_MIN` samples)."""
+
+    __slots__ = ("ext", "sizes", "shape", "params", "nout", "single")
+
+    def __init__(self, ext, sizes, shape, params):
+        self.ext, self.sizes, self.shape = ext, tuple(sizes), tuple(shape)
+        self.params = params
+        self.nout = math.prod(self.shape)
+        if params is None:
+            self.single = ext.checked      # no Python layer on the single-call path
+        else:
+            checked = ext.checked
+            self.single = lambda *xs: checked(*xs, params)
+
+    def batch(self, *arrays):
+        """``arrays`` already checked and broadcast to batch + (size,)."""
+        batch = arrays[0].shape[:-1]
+        n = math.prod(batch)
+        flat = [np.ascontiguousarray(a.reshape(n, a.shape[-1]), dtype=float) for a in arrays]
+        extra = [] if self.params is None else [self.params]
+        out = np.empty((n, self.nout))
+        workers = os.cpu_count() or 1
+        if n >= THREAD_MIN and workers > 1:
+            pool = _STATE["pool"] or _STATE.setdefault("pool", None)
+            if pool is None:
+                pool = _STATE["pool"] = ThreadPoolExecutor(max_workers=workers)
+            cuts = np.linspace(0, n, workers + 1).astype(int)
+            futures = [pool.submit(self.ext.batch, int(b - a), *[f[a:b] for f in flat], *extra,
+                                   out[a:b]) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+            for f in futures:
+                f.result()
+        else:
+            self.ext.batch(n, *flat, *extra, out)
+        return out.reshape(batch + self.shape)
+
+
+class Entry:
+    """The state of one (robot content, model) pair: NumPy time spent, compiled function."""
+
+    __slots__ = ("fn", "spent", "unsupported", "key", "index")
+
+    def __init__(self, index):
+        self.fn, self.spent, self.unsupported, self.index = None, 0.0, False, index
+
+
+def _source_stamp() -> str:
+    """A stamp of robmod's own source files: an edited generator never reuses an old index."""
+    stamp = _STATE.get("stamp")
+    if stamp is None:
+        h = hashlib.sha256(sys.version.encode())
+        root = Path(__file__).resolve().parents[1]
+        for f in sorted(root.rglob("*.py")):
+            st = f.stat()
+            h.update(f"{f.relative_to(root)}:{st.st_size}:{st.st_mtime_ns};".encode())
+        stamp = _STATE["stamp"] = h.hexdigest()[:16]
+    return stamp
+
+
+def _index_path(robot, key) -> Path:
+    from .compile import cache_dir
+
+    digest = hashlib.sha256(f"{_source_stamp()}|{robot.content_key!r}|{key!r}".encode())
+    return cache_dir() / "index" / f"{digest.hexdigest()[:32]}.json"
+
+
+def entry(robot, key) -> Entry:
+    """The entry of ``robot`` and model ``key`` (kept on the robot: immutable data)."""
+    own = robot.__dict__.get("_fastpath")
+    if own is None:
+        own = robot.__dict__["_fastpath"] = {}
+    e = own.get(key)
+    if e is None:
+        gkey = (robot.content_key, key)
+        with _LOCK:
+            e = _GLOBAL.get(gkey)
+            if e is None:
+                if len(_GLOBAL) > 256:
+                    _GLOBAL.clear()
+                e = _GLOBAL[gkey] = Entry(None)
+        own[key] = e
+    return e
+
+
+def _values(robot, names):
+    try:
+        vals = np.array([float(robot.values[str(s)]) for s in names])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return vals if np.all(np.isfinite(vals)) else None
+
+
+def _load_indexed(e, robot, key):
+    from .compile import load_extension
+
+    if e.index is None:
+        try:
+            e.index = _index_path(robot, key)
+        except OSError:
+            return None
+    try:
+        meta = json.loads(e.index.read_text())
+    except (OSError, ValueError):
+        return None
+    ext = load_extension(meta["module"])
+    if ext is None or not hasattr(ext, "checked"):
+        return None
+    params = _values(robot, meta["params"]) if meta["params"] else None
+    if meta["params"] and params is None:
+        return None
+    return FastFunction(ext, meta["sizes"], meta["shape"], params)
+
+
+def _compile(e, robot, key, build):
+    """Generate and compile; None (and the entry marked unsupported) when impossible."""
+    from .compile import python_include, build_from_source, compiler, extension_source
+    from .export import c_layout
+
+    if compiler() is None or python_include() is None:
+        e.unsupported = True
+        return None
+    try:
+        model = build()
+    except RobmodError:
+        model = None
+    if model is None:
+        e.unsupported = True
+        return None
+    params = None
+    if model.parameters:
+        params = _values(robot, model.parameters)
+        if params is None:
+            e.unsupported = True
+            return None
+    if not _STATE["told"]:
+        _STATE["told"] = True
+        sys.stderr.write(f"robmod: compiling the models of {robot.name} for the fast path "
+                         "(once; cached on disk; robmod.warmup(robot) does it ahead of time)\n")
+    modname, source = extension_source(model)
+    ext = build_from_source(modname, source)
+    if ext is None:
+        e.unsupported = True
+        return None
+    groups, sizes = c_layout(model)
+    shape = model.outputs[0].shape if len(model.outputs) == 1 else (sum(sizes),)
+    gsizes = [len(model.inputs[g]) for g in groups]
+    try:
+        path = e.index or _index_path(robot, key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps({"module": modname, "sizes": gsizes, "shape": list(shape),
+                                   "params": [str(p) for p in model.parameters]}))
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return FastFunction(ext, gsizes, shape, params)
+
+
+def lookup(robot, key, build, *, force=False):
+    """The compiled function of ``robot`` for model ``key`` if the policy gives one now, else
+    None (the caller takes its NumPy path and reports the time with :func:`spent`).
+    ``build()`` returns the customized model whose single output is exactly what the plain
+    function returns, or None if the fast path does not apply to this robot."""
+    e = entry(robot, key)
+    if e.fn is not None:
+        return e.fn
+    if e.unsupported:
+        return None
+    policy = "compiled" if force else backend()
+    if policy == "numpy":
+        return None
+    if e.spent == 0.0 or force:            # first look: an earlier run may have compiled it
+        fn = _load_indexed(e, robot, key)
+        if fn is not None:
+            e.fn = fn
+            return fn
+        if e.spent == 0.0:
+            e.spent = 1e-12
+    if policy == "compiled" or e.spent >= budget():
+        e.fn = _compile(e, robot, key, build)
+    return e.fn
+
+
+_NONE: dict = {}
+
+
+class Spec:
+    """How a plain function uses the fast path: ``build(robot, opts)`` -> the customized model
+    whose single output is the plain function's (or None: not for this robot);
+    ``check(robot, *xs)`` -> the inputs checked and broadcast to batch + (size,);
+    ``numpy(robot, opts, *xs)`` -> the NumPy evaluation (with its own checks)."""
+
+    __slots__ = ("build", "check", "numpy")
+
+    def __init__(self, build, check, numpy):
+        self.build, self.check, self.numpy = build, check, numpy
+
+
+def evaluate(robot, key, spec, opts, *xs):
+    """A plain numeric function's body: the compiled model of ``robot`` for ``key`` when the
+    policy gives one (one configuration checked in C, batches by ``spec.check``), else the
+    NumPy path, timed against the compile budget.  Any input the compiled path does not take
+    cleanly (NaN, wrong shapes, overflow) goes to the NumPy path, whose checks name the
+    argument."""
+    e = robot.__dict__.get("_fastpath", _NONE).get(key)
+    fn = e.fn if e is not None else None
+    if fn is None:
+        fn = lookup(robot, key, lambda: spec.build(robot, opts))
+    if fn is not None:
+        out = fn.single(*xs)
+        if out is not None:
+            return out
+        arrays = spec.check(robot, *xs)
+        if arrays[0].ndim > 1:
+            out = fn.batch(*arrays)
+            if np.all(np.isfinite(out)):
+                return out
+    t0 = time.perf_counter()
+    try:
+        return spec.numpy(robot, opts, *xs)
+    finally:
+        spent(robot, key, time.perf_counter() - t0)
+
+
+def spent(robot, key, seconds: float) -> None:
+    entry(robot, key).spent += seconds
+
+
+def timed(robot, key, fn, *args, **kw):
+    """``fn(*args, **kw)`` with its time counted against the compile budget."""
+    t0 = time.perf_counter()
+    try:
+        return fn(*args, **kw)
+    finally:
+        spent(robot, key, time.perf_counter() - t0)
+
+
+def clear() -> None:
+    """Forget every compiled function of this process (the disk cache stays)."""
+    with _LOCK:
+        for e in _GLOBAL.values():   # robots hold their entries: reset them in place
+            e.fn, e.spent, e.unsupported, e.index = None, 0.0, False, None
+        _GLOBAL.clear()

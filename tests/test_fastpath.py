@@ -1,0 +1,146 @@
+"""Fast by default: the plain numeric functions through the compiled customized models
+(robmod.symbolic.fastpath) give the NumPy path's results, fall back without a compiler, and
+keep every argument check."""
+import numpy as np
+import pytest
+
+import robmod
+from robmod.dynamics import ddm, idm, inertia_matrix
+from robmod.dynamics.lagrange import gravity_torques
+from robmod.errors import RobmodError
+from robmod.geometry.dgm import dgm
+from robmod.kinematics.jacobian import jacobian
+from robmod.symbolic import compile as compile_mod
+from robmod.symbolic import fastpath
+from robmod.testing.random import random_robot, with_random_dynamics
+
+PLAIN = {"idm": (idm, 3), "ddm": (ddm, 3), "inertia_matrix": (inertia_matrix, 1),
+         "gravity_torques": (gravity_torques, 1), "dgm": (dgm, 1), "jacobian": (jacobian, 1)}
+
+
+@pytest.fixture
+def policy():
+    old = fastpath.set_backend("auto")
+    yield fastpath.set_backend
+    fastpath.set_backend(old)
+
+
+def _robots():
+    rng = np.random.default_rng(7)
+    yield "rx90", with_random_dynamics(robmod.load_robot("rx90", numeric=True), rng,
+                                       friction=True)
+    yield "tree", with_random_dynamics(random_robot(rng, 4, tree=True), rng)
+    yield "prismatic", with_random_dynamics(random_robot(rng, 3, prismatic=True), rng)
+
+
+@pytest.mark.parametrize("name,robot", list(_robots()), ids=lambda x: x if isinstance(x, str)
+                         else "")
+def test_compiled_equals_numpy(name, robot, policy):
+    """Single configurations and batches (2 threads above the threshold): 1e-12 relative."""
+    rng = np.random.default_rng(0)
+    n = robot.n_q
+    one = rng.uniform(-2, 2, (3, n))
+    many = rng.uniform(-2, 2, (3, 2, 5, n))
+    for model, (fn, nargs) in PLAIN.items():
+        policy("numpy")
+        ref1, refb = fn(robot, *one[:nargs]), fn(robot, *many[:nargs])
+        policy("compiled")
+        got1, gotb = fn(robot, *one[:nargs]), fn(robot, *many[:nargs])
+        assert got1.shape == ref1.shape and gotb.shape == refb.shape, model
+        scale = max(1.0, np.abs(refb).max())
+        assert np.abs(got1 - ref1).max() <= 1e-12 * scale, model
+        assert np.abs(gotb - refb).max() <= 1e-12 * scale, model
+        key = {"idm": ("idm", ()), "ddm": ("ddm",), "inertia_matrix": ("A", True),
+               "gravity_torques": ("Q",), "dgm": ("dgm", None, 0, None, False),
+               "jacobian": ("jacobian", None, 0, None)}[model]
+        assert fastpath.entry(robot, key).fn is not None, f"{model} not compiled for {name}"
+
+
+def test_threads_split_large_batches(policy, monkeypatch):
+    robot = with_random_dynamics(robmod.load_robot("rx90", numeric=True),
+                                 np.random.default_rng(1))
+    x = np.random.default_rng(2).uniform(-2, 2, (3, 3001, 6))
+    policy("compiled")
+    one_thread = idm(robot, *x)
+    monkeypatch.setattr(fastpath, "THREAD_MIN", 100)
+    assert np.array_equal(idm(robot, *x), one_thread)
+
+
+def test_bad_arguments_keep_their_messages(policy):
+    robot = with_random_dynamics(robmod.load_robot("rx90", numeric=True),
+                                 np.random.default_rng(1))
+    policy("compiled")
+    q = np.zeros(6)
+    idm(robot, q, q, q)
+    with pytest.raises(RobmodError, match="argument qd holds NaN"):
+        idm(robot, q, np.full(6, np.nan), q)
+    with pytest.raises(RobmodError, match="qdd"):
+        idm(robot, q, q, np.zeros(5))
+    with pytest.raises(RobmodError, match="q"):
+        dgm(robot, np.zeros((2, 7)))
+    with pytest.raises(RobmodError, match="overflow"):
+        idm(robot, q, np.full(6, 1e200), q)
+    # lists and integer arrays are accepted as before
+    assert np.allclose(idm(robot, [0] * 6, [0] * 6, [0] * 6), idm(robot, q, q, q))
+
+
+def test_auto_policy_compiles_after_the_budget(policy, monkeypatch):
+    robot = with_random_dynamics(random_robot(np.random.default_rng(3), 2),
+                                 np.random.default_rng(3))
+    q = np.zeros(robot.n_q)
+    monkeypatch.setenv("ROBMOD_COMPILE_AFTER", "1e9")
+    gravity_torques(robot, q)
+    assert fastpath.entry(robot, ("Q",)).fn is None        # one call never compiles
+    monkeypatch.setenv("ROBMOD_COMPILE_AFTER", "0")
+    gravity_torques(robot, q)
+    assert fastpath.entry(robot, ("Q",)).fn is not None
+
+
+def test_disk_index_reused_without_generating(policy, monkeypatch):
+    """A model compiled once is found again (another process: here after clear()) without
+    generating or compiling it."""
+    robot = with_random_dynamics(random_robot(np.random.default_rng(4), 2),
+                                 np.random.default_rng(4))
+    policy("compiled")
+    q = np.full(robot.n_q, 0.3)
+    before = gravity_torques(robot, q)
+    fastpath.clear()
+    monkeypatch.setattr(compile_mod, "build_from_source",
+                        lambda *a, **k: pytest.fail("compiled again"))
+    policy("auto")
+    again = robmod.Robot.__new__(robmod.Robot)      # an equal robot, new object
+    again.__setstate__(robot.__getstate__())
+    assert np.array_equal(gravity_torques(again, q), before)
+    assert fastpath.entry(again, ("Q",)).fn is not None
+
+
+def test_no_compiler_falls_back(policy, monkeypatch):
+    robot = with_random_dynamics(random_robot(np.random.default_rng(5), 3),
+                                 np.random.default_rng(5))
+    monkeypatch.setattr(compile_mod, "compiler", lambda: None)
+    monkeypatch.setattr(fastpath, "_load_indexed", lambda *a: None)
+    policy("compiled")
+    x = np.random.default_rng(0).uniform(-1, 1, (3, robot.n_q))
+    out = idm(robot, *x)
+    assert fastpath.entry(robot, ("idm", ())).fn is None
+    policy("numpy")
+    assert np.array_equal(out, idm(robot, *x))
+
+
+def test_symbolic_parameters_fall_back_to_the_numpy_error(policy):
+    robot = robmod.load_robot("rx90", numeric=True)        # no inertial values
+    policy("compiled")
+    with pytest.raises(RobmodError, match="symbolic"):
+        idm(robot, np.zeros(6), np.zeros(6), np.zeros(6))
+
+
+def test_warmup_reports_each_model(policy):
+    robot = with_random_dynamics(random_robot(np.random.default_rng(6), 2),
+                                 np.random.default_rng(6))
+    report = robmod.warmup(robot)
+    assert set(report) == set(PLAIN)
+    assert all(compiled for _, compiled in report.values())
+    with pytest.raises(RobmodError, match="unknown model"):
+        robmod.warmup(robot, ["rnea"])
+    with pytest.raises(RobmodError, match="backend must be"):
+        fastpath.set_backend("fast")
