@@ -85,7 +85,7 @@ def _rx90_general(simplified=False):
 
 
 def test_rx90_recursive_ddm_operation_counts():
-    """Seed §7.6.2: 889/653 with base parameters, 637/423 with simplified ones.
+    """Khalil & Dombre §7.6.2: 889/653 with base parameters, 637/423 with simplified ones.
 
     Standard parameters here (base parameters are another model); the counts are
     recorded as regression bounds."""

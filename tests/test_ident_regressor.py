@@ -1,5 +1,5 @@
 """Identification models: Gamma = Phi chi (customized, batched, compiled), Pinocchio's regressor,
-the energy model, and the operation counts of the base-parameter IDM (seed 000 Table 7.6)."""
+the energy model, and the operation counts of the base-parameter IDM (Khalil & Dombre Table 7.6)."""
 from dataclasses import replace
 
 import numpy as np
@@ -137,3 +137,19 @@ def test_general_robot_92n_127(n):
     c = base_idm_model(base_parameters(g, friction=False), friction=False).count()
     assert c.mults == 92 * n - 127
     assert c.adds <= 81 * n - 117
+
+
+def test_regressor_with_a_moving_base():
+    """The regressor runs the same forward recursion as the IDM (robmod.kinematics.recursion):
+    a base in motion (W0, WP0, VP0: a robot on a vehicle) enters both.  The regressor's own copy
+    of the recursion used to ignore it."""
+    rng = np.random.default_rng(3)
+    for robot in (robmod.load_robot("rx90", numeric=True),
+                  random_robot(rng, 4, tree=True)):
+        robot = with_random_dynamics(robot, rng)
+        robot = replace(robot, W0=tuple(sp.Float(x) for x in rng.normal(size=3)),
+                        WP0=tuple(sp.Float(x) for x in rng.normal(size=3)),
+                        VP0=tuple(sp.Float(x) for x in rng.normal(size=3)))
+        q, qd, qdd = rng.uniform(-2, 2, (3, 5, robot.n_q))
+        phi = regressor(robot, q, qd, qdd)
+        assert np.abs(phi @ standard_vector(robot) - idm(robot, q, qd, qdd)).max() < 1e-10

@@ -30,11 +30,14 @@ import numpy as np
 from ..description.arguments import finite_array, positive_scalar, require_numeric
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE
 from ..errors import RobmodError
+from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
 from .inertia import inertia_algorithm, inertia_matrix
+from ..kinematics.recursion import forward
 from .newton_euler import idm, ne_algorithm
 from .spatial import (Proxy, axis_index, check_arrays, dofs, friction_torque, geometry,
+                      plain_layout,
                       inertia_up, link_inertia, model_inputs, named, numeric_context, rot_t,
                       spatial_matrix, sym6, twist_down, wrench_up)
 
@@ -68,7 +71,10 @@ def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, w
     frames = robot.frames[:n]
     geo = geometry(ctx, robot)
     zero3 = [0, 0, 0]
-    W = {0: [p(x) for x in robot.W0] if base_motion else zero3}
+    kin = forward(ctx, robot, frames, velocity=velocity, acceleration=False,
+                  base_motion=base_motion, gravity=False, linear=False,
+                  angular_acceleration=False)   # w_j: (7.51)-(7.52)
+    W = kin.W
     DV = {0: _dv(ctx, W[0], 0)}
     gam, Ist, bst = {}, {}, {}
     # first forward recursion: w_j, gamma_j, beta_j
@@ -76,8 +82,7 @@ def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, w
         j, a = f.j, f.ant
         R, P = geo[j]
         qd = ctx.joint(j, "qd") if (velocity and f.sigma != FIXED) else 0
-        WI = named(ctx, rot_t(R, W[a]), "WI", j)
-        W[j] = WI[:2] + [ctx.var(add(WI[2], qd), f"W3{j}")] if f.sigma == REVOLUTE else WI
+        WI = kin.WI[j]
         lin = rot_t(R, _matvec(DV[a], P))
         wxa = [mul(WI[1], qd), -mul(WI[0], qd), 0]  # WI x qd a_j
         if f.sigma == PRISMATIC:
@@ -181,6 +186,18 @@ def ddm(robot, q, qd, tau, method: str = "recursive", **switches) -> np.ndarray:
                           "'inverse' or 'compiled'")
     if method == "compiled" and switches:
         raise RobmodError("ddm: method='compiled' takes no switches")
+    if method == "recursive" and not switches:
+        return fastpath.evaluate(robot, ("ddm",), _DDM_SPEC, None, q, qd, tau)
+    return _ddm_numpy(robot, q, qd, tau, method, switches)
+
+
+_DDM_SPEC = fastpath.Spec(
+    lambda robot, _: ddm_model(robot) if plain_layout(robot) else None,
+    lambda robot, *x: check_arrays(robot, *x, names=("q", "qd", "tau"))[1],
+    lambda robot, _, q, qd, tau: _ddm_numpy(robot, q, qd, tau, "recursive", {}))
+
+
+def _ddm_numpy(robot, q, qd, tau, method, switches):
     shape, (q, qd, tau) = check_arrays(robot, q, qd, tau, names=("q", "qd", "tau"))
     out = np.zeros(shape)
     idx = [robot.joint_index[j] for j in dofs(robot)]

@@ -30,27 +30,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.arguments import finite_output, joint_arrays, require_numeric
-from ..description.robot import (FIXED, PRISMATIC, REVOLUTE, joint_acceleration,
+from ..description.robot import (FIXED, PRISMATIC, joint_acceleration,
                                  joint_variable, joint_velocity)
-from ..errors import RobmodError
-from ..geometry.dgm import frame_matrix
+from ..kinematics.recursion import forward, named, rot
 from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
+from ..symbolic import fastpath
 from ..symbolic.context import NumericContext
 from .spatial import friction_torque
 
-
-def _rot_t_vec(R, v):
-    """R^T v (R given as rows of a 3x3 or 3x4 nested list)."""
-    return [add(mul(R[0][k], v[0]), mul(R[1][k], v[1]), mul(R[2][k], v[2])) for k in range(3)]
-
-
-def _rot_vec(R, v):
-    return [add(mul(R[r][0], v[0]), mul(R[r][1], v[1]), mul(R[r][2], v[2])) for r in range(3)]
-
-
-def _named(ctx, vec, name, j):
-    return [ctx.var(x, f"{name}{k + 1}{j}") for k, x in enumerate(vec)]
 
 
 def ne_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=True,
@@ -65,44 +53,10 @@ def ne_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=
     p = ctx.param
     n = robot.n_links  # closed loops: the equivalent tree
     frames = robot.frames[:n]
-    W, WP, VP, U = {}, {}, {}, {}
     zero3 = [0, 0, 0]
-    W[0] = [p(x) for x in robot.W0] if base_motion else zero3
-    WP[0] = [p(x) for x in robot.WP0] if base_motion else zero3
-    vp0 = [p(x) for x in robot.VP0] if base_motion else zero3
-    if gravity:
-        vp0 = [add(v, -p(g)) for v, g in zip(vp0, robot.gravity)]
-    VP[0] = vp0
-    Rm, Pm = {}, {}
-    for f in frames:
-        j, a = f.j, f.ant
-        T = frame_matrix(ctx, robot, j)
-        Rm[j] = [row[:3] for row in T]
-        Pm[j] = [row[3] for row in T]
-        qd = ctx.joint(j, "qd") if (velocity and f.sigma != FIXED) else 0
-        qdd = ctx.joint(j, "qdd") if (acceleration and f.sigma != FIXED) else 0
-        WI = _named(ctx, _rot_t_vec(Rm[j], W[a]), "WI", j)
-        if f.sigma == REVOLUTE:
-            W[j] = WI[:2] + [ctx.var(add(WI[2], qd), f"W3{j}")]
-            wpi = _rot_t_vec(Rm[j], WP[a])
-            wpi = [add(wpi[0], mul(WI[1], qd)), add(wpi[1], -mul(WI[0], qd)),
-                   add(wpi[2], qdd)]
-            WP[j] = _named(ctx, wpi, "WP", j)
-        else:
-            W[j] = WI
-            WP[j] = _named(ctx, _rot_t_vec(Rm[j], WP[a]), "WP", j)
-        # linear acceleration of O_j: VP_j = jR_a (VP_a + U_a P_j) + prismatic terms
-        Ua = U.get(a) if a else _U(ctx, W[0], WP[0], 0)
-        if Ua is None:
-            Ua = U[a] = _U(ctx, W[a], WP[a], a)
-        vsp = [add(VP[a][r], mul(Ua[r][0], Pm[j][0]), mul(Ua[r][1], Pm[j][1]),
-                   mul(Ua[r][2], Pm[j][2])) for r in range(3)]
-        vsp = _named(ctx, vsp, "VSP", j)
-        vp = _rot_t_vec(Rm[j], vsp)
-        if f.sigma == PRISMATIC:
-            vp = [add(vp[0], mul(2, mul(WI[1], qd))), add(vp[1], -mul(2, mul(WI[0], qd))),
-                  add(vp[2], qdd)]
-        VP[j] = _named(ctx, vp, "VP", j)
+    kin = forward(ctx, robot, frames, velocity=velocity, acceleration=acceleration,
+                  base_motion=base_motion, gravity=gravity)
+    WP, VP, Rm, Pm = kin.WP, kin.VP, kin.R, kin.P
     # link wrenches
     F, No, MS = {}, {}, {}
     for f in frames:
@@ -110,12 +64,10 @@ def ne_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=
         link = robot.link(j)
         MS[j] = [p(link.MX), p(link.MY), p(link.MZ)]
         M = p(link.M)
-        Uj = U.get(j)
-        if Uj is None:
-            Uj = U[j] = _U(ctx, W[j], WP[j], j)
+        Uj = kin.U(j)
         fu = [add(*[mul(Uj[r][c], MS[j][c]) for c in range(3)]) for r in range(3)]
-        F[j] = _named(ctx, [add(mul(M, VP[j][r]), fu[r]) for r in range(3)], "F", j)
-        No[j] = _named(ctx, _euler(ctx, link, Uj, ctx._dv[j], WP[j], j), "No", j)
+        F[j] = named(ctx, [add(mul(M, VP[j][r]), fu[r]) for r in range(3)], "F", j)
+        No[j] = named(ctx, _euler(ctx, link, Uj, kin.DV(j), WP[j], j), "No", j)
     # backward recursion
     E, N, FDI = {}, {}, {}
     gam = [None] * n
@@ -126,17 +78,17 @@ def ne_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=
         fe = [p(link.FX), p(link.FY), p(link.FZ)] if wrench else zero3
         ce = [p(link.CX), p(link.CY), p(link.CZ)] if wrench else zero3
         e = [add(F[j][r], fe[r], *[FDI[k][r] for k in children]) for r in range(3)]
-        E[j] = _named(ctx, e, "E", j)
+        E[j] = named(ctx, e, "E", j)
         msxvp = cross(MS[j], VP[j])
         terms = [[No[j][r], msxvp[r], ce[r]] for r in range(3)]
         for k in children:
-            rn = _rot_vec(Rm[k], N[k])
+            rn = rot(Rm[k], N[k])
             pxf = cross(Pm[k], FDI[k])
             for r in range(3):
                 terms[r] += [rn[r], pxf[r]]
-        N[j] = _named(ctx, [add(*t) for t in terms], "N", j)
+        N[j] = named(ctx, [add(*t) for t in terms], "N", j)
         if f.ant:
-            FDI[j] = _named(ctx, _rot_vec(Rm[j], E[j]), "FDI", j)
+            FDI[j] = named(ctx, rot(Rm[j], E[j]), "FDI", j)
         if f.sigma == FIXED:
             continue
         g = E[j][2] if f.sigma == PRISMATIC else N[j][2]
@@ -156,23 +108,6 @@ def _nonzero(x) -> bool:
 
     c = numeric_constant(x)
     return c is None or c != 0
-
-
-def _U(ctx, w, wp, j):
-    """U_j = hat(WP) + hat(W) hat(W), from the products DV_ik = W_i W_k ([7.57])."""
-    dv = {}
-    for i in range(3):
-        for k in range(i, 3):
-            if i == k:
-                dv[i, k] = ctx.var(-mul(w[i], w[i]), f"DV{i + 1}{k + 1}{j}")
-            else:
-                dv[i, k] = ctx.var(mul(w[i], w[k]), f"DV{i + 1}{k + 1}{j}")
-    u = [[add(dv[1, 1], dv[2, 2]), add(dv[0, 1], -wp[2]), add(dv[0, 2], wp[1])],
-         [add(dv[0, 1], wp[2]), add(dv[0, 0], dv[2, 2]), add(dv[1, 2], -wp[0])],
-         [add(dv[0, 2], -wp[1]), add(dv[1, 2], wp[0]), add(dv[0, 0], dv[1, 1])]]
-    ctx._dv = getattr(ctx, "_dv", {})
-    ctx._dv[j] = dv
-    return [[ctx.var(u[r][c], f"U{r + 1}{c + 1}{j}") for c in range(3)] for r in range(3)]
 
 
 def _euler(ctx, link, U, dvs, wp, j):
@@ -203,11 +138,30 @@ def _euler(ctx, link, U, dvs, wp, j):
     return [n1, n2, n3]
 
 
+_IDM = ("idm", ())
+
+
 def idm(robot, q, qd, qdd, **switches) -> np.ndarray:
     """Numeric inverse dynamics: joint torques (..., n_q) at q, qd, qdd of shape (..., n_q).
 
     One entry per joint variable (``robot.joints`` order, fixed frames excluded).
     """
+    key = ("idm", tuple(sorted(switches.items()))) if switches else _IDM
+    return fastpath.evaluate(robot, key, _IDM_SPEC, switches, q, qd, qdd)
+
+
+def _fast_idm_model(robot, switches):
+    """The IDM model whose output is the plain function's (one entry per joint variable)."""
+    if not switches.get("velocity", True) or not switches.get("acceleration", True):
+        return None
+    model = idm_model(robot, **switches)
+    if (model.inputs["q"] != tuple(joint_variable(j) for j in robot.joints)
+            or model.outputs[0].names != tuple(f"GAM{j}" for j in robot.joints)):
+        return None
+    return model
+
+
+def _idm_numpy(robot, switches, q, qd, qdd):
     require_numeric(robot, "idm", scope="geometry")
     q, qd, qdd = joint_arrays(robot, q=q, qd=qd, qdd=qdd)
     shape = q.shape
@@ -238,6 +192,11 @@ def idm_model(robot, name="idm", title="Inverse dynamic model", **switches):
 
     return customize(f"{robot.name}_{name}", algorithm, robot, inputs=inputs,
                      title=f"{title} of {robot.name} (Newton-Euler)")
+
+
+_IDM_SPEC = fastpath.Spec(
+    _fast_idm_model, lambda robot, q, qd, qdd: joint_arrays(robot, q=q, qd=qd, qdd=qdd),
+    _idm_numpy)
 
 
 def ccg_model(robot):

@@ -41,12 +41,11 @@ import sympy as sp
 from ..description.expr import as_expr
 from ..description.robot import FIXED, REVOLUTE, symbol
 from ..errors import RobmodError
-from ..geometry.dgm import frame_matrix
+from ..kinematics.recursion import forward
 from ..symbolic.algebra import add, cross, dot, mul
 from ..symbolic.model import Output, customize
 from .newton_euler import ne_algorithm
-from .spatial import (check_arrays, dofs, joint_vector, model_inputs, named, numeric_context, rot,
-                      rot_t)
+from .spatial import (check_arrays, dofs, joint_vector, model_inputs, named, numeric_context, rot)
 
 
 @dataclass(frozen=True)
@@ -118,28 +117,14 @@ def _params(ctx, robot, rotor):
 
 
 def _angular(ctx, robot, need, velocity, acceleration, base_motion):
-    """Angular velocity and acceleration of the frames in ``need`` (in their own frame)."""
-    p = ctx.param
-    zero3 = [0, 0, 0]
-    W = {0: [p(x) for x in robot.W0] if (base_motion and velocity) else zero3}
-    WP = {0: [p(x) for x in robot.WP0] if base_motion else zero3}
-    R = {}
-    for f in robot.frames[: robot.n_links]:
-        j, a = f.j, f.ant
-        if j not in need:
-            continue
-        R[j] = [row[:3] for row in frame_matrix(ctx, robot, j)]
-        wi = named(ctx, rot_t(R[j], W[a]), "WIR", j)
-        wpi = rot_t(R[j], WP[a])
-        if f.sigma == REVOLUTE:
-            qd = ctx.joint(j, "qd") if velocity else 0
-            qdd = ctx.joint(j, "qdd") if acceleration else 0
-            W[j] = wi[:2] + [ctx.var(add(wi[2], qd), f"WR3{j}")]
-            wpi = [add(wpi[0], mul(wi[1], qd)), add(wpi[1], -mul(wi[0], qd)), add(wpi[2], qdd)]
-        else:
-            W[j] = wi
-        WP[j] = named(ctx, wpi, "WPR", j)
-    return W, WP, R
+    """Angular velocity and acceleration of the frames in ``need`` (in their own frame): the
+    forward recursion of :mod:`robmod.kinematics.recursion`, angular part, its variables named
+    WIR, WR, WPR (the rotor model is joined to the IDM in one customized model)."""
+    frames = [f for f in robot.frames[: robot.n_links] if f.j in need]
+    kin = forward(ctx, robot, frames, velocity=velocity, acceleration=acceleration,
+                  base_motion=base_motion, gravity=False, linear=False,
+                  names=("WIR", "WR", "WPR"))
+    return kin.W, kin.WP, kin.R
 
 
 def _nonzero(x) -> bool:

@@ -24,12 +24,19 @@ from ..description.robot import FIXED, PRISMATIC, joint_acceleration, joint_vari
 from ..errors import RobmodError
 from ..geometry.dgm import frame_matrix
 from ..symbolic.algebra import add, cross, mul
+from ..kinematics.recursion import named, rot, rot_t  # noqa: F401  (one definition)
 from ..symbolic.context import NumericContext
 
 
 def dofs(robot) -> tuple[int, ...]:
     """Frames carrying the joint coordinates of the tree structure (rows of A)."""
     return tuple(f.j for f in robot.frames[: robot.n_links] if f.sigma != FIXED)
+
+
+def plain_layout(robot) -> bool:
+    """True when the customized models' joint order (:func:`dofs`) is the plain API's
+    (``robot.joints``): a tree whose every joint moves a link (the fast path applies)."""
+    return not robot.n_loops and dofs(robot) == tuple(robot.joints)
 
 
 def model_inputs(robot, groups=("q", "qd", "qdd")) -> dict:
@@ -78,20 +85,6 @@ def geometry(ctx, robot):
         T = frame_matrix(ctx, robot, f.j)
         out[f.j] = ([row[:3] for row in T], [row[3] for row in T])
     return out
-
-
-def rot(R, v):
-    """R v"""
-    return [add(mul(R[r][0], v[0]), mul(R[r][1], v[1]), mul(R[r][2], v[2])) for r in range(3)]
-
-
-def rot_t(R, v):
-    """R^T v"""
-    return [add(mul(R[0][k], v[0]), mul(R[1][k], v[1]), mul(R[2][k], v[2])) for k in range(3)]
-
-
-def named(ctx, vec, name, j):
-    return [ctx.var(x, f"{name}{k + 1}{j}") for k, x in enumerate(vec)]
 
 
 def axis_index(sigma) -> int:

@@ -29,8 +29,8 @@ from ..description.arguments import finite_output, joint_arrays, require_numeric
 from ..description.expr import symbol
 from ..description.robot import (FIXED, INERTIAL, PRISMATIC, REVOLUTE, joint_acceleration,
                                  joint_variable, joint_velocity)
-from ..geometry.dgm import frame_matrix
-from ..symbolic.algebra import add, cross, dot, mul
+from ..kinematics.recursion import forward
+from ..symbolic.algebra import add, cross, dot
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
 from .base_symbolic import FIELDS, split_name
@@ -75,45 +75,19 @@ def regressor_algorithm(ctx, robot, params=None, gravity=True):
     cols, _ = _columns(robot, params)
     n = robot.n_links
     frames = robot.frames[:n]
-    g = [ctx.param(x) for x in robot.gravity] if gravity else [0, 0, 0]
-    W, WP, VP = {0: [0, 0, 0]}, {0: [0, 0, 0]}, {0: [-x if x != 0 else 0 for x in g]}
-    Rm, Pm, U = {}, {}, {}
+    kin = forward(ctx, robot, frames, gravity=gravity)
+    W, WP, VP = kin.W, kin.WP, kin.VP
+    U = {}
     # twists of the antecedent joints at O_j in frame j: J[j][i] = (v, w)
     Jt = {0: {}}
     for f in frames:
         j, a = f.j, f.ant
-        T = frame_matrix(ctx, robot, j)
-        R = Rm[j] = [row[:3] for row in T]
-        P = Pm[j] = [row[3] for row in T]
-        qd = ctx.joint(j, "qd") if f.sigma != FIXED else 0
-        qdd = ctx.joint(j, "qdd") if f.sigma != FIXED else 0
+        R, P = kin.R[j], kin.P[j]
 
         def rt(v):
             return [dot([R[0][k], R[1][k], R[2][k]], v) for k in range(3)]
 
-        wi = [ctx.var(x, f"WI{k + 1}{j}") for k, x in enumerate(rt(W[a]))]
-        wpi = rt(WP[a])
-        if f.sigma == REVOLUTE:
-            W[j] = wi[:2] + [ctx.var(add(wi[2], qd), f"W3{j}")]
-            wpi = [add(wpi[0], mul(wi[1], qd)), add(wpi[1], -mul(wi[0], qd)), add(wpi[2], qdd)]
-        else:
-            W[j] = wi
-        WP[j] = [ctx.var(x, f"WP{k + 1}{j}") for k, x in enumerate(wpi)]
-        Ua = U[a] if a else [[0] * 3 for _ in range(3)]
-        vsp = [add(VP[a][r], *[mul(Ua[r][c], P[c]) for c in range(3)]) for r in range(3)]
-        vp = rt([ctx.var(x, f"VSP{k + 1}{j}") for k, x in enumerate(vsp)])
-        if f.sigma == PRISMATIC:
-            vp = [add(vp[0], mul(2, mul(wi[1], qd))), add(vp[1], -mul(2, mul(wi[0], qd))),
-                  add(vp[2], qdd)]
-        VP[j] = [ctx.var(x, f"VP{k + 1}{j}") for k, x in enumerate(vp)]
-        w, wp = W[j], WP[j]
-        dv = {(r, c): ctx.var(mul(w[r], w[c]), f"DV{r + 1}{c + 1}{j}")
-              for r in range(3) for c in range(r, 3)}
-        sq = lambda r, c: dv[(min(r, c), max(r, c))]  # noqa: E731
-        hat_wp = [[0, -wp[2], wp[1]], [wp[2], 0, -wp[0]], [-wp[1], wp[0], 0]]
-        U[j] = [[ctx.var(add(hat_wp[r][c], sq(r, c), -sq(0, 0) - sq(1, 1) - sq(2, 2)
-                             if r == c else 0), f"U{r + 1}{c + 1}{j}")
-                 for c in range(3)] for r in range(3)]
+        U[j] = kin.U(j)
         # twists of the joints on the chain, at O_j in frame j
         Jt[j] = {}
         for i, (v, om) in Jt[a].items():

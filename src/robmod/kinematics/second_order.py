@@ -54,12 +54,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.arguments import finite_output, joint_arrays, require_numeric
-from ..description.robot import FIXED, PRISMATIC, REVOLUTE, joint_variable, joint_velocity
+from ..description.robot import FIXED, REVOLUTE, joint_variable, joint_velocity
 from ..errors import RobmodError
 from ..geometry.dgm import common_ancestor, chain_path, frame_matrix, resolve_tool
 from ..symbolic.algebra import add, cross, dot, htm_from_matrix, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
+from .recursion import forward, named, rot, rot_t
 
 ZERO3 = [0, 0, 0]
 
@@ -73,37 +74,6 @@ def _resolve(robot, j, i, tool):
     return tool, j
 
 
-def _rt(R, v):
-    """R^T v for a 3x3 (or 3x4) nested list R."""
-    return [dot([R[0][k], R[1][k], R[2][k]], v) for k in range(3)]
-
-
-def _r(R, v):
-    return [dot(R[r][:3], v) for r in range(3)]
-
-
-def _named(ctx, v, name, j):
-    return [ctx.var(x, f"{name}{k + 1}{j}") for k, x in enumerate(v)]
-
-
-def _u_times(ctx, w, wp, p, j):
-    """U_j p with U_j = hat(WP_j) + hat(w_j) hat(w_j), built from the products DV_ik = w_i w_k.
-
-    Only the elements of U_j that meet a non-zero component of ``p`` are used (the others
-    are pruned from the symbolic model).
-    """
-    dv = {}
-    for a in range(3):
-        for b in range(a, 3):
-            prod = mul(w[a], w[b])
-            dv[a, b] = ctx.var(-prod if a == b else prod, f"DV{a + 1}{b + 1}{j}")
-    u = [[add(dv[1, 1], dv[2, 2]), add(dv[0, 1], -wp[2]), add(dv[0, 2], wp[1])],
-         [add(dv[0, 1], wp[2]), add(dv[0, 0], dv[2, 2]), add(dv[1, 2], -wp[0])],
-         [add(dv[0, 2], -wp[1]), add(dv[1, 2], wp[0]), add(dv[0, 0], dv[1, 1])]]
-    U = [[ctx.var(u[r][c], f"U{r + 1}{c + 1}{j}") for c in range(3)] for r in range(3)]
-    return [dot(U[r], p) for r in range(3)]
-
-
 def second_order_algorithm(ctx, robot, j=None, i=0, tool=None, qdd=False):
     """``[VP; WP]`` of frame j (or tool E) relative to frame 0, expressed in frame i ([5.47]).
 
@@ -113,64 +83,50 @@ def second_order_algorithm(ctx, robot, j=None, i=0, tool=None, qdd=False):
     tool, j = _resolve(robot, j, i, tool)
     chain = robot.chain(j)
     nj = robot.n_joints
-    R = {}
-    W, WP, VP = {0: ZERO3}, {0: ZERO3}, {0: ZERO3}
     c = common_ancestor(robot, i, j)
     # the last frame directly in its antecedent's frame when it is rotated back anyway
     shortcut = tool is None and c != j
-    for k in chain:
-        f = robot.frame(k)
+    frames = [robot.frame(k) for k in (chain[:-1] if shortcut else chain)]
+    kin = forward(ctx, robot, frames, acceleration=qdd, base_motion=False, gravity=False,
+                  moving=lambda f: f.sigma != FIXED and f.j <= nj)
+    R, W, WP, VP = kin.R, kin.W, kin.WP, kin.VP
+    if shortcut:
+        f = robot.frame(j)
         a = f.ant
-        T = frame_matrix(ctx, robot, k)
-        R[k] = [row[:3] for row in T]
+        T = frame_matrix(ctx, robot, j)
+        R[j] = [row[:3] for row in T]
         P = [row[3] for row in T]
-        moving = f.sigma != FIXED and k <= nj
-        qd = ctx.joint(k, "qd") if moving else 0
-        qa = ctx.joint(k, "qdd") if (moving and qdd) else 0
-        up = _u_times(ctx, W[a], WP[a], P, a) if a else ZERO3
-        vsp = _named(ctx, [add(VP[a][r], up[r]) for r in range(3)], "VSP", k)
-        if k == j and shortcut:
-            # in frame a: WI x qd a_j = w_a x qd z_j, with z_j = third column of aR_j
-            z = [R[k][r][2] for r in range(3)]
-            wxz = [mul(x, qd) for x in cross(W[a], z)] if moving else ZERO3
-            rev = f.sigma == REVOLUTE
-            wp = _named(ctx, [add(WP[a][r], wxz[r] if rev else 0, mul(qa, z[r]) if rev else 0)
-                              for r in range(3)], "WPF", a)
-            vp = vsp if rev else _named(ctx, [add(vsp[r], mul(2, wxz[r]), mul(qa, z[r]))
-                                               for r in range(3)], "VPF", a)
-            break
-        WI = _named(ctx, _rt(R[k], W[a]), "WI", k)
-        wp = _rt(R[k], WP[a])
-        if f.sigma == REVOLUTE and moving:
-            W[k] = WI[:2] + [ctx.var(add(WI[2], qd), f"W3{k}")]
-            # WI x (qd a_j) = (WI2 qd, -WI1 qd, 0)
-            wp = [add(wp[0], mul(WI[1], qd)), add(wp[1], -mul(WI[0], qd)), add(wp[2], qa)]
-        else:
-            W[k] = WI
-        WP[k] = _named(ctx, wp, "WP", k)
-        vp = _rt(R[k], vsp)
-        if f.sigma == PRISMATIC and moving:
-            vp = [add(vp[0], mul(2, mul(WI[1], qd))), add(vp[1], -mul(2, mul(WI[0], qd))),
-                  add(vp[2], qa)]
-        VP[k] = _named(ctx, vp, "VP", k)
+        moving = f.sigma != FIXED and j <= nj
+        qd = ctx.joint(j, "qd") if moving else 0
+        qa = ctx.joint(j, "qdd") if (moving and qdd) else 0
+        Ua = kin.U(a)
+        vsp = named(ctx, [add(VP[a][r], dot(Ua[r], P)) for r in range(3)], "VSP", j)
+        # in frame a: WI x qd a_j = w_a x qd z_j, with z_j = third column of aR_j
+        z = [R[j][r][2] for r in range(3)]
+        wxz = [mul(x, qd) for x in cross(W[a], z)] if moving else ZERO3
+        rev = f.sigma == REVOLUTE
+        wp = named(ctx, [add(WP[a][r], wxz[r] if rev else 0, mul(qa, z[r]) if rev else 0)
+                          for r in range(3)], "WPF", a)
+        vp = vsp if rev else named(ctx, [add(vsp[r], mul(2, wxz[r]), mul(qa, z[r]))
+                                           for r in range(3)], "VPF", a)
     if not shortcut:
         vp, wp = VP[j], WP[j]
     if tool is not None:
         PE = [row[3] for row in htm_from_matrix(tool.T, ctx)]
-        up = _u_times(ctx, W[j], WP[j], PE, j)
-        vp = _named(ctx, [add(vp[r], up[r]) for r in range(3)], "VP", "E")
+        Uj = kin.U(j)
+        vp = named(ctx, [add(vp[r], dot(Uj[r], PE)) for r in range(3)], "VP", "E")
     # express in frame i: back along the chain of j to the common ancestor c, then down to i
     back = list(chain[chain.index(c) + 1:] if c else chain)
     if shortcut:
         back = back[:-1]
     for k in reversed(back):
         a = robot.frame(k).ant
-        vp = _named(ctx, _r(R[k], vp), "VPF", a)
-        wp = _named(ctx, _r(R[k], wp), "WPF", a)
+        vp = named(ctx, rot(R[k], vp), "VPF", a)
+        wp = named(ctx, rot(R[k], wp), "WPF", a)
     for k in chain_path(robot, c, i):
         Rk = R[k] if k in R else [row[:3] for row in frame_matrix(ctx, robot, k)]
-        vp = _named(ctx, _rt(Rk, vp), "VPF", k)
-        wp = _named(ctx, _rt(Rk, wp), "WPF", k)
+        vp = named(ctx, rot_t(Rk, vp), "VPF", k)
+        wp = named(ctx, rot_t(Rk, wp), "WPF", k)
     return list(vp) + list(wp)
 
 

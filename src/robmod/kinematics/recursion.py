@@ -1,0 +1,125 @@
+"""The forward recursion of link kinematics, written once (Khalil & Dombre (7.51)-(7.57)).
+
+Every model that needs the velocities and accelerations of the links -- the Newton-Euler
+inverse dynamic model, the identification regressor, the second-order kinematic model J̇q̇
+((5.46)-(5.47)), the rotor terms and the direct dynamic model -- runs this recursion, over
+context scalars (symbolic: the customized model's intermediate variables WI, W, WP, VSP, VP,
+DV, U; numeric: batched arrays).  For frame j with antecedent a = a(j), in frame j::
+
+    WI_j  = jR_a W_a                                                     (7.51)
+    W_j   = WI_j + sigma_bar_j qd_j a_j                                  (7.52)
+    WP_j  = jR_a WP_a + sigma_bar_j (qdd_j a_j + WI_j x qd_j a_j)        (7.53)
+    U_a   = hat(WP_a) + hat(W_a) hat(W_a),  DV_ik = W_i W_k              (7.57)
+    VSP_j = VP_a + U_a aP_j
+    VP_j  = jR_a VSP_j + sigma_j (qdd_j a_j + 2 WI_j x qd_j a_j)         (7.54)
+
+with W_0, WP_0, VP_0 the base motion and gravity taken as an acceleration of the base,
+VP_0 - g ((7.47)).  Fixed frames (sigma = 2) move with their antecedent.  ``U`` is built
+lazily (only for the frames that need it) and the products DV are kept with it: the Euler
+terms of the links ((7.56)) are written with them.
+"""
+from __future__ import annotations
+
+from ..description.robot import FIXED, PRISMATIC, REVOLUTE
+from ..geometry.dgm import frame_matrix
+from ..symbolic.algebra import add, mul
+
+ZERO3 = (0, 0, 0)
+
+
+def rot_t(R, v):
+    """R^T v (R as rows of a 3x3 or 3x4 nested list)."""
+    return [add(mul(R[0][k], v[0]), mul(R[1][k], v[1]), mul(R[2][k], v[2])) for k in range(3)]
+
+
+def rot(R, v):
+    """R v."""
+    return [add(mul(R[r][0], v[0]), mul(R[r][1], v[1]), mul(R[r][2], v[2])) for r in range(3)]
+
+
+def named(ctx, vec, name, j):
+    """The elements of ``vec`` as the intermediate variables ``{name}{k}{j}``."""
+    return [ctx.var(x, f"{name}{k + 1}{j}") for k, x in enumerate(vec)]
+
+
+def u_matrix(ctx, w, wp, j):
+    """(U_j, DV_j): U_j = hat(WP_j) + hat(W_j)^2 ((7.57)) from the products DV_ik = W_i W_k
+    (DV_ii = -W_i^2 on the diagonal, so that U_11 = DV22 + DV33)."""
+    dv = {}
+    for i in range(3):
+        for k in range(i, 3):
+            prod = mul(w[i], w[k])
+            dv[i, k] = ctx.var(-prod if i == k else prod, f"DV{i + 1}{k + 1}{j}")
+    u = [[add(dv[1, 1], dv[2, 2]), add(dv[0, 1], -wp[2]), add(dv[0, 2], wp[1])],
+         [add(dv[0, 1], wp[2]), add(dv[0, 0], dv[2, 2]), add(dv[1, 2], -wp[0])],
+         [add(dv[0, 2], -wp[1]), add(dv[1, 2], wp[0]), add(dv[0, 0], dv[1, 1])]]
+    return [[ctx.var(u[r][c], f"U{r + 1}{c + 1}{j}") for c in range(3)] for r in range(3)], dv
+
+
+class LinkKinematics:
+    """The result of :func:`forward`: per frame j, ``R[j]``, ``P[j]`` (jR_a, aP_j), ``WI[j]``,
+    ``W[j]``, ``WP[j]``, ``VP[j]`` (frame 0: the base), and ``U(j)`` / ``DV(j)`` on demand."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.R, self.P, self.WI, self.W, self.WP, self.VP = {}, {}, {}, {}, {}, {}
+        self._U, self._DV = {}, {}
+
+    def U(self, j):
+        if j not in self._U:
+            self._U[j], self._DV[j] = u_matrix(self.ctx, self.W[j], self.WP[j], j)
+        return self._U[j]
+
+    def DV(self, j):
+        self.U(j)
+        return self._DV[j]
+
+
+def forward(ctx, robot, frames=None, *, velocity=True, acceleration=True, base_motion=True,
+            gravity=True, linear=True, angular_acceleration=True, moving=None,
+            names=("WI", "W", "WP")) -> LinkKinematics:
+    """Run (7.51)-(7.57) over ``frames`` (default: the links of the tree, 1..NL, in order).
+
+    ``velocity`` / ``acceleration``: False sets every qd / qdd to 0; ``base_motion``: W0, WP0,
+    VP0 of the base (else 0); ``gravity``: VP_0 -= g; ``linear``: compute VSP, VP;
+    ``angular_acceleration``: compute WP; ``moving(frame)``: whether a frame's joint moves
+    (default: sigma != 2); ``names``: the names of WI, W3 and WP (models that join two
+    recursions in one customized model give one of them other names).
+    """
+    p = ctx.param
+    k = LinkKinematics(ctx)
+    k.W[0] = [p(x) for x in robot.W0] if base_motion else list(ZERO3)
+    k.WP[0] = [p(x) for x in robot.WP0] if base_motion else list(ZERO3)
+    vp0 = [p(x) for x in robot.VP0] if base_motion else list(ZERO3)
+    if gravity:
+        vp0 = [add(v, -p(g)) for v, g in zip(vp0, robot.gravity)]
+    k.VP[0] = vp0
+    wi_name, w_name, wp_name = names
+    if frames is None:
+        frames = robot.frames[: robot.n_links]
+    for f in frames:
+        j, a = f.j, f.ant
+        T = frame_matrix(ctx, robot, j)
+        R = k.R[j] = [row[:3] for row in T]
+        P = k.P[j] = [row[3] for row in T]
+        moves = moving(f) if moving is not None else f.sigma != FIXED
+        qd = ctx.joint(j, "qd") if (velocity and moves) else 0
+        qdd = ctx.joint(j, "qdd") if (acceleration and moves) else 0
+        WI = k.WI[j] = named(ctx, rot_t(R, k.W[a]), wi_name, j)
+        revolute = f.sigma == REVOLUTE and moves
+        k.W[j] = WI[:2] + [ctx.var(add(WI[2], qd), f"{w_name}3{j}")] if revolute else WI
+        if angular_acceleration:
+            wp = rot_t(R, k.WP[a])
+            if revolute:
+                wp = [add(wp[0], mul(WI[1], qd)), add(wp[1], -mul(WI[0], qd)), add(wp[2], qdd)]
+            k.WP[j] = named(ctx, wp, wp_name, j)
+        if linear:
+            Ua = k.U(a)
+            vsp = named(ctx, [add(k.VP[a][r], mul(Ua[r][0], P[0]), mul(Ua[r][1], P[1]),
+                                  mul(Ua[r][2], P[2])) for r in range(3)], "VSP", j)
+            vp = rot_t(R, vsp)
+            if f.sigma == PRISMATIC and moves:
+                vp = [add(vp[0], mul(2, mul(WI[1], qd))), add(vp[1], -mul(2, mul(WI[0], qd))),
+                      add(vp[2], qdd)]
+            k.VP[j] = named(ctx, vp, "VP", j)
+    return k
