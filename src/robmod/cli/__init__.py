@@ -6,6 +6,8 @@
     robmod convert IN OUT           between .yaml, .par and .urdf
     robmod models ROBOT|FILE        the models of the robot (main job)
     robmod workspace ROBOT|FILE     workspace and manipulability map on Dask
+    robmod traj ROBOT|FILE --to Q   a joint-space trajectory: samples (CSV) and a plot
+    robmod warmup ROBOT|FILE        compile the numeric models ahead of time
 """
 from __future__ import annotations
 
@@ -21,6 +23,24 @@ def load_robot_arg(name, numeric=False):
     from ..description import load_robot
 
     return load_robot(name, numeric=numeric)
+
+
+def joint_values_arg(text, n, what):
+    """Joint values from the command line (a list of strings): 1 value for all joints, or n;
+    None when the option was not given."""
+    import numpy as np
+
+    if text is None:
+        return None
+    try:
+        vals = [float(x) for x in text]
+    except ValueError:
+        raise RobmodError(f"{what}: expected numbers, got {' '.join(text)}") from None
+    if len(vals) == 1:
+        vals = vals * n
+    if len(vals) != n:
+        raise RobmodError(f"{what}: expected 1 or {n} values, got {len(vals)}")
+    return np.array(vals)
 
 
 def cmd_list(args) -> int:
@@ -165,6 +185,12 @@ def build_parser() -> argparse.ArgumentParser:
     from .workspace import add_workspace_command
 
     add_workspace_command(sub)
+    from .traj import add_traj_command
+    from .warmup import add_warmup_command
+
+    add_traj_command(sub)
+
+    add_warmup_command(sub)
     return p
 
 

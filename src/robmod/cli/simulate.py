@@ -8,20 +8,9 @@ from ..errors import RobmodError
 CONTROLLERS = ("computed-torque", "pid", "pd-gravity", "passivity")
 
 
-def _vector(text, n, what):
-    if text is None:
-        return None
-    vals = [float(x) for x in text]
-    if len(vals) == 1:
-        vals = vals * n
-    if len(vals) != n:
-        raise RobmodError(f"{what}: expected 1 or {n} values, got {len(vals)}")
-    return np.array(vals)
-
-
 def cmd_simulate(args) -> int:
     from ..control import PID, ComputedTorque, PassivityBased, PDGravity, simulate, tune_pid
-    from . import load_robot_arg
+    from . import joint_values_arg as _vector, load_robot_arg
 
     robot = load_robot_arg(args.robot, numeric=True)
     if args.random_dynamics is not None:

@@ -4,14 +4,15 @@
   continuous-acceleration laws in joint space with minimum times (Table 8.1) and the
   synchronisation of all joints (8.23)-(8.47);
 * :func:`via_points` — clamped cubic splines through via points;
-* dynamic time scaling of any trajectory to torque limits:
-  :func:`robmod.dynamics.scale_to_limits` (Hollerbach's method).
+* :func:`slow_down`, :func:`scale_to_torques` — any trajectory run slower along its path,
+  the smallest slow-down that keeps the IDM's torques within limits (Hollerbach's method).
 """
 from .base import Sample, Trajectory
 from .point_to_point import (LAWS, PointToPoint, Synchronisation, cubic, minimum_time,
                              point_to_point, quintic, synchronise, trapezoidal)
+from .scaling import TimeScaled, scale_to_torques, slow_down
 from .via_points import ViaPoints, via_points
 
 __all__ = ["Sample", "Trajectory", "LAWS", "PointToPoint", "Synchronisation", "point_to_point",
            "minimum_time", "synchronise", "quintic", "cubic", "trapezoidal", "ViaPoints",
-           "via_points"]
+           "via_points", "TimeScaled", "slow_down", "scale_to_torques"]
