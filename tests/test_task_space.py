@@ -210,13 +210,14 @@ def reported_time(message):
     return float(re.search(r"at t = ([0-9.e+-]+) s", message).group(1))
 
 
-def test_line_through_the_workspace_boundary(rx90):
+@pytest.mark.parametrize("method", ["igm", "ikm"])
+def test_line_through_the_workspace_boundary(rx90, method):
     """Reach of the RX-90: D3 + RL4 = 0.9 m from the shoulder."""
     T_i = dgm(rx90, Q_I)
     T_f = T_i.copy()
     T_f[:3, 3] *= 1.2 / np.linalg.norm(T_i[:3, 3])
     with pytest.raises(RobmodError, match="unreachable pose at t = ") as e:
-        task_line(rx90, Q_I, T_f, duration=2.0)
+        task_line(rx90, Q_I, T_f, duration=2.0, method=method)
     s = reported_time(str(e.value)) / 2.0
     r = 10 * s ** 3 - 15 * s ** 4 + 6 * s ** 5               # the quintic law (8.8)
     P = T_i[:3, 3] + r * (T_f[:3, 3] - T_i[:3, 3])
@@ -264,6 +265,8 @@ def test_bad_input(rx90, line):
         task_line(rx90, Q_I, T, duration=1.0, axis="world")
     with pytest.raises(RobmodError, match="missing a_max, wd_max"):
         task_line(rx90, Q_I, T, v_max=1.0, w_max=1.0)
+    with pytest.raises(RobmodError, match="shorter than the minimum 1.05 s"):
+        task_line(rx90, Q_I, T, "trapezoidal", duration=0.5, **LIMITS)
     with pytest.raises(RobmodError, match="give a duration"):
         task_line(rx90, Q_I, T)
     with pytest.raises(RobmodError, match="method must be"):

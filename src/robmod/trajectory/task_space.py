@@ -229,7 +229,7 @@ def task_line(robot, start, end, law: str = "quintic", *, duration=None, v_max=N
     solution nearest it (default q^i, else the zero configuration).  ``axis``: "tool" (8.54)
     or "base" (8.56).  ``method``: "igm" (analytic IGM) or "ikm" (Newton on the inverse
     kinematic model).  ``qd_max``, ``qdd_max``: joint limits (default: the robot's), met by
-    uniform time scaling (``stretch``).  Raises :class:`RobmodError` at the first unreachable,
+    uniform time scaling (``stretch``, also applied to a given ``duration``).  Raises :class:`RobmodError` at the first unreachable,
     singular (smallest singular value of J < ``singular_tol``), branch-changing or
     joint-limit-violating point of the line.
     """
@@ -308,7 +308,7 @@ def fit_joint_limits(traj: TaskLine, robot, qd_max, qdd_max, duration, law, n_ch
     if limits is not None and T0 > 0:
         t = np.unique(np.concatenate([np.linspace(0.0, T0, n_check),
                                       [tt for _, tt in traj.phases]]))
-        t = t[t < T0]   # the end is at rest
+        t = np.append(t[t < T0], T0 * (1 - 1e-12))   # the one-sided values at the end
         r, rd, rdd, _ = traj.path_parameter(t)
         qp, qpp, _ = traj.solver.rates(traj.joints_at(r))
         qd = rd[:, None] * qp
