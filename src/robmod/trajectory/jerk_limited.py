@@ -29,6 +29,7 @@ leaves the straight line.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,9 +40,9 @@ from .base import Trajectory, joint_vector, limit_vector
 
 @dataclass(frozen=True)
 class DoubleS:
-    """The switching durations of rest-to-rest double-S profiles (arrays, one per joint):
-    jerk phase T_j, acceleration T_a (= deceleration), cruise T_v, total T = 2 T_a + T_v, and the
-    peak velocity and acceleration reached, the jerk limit used."""
+    """The switching durations of rest-to-rest double-S profiles (arrays, one per joint, or
+    floats): jerk phase T_j, acceleration T_a (= deceleration), cruise T_v, total
+    T = 2 T_a + T_v; the peak velocity and acceleration reached, the jerk limit used."""
 
     Tj: np.ndarray
     Ta: np.ndarray
@@ -74,6 +75,27 @@ def double_s(D, v, a, j) -> DoubleS:
     a_peak = j * Tj
     v_peak = a_peak * (Ta - Tj)
     return DoubleS(Tj, Ta, Tv, 2 * Ta + Tv, v_peak, a_peak, j)
+
+
+def unit_double_s(v: float, a: float, j: float) -> DoubleS:
+    """:func:`double_s` of a unit distance for scalar limits (the same closed forms, in floats:
+    the common profile of a synchronised motion is built in microseconds)."""
+    if v * j >= a * a:
+        Tj = a / j
+        Ta = Tj + v / a
+    else:
+        Tj = math.sqrt(v / j)
+        Ta = 2 * Tj
+    if 1.0 >= v * Ta:
+        Tv = max(1.0 / v - Ta, 0.0)
+    elif 1.0 >= 2 * a ** 3 / (j * j):
+        Tj = a / j
+        Ta, Tv = 0.5 * Tj + math.sqrt(0.25 * Tj * Tj + 1.0 / a), 0.0
+    else:
+        Tj = math.cbrt(1.0 / (2 * j))
+        Ta, Tv = 2 * Tj, 0.0
+    a_peak = j * Tj
+    return DoubleS(Tj, Ta, Tv, 2 * Ta + Tv, a_peak * (Ta - Tj), a_peak, j)
 
 
 def minimum_time_jerk(D, qd_max, qdd_max, qddd_max) -> np.ndarray:
@@ -119,14 +141,13 @@ def _unit_profile(Tj, Ta, Tv, J, t):
 class JerkLimited(Trajectory):
     """q(t) = q0 + r(t) (q1 - q0), r the minimum-time double S of the joints' common limits
     (see the module's description).  ``profile``: the :class:`DoubleS` of r (unit distance);
-    ``joint_times``: each joint's own minimum time; ``limits``: (qd_max, qdd_max, qddd_max)."""
+    ``limits``: (qd_max, qdd_max, qddd_max); ``joint_times``: each joint's own minimum time."""
 
     q0: np.ndarray
     q1: np.ndarray
     duration: float
     profile: DoubleS
     limits: tuple
-    joint_times: np.ndarray
     stretch: float = 1.0
     phases: tuple = field(default=())
     law: str = "jerk-limited"
@@ -139,6 +160,10 @@ class JerkLimited(Trajectory):
     def D(self) -> np.ndarray:
         return self.q1 - self.q0
 
+    @property
+    def joint_times(self) -> np.ndarray:
+        return double_s(self.D, *self.limits).T
+
     def _sample(self, t):
         if self.duration == 0:
             z = np.zeros((t.size, self.n))
@@ -147,8 +172,9 @@ class JerkLimited(Trajectory):
         second, r, rd, rdd, rj = _unit_profile(float(p.Tj), float(p.Ta), float(p.Tv),
                                                float(p.jerk), t / k)
         D = self.D
-        # q0 + r D on the first half, q1 - (1 - r) D on the second: both ends exact
-        q = np.where(second[:, None], self.q1, self.q0) + np.where(second, -r, r)[:, None] * D
+        q = np.multiply.outer(np.where(second, 1.0 - r, r), D)
+        q += self.q0
+        q[second & (r == 0.0)] = self.q1          # the end exactly (q0 + D may round)
         return (q, (rd / k)[:, None] * D, (rdd / k ** 2)[:, None] * D,
                 (rj / k ** 3)[:, None] * D)
 
@@ -168,15 +194,16 @@ def jerk_limited(q0, q1, *, qd_max, qdd_max, qddd_max, duration=None) -> JerkLim
     kj = limit_vector(qddd_max, n, "qddd_max")
     D = q1 - q0
     aD = np.abs(D)
-    joint_times = double_s(aD, kv, ka, kj).T
-    moving = aD > 1e-12 * aD.max() if n and aD.max() > 0 else np.zeros(n, bool)
-    if not moving.any():
-        prof = double_s(0.0, 1.0, 1.0, 1.0)
+    big = float(aD.max()) if n else 0.0
+    if big == 0.0:
+        prof = DoubleS(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
         T = 0.0
     else:
         # the common profile of r in [0, 1]: every joint's limit divided by its distance
-        V, A, Jr = (float(np.min(x[moving] / aD[moving])) for x in (kv, ka, kj))
-        prof = double_s(1.0, V, A, Jr)
+        # (distances below 1e-12 of the largest are rounding noise: no limit of their own)
+        moving = aD > 1e-12 * big
+        V, A, Jr = (np.stack((kv, ka, kj))[:, moving] / aD[moving]).min(axis=1).tolist()
+        prof = unit_double_s(V, A, Jr)
         T = float(prof.T)
     stretch = 1.0
     if duration is not None:
@@ -195,4 +222,4 @@ def jerk_limited(q0, q1, *, qd_max, qdd_max, qddd_max, duration=None) -> JerkLim
         phases = tuple(zip(names, starts)) + (("end", T),)
     else:
         phases = (("start", 0.0), ("end", 0.0))
-    return JerkLimited(q0, q1, T, prof, (kv, ka, kj), joint_times, stretch, phases)
+    return JerkLimited(q0, q1, T, prof, (kv, ka, kj), stretch, phases)
