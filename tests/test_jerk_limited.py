@@ -242,3 +242,25 @@ def test_continuous_acceleration_law_is_slower_or_equal():
     assert ratio.min() >= 1.0
     assert ratio.max() == pytest.approx(short, rel=1e-12) and short == pytest.approx(1.0515, 1e-4)
     assert 1.02 < np.median(ratio) < 1.05
+
+
+def test_random_synchronised_motions_respect_every_limit():
+    rng = np.random.default_rng(11)
+    for _ in range(60):
+        n = int(rng.integers(1, 8))
+        q0 = rng.uniform(-2, 2, n)
+        q1 = q0 + log_uniform(rng, 1e-4, 1e1, n) * rng.choice([-1, 1], n)
+        still = rng.random(n) < 0.1                  # a joint may not move
+        q1[still] = q0[still]
+        kv, ka, kj = log_uniform(rng, 1e-2, 1e1, n), log_uniform(rng, 1e-2, 1e2, n), \
+            log_uniform(rng, 1e-1, 1e3, n)
+        traj = jerk_limited(q0, q1, qd_max=kv, qdd_max=ka, qddd_max=kj)
+        x = traj.sample(np.linspace(0, traj.duration, 4001))
+        for val, lim in ((x.qd, kv), (x.qdd, ka), (x.jerk, kj)):
+            assert np.all(np.abs(val) <= lim * (1 + 1e-9))
+        np.testing.assert_array_equal(x.q[[0, -1]], [q0, q1])
+        assert traj.duration >= traj.joint_times.max() * (1 - 1e-12)
+        # the common profile reaches each of its limits, or is the shorter double S
+        p = traj.profile
+        assert p.T == pytest.approx(2 * p.Ta + p.Tv, rel=1e-14) and p.Tv >= 0
+        assert 0 < 2 * p.Tj <= p.Ta * (1 + 1e-12) or (traj.duration == 0 and np.all(q0 == q1))
