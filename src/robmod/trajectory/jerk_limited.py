@@ -3,9 +3,9 @@
 The trapezoidal-acceleration law of Khalil & Dombre §8.3.4 (their Fig. 8.9b: constant-jerk
 phases) made time-optimal: a joint moving |D| at rest at both ends under the limits k_v, k_a,
 k_j (velocity, acceleration, jerk) follows the closed forms of Biagiotti & Melchiorri (2008,
-§3.4, (3.25)-(3.30) with v_0 = v_1 = 0).  The jerk is +k_j, 0, -k_j, 0 (cruise), -k_j, 0, +k_j;
-T_j is the duration of a jerk phase, T_a that of the whole acceleration (= deceleration), T_v
-that of the cruise:
+§3.4, with zero initial and final velocities).  The jerk is +k_j, 0, -k_j, 0 (cruise), -k_j, 0,
++k_j; T_j is the duration of a jerk phase, T_a that of the whole acceleration (= deceleration),
+T_v that of the cruise:
 
 * k_a reached iff k_v k_j >= k_a^2: T_j = k_a/k_j, T_a = T_j + k_v/k_a; else
   T_j = sqrt(k_v/k_j), T_a = 2 T_j;
