@@ -2,7 +2,8 @@
 
 * :func:`point_to_point` — linear, cubic, quintic, bang-bang, trapezoidal and
   continuous-acceleration laws in joint space with minimum times (Table 8.1) and the
-  synchronisation of all joints (8.23)-(8.47);
+  synchronisation of all joints (8.23)-(8.47), and the jerk-limited minimum-time "double S"
+  (:func:`jerk_limited`, law ``"jerk-limited"``);
 * :func:`via_points` — clamped cubic splines through via points;
 * :func:`task_line` — a straight line of the tool frame with a rotation about a fixed axis
   (§8.4), joint values by the IGM (one branch) or the inverse kinematic model;
@@ -10,7 +11,8 @@
   the smallest slow-down that keeps the IDM's torques within limits (Hollerbach's method).
 """
 from .base import Sample, Trajectory
-from .point_to_point import (LAWS, PointToPoint, Synchronisation, cubic, minimum_time,
+from .jerk_limited import DoubleS, JerkLimited, double_s, jerk_limited, minimum_time_jerk
+from .point_to_point import (JERK_LAW, LAWS, PointToPoint, Synchronisation, cubic, minimum_time,
                              point_to_point, quintic, synchronise, trapezoidal)
 from .scaling import TimeScaled, scale_to_torques, slow_down
 from .task_space import TaskLine, fixed_axis_rotation, task_line
@@ -19,4 +21,5 @@ from .via_points import ViaPoints, via_points
 __all__ = ["Sample", "Trajectory", "LAWS", "PointToPoint", "Synchronisation", "point_to_point",
            "minimum_time", "synchronise", "quintic", "cubic", "trapezoidal", "ViaPoints",
            "via_points", "TimeScaled", "slow_down", "scale_to_torques", "TaskLine", "task_line",
-           "fixed_axis_rotation"]
+           "fixed_axis_rotation", "JERK_LAW", "JerkLimited", "DoubleS", "double_s",
+           "jerk_limited", "minimum_time_jerk"]

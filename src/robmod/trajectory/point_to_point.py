@@ -21,6 +21,10 @@ so that the joints start and finish together (synchronised, homothetic profiles)
   tau = 3/2 lambda k_v / (nu k_a) (8.41); cruise iff |D| > 3/2 k_v^2 / k_a (8.46), else
   k_v <- sqrt(2/3 |D| k_a) (8.47); the acceleration is continuous, its peak 3/2 lambda k_v/tau.
 
+* ``jerk-limited``: the time-optimal seven-phase "double S" under velocity, acceleration and
+  jerk limits (the constant-jerk variant of §8.3.4 made minimum-time), in
+  :mod:`robmod.trajectory.jerk_limited`.
+
 A longer ``duration`` than the minimum stretches the law in time (limits still hold).
 """
 from __future__ import annotations
@@ -31,8 +35,10 @@ import numpy as np
 
 from ..errors import RobmodError
 from .base import Trajectory, joint_vector, limit_vector, robot_limits
+from .jerk_limited import JerkLimited, jerk_limited
 
 LAWS = ("linear", "cubic", "quintic", "bang-bang", "trapezoidal", "continuous-acceleration")
+JERK_LAW = "jerk-limited"     # also needs a jerk limit, qddd_max
 
 
 # -- interpolation functions r(t) on [0, T] with their derivatives -----------------------------
@@ -98,7 +104,8 @@ def minimum_time(law: str, D, qd_max, qdd_max) -> np.ndarray:
     if law == "continuous-acceleration":
         kv2 = reachable_velocity(law, D, kv, ka)
         return np.where(D > 0, 1.5 * kv2 / ka + D / np.where(kv2 > 0, kv2, 1), 0.0)
-    raise RobmodError(f"law must be one of {', '.join(LAWS)}, got {law!r}")
+    raise RobmodError(f"law must be one of {', '.join(LAWS)}, got {law!r} (the jerk-limited law: "
+                      f"minimum_time_jerk)")
 
 
 def reachable_velocity(law, D, kv, ka):
@@ -192,16 +199,19 @@ class PointToPoint(Trajectory):
 
 
 def point_to_point(q0, q1, law: str = "quintic", *, duration=None, qd_max=None, qdd_max=None,
-                   robot=None) -> PointToPoint:
+                   qddd_max=None, robot=None) -> PointToPoint | JerkLimited:
     """A point-to-point motion from ``q0`` to ``q1`` (Khalil & Dombre §8.3).
 
     ``duration``: the motion's duration; with limits, at least the minimum one (a shorter one
     is refused).  ``qd_max``, ``qdd_max``: velocity and acceleration limits (scalars or one per
     joint), by default the robot's ``qdmax``/``qddmax``.  Without limits, ``duration`` is
-    required (linear, cubic, quintic, bang-bang only).
+    required (linear, cubic, quintic, bang-bang only).  ``qddd_max``: jerk limits, for the
+    ``jerk-limited`` law only (required there).
     """
-    if law not in LAWS:
-        raise RobmodError(f"law must be one of {', '.join(LAWS)}, got {law!r}")
+    if law not in LAWS and law != JERK_LAW:
+        raise RobmodError(f"law must be one of {', '.join(LAWS + (JERK_LAW,))}, got {law!r}")
+    if qddd_max is not None and law != JERK_LAW:
+        raise RobmodError(f"qddd_max: a jerk limit is used by the {JERK_LAW} law only, not {law}")
     q0 = joint_vector(q0, None, "q0")
     q1 = joint_vector(q1, q0.size, "q1")
     n = q0.size
@@ -209,6 +219,12 @@ def point_to_point(q0, q1, law: str = "quintic", *, duration=None, qd_max=None, 
         rv, ra = robot_limits(robot, n)
         qd_max = rv if qd_max is None else qd_max
         qdd_max = ra if qdd_max is None else qdd_max
+    if law == JERK_LAW:
+        if qd_max is None or qdd_max is None or qddd_max is None:
+            raise RobmodError(f"the {JERK_LAW} law needs qd_max, qdd_max (or a robot with limits) "
+                              "and qddd_max")
+        return jerk_limited(q0, q1, qd_max=qd_max, qdd_max=qdd_max, qddd_max=qddd_max,
+                            duration=duration)
     if duration is not None:
         duration = float(duration)
         if not np.isfinite(duration) or duration <= 0:
