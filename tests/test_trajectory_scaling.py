@@ -72,6 +72,9 @@ def test_cli_traj_writes_samples_and_plot(tmp_path, capsys):
     assert main(["traj", "panda", "--to", "1", "0.5", "0", "-1", "0", "1", "0.5",
                  "--torque-limits", "--random-dynamics", "1"]) == 0
     assert "slowed down" in capsys.readouterr().out
+    assert main(["traj", "rx90", "--to", "1", "--law", "jerk-limited", "--qd-max", "1",
+                 "--qdd-max", "2", "--qddd-max", "10"]) == 0
+    assert "duration 1.7 s" in capsys.readouterr().out     # D/v + v/a + a/j
     assert main(["traj", "rx90", "--to", "1", "2"]) == 2       # 2 values for 6 joints
     assert "expected 1 or 6 values" in capsys.readouterr().err
 

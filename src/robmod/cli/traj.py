@@ -5,7 +5,8 @@ import numpy as np
 
 from ..errors import RobmodError
 
-LAWS = ("linear", "cubic", "quintic", "bang-bang", "trapezoidal", "continuous-acceleration")
+LAWS = ("linear", "cubic", "quintic", "bang-bang", "trapezoidal", "continuous-acceleration",
+        "jerk-limited")
 
 
 def cmd_traj(args) -> int:
@@ -25,13 +26,15 @@ def cmd_traj(args) -> int:
         raise RobmodError("--to: give the final joint values")
     qd_max = _vector(args.qd_max, n, "--qd-max")
     qdd_max = _vector(args.qdd_max, n, "--qdd-max")
+    jerk = {} if args.qddd_max is None else {"qddd_max": _vector(args.qddd_max, n, "--qddd-max")}
     if args.via:
         points = [q0] + [_vector(v.split(), n, "--via") for v in args.via] + [q1]
         traj = via_points(points, robot=robot, qd_max=qd_max, qdd_max=qdd_max)
     else:
         limited = args.time is None
         traj = point_to_point(q0, q1, args.law, duration=args.time,
-                              qd_max=qd_max, qdd_max=qdd_max, robot=robot if limited else None)
+                              qd_max=qd_max, qdd_max=qdd_max, robot=robot if limited else None,
+                              **jerk)
     print(f"{args.law if not args.via else 'via points (cubic spline)'} on {robot.name}: "
           f"duration {traj.duration:.6g} s")
     for name, t in traj.phases:
@@ -70,6 +73,7 @@ def add_traj_command(subparsers):
     s.add_argument("--qd-max", nargs="+", metavar="V", help="velocity limits (default: the "
                                                             "robot's)")
     s.add_argument("--qdd-max", nargs="+", metavar="A", help="acceleration limits")
+    s.add_argument("--qddd-max", nargs="+", metavar="J", help="jerk limits (jerk-limited law)")
     s.add_argument("--torque-limits", action="store_true",
                    help="slow the motion down until the IDM torques are within the robot's "
                         "taumax (needs numeric inertial parameters)")
