@@ -72,12 +72,12 @@ def mutated(draw):
 def read_text(tmp_path, fmt, text):
     path = tmp_path / f"fuzz.{fmt}"
     path.write_bytes(text.encode("utf-8", "surrogatepass"))
-    start = time.perf_counter()
+    start = time.process_time()
     try:
         robot = robmod.read_robot(str(path))
     except RobmodError:
         robot = None
-    took = time.perf_counter() - start
+    took = time.process_time() - start
     assert took < 2.0, f"{fmt} input took {took:.2f} s"
     return robot
 
@@ -111,10 +111,10 @@ def test_mutated_files_give_a_robot_or_a_robmod_error(tmp_path_factory, case):
 def test_known_bad_inputs_are_refused_quickly(tmp_path, fmt, text, match):
     path = tmp_path / f"x.{fmt}"
     path.write_text(text)
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(RobmodError, match=match):
         robmod.read_robot(str(path))
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
 
 
 def test_cli_check_on_a_bad_file_exits_2(tmp_path, capsys):
@@ -136,10 +136,10 @@ def test_urdf_numbers_are_linear_and_bounded(tmp_path):
         assert old in text
         path = tmp_path / "x.urdf"
         path.write_text(text.replace(old, new, 1))
-        start = time.perf_counter()
+        start = time.process_time()
         with pytest.raises(RobmodError, match=match):
             robmod.read_robot(str(path))
-        assert time.perf_counter() - start < 2.0
+        assert time.process_time() - start < 2.0
 
 
 def test_yaml_unused_values_check_is_linear(tmp_path):
@@ -149,10 +149,10 @@ def test_yaml_unused_values_check_is_linear(tmp_path):
     body += "".join(f"  A{k}: {k}\n" for k in range(8000))
     path = tmp_path / "x.yaml"
     path.write_text(body)
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(RobmodError, match="does not use"):
         robmod.read_robot(str(path))
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
 
 
 @pytest.mark.parametrize("old, new", [("NL = 6", "NL = " + "9" * 5000),

@@ -164,8 +164,8 @@ def test_trees_and_library():
 
 def test_lwr4_symbolic_geometry_under_a_second():
     robot = robmod.load_robot("lwr4")
-    t = time.perf_counter()
+    t = time.process_time()
     bp = base_parameters(robot)
-    assert time.perf_counter() - t < 1.5
+    assert time.process_time() - t < 1.5
     assert bp.inertial_count() == 43   # 7 n - 4 - 2 (axis 1 along gravity) for 7 R
     assert compare(bp).same_space

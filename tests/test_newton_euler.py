@@ -88,7 +88,7 @@ def test_friction_rotor_and_wrench_terms():
 def test_symbolic_time_for_a_7_axis_robot():
     import time
 
-    t = time.perf_counter()
+    t = time.process_time()
     model = idm_model(robmod.load_robot("lwr4"))
-    assert time.perf_counter() - t < 5
+    assert time.process_time() - t < 5
     assert model.count().mults > 0
