@@ -43,6 +43,16 @@ def joint_values_arg(text, n, what):
     return np.array(vals)
 
 
+def write_outputs(obj, args, what: str = "time series", **csv_options) -> None:
+    """``obj.to_csv(args.out)`` and ``obj.plot(args.plot)`` when those options are given."""
+    if args.out:
+        obj.to_csv(args.out, **csv_options)
+        print(f"{what} written to {args.out}")
+    if args.plot:
+        obj.plot(args.plot)
+        print(f"plot written to {args.plot}")
+
+
 def cmd_list(args) -> int:
     from ..description import library_names
 

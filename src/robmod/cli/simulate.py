@@ -10,7 +10,7 @@ CONTROLLERS = ("computed-torque", "pid", "pd-gravity", "passivity")
 
 def cmd_simulate(args) -> int:
     from ..control import PID, ComputedTorque, PassivityBased, PDGravity, simulate, tune_pid
-    from . import joint_values_arg as _vector, load_robot_arg
+    from . import joint_values_arg as _vector, load_robot_arg, write_outputs
 
     robot = load_robot_arg(args.robot, numeric=True)
     if args.random_dynamics is not None:
@@ -49,12 +49,7 @@ def cmd_simulate(args) -> int:
                    saturation=not args.no_saturation)
     print(f"{type(ctrl).__name__} on {robot.name}: {len(res.t)} samples")
     print(res.metrics())
-    if args.out:
-        res.to_csv(args.out)
-        print(f"time series written to {args.out}")
-    if args.plot:
-        res.plot(args.plot)
-        print(f"plot written to {args.plot}")
+    write_outputs(res, args)
     return 0
 
 

@@ -11,7 +11,7 @@ LAWS = ("linear", "cubic", "quintic", "bang-bang", "trapezoidal", "continuous-ac
 
 def cmd_traj(args) -> int:
     from ..trajectory import point_to_point, scale_to_torques, via_points
-    from . import joint_values_arg as _vector, load_robot_arg
+    from . import joint_values_arg as _vector, load_robot_arg, write_outputs
 
     robot = load_robot_arg(args.robot, numeric=True)
     if args.random_dynamics is not None:
@@ -48,12 +48,7 @@ def cmd_traj(args) -> int:
                   f"(joint {scaled.binding_joint} binds at t = {scaled.binding_time:.4g} s): "
                   f"duration {scaled.duration:.6g} s")
             traj = scaled
-    if args.out:
-        traj.to_csv(args.out, rate=args.rate)
-        print(f"samples at {args.rate:g} Hz written to {args.out}")
-    if args.plot:
-        traj.plot(args.plot)
-        print(f"plot written to {args.plot}")
+    write_outputs(traj, args, f"samples at {args.rate:g} Hz", rate=args.rate)
     return 0
 
 

@@ -287,16 +287,11 @@ class DynamicIdentification:
 
 
 def _geometry_symbols(robot):
-    from ..description.robot import GEOMETRIC
+    """The geometry's symbols that have no value."""
+    from .base_numeric import geometry_symbols
 
-    syms = set()
-    for f in robot.frames:
-        for k in GEOMETRIC:
-            syms |= getattr(f, k).free_symbols
-    for g in robot.gravity:
-        syms |= getattr(g, "free_symbols", set())
     known = {str(k) for k in robot.values}
-    return {s for s in syms if str(s) not in known}
+    return {s for s in geometry_symbols(robot) if str(s) not in known}
 
 
 def _subset(est, keep):
