@@ -25,6 +25,7 @@ bench: $(BIN)/python
 	$(BIN)/python benchmarks/bench_identification.py
 	$(BIN)/python benchmarks/bench_control.py
 	$(BIN)/python benchmarks/bench_ident_pipeline.py
+	$(BIN)/python benchmarks/bench_topp.py
 
 fuzz: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
