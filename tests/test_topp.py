@@ -233,6 +233,9 @@ def test_end_velocity_and_trajectory_paths(panda):
 
 def test_compiled_kernel_and_numpy_passes_agree(rx90):
     W, lim = rx90_case(rx90)
+    # a grid given by its values is the same grid
+    np.testing.assert_array_equal(topp(W, rx90, grid=np.linspace(0, 1, 121), **lim).sd,
+                                  topp(W, rx90, grid=120, **lim).sd)
     for disc in ("collocation", "interpolation"):
         a = topp(W, rx90, grid=120, discretization=disc, **lim)
         b = topp(W, rx90, grid=120, discretization=disc, compiled=False, **lim)

@@ -14,7 +14,7 @@ limits are p two-sided linear constraints in (u, x) (collocation) and a bound on
   favourable end of K_i+1 (y = K_lo or K_hi by the sign of a), bounds x on one side, and
   K_i is X_i cut by these 2p half-lines (the pairs of the elimination of y);
 * the forward pass: from x_0, the greatest u_i admissible at (s_i, x_i) that keeps x_i+1
-  in K_i+1 (greedy, time-optimal: Pham & Pham 2018, Theorem 1).
+  in K_i+1 (greedy; time-optimal on the grid, Pham & Pham 2018).
 
 Each step is a two-variable linear programme solved in closed form: the coefficients of
 every half-line are computed for all grid points at once (NumPy), the sequential passes

@@ -5,13 +5,14 @@ Along a geometric path q(s), s in [0, 1], a timing s(t) gives (chain rule)::
 
     q̇ = q'(s) ṡ,    q̈ = q'(s) s̈ + q''(s) ṡ²
 
-and, with the dynamic model Γ = A(q) q̈ + C(q, q̇) q̇ + Q(q) (Khalil & Dombre (7.1), friction
+and, with the dynamic model Γ = A(q) q̈ + C(q, q̇) q̇ + Q(q) (Khalil & Dombre ch. 7, friction
 left out), the torques are linear in the control u = s̈ and the state x = ṡ²::
 
     Γ = a(s) u + b(s) x + c(s),   a = A q',  b = A q'' + C(q, q') q',  c = Q
 
 computed by the inverse dynamic model, batched over the grid in one compiled call:
-a = IDM(q, 0, q') - c, b = IDM(q, q', q'') - c, c = IDM(q, 0, 0) (gravity; friction off).
+a = IDM(q, 0, q') - c, b = IDM(q, q', q'') - c, c = IDM(q, 0, 0) (gravity, and the constant
+external wrench of the model if it has one; friction off).
 On a grid s_0 .. s_N the constraints at each point (collocation) are
 
 * joint velocity: |q'_j| √x <= q̇max_j, i.e. x <= min_j (q̇max_j / |q'_j|)²;
@@ -22,7 +23,8 @@ and :mod:`~robmod.trajectory.reachability` gives the controllable sets (backward
 greedy maximal s̈ (forward).  The time between grid points, with s̈ constant on each
 interval, is Δt_i = 2 Δs_i / (ṡ_i + ṡ_i+1) (exact, and finite at rest where the trapezoidal
 rule in 1/ṡ is not).  Only the grid points are constrained: between them the limits hold
-up to the discretisation (first order in the grid step).
+up to the discretisation (first order in the grid step with collocation, second order with
+the interpolation scheme, which also imposes them at the end of each interval).
 """
 from __future__ import annotations
 
@@ -199,7 +201,7 @@ def _rows(q, dq, ddq, qdd_max, tau_max, idm_fn):
 
 
 def interpolated(a, b, lo, hi, names, delta):
-    """The rows of the interpolation scheme (Pham & Pham 2018, §VI): at stage i, those of
+    """The rows of the interpolation scheme (Pham & Pham 2018): at stage i, those of
     s_i+1 with x_i+1 = x_i + 2 Δ_i u_i, i.e. (a_i+1 + 2 Δ_i b_i+1) u + b_i+1 x, added to
     those of s_i (the last stage repeats its own)."""
     d = delta[:, None]
@@ -292,10 +294,10 @@ def topp(path, robot=None, *, qd_max=None, qdd_max=None, tau_max=None, grid=None
                               f"from it the path cannot be followed to its end within the "
                               f"limits (ds/dt at s = 0 in [{np.sqrt(e.K[0, 0]):.6g}, "
                               f"{np.sqrt(e.K[0, 1]):.6g}])") from None
-        raise RobmodError(f"topp: no timing can follow this path: from s = {s[i]:.6g} (grid "
-                          f"point {i}) to {s[i + 1]:.6g} every admissible velocity leaves the "
-                          f"controllable set ({_describe(names, e.rows, gravity, tau_lim, i)} "
-                          "binding); a finer grid or lower speeds at the end may help") from None
+        raise RobmodError(f"topp: no timing can follow this path: no admissible motion from "
+                          f"s = {s[i]:.6g} (grid point {i}) reaches the velocities from which "
+                          f"s = {s[i + 1]:.6g} can go on to the end "
+                          f"({_describe(names, e.rows, gravity, tau_lim, i)} binding)") from None
     sd = np.sqrt(x)
     speed = sd[:-1] + sd[1:]
     if np.any(speed <= 0):
