@@ -300,3 +300,29 @@ def test_robot_checks(panda):
     traj = topp(np.zeros((2, 6)) + [[0], [1]], robmod.load_robot("rx90"), qdd_max=1, grid=10)
     assert traj.duration == pytest.approx(2.0)
     assert "peak use" in str(traj.constraint_use())
+
+
+def test_compiled_idm_is_cached_by_content():
+    """One compiled IDM per robot content (never by id(): a dead robot's id is reused)."""
+    import dataclasses
+    import gc
+
+    from robmod.dynamics.newton_euler import compiled_idm
+
+    a = robmod.load_robot("panda")
+    f = compiled_idm(a, friction=False)
+    assert compiled_idm(robmod.load_robot("panda"), friction=False) is f
+    assert compiled_idm(a, friction=False, rotor=False) is not f
+    q = np.full(7, 0.3)
+    tau = f.single(q, q, q)
+    del a
+    gc.collect()
+    base = robmod.load_robot("panda")
+    links = list(base.links)
+    links[6] = dataclasses.replace(links[6], M=links[6].M + 1)
+    heavier = dataclasses.replace(base, links=tuple(links))   # another content
+    g = compiled_idm(heavier, friction=False)
+    assert g is not f
+    np.testing.assert_allclose(g.single(q, q, q), idm(heavier.numeric(), q, q, q,
+                                                      friction=False), rtol=1e-12, atol=1e-12)
+    assert not np.allclose(g.single(q, q, q), tau)
