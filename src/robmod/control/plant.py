@@ -13,7 +13,7 @@ import numpy as np
 from ..dynamics.direct import ddm_model
 from ..dynamics.lagrange import gravity_model
 from ..dynamics.newton_euler import idm_model
-from ..dynamics.spatial import dofs
+from ..dynamics.spatial import dofs, joint_limit_vector  # noqa: F401 (used by control)
 from ..description.arguments import require_numeric
 
 
@@ -21,18 +21,6 @@ def numeric_only(robot, what: str = "robot"):
     """The robot with its values substituted; refused (naming the symbols left) unless every
     parameter a dynamic model reads is a number."""
     return require_numeric(robot.numeric(), what)
-
-
-def joint_limit_vector(robot, field: str) -> np.ndarray | None:
-    """The ``field`` limit (qmin, qmax, qdmax, qddmax, taumax) of every joint, or None if one
-    is missing."""
-    vals = []
-    for j in dofs(robot):
-        v = getattr(robot.link(j).limits, field)
-        if v is None:
-            return None
-        vals.append(float(v))
-    return np.array(vals)
 
 
 class CompiledFunction:

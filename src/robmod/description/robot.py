@@ -330,6 +330,12 @@ class Robot:
                 tuple(sorted((str(k), str(v)) for k, v in self.values.items())))
 
     @cached_property
+    def content_hash(self) -> int:
+        """hash(:attr:`content_key`), computed once (hashing sympy numbers is not free): a
+        cache looks robots up by it, then compares the content keys."""
+        return hash(self.content_key)
+
+    @cached_property
     def joint_index(self) -> Mapping[int, int]:
         """Position of each joint frame j (of :attr:`joints`) in a numeric joint vector.
 

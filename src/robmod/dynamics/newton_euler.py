@@ -204,3 +204,28 @@ def ccg_model(robot):
     without friction, rotor or external wrench)."""
     return idm_model(robot, name="ccg", title="Coriolis, centrifugal and gravity torques",
                      acceleration=False, rotor=False, friction=False, wrench=False)
+
+
+
+
+_COMPILED: dict = {}
+
+
+def compiled_idm(robot, **switches):
+    """The compiled customized IDM of a numeric robot (:class:`~robmod.symbolic.compile.
+    CompiledModel`: batched over leading dimensions, ``.single`` for one state), generated and
+    compiled once per process for each robot *content* and set of switches (looked up by
+    :attr:`Robot.content_hash`, then compared by :attr:`Robot.content_key`, never by id():
+    an equal robot built again reuses it, a changed one does not).  The robot's values are
+    substituted first (:meth:`Robot.numeric`)."""
+    sw = tuple(sorted(switches.items()))
+    bucket = _COMPILED.get((robot.content_hash, sw), ())
+    for key, fn in bucket:
+        if key == robot.content_key:
+            return fn
+    numeric = require_numeric(robot.numeric(), "compiled_idm")
+    fn = idm_model(numeric, **switches).compile()
+    if len(_COMPILED) >= 16:
+        _COMPILED.pop(next(iter(_COMPILED)))
+    _COMPILED[(robot.content_hash, sw)] = bucket + ((robot.content_key, fn),)
+    return fn

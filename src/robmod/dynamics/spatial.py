@@ -39,6 +39,18 @@ def plain_layout(robot) -> bool:
     return not robot.n_loops and dofs(robot) == tuple(robot.joints)
 
 
+def joint_limit_vector(robot, field: str) -> np.ndarray | None:
+    """The ``field`` limit (qmin, qmax, qdmax, qddmax, taumax) of every joint (in
+    :func:`dofs` order), or None if one is missing."""
+    vals = []
+    for j in dofs(robot):
+        v = getattr(robot.link(j).limits, field)
+        if v is None:
+            return None
+        vals.append(float(v))
+    return np.array(vals)
+
+
 def model_inputs(robot, groups=("q", "qd", "qdd")) -> dict:
     """Input groups of a customized model, as :func:`~robmod.dynamics.idm_model` names them."""
     import sympy as sp

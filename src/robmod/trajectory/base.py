@@ -50,6 +50,14 @@ class Trajectory:
 
     __call__ = sample
 
+    def derivatives(self, t) -> Sample:
+        """q, qd, qdd, jerk at the times ``t`` (1-D, clipped to [0, duration]), each
+        (len(t), n): the motion's own values, one-sided at both ends (where :meth:`sample`
+        holds the rest from the end on) — a trajectory used as a geometric path."""
+        t = np.clip(np.asarray(t, dtype=float).ravel(), 0.0, self.duration)
+        return Sample(*(np.asarray(x, dtype=float).reshape(t.size, self.n)
+                        for x in self._sample(t)))
+
     def times(self, rate: float) -> np.ndarray:
         """Sample times at ``rate`` Hz from 0 to the duration (both included)."""
         if not (np.isfinite(rate) and rate > 0):
@@ -118,16 +126,23 @@ def joint_vector(value, n: int | None, name: str) -> np.ndarray:
     return v
 
 
-def limit_vector(value, n: int, name: str) -> np.ndarray:
-    """Positive finite limits, a scalar or one per joint."""
-    v = np.asarray(value, dtype=float) if value is not None else None
-    if v is None:
+def limit_vector(value, n: int, name: str, unbounded: bool = False) -> np.ndarray:
+    """Positive finite limits, a scalar or one per joint (``unbounded``: +inf allowed, a
+    joint without that limit)."""
+    if value is None:
         raise RobmodError(f"{name} is needed (give it, or a robot whose limits define it)")
+    try:
+        v = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise RobmodError(f"{name}: expected a positive number or one per joint, got "
+                          f"{value!r}") from None
     v = np.full(n, float(v)) if v.ndim == 0 else v
     if v.shape != (n,):
         raise RobmodError(f"{name}: expected a scalar or {n} values, got shape {v.shape}")
-    if not np.all(np.isfinite(v)) or np.any(v <= 0):
-        raise RobmodError(f"{name} must be positive and finite, got {v.tolist()}")
+    bad = np.isnan(v) | (v <= 0) | (np.isinf(v) if not unbounded else False)
+    if np.any(bad):
+        what = "positive (or inf: no limit)" if unbounded else "positive and finite"
+        raise RobmodError(f"{name} must be {what}, got {v.tolist()}")
     return v
 
 
