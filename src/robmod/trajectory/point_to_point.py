@@ -130,13 +130,18 @@ class Synchronisation:
     reference: int
 
 
+#: displacements up to this size (rad or m) are rounding noise, not a motion: the trajectory
+#: holds its end from t = 0 (duration 0)
+NO_MOTION = 1e-12
+
+
 def synchronise(law: str, D, qd_max, qdd_max) -> Synchronisation:
     """Homothetic synchronisation of a trapezoidal or continuous-acceleration motion."""
     D = np.asarray(D, dtype=float)
     ka = np.asarray(qdd_max, float)
     kv = reachable_velocity(law, D, np.asarray(qd_max, float), ka)
     aD = np.abs(D)
-    moving = np.flatnonzero(aD > 1e-12 * aD.max()) if aD.size and aD.max() > 1e-12 else []
+    moving = np.flatnonzero(aD > 1e-12 * aD.max()) if aD.size and aD.max() > NO_MOTION else []
     if len(moving) == 0:
         return Synchronisation(0.0, 0.0, kv, np.zeros_like(D), np.zeros_like(D), -1)
     r = int(moving[np.argmax(aD[moving])])   # any moving joint works; the largest is best
@@ -249,7 +254,7 @@ def point_to_point(q0, q1, law: str = "quintic", *, duration=None, qd_max=None, 
         sync = None
         T = float(np.max(minimum_time(law, D, kv, ka))) if n else 0.0
         tau = T / 2 if law == "bang-bang" else 0.0
-    if T < 1e-9:   # no motion (or rounding noise): hold q1
+    if T < 1e-9 or not np.any(np.abs(D) > NO_MOTION):   # no motion (rounding noise): hold q1
         T, tau = 0.0, 0.0
     stretch = 1.0
     if duration is not None:
