@@ -144,3 +144,21 @@ def test_warmup_reports_each_model(policy):
         robmod.warmup(robot, ["rnea"])
     with pytest.raises(RobmodError, match="backend must be"):
         fastpath.set_backend("fast")
+
+
+def test_numpy_backend_bypasses_compiled_models(policy, monkeypatch):
+    """set_backend("numpy") takes effect even for a model already compiled (it was ignored)."""
+    robot = with_random_dynamics(random_robot(np.random.default_rng(8), 2),
+                                 np.random.default_rng(8))
+    q = np.full(robot.n_q, 0.2)
+    policy("compiled")
+    gravity_torques(robot, q)
+    assert fastpath.entry(robot, ("Q",)).fn is not None
+    policy("numpy")
+    calls = []
+    monkeypatch.setattr(fastpath.FastFunction, "batch", lambda *a: calls.append(a))
+    entry = fastpath.entry(robot, ("Q",))
+    monkeypatch.setattr(entry, "fn", None)   # a compiled call would now fail loudly
+    monkeypatch.setattr(fastpath, "lookup", lambda *a, **k: pytest.fail("looked up"))
+    gravity_torques(robot, q)
+    assert not calls

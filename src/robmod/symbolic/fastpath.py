@@ -41,6 +41,7 @@ from ..errors import RobmodError
 POLICIES = ("auto", "compiled", "numpy")
 THREAD_MIN = 20000          # batches at least this large are split over the cores
 _STATE = {"policy": os.environ.get("ROBMOD_BACKEND", "auto"), "told": False, "pool": None}
+_NUMPY_ONLY = [_STATE["policy"] == "numpy"]   # read on every call: a list, not a lookup
 _GLOBAL: dict = {}          # (content key, model key) -> Entry, shared by equal robots
 _LOCK = threading.Lock()
 
@@ -50,6 +51,7 @@ def set_backend(policy: str) -> str:
     if policy not in POLICIES:
         raise RobmodError(f"backend must be one of {', '.join(POLICIES)}, got {policy!r}")
     old, _STATE["policy"] = _STATE["policy"], policy
+    _NUMPY_ONLY[0] = policy == "numpy"
     return old
 
 
@@ -274,8 +276,8 @@ def evaluate(robot, key, spec, opts, *xs):
     cleanly (NaN, wrong shapes, overflow) goes to the NumPy path, whose checks name the
     argument."""
     e = robot.__dict__.get("_fastpath", _NONE).get(key)
-    fn = e.fn if e is not None else None
-    if fn is None:
+    fn = e.fn if e is not None and not _NUMPY_ONLY[0] else None
+    if fn is None and not _NUMPY_ONLY[0]:
         fn = lookup(robot, key, lambda: spec.build(robot, opts))
     if fn is not None:
         out = fn.single(*xs)
