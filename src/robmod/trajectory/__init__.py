@@ -4,7 +4,8 @@
   continuous-acceleration laws in joint space with minimum times (Table 8.1) and the
   synchronisation of all joints (8.23)-(8.47), and the jerk-limited minimum-time "double S"
   (:func:`jerk_limited`, law ``"jerk-limited"``);
-* :func:`via_points` — clamped cubic splines through via points;
+* :func:`via_points` — clamped cubic splines through via points, or straight segments with
+  parabolic blends (``method="blends"``);
 * :func:`task_line` — a straight line of the tool frame with a rotation about a fixed axis
   (§8.4), joint values by the IGM (one branch) or the inverse kinematic model;
 * :func:`topp` — time-optimal path parameterization under joint velocity, acceleration and
@@ -13,6 +14,7 @@
   the smallest slow-down that keeps the IDM's torques within limits (Hollerbach's method).
 """
 from .base import Sample, Trajectory
+from .blends import ViaBlends, via_blends
 from .jerk_limited import DoubleS, JerkLimited, double_s, jerk_limited, minimum_time_jerk
 from .point_to_point import (JERK_LAW, LAWS, PointToPoint, Synchronisation, cubic, minimum_time,
                              point_to_point, quintic, synchronise, trapezoidal)
@@ -27,4 +29,4 @@ __all__ = ["Sample", "Trajectory", "LAWS", "PointToPoint", "Synchronisation", "p
            "via_points", "TimeScaled", "slow_down", "scale_to_torques", "TaskLine", "task_line",
            "fixed_axis_rotation", "JERK_LAW", "JerkLimited", "DoubleS", "double_s",
            "jerk_limited", "minimum_time_jerk", "topp", "TimeOptimal", "ConstraintUse",
-           "JointPath"]
+           "JointPath", "ViaBlends", "via_blends"]

@@ -49,9 +49,23 @@ class ViaPoints(Trajectory):
         return s(t), s(t, 1), s(t, 2), s(t, 3)
 
 
-def via_points(points, times=None, *, qd_max=None, qdd_max=None, robot=None) -> ViaPoints:
-    """The spline through ``points`` (m + 1 rows of n joint values), at ``times`` (m + 1
-    increasing values from 0) or timed from the limits."""
+def via_points(points, times=None, *, qd_max=None, qdd_max=None, robot=None,
+               method: str = "spline"):
+    """The motion through ``points`` (m + 1 rows of n joint values).
+
+    ``method="spline"`` (default): the clamped cubic spline through the points, at ``times``
+    (m + 1 increasing values from 0) or timed from the limits; ``"blends"``: straight segments
+    joined by parabolic blends (:mod:`.blends`, timed from the limits; the blends pass near
+    the via points, not through them).
+    """
+    if method == "blends":
+        if times is not None:
+            raise RobmodError("via_points: method='blends' is timed by the limits; give no times")
+        from .blends import via_blends
+
+        return via_blends(points, qd_max=qd_max, qdd_max=qdd_max, robot=robot)
+    if method != "spline":
+        raise RobmodError(f"via_points: method must be 'spline' or 'blends', got {method!r}")
     try:
         P = np.asarray(points, dtype=float)
     except (TypeError, ValueError):
