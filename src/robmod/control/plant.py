@@ -56,6 +56,9 @@ class Dynamics:
     @classmethod
     def of(cls, robot, what: str = "robot") -> "Dynamics":
         """The (shared) compiled models of ``robot``, keyed by the robot's content."""
+        from ..description.mimic import refuse as refuse_mimic
+
+        refuse_mimic(robot, "closed-loop simulation and control")
         key = repr(robot)
         hit = cls._cache.get(key)
         if hit is None:

@@ -58,6 +58,9 @@ def read_robot(path, fmt: str | None = None):
 
 
 def dumps_robot(robot, fmt: str) -> str:
+    if robot.mimic and fmt in ("par", "urdf"):
+        raise FileFormatError(f"robot {robot.name!r} has mimic joints, which robmod writes only "
+                              "in its YAML format (.yaml) so far")
     if fmt == "yaml":
         from .io_yaml import dumps_yaml
 

@@ -4,7 +4,9 @@ Reading (URDF -> Khalil-Kleinfinger)
 ------------------------------------
 * Every URDF joint becomes one KK frame j (revolute / continuous: sigma = 0,
   prismatic: sigma = 1, fixed: sigma = 2) and its child link becomes KK link j.
-  ``floating`` and ``planar`` joints and ``<mimic>`` tags are refused.
+  ``floating`` and ``planar`` joints are refused.  A ``<mimic joint= multiplier= offset=>``
+  joint is a dependent joint, q_j = m q_i + c (:mod:`robmod.description.mimic`): it has no
+  entry in joint vectors.
 * Frame 0 is the frame of the root link.  A root link named ``world`` whose
   only child joint is fixed is absorbed into the base matrix Z (frame 0 is then
   that child link).  The inertia of the root link (fixed to the ground) is not

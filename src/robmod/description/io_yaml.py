@@ -30,7 +30,7 @@ from .variables import split_variable, with_variable
 
 FORMAT_VERSION = 1
 TOP_KEYS = ("robmod", "name", "source", "description", "n_links", "frames", "links",
-            "link_defaults", "joints", "base", "tools", "values")
+            "link_defaults", "joints", "base", "tools", "values", "mimic")
 FRAME_KEYS = ("j", "ant", "sigma", "mu") + GEOMETRIC
 LINK_KEYS = ("j",) + DYNAMIC
 JOINT_KEYS = ("j",) + LIMITS
@@ -152,10 +152,27 @@ def _robot_from_data(data, ctx: FileContext) -> Robot:
             if not isinstance(k, str) or not IDENT_RE.match(k):
                 raise ctx.error(f"values: {k!r} is not a symbol name", line, field="values")
             values[k] = _expr(v, ctx, line, None, k)
+    mimic = {}
+    if "mimic" in data:
+        rows = _require_list(data["mimic"], ctx, "mimic", data.lines["mimic"])
+        for idx, row in enumerate(rows):
+            line = rows.lines[idx]
+            row = _require_map(row, ctx, "mimic", line)
+            extra = set(row) - {"j", "joint", "multiplier", "offset"}
+            if extra or not {"j", "joint"} <= set(row):
+                raise ctx.error("mimic: each entry is {j: FRAME, joint: FRAME, multiplier: M, "
+                                "offset: C} (q_j = M q_joint + C)", line, field="mimic")
+            try:
+                j, i = int(row["j"]), int(row["joint"])
+                m, c = float(row.get("multiplier", 1.0)), float(row.get("offset", 0.0))
+            except (TypeError, ValueError, OverflowError):
+                raise ctx.error("mimic: j and joint are frame numbers, multiplier and offset "
+                                "numbers", line, field="mimic") from None
+            mimic[j] = (i, m, c)
     robot = make_robot(
         name, frames, links, n_links=nl, tools=tools, values=values,
         source=data.get("source", ""), description=data.get("description", ""),
-        validate=False, **kw)
+        validate=False, mimic=mimic, **kw)
     with ctx.located():
         validate(robot, ctx.locations)
     used = {s.name for s in robot.symbols}
@@ -321,6 +338,10 @@ def dumps_yaml(robot: Robot) -> str:
         out.append("values:")
         for k, v in robot.values.items():
             out.append(f"  {k}: {_scalar(v)}")
+    if robot.mimic:
+        out.append("mimic:")
+        for j, (i, m, c) in sorted(robot.mimic.items()):
+            out.append(f"  - {{j: {j}, joint: {i}, multiplier: {m!r}, offset: {c!r}}}")
     return "\n".join(out) + "\n"
 
 

@@ -223,6 +223,9 @@ def _vec3(values) -> tuple:
     return tuple(as_expr(v) for v in values)
 
 
+_MAPPINGS = ("values", "frame_names", "mimic")
+
+
 @dataclass(frozen=True)
 class Robot:
     """An immutable robot description.  Build it with :func:`make_robot` (validated)."""
@@ -243,18 +246,21 @@ class Robot:
     description: str = ""
     #: names of frames (e.g. URDF link and joint names) -> frame number
     frame_names: Mapping = field(default_factory=lambda: MappingProxyType({}))
+    #: dependent (mimic) joints: frame j -> (i, m, c), q_j = m q_i + c (no entry of their own
+    #: in joint vectors; see :mod:`robmod.description.mimic`)
+    mimic: Mapping = field(default_factory=lambda: MappingProxyType({}))
 
     # ---- pickling (worker processes): the read-only mappings travel as dicts ----------
     def __getstate__(self):
         state = {f.name: getattr(self, f.name) for f in fields(self)}
         state["values"] = dict(self.values)
         state["frame_names"] = dict(self.frame_names)
+        state["mimic"] = dict(self.mimic)
         return state
 
     def __setstate__(self, state):
         for k, v in state.items():
-            object.__setattr__(self, k, MappingProxyType(v) if k in ("values", "frame_names")
-                               else v)
+            object.__setattr__(self, k, MappingProxyType(v) if k in _MAPPINGS else v)
 
     def frame_number(self, frame) -> int:
         """The number of ``frame``: a frame number (0..NF), or a name of ``frame_names`` (URDF
@@ -315,8 +321,9 @@ class Robot:
 
     @cached_property
     def joints(self) -> tuple[int, ...]:
-        """Indices of the frames that carry a joint (sigma 0 or 1), up to NJ."""
-        return tuple(f.j for f in self.frames[: self.n_joints] if f.is_joint)
+        """Indices of the frames that carry a joint variable (sigma 0 or 1, not mimic), up to NJ."""
+        return tuple(f.j for f in self.frames[: self.n_joints]
+                     if f.is_joint and f.j not in self.mimic)
 
     @cached_property
     def content_key(self) -> tuple:
@@ -327,7 +334,8 @@ class Robot:
         """
         return (self.name, self.frames, self.links, self.n_links, self.base, self.tools,
                 self.gravity, self.W0, self.WP0, self.V0, self.VP0,
-                tuple(sorted((str(k), str(v)) for k, v in self.values.items())))
+                tuple(sorted((str(k), str(v)) for k, v in self.values.items())),
+                tuple(sorted(self.mimic.items())))
 
     @cached_property
     def content_hash(self) -> int:
@@ -460,7 +468,7 @@ class Robot:
 def make_robot(name: str, frames, links=None, *, n_links: int | None = None, base=None,
                tools=(), gravity=None, W0=None, WP0=None, V0=None, VP0=None, values=None,
                source: str = "", description: str = "", validate: bool = True,
-               frame_names=None) -> Robot:
+               frame_names=None, mimic=None) -> Robot:
     """Build and validate a :class:`Robot`.
 
     ``frames`` is a sequence of :class:`Frame` or of dicts with Frame's fields;
@@ -480,7 +488,9 @@ def make_robot(name: str, frames, links=None, *, n_links: int | None = None, bas
         name=name, frames=frames, links=links, n_links=nl,
         base=IDENTITY4 if base is None else sp.ImmutableMatrix(base), tools=tuple(tools),
         values=MappingProxyType(dict(values or {})), source=source, description=description,
-        frame_names=MappingProxyType(dict(frame_names or {})), **kw)
+        frame_names=MappingProxyType(dict(frame_names or {})),
+        mimic=MappingProxyType({int(j): (int(i), float(m), float(c))
+                                for j, (i, m, c) in (mimic or {}).items()}), **kw)
     if validate:
         from .validate import validate as _validate
 

@@ -172,9 +172,37 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
                    f"(0, 0, -9.81) m/s^2; frames: " + "; ".join(names))
     robot = make_robot(robot_name, frames, robot_links, base=_clean_matrix(base), tools=tools,
                        gravity=[as_expr(g) for g in GRAVITY], source=f"URDF robot {name!r}",
-                       description=description, validate=False, frame_names=frame_names)
+                       description=description, validate=False, frame_names=frame_names,
+                       mimic=_mimic(order, ctx))
     validate(robot, locations)
     return robot
+
+
+def _mimic(order, ctx) -> dict:
+    """{frame j: (frame i, m, c)} of the <mimic> joints (q_j = m q_i + c, URDF's convention;
+    the KK joint variable is the URDF joint position), chains of mimics resolved."""
+    frame = {jt.name: j for j, jt in enumerate(order, start=1) if jt.type != "fixed"}
+    raw = {}
+    for j, jt in enumerate(order, start=1):
+        if jt.mimic is None or jt.type == "fixed":
+            continue
+        other, m, c, line = jt.mimic
+        if other not in frame:
+            raise ctx.error(f"joint {jt.name!r}: <mimic joint={other!r}> names no movable joint "
+                            "of the robot", line, field="mimic.joint")
+        raw[j] = (frame[other], m, c, line, jt.name)
+    out = {}
+    for j, (i, m, c, line, name) in raw.items():
+        seen = {j}
+        while i in raw:          # a mimic of a mimic: compose the affine maps
+            if i in seen:
+                raise ctx.error(f"joint {name!r}: the <mimic> tags form a cycle", line,
+                                field="mimic.joint")
+            seen.add(i)
+            i2, m2, c2 = raw[i][:3]
+            i, m, c = i2, m * m2, m * c2 + c
+        out[j] = (i, m, c)
+    return out
 
 
 def _inertial_parameters(inertial: Inertial | None, place: np.ndarray) -> dict:

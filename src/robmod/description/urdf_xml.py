@@ -184,6 +184,7 @@ class UJoint:
     limit_line: int | None
     dynamics: tuple
     dynamics_line: int | None
+    mimic: tuple | None = None     # (joint name, multiplier, offset, line)
 
 
 def read_link(el: Element, ctx: FileContext) -> ULink:
@@ -218,11 +219,16 @@ def read_joint(el: Element, ctx: FileContext) -> UJoint:
         raise ctx.error(f"{what}: unknown joint type {jtype!r} (URDF types: revolute, "
                         "continuous, prismatic, fixed, floating, planar)", el.line,
                         field="joint.type")
-    mimic = _one(el, "mimic", ctx, what)
-    if mimic is not None:
-        raise ctx.error(f"{what}: <mimic> joints are not supported (a mimic joint is not an "
-                        "independent joint; remove the tag or model the coupling separately)",
-                        mimic.line, field="mimic")
+    mimic = None
+    me = _one(el, "mimic", ctx, what)
+    if me is not None and jtype != "fixed":
+        other = required_attr(me, "joint", ctx, what)
+        m = _floats(me, "multiplier", 1, ctx, what, default=(1.0,))[0]
+        c = _floats(me, "offset", 1, ctx, what, default=(0.0,))[0]
+        if m == 0:
+            raise ctx.error(f"{what}: mimic multiplier 0 (the joint would not move)", me.line,
+                            field="mimic.multiplier")
+        mimic = (other, m, c, me.line)
     parent = required_attr(_one(el, "parent", ctx, what, required=True), "link", ctx, what)
     child = required_attr(_one(el, "child", ctx, what, required=True), "link", ctx, what)
     origin = _origin(el, ctx, what)
@@ -264,7 +270,7 @@ def read_joint(el: Element, ctx: FileContext) -> UJoint:
         friction = _floats(de, "friction", 1, ctx, what, default=(0.0,))[0]
         dynamics = (damping, friction)
     return UJoint(name, jtype, parent, child, el.line, origin, axis, limit, limit_line,
-                   dynamics, dyn_line)
+                   dynamics, dyn_line, mimic)
 
 
 __all__ = ["Element", "Inertial", "ULink", "UJoint", "MOVABLE", "parse_xml", "required_attr",

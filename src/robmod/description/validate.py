@@ -51,6 +51,10 @@ def validate(robot: Robot, locations: Mapping | None = None) -> Robot:
         _fail(f"NF - NL = {nf - nl} must be even: each loop adds a cut joint frame and its "
               "closing frame", None, "NF", locations)
     nj = robot.n_joints
+    if robot.mimic:
+        from .mimic import check_mimic
+
+        check_mimic(robot)
     qvars = {joint_variable(j) for j in range(1, nf + 1)}
     for idx, f in enumerate(robot.frames, start=1):
         j = f.j

@@ -186,9 +186,26 @@ def ddm(robot, q, qd, tau, method: str = "recursive", **switches) -> np.ndarray:
                           "'inverse' or 'compiled'")
     if method == "compiled" and switches:
         raise RobmodError("ddm: method='compiled' takes no switches")
+    if robot.mimic:
+        return _ddm_mimic(robot, q, qd, tau, switches)
     if method == "recursive" and not switches:
         return fastpath.evaluate(robot, ("ddm",), _DDM_SPEC, None, q, qd, tau)
     return _ddm_numpy(robot, q, qd, tau, method, switches)
+
+
+def _ddm_mimic(robot, q, qd, tau, switches):
+    """Dependent (mimic) joints: (E^T A E) qdd = Gamma - E^T H, by Cholesky."""
+    shape, (q, qd, tau) = check_arrays(robot, q, qd, tau, names=("q", "qd", "tau"))
+    A = inertia_matrix(robot, q, rotor=switches.get("rotor", True))
+    H = idm(robot, q, qd, np.zeros(shape), **switches)
+    try:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = cholesky_solve(A, tau - H)
+    except np.linalg.LinAlgError:
+        out = None
+    if out is None or not np.all(np.isfinite(out)):
+        raise RobmodError("ddm: the inertia matrix (with the mimic joints) is singular at q")
+    return out
 
 
 _DDM_SPEC = fastpath.Spec(

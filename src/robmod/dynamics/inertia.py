@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.mimic import frame_matrix_E
 from ..description.robot import FIXED, PRISMATIC
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, mul
@@ -118,8 +119,11 @@ def inertia_matrix(robot, q, rotor: bool = True) -> np.ndarray:
 def _inertia_numpy(robot, rotor, q):
     shape, (q,) = check_arrays(robot, q, names=("q",))
     ctx = numeric_context(robot, q=q)
-    A = inertia_algorithm(ctx, robot, rotor=rotor)
-    return _fill(robot, A, shape[:-1])
+    A = _fill(robot, inertia_algorithm(ctx, robot, rotor=rotor), shape[:-1])
+    if robot.mimic:      # dependent joints: E^T A E, E = d q_frames / d q
+        E = frame_matrix_E(robot, dofs(robot))
+        A = np.einsum("ri,...rs,sj->...ij", E, A, E)
+    return A
 
 
 def _fast_inertia_model(robot, rotor):

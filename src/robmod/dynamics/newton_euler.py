@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.mimic import reduce_vector
 from ..description.arguments import finite_output, joint_arrays, require_numeric
 from ..description.robot import (FIXED, PRISMATIC, joint_acceleration,
                                  joint_variable, joint_velocity)
@@ -167,11 +168,7 @@ def _idm_numpy(robot, switches, q, qd, qdd):
     shape = q.shape
     ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)
     gam = ne_algorithm(ctx, robot, **switches)
-    out = np.zeros(shape)
-    index = robot.joint_index
-    for j, g in enumerate(gam, start=1):
-        if g is not None and j in index:
-            out[..., index[j]] = g
+    out = reduce_vector(robot, dict(enumerate(gam, start=1)), shape)   # mimic: Γ_i + m Γ_j
     return finite_output("idm", out, q=q, qd=qd, qdd=qdd)
 
 

@@ -257,9 +257,8 @@ def inertia_up(ctx, R, P, K, name):
 
 
 def joint_vector(robot, vals, shape):
-    """Values given per frame (1..NL, None for fixed frames) as a joint vector (..., n_q)."""
-    out = np.zeros(shape)
-    for j, v in enumerate(vals, start=1):
-        if v is not None and j in robot.joint_index:
-            out[..., robot.joint_index[j]] = v
-    return out
+    """Values given per frame (1..NL, None for fixed frames) as a joint vector (..., n_q)
+    (a mimic joint's value projected on the joint it follows)."""
+    from ..description.mimic import reduce_vector
+
+    return reduce_vector(robot, dict(enumerate(vals, start=1)), shape)

@@ -314,6 +314,9 @@ def base_parameters(robot, *, rotor=True, friction=True, regroup_first_links=Tru
     """
     if any(x != 0 for x in tuple(robot.W0) + tuple(robot.WP0) + tuple(robot.V0)):
         raise RobmodError("base parameters: a fixed base is assumed (W0 = WP0 = V0 = 0)")
+    from ..description.mimic import refuse as refuse_mimic
+
+    refuse_mimic(robot, "base parameters")
     rng = np.random.default_rng(seed)
     n = robot.n_links
     X, mod, IA, FR = {}, {}, {}, {}

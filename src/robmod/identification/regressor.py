@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 from ..description.arguments import finite_output, joint_arrays, require_numeric
 from ..description.expr import symbol
+from ..description.mimic import refuse as refuse_mimic
 from ..description.robot import (FIXED, INERTIAL, PRISMATIC, REVOLUTE, joint_acceleration,
                                  joint_variable, joint_velocity)
 from ..kinematics.recursion import forward
@@ -144,6 +145,7 @@ def regressor(robot, q, qd, qdd, params=None) -> np.ndarray:
     One row per joint variable (``robot.joints`` order, fixed frames excluded).
     """
     require_numeric(robot, "the regressor", scope="geometry")
+    refuse_mimic(robot, "the regressor")
     q, qd, qdd = joint_arrays(robot, q=q, qd=qd, qdd=qdd)
     shape = q.shape
     ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)

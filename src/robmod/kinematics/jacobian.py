@@ -166,12 +166,18 @@ def _jacobian_numpy(robot, opts, q):
     q = check_q(robot, q)
     ctx = NumericContext(robot, q=q)
     J = stack(jacobian_algorithm(ctx, robot, j, i, tool), q.shape[:-1])
-    return J[..., joint_columns(robot)]
+    out = J[..., joint_columns(robot)]
+    for k, (a, m, _) in robot.mimic.items():      # a dependent joint: J_a + m J_k
+        if k - 1 < J.shape[-1]:
+            out[..., robot.joint_index[a]] += m * J[..., k - 1]
+    return out
 
 
 def _fast_jacobian_model(robot, opts):
     """The customized iJ_j with the plain function's 6 x n_q output (for the fast path)."""
     j, i, tool = opts
+    if robot.mimic:
+        return None           # the NumPy path adds the mimic joints' columns
     cols = joint_columns(robot)
 
     def algorithm(ctx):

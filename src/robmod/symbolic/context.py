@@ -106,6 +106,10 @@ class SymbolicContext:
         from ..description.robot import joint_acceleration, joint_variable, joint_velocity
 
         fn = {"q": joint_variable, "qd": joint_velocity, "qdd": joint_acceleration}[group]
+        mimic = self.robot.mimic if self.robot is not None else {}
+        if j in mimic:      # a dependent joint: q_j = m q_i + c
+            i, m, c = mimic[j]
+            return m * fn(i) + (c if group == "q" else 0)
         return fn(j)
 
     def param(self, expr):
@@ -166,6 +170,9 @@ class NumericContext:
             return arr[..., j - 1]
         k = index.get(j)
         if k is None:
+            if j in self.robot.mimic:      # a dependent joint: q_j = m q_i + c
+                i, m, c = self.robot.mimic[j]
+                return m * arr[..., index[i]] + (c if group == "q" else 0.0)
             raise RobmodError(f"frame {j} is fixed (sigma = 2): it has no joint variable")
         return arr[..., k]
 
