@@ -24,7 +24,7 @@ import robmod  # noqa: E402
 from run import timeit  # noqa: E402
 
 from robmod.identification import base_parameters  # noqa: E402
-from robmod.identification.regressor import (regressor_function, standard_names,  # noqa: E402
+from robmod.identification.regressors import (regressor_function, standard_names,  # noqa: E402
                                              standard_vector)
 from robmod.testing.random import with_random_dynamics  # noqa: E402
 

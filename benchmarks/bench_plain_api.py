@@ -27,7 +27,7 @@ import robmod  # noqa: E402
 from run import timeit  # noqa: E402
 
 from robmod.dynamics import ddm, idm, inertia_matrix  # noqa: E402
-from robmod.geometry.dgm import dgm  # noqa: E402
+from robmod.geometry.direct import dgm  # noqa: E402
 from robmod.symbolic import fastpath  # noqa: E402
 from robmod.testing.random import with_random_dynamics  # noqa: E402
 

@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import robmod  # noqa: E402
-from robmod.geometry.dgm import dgm_model  # noqa: E402
+from robmod.geometry.direct import dgm_model  # noqa: E402
 from robmod.symbolic.compile import CFLAGS, compiler  # noqa: E402
 from robmod.symbolic.export import c_layout, to_c  # noqa: E402
 
@@ -195,7 +195,7 @@ def bench_dgm(name: str, n: int, have) -> list[tuple[str, str]]:
 def bench_jacobian(name: str, n: int, have) -> list[tuple[str, str]]:
     """Kinematic Jacobian 0J_n (customized, compiled) vs pin.computeFrameJacobian
     (LOCAL_WORLD_ALIGNED: linear velocity of O_n and angular velocity, both in frame 0)."""
-    from robmod.kinematics.jacobian import jacobian_model
+    from robmod.kinematics.jacobians import jacobian_model
 
     from robmod.testing.random import with_random_dynamics
 
@@ -247,7 +247,7 @@ def bench_jacobian(name: str, n: int, have) -> list[tuple[str, str]]:
 
 def bench_igm(name: str, n_targets: int, have) -> list[tuple[str, str]]:
     """Numeric IGM: solve rate and time per target, robmod (batched) vs RTB ikine_LM (loop)."""
-    from robmod.geometry.dgm import dgm
+    from robmod.geometry.direct import dgm
     from robmod.kinematics.ik_numeric import igm_numeric
 
     robot = robmod.load_robot(name, numeric=True)
@@ -288,8 +288,8 @@ def bench_igm(name: str, n_targets: int, have) -> list[tuple[str, str]]:
 def bench_igm_analytic(robot, q, T, tool, t_numeric) -> list[tuple[str, str]]:
     """Analytic IGM (Paul's method, compiled, all branches) on the same targets."""
     from robmod.errors import RobmodError
-    from robmod.geometry.dgm import dgm
-    from robmod.geometry.igm import igm_model
+    from robmod.geometry.direct import dgm
+    from robmod.geometry.inverse import igm_model
 
     fixed = list(robot.joints[6:])
     try:
@@ -300,7 +300,7 @@ def bench_igm_analytic(robot, q, T, tool, t_numeric) -> list[tuple[str, str]]:
     except RobmodError as e:
         return [("robmod analytic IGM", f"not available: {e}")]
     if tool:
-        from robmod.geometry.igm import _strip
+        from robmod.geometry.inverse import _strip
 
         T = _strip(robot, T, tool, False)
     qf = q[:, [j - 1 for j in fixed]] if fixed else None
@@ -337,7 +337,7 @@ def bench_generation(names) -> list[tuple[str, str]]:
 
 _MEMORY_CODE = """
 import resource, sys, numpy as np, robmod
-from robmod.geometry.dgm import dgm_model
+from robmod.geometry.direct import dgm_model
 backend, n = sys.argv[1], int(sys.argv[2])
 f = dgm_model(robmod.load_robot("rx90", numeric=True)).compile(backend=backend)
 q = np.random.default_rng(0).uniform(-3, 3, (n, 6))

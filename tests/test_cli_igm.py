@@ -6,7 +6,7 @@ import pytest
 
 import robmod
 from robmod.cli import main
-from robmod.geometry.dgm import dgm
+from robmod.geometry.direct import dgm
 
 
 def run(capsys, *argv):

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import robmod
-from robmod.geometry.dgm import dgm, dgm_model
+from robmod.geometry.direct import dgm, dgm_model
 from robmod.geometry.transforms import frame_transform
 from robmod.testing.random import random_robot
 

@@ -11,8 +11,8 @@ import robmod  # noqa: E402
 from robmod.distributed import (RemoteModel, evaluate, identify_dask, identify_log,  # noqa: E402
                                 local_cluster, manipulability_from_jacobian, workspace_map)
 from robmod.errors import RobmodError  # noqa: E402
-from robmod.geometry.dgm import dgm_model  # noqa: E402
-from robmod.kinematics.jacobian import jacobian_model  # noqa: E402
+from robmod.geometry.direct import dgm_model  # noqa: E402
+from robmod.kinematics.jacobians import jacobian_model  # noqa: E402
 from robmod.testing.random import random_robot  # noqa: E402
 
 
@@ -118,7 +118,7 @@ def ident_data():
 
 @pytest.mark.parametrize("weights", ["joint", "none", [1.0, 2.0, 0.5]])
 def test_tsqr_identification_equals_in_memory(ident_data, client, weights):
-    from robmod.identification.identify import identify
+    from robmod.identification.least_squares import identify
 
     robot, q, qd, qdd, tau = ident_data
     ref = identify(robot, q, qd, qdd, tau, weights=weights)
@@ -133,7 +133,7 @@ def test_tsqr_identification_equals_in_memory(ident_data, client, weights):
 @pytest.mark.parametrize("kind", ["csv", "parquet"])
 def test_identify_log(ident_data, client, tmp_path, kind):
     import pandas as pd
-    from robmod.identification.identify import identify
+    from robmod.identification.least_squares import identify
 
     robot, q, qd, qdd, tau = ident_data
     cols = {f"{w}{j + 1}": x[:, j] for w, x in (("q", q), ("qd", qd), ("qdd", qdd),
@@ -172,7 +172,7 @@ def test_identify_dask_rejects_bad_input(ident_data):
 
 
 def test_tsqr_identification_known_torques(ident_data, client):
-    from robmod.identification.identify import identify
+    from robmod.identification.least_squares import identify
 
     robot, q, qd, qdd, tau = ident_data
     known = np.random.default_rng(8).standard_normal(tau.shape)
@@ -260,7 +260,7 @@ def test_nothing_else_imports_distributed():
 
 def test_evaluate_dynamic_models_and_regressor(client):
     from robmod.dynamics import ddm_model, idm_model, inertia_matrix_model
-    from robmod.identification.regressor import regressor_model
+    from robmod.identification.regressors import regressor_model
 
     robot = random_robot(np.random.default_rng(4), n=3)
     rng = np.random.default_rng(5)

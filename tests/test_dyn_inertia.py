@@ -6,7 +6,7 @@ import pytest
 import sympy as sp
 
 import robmod
-from robmod.dynamics.inertia import (inertia_matrix, inertia_matrix_model, inertia_matrix_ne,
+from robmod.dynamics.inertia import (inertia_matrix, inertia_matrix_model,
                                      lower_to_full)
 from robmod.dynamics.lagrange import gravity_model
 from robmod.testing.random import random_robot, with_random_dynamics
@@ -51,7 +51,7 @@ def test_agrees_with_pinocchio_crba():
         p = PinocchioRobot(robot)
         q = rng.uniform(-2, 2, (3, robot.n_joints))
         A = inertia_matrix(robot, q)
-        A_ne = inertia_matrix_ne(robot, q)
+        A_ne = inertia_matrix(robot, q, method="ne")
         for k in range(3):
             M = pin.crba(p.model, p.data, p.pin_q(q[k]))
             M = np.triu(M) + np.triu(M, 1).T
@@ -64,7 +64,7 @@ def test_non_dfs_trees_against_ne_columns():
     rng = np.random.default_rng(5)
     for robot in random_robots(rng, 30):
         q = rng.uniform(-2, 2, (4, robot.n_joints))
-        assert np.abs(inertia_matrix(robot, q) - inertia_matrix_ne(robot, q)).max() < 1e-10
+        assert np.abs(inertia_matrix(robot, q) - inertia_matrix(robot, q, method="ne")).max() < 1e-10
 
 
 def test_customized_model_equals_numeric():

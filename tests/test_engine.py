@@ -11,7 +11,7 @@ import sympy as sp
 
 import robmod
 from robmod.description.expr import parse_expression
-from robmod.geometry.dgm import dgm, dgm_model
+from robmod.geometry.direct import dgm, dgm_model
 from robmod.geometry.transforms import frame_transforms
 from robmod.symbolic import count_ops
 from robmod.symbolic.compile import CompiledModel
@@ -207,7 +207,7 @@ def test_symbolic_parameters_are_inputs(rx90):
 def test_cache_works_across_processes(tmp_path):
     code = textwrap.dedent("""
         import time, robmod
-        from robmod.geometry.dgm import dgm_model
+        from robmod.geometry.direct import dgm_model
         from robmod.symbolic import compile as c
         m = dgm_model(robmod.load_robot("scara", numeric=True))
         t = time.perf_counter(); f = m.compile(); dt = time.perf_counter() - t

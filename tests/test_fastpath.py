@@ -8,8 +8,8 @@ import robmod
 from robmod.dynamics import ddm, idm, inertia_matrix
 from robmod.dynamics.lagrange import gravity_torques
 from robmod.errors import RobmodError
-from robmod.geometry.dgm import dgm
-from robmod.kinematics.jacobian import jacobian
+from robmod.geometry.direct import dgm
+from robmod.kinematics.jacobians import jacobian
 from robmod.symbolic import compile as compile_mod
 from robmod.symbolic import fastpath
 from robmod.testing.random import random_robot, with_random_dynamics
@@ -84,7 +84,8 @@ def test_bad_arguments_keep_their_messages(policy):
     assert np.allclose(idm(robot, [0] * 6, [0] * 6, [0] * 6), idm(robot, q, q, q))
 
 
-def test_auto_policy_compiles_after_the_budget(policy, monkeypatch):
+def test_auto_policy_compiles_after_the_budget(policy, monkeypatch, tmp_path):
+    monkeypatch.setenv("ROBMOD_CACHE", str(tmp_path))     # no index of an earlier run
     robot = with_random_dynamics(random_robot(np.random.default_rng(3), 2),
                                  np.random.default_rng(3))
     q = np.zeros(robot.n_q)

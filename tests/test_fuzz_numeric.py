@@ -16,9 +16,9 @@ from robmod.description.robot import Link, make_robot
 from robmod.dynamics import (coriolis_matrix, ddm, gravity_torques, idm, inertia_matrix,
                              state_derivative)
 from robmod.errors import RobmodError
-from robmod.geometry.dgm import dgm
-from robmod.identification.regressor import regressor
-from robmod.kinematics.jacobian import jacobian
+from robmod.geometry.direct import dgm
+from robmod.identification.regressors import regressor
+from robmod.kinematics.jacobians import jacobian
 from robmod.kinematics.second_order import jdot_qdot
 from robmod.testing.random import with_random_dynamics
 

@@ -8,7 +8,7 @@ import sympy as sp
 import robmod
 from robmod.identification import base_parameters
 from robmod.identification.base_numeric import compare, numeric_base
-from robmod.identification.regressor import regressor, standard_names
+from robmod.identification.regressors import regressor, standard_names
 
 S = sp.symbols
 D3, RL4 = S("D3 RL4")

@@ -7,7 +7,7 @@ import robmod
 from robmod.dynamics import idm
 from robmod.identification import base_parameters
 from robmod.cli.base_params import add_base_params_command
-from robmod.identification.identify import identify, prepare_data
+from robmod.identification.least_squares import identify, prepare_data
 from robmod.testing.random import random_robot, with_random_dynamics
 
 

@@ -357,7 +357,7 @@ def test_exciting_trajectory_within_torque_limits():
 
 
 def test_exciting_trajectory_within_a_workspace():
-    from robmod.geometry.dgm import dgm
+    from robmod.geometry.direct import dgm
 
     planar = robmod.load_robot("planar2").numeric()     # y0 up: keep frame 2 above y = 0.2
     traj = exciting_trajectory(planar, harmonics=2, frequency=0.2, qd_max=1.0, qdd_max=3.0,

@@ -9,7 +9,7 @@ import sympy as sp
 import robmod
 from robmod.dynamics import idm
 from robmod.identification import base_parameters
-from robmod.identification.regressor import (base_idm_model, energy_identification_rows,
+from robmod.identification.regressors import (base_idm_model, energy_identification_rows,
                                              regressor, regressor_function, regressor_model,
                                              regressor_model_derivative, standard_names,
                                              standard_vector)

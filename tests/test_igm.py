@@ -1,4 +1,4 @@
-"""Analytic IGM by Paul's method (robmod.geometry.igm): round trips DGM(IGM(T)) = T."""
+"""Analytic IGM by Paul's method (robmod.geometry.inverse): round trips DGM(IGM(T)) = T."""
 import time
 
 import numpy as np
@@ -6,8 +6,8 @@ import pytest
 
 import robmod
 from robmod.errors import RobmodError
-from robmod.geometry.dgm import dgm
-from robmod.geometry.igm import IGMSolution, igm, igm_model
+from robmod.geometry.direct import dgm
+from robmod.geometry.inverse import IGMSolution, igm, igm_model
 from robmod.symbolic.model import CustomModel
 
 N = 10_000
@@ -217,16 +217,16 @@ def test_rx90_model_is_built_quickly():
 def test_igm_of_a_tree_chain_and_a_closed_loop_chain():
     """Tree: the IGM of the chain 0..j (right arm of torso2arms, with its tool); closed loop:
     the chain of the parallelogram's equivalent tree, the passive cut joint from the loops."""
-    from robmod.geometry.igm import igm, igm_model
+    from robmod.geometry.inverse import igm, igm_model
     from robmod.geometry.loops import loop_residual
 
     tree = robmod.load_robot("torso2arms", numeric=True)
-    sol = igm_model(tree, frame=7)
+    sol = igm_model(tree, j=7)
     assert sol.robot_joints == (1, 5, 6, 7) and sol.n_branches == 2
     rng = np.random.default_rng(3)
     q = rng.uniform(-1.5, 1.5, (200, tree.n_joints))
     T = dgm(tree, q, tool="right_hand")
-    qs, valid = igm(tree, T, frame=7, tool="right_hand")
+    qs, valid = igm(tree, T, j=7, tool="right_hand")
     assert valid.all(axis=-1).mean() > 0.95
     cols = [j - 1 for j in sol.robot_joints]
     for k in range(len(q)):
@@ -234,10 +234,10 @@ def test_igm_of_a_tree_chain_and_a_closed_loop_chain():
             qq = q[k].copy()
             qq[cols] = qs[k, b]
             assert np.abs(dgm(tree, qq, tool="right_hand") - T[k]).max() < 1e-10
-    with pytest.raises(RobmodError, match="give frame=j"):
+    with pytest.raises(RobmodError, match="give j "):
         igm_model(tree)
     with pytest.raises(RobmodError, match="not on the chain"):
-        igm_model(tree, [2], frame=7)
+        igm_model(tree, [2], j=7)
 
     par = robmod.load_robot("parallelogram", numeric=True)
     q = np.array([0.4, 0.0, 0.0, 1.1, 0.0])
@@ -246,7 +246,7 @@ def test_igm_of_a_tree_chain_and_a_closed_loop_chain():
     q[4] = q[3] - q[0] - np.pi
     assert np.abs(loop_residual(par, q)).max() < 1e-12
     T = dgm(par, q, j=3)
-    qs, valid = igm(par, T, frame=3)
+    qs, valid = igm(par, T, j=3)
     assert valid.any()
     assert min(np.abs(np.angle(np.exp(1j * (qs[b] - q[:3])))).max()
                for b in np.flatnonzero(valid)) < 1e-9

@@ -7,7 +7,7 @@ import sympy as sp
 
 import robmod
 from robmod.description.robot import Tool
-from robmod.geometry.dgm import dgm
+from robmod.geometry.direct import dgm
 from robmod.geometry.igm_general6r import igm_general6r
 from robmod.kinematics.ik_numeric import igm_numeric
 from robmod.testing.random import random_robot

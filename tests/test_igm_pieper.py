@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 import robmod
 from robmod.errors import RobmodError
-from robmod.geometry.dgm import dgm
-from robmod.geometry.igm import igm, igm_model
-from robmod.geometry.igm.fallback import fallback_method, no_special_axes
+from robmod.geometry.direct import dgm
+from robmod.geometry.inverse import igm, igm_model
+from robmod.geometry.inverse.fallback import fallback_method, no_special_axes
 from robmod.geometry.igm_general6r import igm_general6r
 from robmod.geometry.igm_pieper import has_spherical_wrist, igm_pieper
 from robmod.testing.random import random_robot
@@ -152,7 +152,7 @@ def test_geometry_polynomial_igms_do_not_import_kinematics():
     """Layer rule: geometry imports nothing from kinematics."""
     root = Path(robmod.__file__).parent / "geometry"
     for name in ("igm_general6r.py", "igm_pieper.py", "chain_refine.py", "pose_error.py",
-                 "igm/fallback.py"):
+                 "inverse/fallback.py"):
         tree = ast.parse((root / name).read_text())
         mods = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
         assert not any("kinematics" in m for m in mods), name

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import robmod
-from robmod.geometry.dgm import dgm
+from robmod.geometry.direct import dgm
 from robmod.geometry.transforms import transform_to_numpy
 from robmod.kinematics.ik_numeric import (CONVERGED, MAX_ITER, UNREACHABLE, igm_numeric,
                                           joint_domain, rotation_error)

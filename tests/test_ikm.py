@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import robmod
 from robmod.dynamics.inertia import inertia_matrix
-from robmod.geometry.dgm import dgm
+from robmod.geometry.direct import dgm
 from robmod.kinematics import jacobian
 from robmod.kinematics.analysis import manipulability, min_singular_value, task_jacobian
 from robmod.kinematics.ikm import (DampedLeastSquares, ExtendedJacobian, JointLimitCriterion,

@@ -3,7 +3,7 @@ import numpy as np
 import sympy as sp
 
 import robmod
-from robmod.geometry.dgm import dgm
+from robmod.geometry.direct import dgm
 from robmod.geometry.inverse_robot import inverse_joint_values, inverse_robot
 from robmod.geometry.loops import loop_closure_model, loop_residual, solve_loops
 from robmod.testing.random import random_robot

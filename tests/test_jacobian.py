@@ -4,7 +4,7 @@ import pytest
 import sympy as sp
 
 import robmod
-from robmod.geometry.dgm import dgm
+from robmod.geometry.direct import dgm
 from robmod.kinematics import jacobian, jacobian_model, pose_and_jacobian
 from robmod.testing.random import random_robot
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import robmod
 from robmod.dynamics.newton_euler import idm
-from robmod.geometry.dgm import dgm
+from robmod.geometry.direct import dgm
 from robmod.kinematics import jacobian
 from robmod.kinematics.analysis import (force_ellipsoid, is_singular, jacobian_svd, manipulability,
                                         min_singular_value, rank, singular_values,

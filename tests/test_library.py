@@ -97,7 +97,7 @@ def test_opensymoro_rx90_file_is_the_library_rx90():
 
 def test_foreign_urdf_is_reframed_canonically_with_same_kinematics():
     from robmod.description.io_urdf import ROBMOD_MARK
-    from robmod.geometry.dgm import dgm
+    from robmod.geometry.direct import dgm
 
     rng = np.random.default_rng(9)
     robot = _numeric_kinematics(robmod.load_robot("torso2arms"), rng)

@@ -1,7 +1,6 @@
 """Dependent (mimic) joints q_j = m q_i + c: one entry per independent joint in every joint
 vector; Jacobians, torques and inertia by the chain rule (robmod.description.mimic).  The URDF
 robots with <mimic> tags agree with Pinocchio's mimic model in tests/test_urdf_robots.py."""
-import os
 import pickle
 from dataclasses import replace
 from types import MappingProxyType
@@ -13,8 +12,8 @@ import robmod
 from robmod.dynamics import ddm, idm, inertia_matrix
 from robmod.dynamics.lagrange import gravity_torques
 from robmod.errors import RobmodError
-from robmod.geometry.dgm import dgm, dgm_model
-from robmod.kinematics.jacobian import jacobian
+from robmod.geometry.direct import dgm, dgm_model
+from robmod.kinematics.jacobians import jacobian
 from robmod.testing.random import random_robot, with_random_dynamics
 
 

@@ -13,8 +13,8 @@ from robmod.dynamics import coriolis_matrix, ddm, idm, inertia_matrix
 from robmod.dynamics.direct import compiled_ddm, singular_joint
 from robmod.dynamics.lagrange import compiled_christoffel
 from robmod.errors import RobmodError
-from robmod.geometry.dgm import dgm
-from robmod.kinematics.jacobian import jacobian
+from robmod.geometry.direct import dgm
+from robmod.kinematics.jacobians import jacobian
 from robmod.testing.random import random_robot, with_random_dynamics
 
 
@@ -184,7 +184,7 @@ def test_simulate_bad_torque_law_and_arguments():
 
 
 def test_overflow_is_an_error_not_a_silent_inf(rx90):
-    from robmod.identification.regressor import regressor
+    from robmod.identification.regressors import regressor
     from robmod.kinematics.second_order import jdot_qdot
 
     z, big = np.zeros(6), np.full(6, 1e300)
@@ -212,7 +212,7 @@ def test_compiled_model_reads_a_mutated_params_dict():
     import numpy as np
 
     import robmod
-    from robmod.geometry.dgm import dgm_model
+    from robmod.geometry.direct import dgm_model
 
     f = dgm_model(robmod.load_robot("rx90")).compile()
     params = {"D3": 0.45, "RL4": 0.45}
@@ -233,7 +233,7 @@ def test_igm_refuses_missing_geometric_values():
 
     import robmod
     from robmod.errors import RobmodError
-    from robmod.geometry.igm import igm
+    from robmod.geometry.inverse import igm
 
     bare = dataclasses.replace(robmod.load_robot("rx90"), values=MappingProxyType({}))
     with pytest.raises(RobmodError, match="D3, RL4 have no value"):
@@ -289,8 +289,8 @@ def test_igm_cache_is_keyed_by_content():
     import numpy as np
 
     import robmod
-    from robmod.geometry.dgm import dgm
-    from robmod.geometry.igm import igm, igm_model
+    from robmod.geometry.direct import dgm
+    from robmod.geometry.inverse import igm, igm_model
 
     a = robmod.load_robot("rx90")
     assert igm_model(a) is igm_model(robmod.load_robot("rx90"))

@@ -11,10 +11,10 @@ import pytest
 import sympy as sp
 
 from robmod.description.robot import FIXED, Link, make_robot
-from robmod.dynamics import ddm, gravity_torques, idm, inertia_matrix, inertia_matrix_ne
+from robmod.dynamics import ddm, gravity_torques, idm, inertia_matrix
 from robmod.errors import RobmodError
-from robmod.geometry.dgm import dgm
-from robmod.kinematics.jacobian import jacobian
+from robmod.geometry.direct import dgm
+from robmod.kinematics.jacobians import jacobian
 from robmod.testing.random import with_random_dynamics
 
 # frames: R, fixed, R, P, fixed, R (fixed frames 2 and 5 in the middle of the chain)
@@ -62,7 +62,7 @@ def test_fixed_frames_agree_with_pinocchio():
         M = pin.crba(peer.model, peer.data, q)
         M = np.triu(M) + np.triu(M, 1).T
         assert np.abs(A - M).max() < 1e-10
-        assert np.abs(inertia_matrix_ne(robot, q) - M).max() < 1e-10
+        assert np.abs(inertia_matrix(robot, q, method="ne") - M).max() < 1e-10
         tau_in = rng.uniform(-5, 5, robot.n_q)
         ref = pin.aba(peer.model, peer.data, q, qd, tau_in)
         for method in ("recursive", "inverse"):
@@ -104,8 +104,8 @@ def test_same_as_robot_without_the_fixed_frames():
 
 def test_identify_and_regressor_with_fixed_frames():
     """Regressor rows and identification data use the same n_q-long joint vectors."""
-    from robmod.identification.identify import identify
-    from robmod.identification.regressor import regressor
+    from robmod.identification.least_squares import identify
+    from robmod.identification.regressors import regressor
 
     robot = _robot(ROWS)
     rng = np.random.default_rng(5)
@@ -133,7 +133,7 @@ def test_ur5_urdf_with_fixed_frames_against_pinocchio_urdf_parser():
     takes 6 values and agrees with Pinocchio's own model of the same URDF file."""
     pin = pytest.importorskip("pinocchio")
     from robmod.description.io_urdf import loads_urdf
-    from robmod.identification.identify import identify
+    from robmod.identification.least_squares import identify
 
     path = _ur5_urdf()
     with open(path) as fh:

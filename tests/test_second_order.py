@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import robmod
 from robmod.description.robot import FIXED, Tool
 from robmod.errors import RobmodError
-from robmod.geometry.dgm import dgm
+from robmod.geometry.direct import dgm
 from robmod.kinematics import jacobian
 from robmod.kinematics.second_order import acceleration, jdot_qdot, jdot_qdot_model
 from robmod.testing.random import random_robot

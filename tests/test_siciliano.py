@@ -19,7 +19,7 @@ from robmod.dynamics.rotors import (Rotor, coriolis_matrix_with_rotors, idm_with
                                     idm_with_rotors_model, rotor_coriolis_matrix,
                                     rotor_inertia_matrix, rotor_kinetic_energy, rotor_model,
                                     rotor_torques)
-from robmod.geometry.dgm import dgm
+from robmod.geometry.direct import dgm
 from robmod.testing.random import random_robot, with_random_dynamics
 
 G0 = np.array([0.0, -3.0, -9.81])

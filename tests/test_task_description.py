@@ -9,7 +9,7 @@ import robmod
 from robmod.description.robot import Tool
 from robmod.errors import RobmodError
 from robmod.kinematics import jacobian
-from robmod.kinematics.jacobian import pose_and_jacobian
+from robmod.kinematics.jacobians import pose_and_jacobian
 from robmod.kinematics.task_description import (
     TABLE_6_2, cylindrical, cylindrical_groove, fixed, line_contact, planar_contact,
     point_contact, prismatic, reduced_jacobian, revolute, solve_task, spherical,

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import robmod
 from robmod.errors import RobmodError
-from robmod.geometry.dgm import dgm
+from robmod.geometry.direct import dgm
 from robmod.geometry.orientation import (euler_zxz_to_matrix, quaternion_to_matrix,
                                          rpy_to_matrix)
 from robmod.kinematics.task_jacobian import (omega_inverse, omega_matrix,

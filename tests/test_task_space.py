@@ -8,8 +8,8 @@ import pytest
 import robmod
 from robmod.description.io_yaml import loads_yaml
 from robmod.errors import RobmodError
-from robmod.geometry.dgm import dgm
-from robmod.geometry.igm import igm
+from robmod.geometry.direct import dgm
+from robmod.geometry.inverse import igm
 from robmod.geometry.rotations import rot_axis, rot_matrix
 from robmod.kinematics import jacobian
 from robmod.trajectory import fixed_axis_rotation, synchronise, task_line

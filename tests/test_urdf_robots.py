@@ -134,7 +134,7 @@ def test_cli_igm_on_a_urdf_robot_with_fixed_frames(capsys):
 def test_frames_by_urdf_link_name(capsys):
     """A URDF link (or joint) name works wherever a frame number does."""
     from robmod.cli import main
-    from robmod.geometry.dgm import dgm
+    from robmod.geometry.direct import dgm
     from robmod.kinematics import jacobian
 
     path = os.path.join(ROOT, "ur_description", "urdf", "ur5_robot.urdf")

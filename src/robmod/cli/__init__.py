@@ -96,7 +96,7 @@ def cmd_models(args) -> int:
 
     from ..dynamics import ccg_model, ddm_model, idm_model, inertia_matrix_model
     from ..geometry import frame_transform
-    from ..geometry.dgm import dgm_model
+    from ..geometry.direct import dgm_model
     from ..kinematics import jacobian_model, jdot_qdot_model
     from ..symbolic.export import write_models
 
@@ -143,7 +143,7 @@ def _igm_for_models(robot):
 
     Joints beyond the sixth are taken as given (``fixed``) for a redundant robot.
     """
-    from ..geometry.igm import igm_model
+    from ..geometry.inverse import igm_model
 
     if robot.structure != "serial":
         print("\n(inverse geometric model: Paul's method is for serial robots; not written)")

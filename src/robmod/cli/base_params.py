@@ -33,7 +33,7 @@ def cmd_base_params(args) -> int:
         print(f"numeric check (regressor rank at random states): {compare(bp, nb)}")
     if args.out:
         from ..symbolic.export import write_models
-        from ..identification.regressor import base_idm_model, regressor_model
+        from ..identification.regressors import base_idm_model, regressor_model
 
         models = [bp.relations_model()]
         if robot.n_loops == 0:

@@ -9,7 +9,7 @@ The target pose is given one of three ways::
 
 and the solutions are printed with their status.  The method is chosen as
 ``--method auto`` (default): the analytic IGM by Paul's method
-(:mod:`robmod.geometry.igm`), or the exact polynomial method for a general 6R
+(:mod:`robmod.geometry.inverse`), or the exact polynomial method for a general 6R
 robot, or the numeric IGM; ``--fixed 7=0.3`` gives the value of a joint of a
 redundant robot.  Every printed solution is checked by the DGM.
 """
@@ -66,7 +66,7 @@ def _parse_fixed(items) -> dict:
 def target_pose(robot, args) -> np.ndarray:
     """The 4x4 target 0Tn from the command-line arguments."""
     from ..geometry import orientation as ori
-    from ..geometry.dgm import dgm
+    from ..geometry.direct import dgm
 
     scale = np.pi / 180.0 if args.degrees else 1.0
     if args.q is not None:
@@ -108,9 +108,9 @@ def target_pose(robot, args) -> np.ndarray:
 
 
 def _analytic(robot, T, fixed, frame):
-    from ..geometry.igm import igm_model
+    from ..geometry.inverse import igm_model
 
-    sol = igm_model(robot, sorted(fixed) or None, frame=frame)
+    sol = igm_model(robot, sorted(fixed) or None, j=frame)
     qf = np.array([fixed[j] for j in sorted(fixed)]) if fixed else None
     ev = sol.evaluate(T, qf)
     return sol, ev.q, ev.valid, ev.singular
@@ -121,7 +121,7 @@ def solve_pose(robot, T, fixed, method, frame=None):
 
     ``T`` is the pose of frame ``frame`` (default: the last); for a tree the solution's
     columns are the joints of the chain to that frame (``solution.robot_joints``)."""
-    from ..geometry.igm.fallback import no_special_axes
+    from ..geometry.inverse.fallback import no_special_axes
 
     errors = []
     if method == "auto" and not fixed and frame in (None, robot.n_frames) \
@@ -176,7 +176,7 @@ def solve_pose(robot, T, fixed, method, frame=None):
 
 def cmd_igm(args) -> int:
     from . import load_robot_arg
-    from ..geometry.dgm import dgm
+    from ..geometry.direct import dgm
 
     robot = load_robot_arg(args.robot, numeric=True)
     if args.frame is not None:
@@ -188,7 +188,7 @@ def cmd_igm(args) -> int:
     T = target_pose(robot, args)
     Tn = T  # the pose of the end frame (tool removed)
     if args.tool:
-        from ..geometry.dgm import find_tool
+        from ..geometry.direct import find_tool
 
         tool = find_tool(robot, args.tool)
         if args.frame is None:

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import RobmodError
 from ..identification.base_numeric import numeric_base
-from ..identification.regressor import regressor_function, standard_vector
+from ..identification.regressors import regressor_function, standard_vector
 from .base import DEFAULT_DT, Controller, gain, sample_time
 from .plant import Dynamics, numeric_only
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..geometry.dgm import dgm_model
+from ..geometry.direct import dgm_model
 from ..geometry.screws import frame_error
-from ..kinematics.jacobian import jacobian_model
+from ..kinematics.jacobians import jacobian_model
 from ..kinematics.second_order import jdot_qdot_model
 from .base import DEFAULT_DT, Controller, gain, sample_time
 from .computed_torque import computed_torque_gains

@@ -10,7 +10,7 @@ accumulating the normal equations ``W^T W``, ``W^T y`` (same traffic) because it
 numerically better: the solution from R has the conditioning of W, the normal
 equations square it (cond(W^T W) = cond(W)^2).
 
-From the per-joint factors R_j every quantity of :func:`robmod.identification.identify`
+From the per-joint factors R_j every quantity of :func:`robmod.identification.least_squares`
 follows exactly: the residual of joint j for any beta is ``|R_j [beta; -1]|``, the
 weighted system is the stack of ``R_j / sigma_j`` (same Gram matrix, same singular
 values, same column norms as the weighted W), hence the same beta, standard
@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import RobmodError
-from ..identification.identify import Identification
+from ..identification.least_squares import Identification
 from .cluster import compute
 from .reduce import tree_reduce
 from .remote import RemoteModel
@@ -52,7 +52,7 @@ def combine_factors(a, b):
 def solve_from_factors(R, n_samples: int, weights="joint"):
     """(beta, std, sigma_joint, condition, residual_rms) from the per-joint R factors
     (NJ, b+1, b+1) of [W_j | y_j] over ``n_samples`` samples: the results of
-    :func:`robmod.identification.identify.solve_wls` without W."""
+    :func:`robmod.identification.least_squares.solve_wls` without W."""
     nj, k, _ = R.shape
     b, N = k - 1, int(n_samples)
     r = nj * N
@@ -106,7 +106,7 @@ def _as_dask(x, what, n_joints, chunk):
 def identify_dask(robot, q, qd, qdd, tau, params=None, weights="joint", known=None, *,
                   chunk: int = 50_000, client=None, scheduler=None,
                   progress: bool = False) -> Identification:
-    """:func:`robmod.identification.identify` out of core: q, qd, qdd, tau (and ``known``
+    """:func:`robmod.identification.least_squares` out of core: q, qd, qdd, tau (and ``known``
     torques) as Dask arrays (N, NJ) chunked along the samples, or NumPy arrays chunked
     here by ``chunk`` rows.  Same arguments, same :class:`Identification`; ``weights``:
     'joint', 'none' or one weight per joint.  Only R factors travel (see the module
@@ -120,7 +120,7 @@ def identify_dask(robot, q, qd, qdd, tau, params=None, weights="joint", known=No
         raise RobmodError(f"chunk must be a positive integer, got {chunk!r}")
     names, columns = base_names(robot, params)
     from ..identification.base_numeric import numeric_robot
-    from ..identification.regressor import regressor_model
+    from ..identification.regressors import regressor_model
 
     num, _ = numeric_robot(robot)
     reg = RemoteModel(regressor_model(num, columns))
@@ -152,7 +152,7 @@ def identify_dask(robot, q, qd, qdd, tau, params=None, weights="joint", known=No
 
 def base_names(robot, params=None):
     """(names, standard columns) of the identified parameters: the base parameters of
-    ``robot`` by default (as :func:`robmod.identification.identify`)."""
+    ``robot`` by default (as :func:`robmod.identification.least_squares`)."""
     if params is None:
         from ..identification.base_symbolic import base_parameters
 

@@ -1,7 +1,7 @@
 """Identification from a log too big for memory: CSV or Parquet read by ``dask.dataframe``.
 
 The log holds the samples ready for the fit (after filtering and differentiation, e.g.
-written from :func:`robmod.identification.identify.prepare_data` per file): columns
+written from :func:`robmod.identification.least_squares.prepare_data` per file): columns
 ``q{j}``, ``qd{j}``, ``qdd{j}``, ``tau{j}`` for joints j = 1..NJ by default (any other
 names by ``columns``: a pattern with ``{j}`` or a list of names per quantity).
 """

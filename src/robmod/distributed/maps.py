@@ -112,8 +112,8 @@ def merge_stats(a, b):
 
 def map_models(robot, tool=None):
     """(DGM position, Jacobian) of ``robot`` as :class:`RemoteModel`."""
-    from ..geometry.dgm import dgm_model
-    from ..kinematics.jacobian import jacobian_model
+    from ..geometry.direct import dgm_model
+    from ..kinematics.jacobians import jacobian_model
 
     dgm = RemoteModel(dgm_model(robot, tool=tool, columns="p"))
     jac = RemoteModel(jacobian_model(robot, tool=tool))

@@ -6,14 +6,14 @@ __all__ = ["idm", "idm_model", "ccg_model", "ne_algorithm"]
 # Lagrange form, inertia matrix, direct dynamics, elastic joints (dynamic-models issue, part 1)
 from .direct import ddm, ddm_model, simulate, state_derivative  # noqa: E402
 from .elastic import elastic_ddm, elastic_ddm_model, elastic_idm, elastic_idm_model  # noqa: E402
-from .inertia import inertia_matrix, inertia_matrix_model, inertia_matrix_ne  # noqa: E402
+from .inertia import inertia_matrix, inertia_matrix_model  # noqa: E402
 from .lagrange import (coriolis_matrix, coriolis_model, energy_model, gravity_model,  # noqa: E402
                        gravity_torques, kinetic_energy, potential_energy,
                        quadratic_velocity_matrix, quadratic_velocity_model)
 
 __all__ += ["ddm", "ddm_model", "simulate", "state_derivative", "elastic_ddm",
             "elastic_ddm_model", "elastic_idm", "elastic_idm_model", "inertia_matrix",
-            "inertia_matrix_model", "inertia_matrix_ne", "coriolis_matrix", "coriolis_model",
+            "inertia_matrix_model", "coriolis_matrix", "coriolis_model",
             "energy_model", "gravity_model", "gravity_torques", "kinetic_energy",
             "potential_energy", "quadratic_velocity_matrix", "quadratic_velocity_model"]
 

@@ -9,7 +9,7 @@ cut joints included, vector q_p).
 
 Velocity constraints.  Frames k and k + B coincide, so their twists relative to
 the base are equal: with 0J_k, 0J_(k+B) the Jacobians of the two frames
-(:func:`robmod.kinematics.jacobian`, linear velocity of the origin then angular
+(:func:`robmod.kinematics.jacobians`, linear velocity of the origin then angular
 velocity, both in frame 0)::
 
     G(q) qd = 0,      G = [0J_k - 0J_(k+B)]  (6B x NJ, one block per loop).
@@ -53,7 +53,7 @@ import sympy as sp
 from ..description.arguments import finite_array
 from ..errors import RobmodError
 from ..geometry.loops import loop_residual, solve_loops
-from ..kinematics.jacobian import check_q, jacobian
+from ..kinematics.jacobians import check_q, jacobian
 from ..kinematics.second_order import jdot_qdot
 from ..symbolic.context import SymbolicContext
 from .inertia import inertia_algorithm, inertia_matrix

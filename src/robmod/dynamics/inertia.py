@@ -14,13 +14,14 @@ the books' Appendix 8 and the numeric batched model):
 
 The NE-columns variant of [7.64] (column i = NE torques with qdd = u_i, qd = 0,
 g = 0, no friction nor external wrench, **rotor inertia kept**) is
-:func:`inertia_matrix_ne` (a cross-check).
+``inertia_matrix(robot, q, method="ne")`` (a cross-check).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..description.mimic import frame_matrix_E
+from ..errors import RobmodError
 from ..description.robot import FIXED, PRISMATIC
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, mul
@@ -111,8 +112,16 @@ def _lower(robot):
     return [(order[r], order[c]) for r in range(len(order)) for c in range(r + 1)]
 
 
-def inertia_matrix(robot, q, rotor: bool = True) -> np.ndarray:
-    """A(q), shape (..., n, n), n = len(dofs(robot)); q of shape (..., NJ) (batched)."""
+def inertia_matrix(robot, q, rotor: bool = True, method: str = "composite") -> np.ndarray:
+    """A(q), shape (..., n_q, n_q); q of shape (..., n_q) (batched).
+
+    ``method``: ``"composite"`` (composite links, the default, compiled when hot) or ``"ne"``
+    (column by column with the Newton-Euler IDM, (7.64); rotor inertia kept: a cross-check).
+    """
+    if method == "ne":
+        return _inertia_matrix_ne(robot, q)
+    if method != "composite":
+        raise RobmodError(f"inertia_matrix: method must be 'composite' or 'ne', got {method!r}")
     return fastpath.evaluate(robot, ("A", rotor), _INERTIA_SPEC, rotor, q)
 
 
@@ -186,7 +195,7 @@ def lower_to_full(values, n):
     return out
 
 
-def inertia_matrix_ne(robot, q) -> np.ndarray:
+def _inertia_matrix_ne(robot, q) -> np.ndarray:
     """A(q) column by column with the NE inverse model ([7.64], rotor inertia kept)."""
     shape, (q,) = check_arrays(robot, q, names=("q",))
     order = dofs(robot)

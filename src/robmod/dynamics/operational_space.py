@@ -35,7 +35,7 @@ import numpy as np
 
 from ..description.arguments import joint_array
 from ..errors import RobmodError
-from ..kinematics.jacobian import jacobian
+from ..kinematics.jacobians import jacobian
 from ..kinematics.second_order import jdot_qdot
 from .inertia import inertia_matrix
 from .lagrange import gravity_torques

@@ -286,7 +286,7 @@ def _pre_transform(gamma, b, alpha, d):
 
 def _tool_parameters(robot, tool):
     """(gamma, b, alpha, d) with jT_E = Rot(z,gamma) Trans(z,b) Rot(x,alpha) Trans(x,d)."""
-    from ..geometry.dgm import resolve_tool
+    from ..geometry.direct import resolve_tool
 
     t, _ = resolve_tool(robot, None, tool)
     if t.frame != robot.n_links:

@@ -22,7 +22,7 @@ from ..description.arguments import joint_arrays, require_numeric
 from ..description.robot import FIXED, PRISMATIC, joint_acceleration, joint_variable, \
     joint_velocity
 from ..errors import RobmodError
-from ..geometry.dgm import frame_matrix
+from ..geometry.direct import frame_matrix
 from ..symbolic.algebra import add, cross, mul
 from ..kinematics.recursion import named, rot, rot_t  # noqa: F401  (one definition)
 from ..symbolic.context import NumericContext

@@ -11,8 +11,8 @@ import time
 
 import numpy as np
 
-from ..geometry.dgm import dgm
-from ..kinematics.jacobian import jacobian
+from ..geometry.direct import dgm
+from ..kinematics.jacobians import jacobian
 from ..symbolic import fastpath
 from .direct import ddm
 from .inertia import inertia_matrix

@@ -1,4 +1,6 @@
-"""Geometric models: elementary transforms, DGM, orientation sets, screws."""
+"""Geometric models (Khalil & Dombre ch. 3-4): elementary transforms, the DGM (``dgm``,
+``dgm_model``), the IGM (``igm``, ``igm_model``), orientation sets, screws."""
+from .direct import dgm, dgm_model
 from .orientation import (AngleSolutions, angle_axis_to_matrix, euler_zxz_to_matrix,
                           euler_zyz_to_matrix, matrix_to_angle_axis, matrix_to_euler_zxz,
                           matrix_to_euler_zyz, matrix_to_quaternion, matrix_to_rpy,
@@ -13,6 +15,7 @@ from .screws import (apply_frame_error, delta_transform, differential_screw, fra
 from .transforms import frame_transform, frame_transforms, kk_transform
 
 __all__ = [
+    "dgm", "dgm_model", "igm", "igm_model", "IGMSolution",
     "kk_transform", "frame_transform", "frame_transforms",
     # rotations.py
     "trans", "rot", "rot_matrix", "rot_axis", "rot_axis_transform", "homogeneous",
@@ -28,4 +31,4 @@ __all__ = [
     "wrench_transform", "transform_wrench", "delta_transform", "differential_screw",
     "frame_error", "apply_frame_error",
 ]
-from .igm import IGMSolution, igm, igm_model  # noqa: E402,F401  analytic IGM (Paul)
+from .inverse import IGMSolution, igm, igm_model  # noqa: E402,F401  analytic IGM (Paul)

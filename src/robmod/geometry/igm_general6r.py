@@ -85,7 +85,7 @@ def chain_constants(robot, tool=None):
     if robot.n_loops:
         raise RobmodError("igm_general6r: closed-loop robots are not supported")
     if tool is not None and not hasattr(tool, "T"):
-        from .dgm import find_tool
+        from .direct import find_tool
 
         tool = find_tool(robot, tool)
     end = tool.frame if tool is not None else robot.n_links
@@ -247,7 +247,7 @@ def igm_general6r(robot, T, *, tool=None, tol=1e-10, imag_tol=1e-6, newton_iter=
     pose error of the solutions returned).
     """
     if tool is not None and not hasattr(tool, "T"):
-        from .dgm import find_tool
+        from .direct import find_tool
 
         tool = find_tool(robot, tool)
     joints, C = chain_constants(robot, tool)

@@ -261,16 +261,16 @@ def igm_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10):
 
 
 def evaluate_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10, sing_tol=1e-9):
-    """Like :func:`igm_pieper`, as an :class:`robmod.geometry.igm.IGMEvaluation`.
+    """Like :func:`igm_pieper`, as an :class:`robmod.geometry.inverse.IGMEvaluation`.
 
     ``singular``: the wrist centre is on axis 1 (q1 undetermined) or axis 2 (q2
     undetermined), or axes 4 and 6 are aligned (only q4 + q6 determined; q4 = 0 is
     returned); ``residual``: the largest pose error component after refinement.
     """
-    from .igm.solution import IGMEvaluation
+    from .inverse.solution import IGMEvaluation
 
     if tool is not None and not hasattr(tool, "T"):
-        from .dgm import find_tool
+        from .direct import find_tool
 
         tool = find_tool(robot, tool)
     joints, C = chain_constants(robot, tool)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import RobmodError
 from ..symbolic.model import Output, customize
-from .dgm import dgm, dgm_algorithm
+from .direct import dgm, dgm_algorithm
 
 
 def loop_closure_model(robot):

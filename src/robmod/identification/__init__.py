@@ -8,8 +8,8 @@
 """
 from .base_numeric import compare, numeric_base
 from .base_symbolic import BaseParameter, BaseParameters, EliminatedParameter, base_parameters
-from .identify import identify, prepare_data
-from .regressor import (base_idm_model, energy_identification_rows, energy_regressor, regressor,
+from .least_squares import identify, prepare_data
+from .regressors import (base_idm_model, energy_identification_rows, energy_regressor, regressor,
                         regressor_function, regressor_model, standard_names, standard_vector)
 
 __all__ = ["BaseParameter", "BaseParameters", "EliminatedParameter", "base_parameters",

@@ -23,7 +23,7 @@ import sympy as sp
 
 from ..description.expr import symbol
 from ..description.robot import GEOMETRIC, PRISMATIC, REVOLUTE
-from .regressor import regressor, standard_names
+from .regressors import regressor, standard_names
 
 
 @dataclass

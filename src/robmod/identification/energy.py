@@ -22,7 +22,7 @@ import re
 import sympy as sp
 
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE, INERTIAL
-from ..geometry.dgm import frame_matrix
+from ..geometry.direct import frame_matrix
 from ..symbolic.algebra import add, cross, dot, htm_identity, mul
 
 HALF = sp.Rational(1, 2)

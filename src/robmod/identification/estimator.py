@@ -32,7 +32,7 @@ from .base_numeric import numeric_base
 from .base_symbolic import split_name
 from .data import MeasuredData
 from .processing import Processed, decimate_rows, process
-from .regressor import regressor_function, standard_names
+from .regressors import regressor_function, standard_names
 
 
 @dataclass(frozen=True)
@@ -361,7 +361,7 @@ def identify_payload(est: "DynamicIdentification", data: MeasuredData) -> Payloa
     model being ``est`` (fitted without it): the torques the robot model does not explain
     are linear in the payload's 10 parameters, the columns of the terminal link's standard
     parameters in the regressor (the payload is a rigid body added to link n)."""
-    from .regressor import regressor_function
+    from .regressors import regressor_function
     from ..description.robot import INERTIAL
 
     est._fitted()

@@ -120,7 +120,7 @@ def exciting_trajectory(robot, *, harmonics: int = 5, frequency: float = 0.1,
     torque = _torque_limit(robot, n, tau_max)
     position = None
     if workspace is not None:
-        from ..geometry.dgm import dgm_model
+        from ..geometry.direct import dgm_model
 
         position = dgm_model(est.num_, columns="p").compile()
 

@@ -31,8 +31,8 @@ import sympy as sp
 from ..description.arguments import finite_array, joint_array
 from ..description.robot import Robot
 from ..errors import RobmodError
-from ..geometry.dgm import dgm
-from .jacobian import resolve_frame, jacobian, jacobian_model
+from ..geometry.direct import dgm
+from .jacobians import resolve_frame, jacobian, jacobian_model
 
 __all__ = ["task_jacobian", "as_jacobian", "JacobianSVD", "jacobian_svd", "rank",
            "task_space_dimension", "singular_values", "min_singular_value", "condition_number",

@@ -43,10 +43,10 @@ import sympy as sp
 from ..description.arguments import joint_array
 from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import RobmodError
-from ..geometry.dgm import dgm
+from ..geometry.direct import dgm
 from ..geometry.pose_error import pose_error, rotation_error  # noqa: F401 (public here too)
 from ..geometry.transforms import transform_to_numpy
-from .jacobian import resolve_frame, pose_and_jacobian
+from .jacobians import resolve_frame, pose_and_jacobian
 
 CONVERGED, UNREACHABLE, MAX_ITER = "converged", "unreachable", "max_iter"
 

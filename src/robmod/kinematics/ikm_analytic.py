@@ -47,13 +47,13 @@ import numpy as np
 import sympy as sp
 
 from ..errors import RobmodError
-from ..geometry.dgm import dgm_algorithm, groups
+from ..geometry.direct import dgm_algorithm, groups
 from ..symbolic.algebra import dot
 from ..symbolic.context import NumericContext
 from ..symbolic.count import count_ops
 from ..symbolic.model import Output, customize
 from .analysis import expanded_outputs, factorize_singular, reduce_pythagoras
-from .jacobian import check_q, resolve_frame, jacobian_model
+from .jacobians import check_q, resolve_frame, jacobian_model
 
 __all__ = ["BlockIKM", "block_ikm", "ikm_block_algorithm", "ikm_block_model", "ikm_block"]
 

@@ -21,7 +21,7 @@ terms of the links ((7.56)) are written with them.
 from __future__ import annotations
 
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE
-from ..geometry.dgm import frame_matrix
+from ..geometry.direct import frame_matrix
 from ..symbolic.algebra import add, mul
 
 ZERO3 = (0, 0, 0)

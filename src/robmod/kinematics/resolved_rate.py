@@ -32,7 +32,7 @@ from ..description.io_yaml import loads_yaml
 from ..errors import RobmodError
 from .ik_numeric import rotation_error
 from .ikm import PseudoInverse
-from .jacobian import check_q, pose_and_jacobian
+from .jacobians import check_q, pose_and_jacobian
 
 __all__ = ["ResolvedRateResult", "resolved_rate", "planar3r"]
 

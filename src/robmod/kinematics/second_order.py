@@ -56,7 +56,7 @@ import numpy as np
 from ..description.arguments import finite_output, joint_arrays, require_numeric
 from ..description.robot import FIXED, REVOLUTE, joint_variable, joint_velocity
 from ..errors import RobmodError
-from ..geometry.dgm import common_ancestor, chain_path, frame_matrix, resolve_tool
+from ..geometry.direct import common_ancestor, chain_path, frame_matrix, resolve_tool
 from ..symbolic.algebra import add, cross, dot, htm_from_matrix, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import RobmodError
-from ..geometry.dgm import dgm
+from ..geometry.direct import dgm
 from ..geometry.screws import transform_wrench, wrench_transform
 from .analysis import as_jacobian
 

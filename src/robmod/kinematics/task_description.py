@@ -62,7 +62,7 @@ import numpy as np
 from ..errors import RobmodError
 from .ik_numeric import rotation_error
 from .ikm import pinv
-from .jacobian import check_q, pose_and_jacobian
+from .jacobians import check_q, pose_and_jacobian
 
 __all__ = ["TABLE_6_2", "PointContact", "VirtualJoint", "point_contact", "line_contact",
            "planar_contact", "cylindrical_groove", "spherical", "cylindrical", "revolute",

@@ -73,7 +73,7 @@ from ..geometry.rotations import rotation_part
 from ..symbolic.algebra import add, dot, htm_from_matrix, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
-from .jacobian import check_q, resolve_frame, jacobian_parts, pose_and_jacobian
+from .jacobians import check_q, resolve_frame, jacobian_parts, pose_and_jacobian
 
 #: rows of Omega_r for each representation
 ROWS = {"rpy": 3, "zxz": 3, "quaternion": 4, "cosines": 9}
@@ -258,7 +258,7 @@ def _orientation(rep, R):
 
 def task_coordinates(robot, q, representation="rpy", j=None, tool=None) -> np.ndarray:
     """X = [0P_j; Xr] (..., 3 + m) at q (angles and quaternions: first branch, Q0 >= 0)."""
-    from ..geometry.dgm import dgm
+    from ..geometry.direct import dgm
 
     rep = representation_name(representation)
     T = dgm(robot, q, j, tool=tool)

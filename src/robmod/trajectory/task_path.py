@@ -20,7 +20,7 @@ q''' is the directional derivative of q''(q) along q', by a central difference (
 on the joints): relative accuracy about 1e-7.
 
 :class:`JointSolver` gives q(r) for the robot: ``method="igm"`` keeps, among all the
-solutions of the analytic IGM (:func:`robmod.geometry.igm.igm`), the one closest to a guess
+solutions of the analytic IGM (:func:`robmod.geometry.inverse.igm`), the one closest to a guess
 (revolute joints shifted by multiples of 2 pi to lie near it); ``method="ikm"`` corrects the
 guess by Newton iterations on the inverse kinematic model, dq = J^-1 (dX_p, theta u)
 (Khalil & Dombre §6.6) - for robots without an analytic IGM.
@@ -33,8 +33,8 @@ import numpy as np
 
 from ..description.robot import REVOLUTE
 from ..errors import RobmodError
-from ..geometry.dgm import dgm
-from ..geometry.igm import igm
+from ..geometry.direct import dgm
+from ..geometry.inverse import igm
 from ..geometry.pose_error import pose_error
 from ..geometry.rotations import rot_axis
 from ..kinematics import jacobian, jdot_qdot, pose_and_jacobian

@@ -20,7 +20,7 @@ From the initial location T^i = (R^i, P^i) to the final one T^f = (R^f, P^f) of 
 Joint values: one branch of the inverse geometric model, the solution nearest the start
 configuration ``q_start`` at r = 0 and then, at each sample of a dense grid in r, the solution
 nearest the extrapolation of the previous ones (``method="igm"``, the analytic IGM of
-:mod:`robmod.geometry.igm`); or Newton corrections on the inverse kinematic model
+:mod:`robmod.geometry.inverse`); or Newton corrections on the inverse kinematic model
 (``method="ikm"``, for robots without an analytic IGM).  Joint velocities and accelerations:
 qd = J^-1 xd and qdd = J^-1 (xdd - Jdot qd) (the second-order model, Khalil & Dombre (5.46)),
 written with the path derivatives q' = J^-1 xi, q'' = -J^-1 (Jdot qd)(q, q') of
@@ -45,7 +45,7 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import RobmodError
-from ..geometry.dgm import dgm
+from ..geometry.direct import dgm
 from ..geometry.rotations import angle_axis
 from ..kinematics import igm_numeric
 from ..kinematics.ik_numeric import check_transform

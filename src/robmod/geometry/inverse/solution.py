@@ -53,7 +53,7 @@ class IGMEvaluation:
 
 
 class IGMSolution:
-    """Analytic IGM by Paul's method (build it with :func:`robmod.geometry.igm.igm_model`)."""
+    """Analytic IGM by Paul's method (build it with :func:`robmod.geometry.inverse.igm_model`)."""
 
     def __init__(self, system, steps):
         self.system = system
@@ -242,7 +242,7 @@ class IGMSolution:
 
     def use_compiled(self) -> str:
         """Evaluate with the compiled model (C through gcc when available); the backend."""
-        from ..dgm import dgm_model
+        from ..direct import dgm_model
 
         compiled = self.model.compile()
         self.__dict__["_function"] = compiled
@@ -253,7 +253,7 @@ class IGMSolution:
     def _dgm(self, q, prm):
         f = self.__dict__.get("_dgm_function")
         if f is None:
-            from ..dgm import dgm
+            from ..direct import dgm
 
             return dgm(self._numeric_robot(prm), q)[..., :3, :]
         return f(q, params=prm if f.model.parameters else None)

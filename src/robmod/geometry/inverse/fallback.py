@@ -1,4 +1,4 @@
-"""What :func:`robmod.geometry.igm.igm` does when Paul's method finds no closed form (6R).
+"""What :func:`robmod.geometry.inverse.igm` does when Paul's method finds no closed form (6R).
 
 * three concurrent axes at the end (spherical wrist), general first three joints:
   Pieper's method (Khalil & Dombre, ch. 4, robots with a spherical wrist, general

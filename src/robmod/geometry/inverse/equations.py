@@ -3,7 +3,7 @@
 Every analysis works on the *form* of an equation: a polynomial whose
 unknown generators are the sine and cosine of an angle variable (or a
 prismatic variable) and whose known coefficients are named ``K1, K2, ...``
-(:meth:`~robmod.geometry.igm.polys.Gens.name_known`).  The types:
+(:meth:`~robmod.geometry.inverse.polys.Gens.name_known`).  The types:
 
 * type 1: ``X r = Y``;
 * type 2: ``X S + Y C = Z``, four cases (Z = 0: two solutions q, q + pi;

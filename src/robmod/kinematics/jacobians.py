@@ -32,7 +32,7 @@ import numpy as np
 from ..description.arguments import joint_array, require_numeric
 from ..description.robot import PRISMATIC
 from ..errors import RobmodError
-from ..geometry.dgm import common_ancestor, chain_path, frame_matrix, resolve_tool
+from ..geometry.direct import common_ancestor, chain_path, frame_matrix, resolve_tool
 from ..symbolic.algebra import add, dot, htm_from_matrix, mul, stack
 from ..symbolic import fastpath
 from ..symbolic.context import NumericContext

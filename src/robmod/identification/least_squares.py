@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import RobmodError
 from .base_numeric import numeric_robot
-from .regressor import regressor
+from .regressors import regressor
 
 
 @dataclass

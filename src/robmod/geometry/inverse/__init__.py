@@ -1,7 +1,7 @@
 """Analytic inverse geometric model by Paul's method (Khalil & Dombre ch. 4; Khalil & Dombre Appendix 1).
 
 >>> import robmod
->>> from robmod.geometry.igm import igm_model
+>>> from robmod.geometry.inverse import igm_model
 >>> sol = igm_model(robmod.load_robot("rx90"))       # doctest: +SKIP
 >>> print(sol)                                       # the steps, types 2, 3, ...  # doctest: +SKIP
 >>> q, valid = sol.solve(T)              # (..., 8, 6), (..., 8)    # doctest: +SKIP
@@ -47,7 +47,7 @@ def _chain(robot, frame, joints):
     from ..chain import serial_chain
 
     if frame is None:
-        raise RobmodError(f"{robot.name!r} is a {robot.structure} structure: give frame=j (robmod igm: --frame J), the "
+        raise RobmodError(f"{robot.name!r} is a {robot.structure} structure: give j (robmod igm: --frame J), the "
                           "frame whose pose is the target (the IGM solves the chain 0..j)")
     chain, ch = serial_chain(robot, frame)
     missing = [j for j in joints if j not in ch]
@@ -57,7 +57,7 @@ def _chain(robot, frame, joints):
     return chain, ch, tuple(ch.index(j) + 1 for j in joints)
 
 
-def igm_model(robot, fixed=None, *, frame=None, families=None) -> IGMSolution:
+def igm_model(robot, fixed=None, *, j=None, families=None) -> IGMSolution:
     """The analytic IGM of ``robot`` (frame n relative to frame 0) by Paul's method.
 
     ``fixed``: joints whose values the user gives (a list of joint indices, or a
@@ -70,15 +70,15 @@ def igm_model(robot, fixed=None, *, frame=None, families=None) -> IGMSolution:
     Pieper-type robots).  Default: the elements first, then all three if that fails.
     Raises :class:`RobmodError` ("no closed form found ...") when the search fails.
 
-    Tree and closed-loop robots: ``frame=j`` names the end frame; the IGM is that of the
+    Tree and closed-loop robots: ``j`` names the end frame (as in iTj); the IGM is that of the
     serial chain from the base to j (:func:`robmod.geometry.chain.serial_chain`), its
     joint q_i being the robot's joint ``solution.robot_joints[i-1]`` (``fixed`` uses the
     robot's numbering).  For a closed loop, the passive joints off the chain then come
     from the loop-closure equations (:func:`robmod.geometry.loops.solve_loops`).
     """
     joints, _ = _fixed_joints(fixed)
-    if robot.structure != "serial" or (frame is not None and frame != robot.n_frames):
-        chain, ch, cj = _chain(robot, frame, joints)
+    if robot.structure != "serial" or (j is not None and j != robot.n_frames):
+        chain, ch, cj = _chain(robot, j, joints)
         sol = igm_model(chain, cj or None, families=families)
         sol.robot_joints = ch
         return sol
@@ -104,14 +104,14 @@ def igm_model(robot, fixed=None, *, frame=None, families=None) -> IGMSolution:
     return sol
 
 
-def igm(robot, T, fixed=None, *, frame=None, tool=None, base=False, params=None, tol=1e-9,
+def igm(robot, T, fixed=None, *, j=None, tool=None, base=False, params=None, tol=1e-9,
         method="auto"):
     """Numeric analytic IGM: ``(q, valid)`` with q (..., n_branches, n_joints).
 
     ``T`` (..., 4, 4) is 0Tn, or fTE with ``base=True`` / ``tool=name`` (the world
     frame Z and the tool matrix E are removed numerically first).  ``fixed`` is a dict
     ``{joint: value}`` (values scalars or arrays broadcast over the batch) for
-    redundant robots.  Tree and closed-loop robots: ``frame=j`` (see :func:`igm_model`);
+    redundant robots.  Tree and closed-loop robots: ``j`` (see :func:`igm_model`);
     the columns of q are then the joints of the chain, ``robot.chain(j)``.
 
     A 6R robot without a closed form is solved numerically (see :mod:`.fallback`):
@@ -123,10 +123,10 @@ def igm(robot, T, fixed=None, *, frame=None, tool=None, base=False, params=None,
     joints, values = _fixed_joints(fixed)
     if joints and values is None:
         raise RobmodError("igm needs the values of the fixed joints: fixed={joint: value}")
-    if robot.structure != "serial" or (frame is not None and frame != robot.n_frames):
-        chain, ch, cj = _chain(robot, frame, joints)
+    if robot.structure != "serial" or (j is not None and j != robot.n_frames):
+        chain, ch, cj = _chain(robot, j, joints)
         if tool is not None and not hasattr(tool, "T"):
-            from ..dgm import find_tool
+            from ..direct import find_tool
 
             tool = find_tool(robot, tool).name
         return igm(chain, T, {c: values[j] for c, j in zip(cj, joints)} if joints else None,
@@ -178,7 +178,7 @@ def _choose(robot, joints, method):
 
 
 def _strip(robot, T, tool, base):
-    from ..dgm import find_tool
+    from ..direct import find_tool
 
     def num(M):
         return np.array(M.tolist(), dtype=float) if hasattr(M, "tolist") else np.asarray(M)
