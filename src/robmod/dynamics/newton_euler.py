@@ -69,30 +69,23 @@ def ne_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=
         fu = [add(*[mul(Uj[r][c], MS[j][c]) for c in range(3)]) for r in range(3)]
         F[j] = named(ctx, [add(mul(M, VP[j][r]), fu[r]) for r in range(3)], "F", j)
         No[j] = named(ctx, _euler(ctx, link, Uj, kin.DV(j), WP[j], j), "No", j)
-    # backward recursion
-    E, N, FDI = {}, {}, {}
-    gam = [None] * n
-    for f in reversed(frames):
+    # backward recursion (7.58)-(7.60): the link wrenches plus the external ones
+    force, moment = {}, {}
+    for f in frames:
         j = f.j
         link = robot.link(j)
-        children = [k for k in range(j + 1, n + 1) if robot.frame(k).ant == j]
         fe = [p(link.FX), p(link.FY), p(link.FZ)] if wrench else zero3
         ce = [p(link.CX), p(link.CY), p(link.CZ)] if wrench else zero3
-        e = [add(F[j][r], fe[r], *[FDI[k][r] for k in children]) for r in range(3)]
-        E[j] = named(ctx, e, "E", j)
-        msxvp = cross(MS[j], VP[j])
-        terms = [[No[j][r], msxvp[r], ce[r]] for r in range(3)]
-        for k in children:
-            rn = rot(Rm[k], N[k])
-            pxf = cross(Pm[k], FDI[k])
-            for r in range(3):
-                terms[r] += [rn[r], pxf[r]]
-        N[j] = named(ctx, [add(*t) for t in terms], "N", j)
-        if f.ant:
-            FDI[j] = named(ctx, rot(Rm[j], E[j]), "FDI", j)
+        force[j] = [F[j], fe]
+        moment[j] = [No[j], cross(MS[j], VP[j]), ce]
+    E, N = backward(ctx, robot, frames, Rm, Pm, force, moment)
+    gam = [None] * n
+    for f in frames:
+        j = f.j
+        link = robot.link(j)
         if f.sigma == FIXED:
             continue
-        g = E[j][2] if f.sigma == PRISMATIC else N[j][2]
+        g = E[j][2] if f.sigma == PRISMATIC else N[j][2]          # (7.61)
         qd = ctx.joint(j, "qd") if velocity else 0
         qdd = ctx.joint(j, "qdd") if acceleration else 0
         extra = []
@@ -102,6 +95,42 @@ def ne_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=
             extra.append(friction_torque(ctx, link, qd))
         gam[j - 1] = ctx.var(add(g, *extra), f"GAM{j}")
     return gam
+
+
+def backward(ctx, robot, frames, R, P, force, moment, names=("E", "N", "FDI")):
+    """The backward recursion of forces, written once (Khalil & Dombre (7.58)-(7.60)), from
+    the last link to the first: the force and moment each link j transmits to its antecedent,
+    in frame j::
+
+        E_j   = sum(force[j]) + sum_k FDI_k,      FDI_k = jR_k E_k   (children k of j)
+        N_j   = sum(moment[j]) + sum_k (jR_k N_k + jP_k x FDI_k)
+
+    ``force[j]`` / ``moment[j]``: lists of 3-vectors applied to link j (missing: none);
+    ``R[j]``, ``P[j]``: jR_a(j)... as :func:`robmod.kinematics.recursion.forward` gives them;
+    ``names``: of E, N, FDI (a second recursion joined in one customized model, the rotors',
+    names its own).  Returns (E, N), dicts over the frames.
+    """
+    en, nn, fn = names
+    children = {}
+    for f in frames:
+        children.setdefault(f.ant, []).append(f.j)
+    E, N, FDI = {}, {}, {}
+    for f in reversed(frames):
+        j = f.j
+        kids = children.get(j, [])
+        e = [add(*[v[r] for v in force.get(j, ())], *[FDI[k][r] for k in kids])
+             for r in range(3)]
+        E[j] = named(ctx, e, en, j)
+        terms = [[v[r] for v in moment.get(j, ())] for r in range(3)]
+        for k in kids:
+            rn = rot(R[k], N[k])
+            pxf = cross(P[k], FDI[k])
+            for r in range(3):
+                terms[r] += [rn[r], pxf[r]]
+        N[j] = named(ctx, [add(*t) for t in terms], nn, j)
+        if f.ant:
+            FDI[j] = named(ctx, rot(R[j], E[j]), fn, j)
+    return E, N
 
 
 def _nonzero(x) -> bool:

@@ -44,8 +44,8 @@ from ..errors import RobmodError
 from ..kinematics.recursion import forward
 from ..symbolic.algebra import add, cross, dot, mul
 from ..symbolic.model import Output, customize
-from .newton_euler import ne_algorithm
-from .spatial import (check_arrays, dofs, joint_vector, model_inputs, named, numeric_context, rot)
+from .newton_euler import backward, ne_algorithm
+from .spatial import check_arrays, dofs, joint_vector, model_inputs, named, numeric_context
 
 
 @dataclass(frozen=True)
@@ -121,10 +121,9 @@ def _angular(ctx, robot, need, velocity, acceleration, base_motion):
     forward recursion of :mod:`robmod.kinematics.recursion`, angular part, its variables named
     WIR, WR, WPR (the rotor model is joined to the IDM in one customized model)."""
     frames = [f for f in robot.frames[: robot.n_links] if f.j in need]
-    kin = forward(ctx, robot, frames, velocity=velocity, acceleration=acceleration,
-                  base_motion=base_motion, gravity=False, linear=False,
-                  names=("WIR", "WR", "WPR"))
-    return kin.W, kin.WP, kin.R
+    return forward(ctx, robot, frames, velocity=velocity, acceleration=acceleration,
+                   base_motion=base_motion, gravity=False, linear=False,
+                   names=("WIR", "WR", "WPR"))
 
 
 def _nonzero(x) -> bool:
@@ -147,7 +146,8 @@ def rotor_algorithm(ctx, robot, rotors, *, velocity=True, acceleration=True, bas
     """Rotor torques GAMR_j (list over frames 1..NL, 0 where none) over context scalars."""
     rotors = check_rotors(robot, rotors)
     n = robot.n_links
-    W, WP, R = _angular(ctx, robot, _needed(robot, rotors), velocity, acceleration, base_motion)
+    kin = _angular(ctx, robot, _needed(robot, rotors), velocity, acceleration, base_motion)
+    W, WP = kin.W, kin.WP
     tau = {}
     N = {}
     for r in rotors:
@@ -170,18 +170,12 @@ def rotor_algorithm(ctx, robot, rotors, *, velocity=True, acceleration=True, bas
         hd = named(ctx, [add(mul(i_sd, z[m]), mul(i_s, wxz[m])) for m in range(3)],
                    f"HR{j}_", c)
         N.setdefault(c, []).append(hd)
-    # backward: the couples go down the chain, a revolute joint takes their z component
-    for f in reversed(robot.frames[:n]):
-        j = f.j
-        if j not in N:
-            continue
-        parts = N[j]
-        total = named(ctx, [add(*[v[m] for v in parts]) for m in range(3)], "NR", j) \
-            if len(parts) > 1 else parts[0]
-        if f.sigma == REVOLUTE:
-            tau.setdefault(j, []).append(total[2])
-        if f.ant:
-            N.setdefault(f.ant, []).append(rot(R[j], total))
+    # backward (the shared recursion, couples only): a revolute joint takes their z component
+    frames = [f for f in robot.frames[:n] if f.j in kin.R]
+    _, NT = backward(ctx, robot, frames, kin.R, kin.P, {}, N, names=("ER", "NR", "FDIR"))
+    for f in frames:
+        if f.sigma == REVOLUTE and f.j in NT:
+            tau.setdefault(f.j, []).append(NT[f.j][2])
     out = [0] * n
     for j, terms in tau.items():
         out[j - 1] = ctx.var(add(*terms), f"GAMR{j}")
@@ -191,7 +185,7 @@ def rotor_algorithm(ctx, robot, rotors, *, velocity=True, acceleration=True, bas
 def rotor_energy_algorithm(ctx, robot, rotors):
     """Kinetic energy of the rotors' axial motion, ``sum 1/2 I_m s^2``."""
     rotors = check_rotors(robot, rotors)
-    W, _, _ = _angular(ctx, robot, _needed(robot, rotors), True, False, True)
+    W = _angular(ctx, robot, _needed(robot, rotors), True, False, True).W
     terms = []
     for r in rotors:
         c = robot.frame(r.j).ant
