@@ -1,4 +1,5 @@
 """The command line: each command, and one clear error line for bad input."""
+import re
 import subprocess
 import sys
 
@@ -32,12 +33,21 @@ def test_check_and_convert(capsys, tmp_path):
 
 
 def test_models_writes_files(capsys, tmp_path):
-    code, out, _ = run(capsys, "models", "rx90", "--out", str(tmp_path))
+    """The main job: a folder of files and one table on the terminal (Example 3.4: the DGM
+    of the RX-90 in 44 multiplications and 18 additions; Table 7.6 with friction 306/289)."""
+    code, out, err = run(capsys, "models", "rx90", "--out", str(tmp_path))
     assert code == 0
-    assert "Number of operations: 44 '*' or '/', 18 '+' or '-'" in out
+    assert re.search(r"DGM 0Tn +44 +18 +12 +[\d.]+ +rx90_dgm.txt", out)
+    assert re.search(r"IDM \(Newton-Euler\) +306 +289 ", out)
+    assert len(out.splitlines()) < 20 and "[8/8] DDM" in err          # no flood
     names = {p.name for p in tmp_path.iterdir()}
     assert {"rx90_dgm.txt", "rx90_dgm.py", "rx90_dgm.c", "rx90_dgm.h", "rx90_dgm.m",
-            "rx90_dgm.tex"} <= names
+            "rx90_dgm.tex", "summary.txt"} <= names
+    assert "Number of operations: 44 '*' or '/', 18 '+' or '-'" in \
+        (tmp_path / "rx90_dgm.txt").read_text()
+    assert "DGM 0Tn" in (tmp_path / "summary.txt").read_text()
+    code, out, err = run(capsys, "models", "rx90", "--out", str(tmp_path), "--print", "--quiet")
+    assert "Number of operations: 44 '*' or '/', 18 '+' or '-'" in out and err == ""
 
 
 @pytest.mark.parametrize("argv, words", [
@@ -72,4 +82,4 @@ def test_models_writes_the_dynamic_models(capsys, tmp_path):
     names = {p.name for p in tmp_path.iterdir()}
     assert names == {f"scara_{m}.txt" for m in ("dgm", "igm", "igm_solution", "jacobian",
                                                    "jdot_qdot", "idm", "inertia", "ccg",
-                                                   "ddm_recursive")}
+                                                   "ddm_recursive")} | {"summary.txt"}

@@ -81,7 +81,7 @@ def test_igm_scara_matrix(capsys):
 
 
 def test_models_writes_igm(capsys, tmp_path):
-    code, out, _ = run(capsys, "models", "scara", "--out", str(tmp_path))
+    code, out, _ = run(capsys, "models", "scara", "--out", str(tmp_path), "--print")
     assert code == 0 and "Inverse geometric model of scara" in out
     names = {p.name for p in tmp_path.iterdir()}
     assert {"scara_igm.txt", "scara_igm.c", "scara_igm.py", "scara_igm_solution.txt"} <= names

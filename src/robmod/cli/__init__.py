@@ -4,7 +4,7 @@
     robmod show ROBOT|FILE          parameter tables as the books print them
     robmod check FILE               validation report
     robmod convert IN OUT           between .yaml, .par and .urdf
-    robmod models ROBOT|FILE        the models of the robot (main job)
+    robmod models ROBOT|FILE        every model of the robot, written to a folder (main job)
     robmod workspace ROBOT|FILE     workspace and manipulability map on Dask
     robmod traj ROBOT|FILE --to Q   a joint-space trajectory: samples (CSV) and a plot
     robmod warmup ROBOT|FILE        compile the numeric models ahead of time
@@ -91,71 +91,6 @@ def cmd_convert(args) -> int:
     return 0
 
 
-def cmd_models(args) -> int:
-    import sympy as sp
-
-    from ..dynamics import ccg_model, ddm_model, idm_model, inertia_matrix_model
-    from ..geometry import frame_transform
-    from ..geometry.direct import dgm_model
-    from ..kinematics import jacobian_model, jdot_qdot_model
-    from ..symbolic.export import write_models
-
-    robot = load_robot_arg(args.robot, numeric=args.numeric)
-    print(robot)
-    print("\nElementary transforms a(j)T_j")
-    for f in robot.frames:
-        T = frame_transform(robot, f.j)
-        print(f"\n{f.ant}T{f.j} =")
-        print(sp.pretty(T, use_unicode=False, wrap_line=False))
-    models = [dgm_model(robot, j=robot.n_links)]
-    igm_sol = _igm_for_models(robot)
-    if igm_sol is not None:
-        print("\n" + igm_sol.to_text())
-        models.append(igm_sol.model)
-    models += [jacobian_model(robot, j=robot.n_links), jdot_qdot_model(robot, j=robot.n_links)]
-    dyn = robot
-    if robot.n_loops:
-        from ..dynamics.closed_loop import equivalent_tree
-
-        dyn = equivalent_tree(robot)
-        print("\n(closed loop: the dynamic models below are those of the equivalent tree; the "
-              "actuated joints' model is their projection Gamma_a = W^T Gamma_tree, "
-              "robmod.dynamics.closed_loop_idm / closed_loop_inertia_matrix / closed_loop_ddm)")
-    models += [idm_model(dyn), inertia_matrix_model(dyn), ccg_model(dyn)]
-    if not robot.n_loops:
-        models.append(ddm_model(dyn))
-    for model in models:
-        print()
-        print(model.to_text(), end="")
-    if args.out:
-        print("\n" + write_models(models, args.out, args.formats.split(",")))
-        if igm_sol is not None:
-            from pathlib import Path
-
-            path = Path(args.out) / f"{robot.name}_igm_solution.txt"
-            path.write_text(igm_sol.to_text() + "\n")
-            print(f"wrote {path} (the IGM's derivation: equations, types, branches)")
-    return 0
-
-
-def _igm_for_models(robot):
-    """The analytic IGM (Paul's method) when the robot is serial and one is found, else None.
-
-    Joints beyond the sixth are taken as given (``fixed``) for a redundant robot.
-    """
-    from ..geometry.inverse import igm_model
-
-    if robot.structure != "serial":
-        print("\n(inverse geometric model: Paul's method is for serial robots; not written)")
-        return None
-    fixed = list(robot.joints[6:]) or None
-    try:
-        return igm_model(robot, fixed)
-    except RobmodError as e:
-        print(f"\n(inverse geometric model: {e})")
-        return None
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="robmod", description=__doc__.split("\n")[0] + ".",
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -175,13 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("input")
     s.add_argument("output")
     s.set_defaults(func=cmd_convert)
-    s = sub.add_parser("models", help="compute the models of a robot (main job)")
-    s.add_argument("robot", help="library name or file")
-    s.add_argument("--numeric", action="store_true", help="substitute the numeric values first")
-    s.add_argument("--out", metavar="DIR", help="write each model to DIR in the export formats")
-    s.add_argument("--formats", default="txt,py,c,m,tex",
-                   help="export formats for --out (txt, py, c, m, tex; default: all)")
-    s.set_defaults(func=cmd_models)
+    from .models import add_models_command
+
+    add_models_command(sub)
     from .base_params import add_base_params_command
 
     add_base_params_command(sub)

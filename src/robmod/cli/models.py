@@ -1,0 +1,135 @@
+"""``robmod models ROBOT``: the main job — every model of the robot written to a folder.
+
+One file per model and format (text with the operation-count footer, Python, C, Octave,
+LaTeX), the IGM's derivation, and ``summary.txt``; on the terminal one table (model,
+multiplications, additions, functions, generation time, file), progress on stderr.
+``--print`` also prints the description, the transforms a(j)T_j and every model, as SYMORO+
+did.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from ..errors import RobmodError
+
+
+def _generate(robot, quiet):
+    """[(title, model or None, seconds)]: the models of the robot, generated one by one."""
+    from ..dynamics import ccg_model, ddm_model, idm_model, inertia_matrix_model
+    from ..geometry import dgm_model
+    from ..kinematics import jacobian_model, jdot_qdot_model
+
+    dyn = robot
+    if robot.n_loops:
+        from ..dynamics.closed_loop import equivalent_tree
+
+        dyn = equivalent_tree(robot)
+    steps = [("DGM 0Tn", lambda: dgm_model(robot, j=robot.n_links)),
+             ("IGM (Paul)", lambda: _igm(robot)),
+             ("Jacobian 0Jn", lambda: jacobian_model(robot, j=robot.n_links)),
+             ("Jdot qd", lambda: jdot_qdot_model(robot, j=robot.n_links)),
+             ("IDM (Newton-Euler)", lambda: idm_model(dyn)),
+             ("inertia matrix", lambda: inertia_matrix_model(dyn)),
+             ("Coriolis, centrifugal, gravity", lambda: ccg_model(dyn))]
+    if not robot.n_loops:
+        steps.append(("DDM (recursive)", lambda: ddm_model(dyn)))
+    out = []
+    for k, (title, build) in enumerate(steps, start=1):
+        if not quiet:
+            sys.stderr.write(f"[{k}/{len(steps)}] {title} ...")
+            sys.stderr.flush()
+        t0 = time.perf_counter()
+        try:
+            model = build()
+            note = ""
+        except RobmodError as e:
+            model, note = None, str(e)
+        dt = time.perf_counter() - t0
+        if not quiet:
+            sys.stderr.write(f" {dt:.2f} s\n")
+        out.append((title, model, dt, note))
+    return out
+
+
+def _igm(robot):
+    """The analytic IGM (Paul's method) of a serial robot: (solution) or a RobmodError."""
+    from ..geometry import igm_model
+
+    if robot.structure != "serial":
+        raise RobmodError("Paul's method is for serial robots")
+    return igm_model(robot, list(robot.joints[6:]) or None)
+
+
+def cmd_models(args) -> int:
+    import sympy as sp
+
+    from ..geometry import frame_transform
+    from ..symbolic.export import EXTENSIONS, write_model_files
+    from . import load_robot_arg
+
+    formats = [f.strip().lower() for f in args.formats.split(",")]
+    unknown = [f for f in formats if f not in EXTENSIONS]
+    if unknown:
+        raise RobmodError(f"unknown export format {unknown[0]!r}; use {', '.join(EXTENSIONS)}")
+    robot = load_robot_arg(args.robot, numeric=args.numeric)
+    out = Path(args.out or f"{robot.name}_models")
+    results = _generate(robot, args.quiet)
+    rows, files = [], []
+    for title, obj, dt, note in results:
+        model = getattr(obj, "model", obj)          # the IGM: its solution's model
+        if model is None:
+            rows.append((title, "", "", "", f"{dt:.2f}", f"({note})"))
+            continue
+        written = write_model_files(model, out, formats=formats)
+        if obj is not model:                          # the IGM's derivation
+            path = out / f"{robot.name}_igm_solution.txt"
+            path.write_text(obj.to_text() + "\n")
+            written.append(path)
+        files += written
+        c = model.count()
+        rows.append((title, str(c.mults), str(c.adds), str(c.funcs), f"{dt:.2f}",
+                     written[0].name))
+    head = ("model", "mult", "add", "functions", "time (s)", "file")
+    widths = [max(len(r[k]) for r in rows + [head]) for k in range(6)]
+    lines = ["  ".join(v.ljust(w) if k in (0, 5) else v.rjust(w)
+                       for k, (v, w) in enumerate(zip(r, widths))).rstrip()
+             for r in [head] + rows]
+    table = "\n".join(lines[:1] + ["  ".join("-" * w for w in widths)] + lines[1:])
+    summary = (f"{robot.name}: {robot.structure}, {robot.n_joints} joints "
+               f"({robot.description or robot.source})\n\n{robot}\n\n{table}\n\n"
+               f"files ({', '.join(formats)}): " + ", ".join(p.name for p in files) + "\n")
+    (out / "summary.txt").parent.mkdir(parents=True, exist_ok=True)
+    (out / "summary.txt").write_text(summary)
+    if args.print:
+        print(robot)
+        print("\nElementary transforms a(j)T_j")
+        for f in robot.frames:
+            print(f"\n{f.ant}T{f.j} =")
+            print(sp.pretty(frame_transform(robot, f.j), use_unicode=False, wrap_line=False))
+        for title, obj, _, _ in results:
+            if obj is not None:
+                if hasattr(obj, "to_text") and obj is not getattr(obj, "model", obj):
+                    print("\n" + obj.to_text())
+                print()
+                print(getattr(obj, "model", obj).to_text(), end="")
+        print()
+    print(f"models of {robot.name} ({robot.structure}, {robot.n_joints} joints)\n")
+    print(table)
+    print(f"\n{len(files) + 1} files written to {out}/ (summary.txt, then one per model and "
+          f"format: {', '.join(formats)})")
+    return 0
+
+
+def add_models_command(sub) -> None:
+    s = sub.add_parser("models", help="write every model of a robot to a folder (main job)")
+    s.add_argument("robot", help="library name or file")
+    s.add_argument("--numeric", action="store_true", help="substitute the numeric values first")
+    s.add_argument("--out", metavar="DIR", help="folder of the files (default: ROBOT_models)")
+    s.add_argument("--formats", default="txt,py,c,m,tex",
+                   help="export formats (txt, py, c, m, tex; default: all)")
+    s.add_argument("--print", action="store_true",
+                   help="also print the description, the transforms and every model")
+    s.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    s.set_defaults(func=cmd_models)
