@@ -6,6 +6,7 @@
     robmod convert IN OUT           between .yaml, .par and .urdf
     robmod models ROBOT|FILE        every model of the robot, written to a folder (main job)
     robmod workspace ROBOT|FILE     workspace and manipulability map on Dask
+    robmod draw ROBOT|FILE -o F     the robot drawn at a configuration
     robmod traj ROBOT|FILE --to Q   a joint-space trajectory: samples (CSV) and a plot
     robmod warmup ROBOT|FILE        compile the numeric models ahead of time
 """
@@ -126,7 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .workspace import add_workspace_command
 
     add_workspace_command(sub)
+    from .draw import add_draw_command
     from .traj import add_traj_command
+
+    add_draw_command(sub)
     from .warmup import add_warmup_command
 
     add_traj_command(sub)

@@ -54,3 +54,6 @@ from .task_description import (TABLE_6_2, PointContact, TaskSolution, VirtualJoi
 __all__ += ["BlockIKM", "block_ikm", "ikm_block", "ikm_block_algorithm", "ikm_block_model",
             "TABLE_6_2", "PointContact", "TaskSolution", "VirtualJoint", "reduced_jacobian",
             "solve_task", "task_residual", "virtual_joint"]
+from .drawing import draw_robot, frame_origins  # noqa: E402
+
+__all__ += ["draw_robot", "frame_origins"]
