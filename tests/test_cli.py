@@ -83,3 +83,18 @@ def test_models_writes_the_dynamic_models(capsys, tmp_path):
     assert names == {f"scara_{m}.txt" for m in ("dgm", "igm", "igm_solution", "jacobian",
                                                    "jdot_qdot", "idm", "inertia", "ccg",
                                                    "ddm_recursive")} | {"summary.txt"}
+
+
+def test_short_reprs_and_html_tables():
+    """Jupyter: a one-line repr, HTML tables for the robot and its base parameters."""
+    import robmod
+    from robmod.identification import base_parameters
+
+    rx90 = robmod.load_robot("rx90")
+    assert repr(rx90).startswith("<Robot 'rx90': serial, 6 joint variables") and \
+        "\n" not in repr(rx90)
+    html = rx90._repr_html_()
+    assert html.count("<tr>") >= 7 and "RL4" in html and "<caption>Geometric" in html
+    bp = base_parameters(robmod.load_robot("planar2"))
+    assert "\n" not in repr(bp) and "base parameters" in repr(bp)
+    assert bp._repr_html_().count("<tr>") == len(bp.base) + 1

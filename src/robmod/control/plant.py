@@ -59,7 +59,7 @@ class Dynamics:
         from ..description.mimic import refuse as refuse_mimic
 
         refuse_mimic(robot, "closed-loop simulation and control")
-        key = repr(robot)
+        key = robot.content_key
         hit = cls._cache.get(key)
         if hit is None:
             if len(cls._cache) >= 16:

@@ -464,6 +464,15 @@ class Robot:
 
         return format_robot(self)
 
+    def __repr__(self) -> str:
+        return (f"<Robot {self.name!r}: {self.structure}, {self.n_q} joint variables, "
+                f"NF = {self.n_frames}; print() for the tables>")
+
+    def _repr_html_(self) -> str:
+        from .table import robot_html
+
+        return robot_html(self)
+
 
 def make_robot(name: str, frames, links=None, *, n_links: int | None = None, base=None,
                tools=(), gravity=None, W0=None, WP0=None, V0=None, VP0=None, values=None,

@@ -14,7 +14,8 @@ def _table(header, rows) -> list[str]:
     return lines
 
 
-def geometric_table(robot: Robot) -> list[str]:
+def geometric_rows(robot: Robot):
+    """(header, rows) of the geometric parameters (text cells)."""
     rows = []
     for f in robot.frames:
         row = [f.j, f.ant, f.sigma, f.mu]
@@ -22,17 +23,52 @@ def geometric_table(robot: Robot) -> list[str]:
             v = with_variable(f, k) if k in ("theta", "r") else getattr(f, k)
             row.append(to_text(v))
         rows.append(row)
-    return _table(["j", "a(j)", "sigma", "mu"] + list(GEOMETRIC), rows)
+    return ["j", "a(j)", "sigma", "mu"] + list(GEOMETRIC), rows
 
 
-def dynamic_table(robot: Robot) -> list[str]:
+def geometric_table(robot: Robot) -> list[str]:
+    return _table(*geometric_rows(robot))
+
+
+def dynamic_rows(robot: Robot):
+    """(header, rows) of the non-zero dynamic parameters, or None if all are zero."""
     keys = [k for k in DYNAMIC
             if any(getattr(l, k) is not None and getattr(l, k) != 0 for l in robot.links)]
     if not keys:
-        return ["(all dynamic parameters are zero)"]
+        return None
     rows = [[l.j] + ["-" if getattr(l, k) is None else to_text(getattr(l, k)) for k in keys]
             for l in robot.links]
-    return _table(["j"] + keys, rows)
+    return ["j"] + keys, rows
+
+
+def dynamic_table(robot: Robot) -> list[str]:
+    rows = dynamic_rows(robot)
+    return _table(*rows) if rows else ["(all dynamic parameters are zero)"]
+
+
+def html_table(header, rows, caption="") -> str:
+    """An HTML table (Jupyter's rich display); cells escaped."""
+    from html import escape
+
+    head = "".join(f"<th>{escape(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in r) + "</tr>"
+                   for r in rows)
+    cap = f"<caption>{escape(caption)}</caption>" if caption else ""
+    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def robot_html(robot: Robot) -> str:
+    """The description as HTML: a title line, the geometric and dynamic tables."""
+    from html import escape
+
+    out = [f"<p><b>{escape(robot.name)}</b>: {robot.structure}, {robot.n_q} joint "
+           f"variables, NF = {robot.n_frames}{', B = ' + str(robot.n_loops) if robot.n_loops else ''}"
+           f"{' &mdash; ' + escape(robot.source) if robot.source else ''}</p>",
+           html_table(*geometric_rows(robot), caption="Geometric parameters")]
+    dyn = dynamic_rows(robot)
+    if dyn:
+        out.append(html_table(*dyn, caption="Dynamic parameters"))
+    return "\n".join(out)
 
 
 def limits_table(robot: Robot) -> list[str]:

@@ -226,6 +226,18 @@ class BaseParameters:
     def __str__(self):
         return self.table()
 
+    def __repr__(self):
+        return (f"<BaseParameters of {getattr(self.robot, 'name', '?')}: {len(self.base)} base "
+                f"parameters of {len(self.standard)} standard; print() for the table>")
+
+    def _repr_html_(self):
+        from ..description.table import html_table
+
+        rows = [(b.name, _text(b.expr)) for b in self.base]
+        return html_table(["base parameter", "= standard parameters"], rows,
+                          caption=f"Base inertial parameters of "
+                                  f"{getattr(self.robot, 'name', '')} ({len(self.base)})")
+
 
 def _text(e) -> str:
     from ..description.expr import to_text
