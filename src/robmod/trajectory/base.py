@@ -146,6 +146,24 @@ def limit_vector(value, n: int, name: str, unbounded: bool = False) -> np.ndarra
     return v
 
 
+def via_point_rows(points, qd_max, qdd_max, robot):
+    """(P, qd_max, qdd_max): ``points`` as a checked (m + 1, n) array of at least 2 rows, the
+    limits completed from the robot's where not given (None where still unknown)."""
+    try:
+        P = np.asarray(points, dtype=float)
+    except (TypeError, ValueError):
+        raise RobmodError("points: expected rows of joint values") from None
+    if P.ndim != 2 or P.shape[0] < 2:
+        raise RobmodError(f"points: expected at least 2 rows of joint values, got shape {P.shape}")
+    if not np.all(np.isfinite(P)):
+        raise RobmodError("points have NaN or infinite values")
+    if robot is not None and (qd_max is None or qdd_max is None):
+        rv, ra = robot_limits(robot, P.shape[1])
+        qd_max = rv if qd_max is None else qd_max
+        qdd_max = ra if qdd_max is None else qdd_max
+    return P, qd_max, qdd_max
+
+
 def robot_limits(robot, n: int):
     """(qd_max, qdd_max) of the robot's joints, None where a joint has none."""
     from ..dynamics.spatial import dofs

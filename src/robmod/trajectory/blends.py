@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import RobmodError
-from .base import Trajectory, limit_vector, robot_limits
+from .base import Trajectory, limit_vector, via_point_rows
 
 
 def _plan(P, T, kv, ka):
@@ -116,19 +116,8 @@ def via_blends(points, *, qd_max=None, qdd_max=None, robot=None) -> ViaBlends:
     """Straight segments between ``points`` (m + 1 rows of n joint values) joined by parabolic
     blends, timed by the limits (the robot's by default): each segment's duration is the
     largest over the joints of |Δq|/k_v, then all are stretched until every blend fits."""
-    try:
-        P = np.asarray(points, dtype=float)
-    except (TypeError, ValueError):
-        raise RobmodError("points: expected rows of joint values") from None
-    if P.ndim != 2 or P.shape[0] < 2:
-        raise RobmodError(f"points: expected at least 2 rows of joint values, got shape {P.shape}")
-    if not np.all(np.isfinite(P)):
-        raise RobmodError("points have NaN or infinite values")
+    P, qd_max, qdd_max = via_point_rows(points, qd_max, qdd_max, robot)
     n = P.shape[1]
-    if robot is not None and (qd_max is None or qdd_max is None):
-        rv, ra = robot_limits(robot, n)
-        qd_max = rv if qd_max is None else qd_max
-        qdd_max = ra if qdd_max is None else qdd_max
     kv = limit_vector(qd_max, n, "qd_max")
     ka = limit_vector(qdd_max, n, "qdd_max")
     D = np.diff(P, axis=0)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import RobmodError
-from .base import Trajectory, limit_vector, robot_limits
+from .base import Trajectory, limit_vector, via_point_rows
 from .point_to_point import minimum_time
 
 
@@ -66,19 +66,8 @@ def via_points(points, times=None, *, qd_max=None, qdd_max=None, robot=None,
         return via_blends(points, qd_max=qd_max, qdd_max=qdd_max, robot=robot)
     if method != "spline":
         raise RobmodError(f"via_points: method must be 'spline' or 'blends', got {method!r}")
-    try:
-        P = np.asarray(points, dtype=float)
-    except (TypeError, ValueError):
-        raise RobmodError("points: expected rows of joint values") from None
-    if P.ndim != 2 or P.shape[0] < 2:
-        raise RobmodError(f"points: expected at least 2 rows of joint values, got shape {P.shape}")
-    if not np.all(np.isfinite(P)):
-        raise RobmodError("points have NaN or infinite values")
+    P, qd_max, qdd_max = via_point_rows(points, qd_max, qdd_max, robot)
     n = P.shape[1]
-    if robot is not None and (qd_max is None or qdd_max is None):
-        rv, ra = robot_limits(robot, n)
-        qd_max = rv if qd_max is None else qd_max
-        qdd_max = ra if qdd_max is None else qdd_max
     limits = None
     if qd_max is not None and qdd_max is not None:
         limits = (limit_vector(qd_max, n, "qd_max"), limit_vector(qdd_max, n, "qdd_max"))
