@@ -1,0 +1,51 @@
+"""Building a validated :class:`~robmod.description.robot.Robot` from plain data."""
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Mapping
+
+import sympy as sp
+
+from .expr import as_expr
+from .robot import GEOMETRIC, IDENTITY4, Frame, Link, Robot, vec3
+
+
+def make_robot(name: str, frames, links=None, *, n_links: int | None = None, base=None,
+               tools=(), gravity=None, W0=None, WP0=None, V0=None, VP0=None, values=None,
+               source: str = "", description: str = "", validate: bool = True,
+               frame_names=None, mimic=None) -> Robot:
+    """Build and validate a :class:`Robot`.
+
+    ``frames`` is a sequence of :class:`Frame` or of dicts with Frame's fields;
+    ``links`` a sequence of :class:`Link` (default: symbolic parameters for
+    every link).  ``n_links`` defaults to the number of frames (no loops).
+    """
+    frames = tuple(f if isinstance(f, Frame) else _frame_from_dict(f) for f in frames)
+    nl = len(frames) if n_links is None else n_links
+    if links is None:
+        links = [Link.symbolic(j) for j in range(1, nl + 1)]
+    links = tuple(l if isinstance(l, Link) else Link(**l) for l in links)
+    kw = {}
+    for key, val in (("gravity", gravity), ("W0", W0), ("WP0", WP0), ("V0", V0), ("VP0", VP0)):
+        if val is not None:
+            kw[key] = vec3(val)
+    robot = Robot(
+        name=name, frames=frames, links=links, n_links=nl,
+        base=IDENTITY4 if base is None else sp.ImmutableMatrix(base), tools=tuple(tools),
+        values=MappingProxyType(dict(values or {})), source=source, description=description,
+        frame_names=MappingProxyType(dict(frame_names or {})),
+        mimic=MappingProxyType({int(j): (int(i), float(m), float(c))
+                                for j, (i, m, c) in (mimic or {}).items()}), **kw)
+    if validate:
+        from .validate import validate as _validate
+
+        _validate(robot)
+    return robot
+
+
+def _frame_from_dict(d: Mapping) -> Frame:
+    kw = dict(d)
+    for k in GEOMETRIC:
+        if k in kw:
+            kw[k] = as_expr(kw[k])
+    return Frame(**kw)
