@@ -330,7 +330,7 @@ class Robot:
         """A hashable key equal for robots with equal content (for caches of derived models).
 
         ``Robot`` itself is not hashable (``values`` is a mapping); never key a cache by
-        ``id(robot)``: a dead robot's id is reused by new objects.
+        object identity (``id``): a dead robot's id is reused by new objects.
         """
         return (self.name, self.frames, self.links, self.n_links, self.base, self.tools,
                 self.gravity, self.W0, self.WP0, self.V0, self.VP0,
