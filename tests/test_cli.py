@@ -98,3 +98,12 @@ def test_short_reprs_and_html_tables():
     bp = base_parameters(robmod.load_robot("planar2"))
     assert "\n" not in repr(bp) and "base parameters" in repr(bp)
     assert bp._repr_html_().count("<tr>") == len(bp.base) + 1
+
+
+def test_help_has_no_markup(capsys):
+    """The CLI help showed reStructuredText backticks (``robmod``)."""
+    for cmd in ([], ["models"], ["traj"], ["draw"], ["warmup"], ["igm"]):
+        with pytest.raises(SystemExit):
+            main(cmd + ["--help"])
+        out = capsys.readouterr().out
+        assert "``" not in out and "usage: robmod" in out

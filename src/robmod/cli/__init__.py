@@ -93,7 +93,8 @@ def cmd_convert(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="robmod", description=__doc__.split("\n")[0] + ".",
+    p = argparse.ArgumentParser(prog="robmod", description="Modelling, identification and "
+                                "control of robot manipulators (Khalil-Kleinfinger notation).",
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"robmod {__version__}")
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
