@@ -115,15 +115,17 @@ def test_disk_index_reused_without_generating(policy, monkeypatch):
     assert fastpath.entry(again, ("Q",)).fn is not None
 
 
-def test_no_compiler_falls_back(policy, monkeypatch):
+def test_no_compiler_falls_back(policy, monkeypatch, capsys):
     robot = with_random_dynamics(random_robot(np.random.default_rng(5), 3),
                                  np.random.default_rng(5))
     monkeypatch.setattr(compile_mod, "compiler", lambda: None)
     monkeypatch.setattr(fastpath, "_load_indexed", lambda *a: None)
+    monkeypatch.setitem(fastpath._STATE, "told_no_cc", False)
     policy("compiled")
     x = np.random.default_rng(0).uniform(-1, 1, (3, robot.n_q))
     out = idm(robot, *x)
     assert fastpath.entry(robot, ("idm", ())).fn is None
+    assert "no C compiler" in capsys.readouterr().err        # said once
     policy("numpy")
     assert np.array_equal(out, idm(robot, *x))
 

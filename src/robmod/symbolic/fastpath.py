@@ -191,6 +191,11 @@ def _compile(e, robot, key, build):
 
     if compiler() is None or python_include() is None:
         e.unsupported = True
+        if not _STATE.get("told_no_cc"):
+            _STATE["told_no_cc"] = True
+            sys.stderr.write("robmod: no C compiler (or Python headers) found: the numeric "
+                             "functions use their NumPy path, 100-1000x slower; install gcc "
+                             "and the python3-dev headers for the compiled path\n")
         return None
     try:
         model = build()
