@@ -293,6 +293,10 @@ def evaluate(robot, key, spec, opts, *xs):
             out = fn.batch(*arrays)
             if np.all(np.isfinite(out)):
                 return out
+        else:       # lists, integers, views: converted, then the single-call entry
+            out = fn.single(*(np.ascontiguousarray(a, dtype=float) for a in arrays))
+            if out is not None:
+                return out
     t0 = time.perf_counter()
     try:
         return spec.numpy(robot, opts, *xs)
