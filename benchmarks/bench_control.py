@@ -4,7 +4,6 @@ on the same robot in the same run.
     python benchmarks/bench_control.py
 """
 import dataclasses
-import time
 
 import numpy as np
 import sympy as sp
@@ -32,13 +31,11 @@ class Sines:
                 -0.5 * self.w ** 2 * np.sin(self.w * t))
 
 
+from run import best as best_of  # noqa: E402  (benchmarks/run.py; the script's folder is on sys.path)
+
+
 def best(fn, repeat=3):
-    out = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t0)
-    return min(out)
+    return best_of(fn, repeat)[0]
 
 
 def main():

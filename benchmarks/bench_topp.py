@@ -8,25 +8,16 @@ the constraints.
     python benchmarks/bench_topp.py
 """
 import logging
-import time
 
 import numpy as np
 
 import robmod
 from robmod.dynamics import gravity_torques
-from robmod.dynamics.newton_euler import compiled_idm
 from robmod.dynamics.spatial import joint_limit_vector
 from robmod.testing.random import with_random_dynamics
+from robmod.testing.peers import toppra_parameterization
 from robmod.trajectory import topp
-
-
-def best(fn, repeat):
-    out = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        res = fn()
-        out.append(time.perf_counter() - t0)
-    return min(out), res
+from run import best  # noqa: E402  (benchmarks/run.py)
 
 
 def cases():
@@ -41,25 +32,6 @@ def cases():
            (("qd_max", "qdmax"), ("qdd_max", "qddmax"), ("tau_max", "taumax"))}
     lim["tau_max"] = 0.6 * lim["tau_max"]
     yield "Panda (7R)", panda, W, lim
-
-
-def toppra_run(robot, W, lim, N):
-    import toppra
-    import toppra.algorithm as ta
-    import toppra.constraint as tc
-
-    f = compiled_idm(robot, friction=False)
-    scheme = tc.DiscretizationType.Collocation
-    tau = lim["tau_max"]
-    cons = [tc.JointVelocityConstraint(lim["qd_max"]),
-            tc.JointAccelerationConstraint(lim["qdd_max"], discretization_scheme=scheme),
-            tc.JointTorqueConstraint(lambda q, qd, qdd: f.single(q, qd, qdd),
-                                     np.column_stack([-tau, tau]), np.zeros(len(tau)),
-                                     discretization_scheme=scheme)]
-    path = toppra.SplineInterpolator(np.linspace(0, 1, len(W)), W)
-    alg = ta.TOPPRA(cons, path, gridpoints=np.linspace(0, 1, N + 1),
-                    parametrizer="ParametrizeConstAccel")
-    return alg.compute_trajectory(0, 0).duration
 
 
 def main():
@@ -80,7 +52,7 @@ def main():
                 print(f"| {name} | {N} | {t_rm * 1e3:.2f} | {t_np * 1e3:.1f} | (toppra not "
                       "installed) | | |")
                 continue
-            t_tp, dur = best(lambda: toppra_run(robot, W, lim, N), 5)
+            t_tp, dur = best(lambda: toppra_parameterization(robot, W, lim, N)[0], 5)
             print(f"| {name} | {N} | {t_rm * 1e3:.2f} | {t_np * 1e3:.1f} | {t_tp * 1e3:.1f} | "
                   f"{t_tp / t_rm:.1f}x | {traj.duration / dur - 1:+.1e} |")
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -31,13 +30,11 @@ KA = np.array([15.0, 7.5, 10.0, 12.5, 15.0, 20.0, 20.0])
 KJ = np.array([7500.0, 3750.0, 5000.0, 6250.0, 7500.0, 10000.0, 10000.0]) / 50
 
 
+from run import best as best_of  # noqa: E402  (benchmarks/run.py; the script's folder is on sys.path)
+
+
 def best(fn, repeat=5):
-    out = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t0)
-    return min(out)
+    return best_of(fn, repeat)[0]
 
 
 def ruckig_rows(m):

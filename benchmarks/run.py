@@ -33,6 +33,16 @@ from robmod.symbolic.compile import CFLAGS, compiler  # noqa: E402
 from robmod.symbolic.export import c_layout, to_c  # noqa: E402
 
 
+def best(fn, repeat=5):
+    """(best seconds of ``repeat`` calls, the last result)."""
+    out, res = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        res = fn()
+        out.append(time.perf_counter() - t0)
+    return min(out), res
+
+
 def timeit(fn, repeat=5, number=1):
     """Median seconds per call."""
     times = []

@@ -1,6 +1,5 @@
 """Time-optimal path parameterization (TOPP-RA, Pham & Pham 2018): analytic minimum times,
 toppra as the oracle, limits checked on the sampled motion with robmod's own IDM."""
-import logging
 
 import numpy as np
 import pytest
@@ -45,29 +44,11 @@ CASES = {"rx90": rx90_case, "panda": panda_case}
 
 
 def toppra_duration(robot, W, lim, N, discretization):
-    """toppra on the same spline (not-a-knot at s = k/m), grid, limits and scheme; its torque
-    constraint calls robmod's compiled IDM (friction off)."""
-    toppra = pytest.importorskip("toppra")
-    import toppra.algorithm as ta
-    import toppra.constraint as tc
+    """toppra on the same spline, grid, limits and scheme (robmod.testing.peers)."""
+    pytest.importorskip("toppra")
+    from robmod.testing.peers import toppra_parameterization
 
-    from robmod.dynamics.newton_euler import compiled_idm
-
-    logging.getLogger("toppra").setLevel(logging.ERROR)
-    scheme = {"collocation": tc.DiscretizationType.Collocation,
-              "interpolation": tc.DiscretizationType.Interpolation}[discretization]
-    f = compiled_idm(robot, friction=False)
-    tau = lim["tau_max"]
-    cons = [tc.JointVelocityConstraint(lim["qd_max"]),
-            tc.JointAccelerationConstraint(lim["qdd_max"], discretization_scheme=scheme),
-            tc.JointTorqueConstraint(lambda q, qd, qdd: f.single(q, qd, qdd),
-                                     np.column_stack([-tau, tau]), np.zeros(len(tau)),
-                                     discretization_scheme=scheme)]
-    path = toppra.SplineInterpolator(np.linspace(0, 1, len(W)), W)
-    alg = ta.TOPPRA(cons, path, gridpoints=np.linspace(0, 1, N + 1),
-                    parametrizer="ParametrizeConstAccel")
-    traj = alg.compute_trajectory(0, 0)
-    return traj.duration, alg.problem_data.sd_vec
+    return toppra_parameterization(robot, W, lim, N, discretization)
 
 
 # -- analytic minimum times ------------------------------------------------------------------

@@ -386,12 +386,20 @@ class Robot:
 
     # ---- parameters ----------------------------------------------------------
     @cached_property
-    def symbols(self) -> frozenset:
-        """Free symbols of the description (joint variables excluded)."""
+    def geometry_symbols(self) -> frozenset:
+        """Free symbols of the geometry (frames) and of gravity."""
         syms = set()
         for f in self.frames:
             for k in GEOMETRIC:
                 syms |= getattr(f, k).free_symbols
+        for g in self.gravity:
+            syms |= getattr(g, "free_symbols", set())
+        return frozenset(syms)
+
+    @cached_property
+    def symbols(self) -> frozenset:
+        """Free symbols of the description (joint variables excluded)."""
+        syms = set(self.geometry_symbols)
         for link in self.links:
             for k in DYNAMIC:
                 v = getattr(link, k)

@@ -62,24 +62,13 @@ class NumericBase:
         return "\n".join(lines)
 
 
-def geometry_symbols(robot) -> set:
-    """The symbols of the robot's geometry and gravity (with or without values)."""
-    syms = set()
-    for f in robot.frames:
-        for k in GEOMETRIC:
-            syms |= getattr(f, k).free_symbols
-    for g in robot.gravity:
-        syms |= getattr(g, "free_symbols", set())
-    return syms
-
-
 def numeric_robot(robot, rng=None, values=None):
     """The robot with numbers for every symbol of its geometry and gravity (the robot's
     values first, then ``values``, then random ones); link fields untouched."""
     rng = rng or np.random.default_rng(0)
     known = {symbol(k): sp.sympify(v) for k, v in robot.values.items()}  # safe: numbers
     known.update({symbol(str(k)): sp.sympify(v) for k, v in (values or {}).items()})  # safe: values are numbers or SymPy expressions passed in code
-    syms = geometry_symbols(robot)
+    syms = robot.geometry_symbols
     vals = {}
     for s in sorted(syms, key=str):
         v = known.get(s)

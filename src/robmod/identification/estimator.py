@@ -288,10 +288,8 @@ class DynamicIdentification:
 
 def _geometry_symbols(robot):
     """The geometry's symbols that have no value."""
-    from .base_numeric import geometry_symbols
-
     known = {str(k) for k in robot.values}
-    return {s for s in geometry_symbols(robot) if str(s) not in known}
+    return {s for s in robot.geometry_symbols if str(s) not in known}
 
 
 def _subset(est, keep):

@@ -108,3 +108,32 @@ def rtb_robot(robot):
         else:
             links.append(rtb.RevoluteMDH(d=float(f.r), offset=float(f.theta), **kw))
     return rtb.DHRobot(links, name=robot.name)
+
+
+def toppra_parameterization(robot, W, lim, N, discretization="collocation"):
+    """toppra (a test oracle) on the spline of the waypoints ``W`` (not-a-knot at s = k/m), the
+    grid of N intervals, the limits ``lim`` (qd_max, qdd_max, tau_max) and the scheme robmod's
+    ``topp`` uses; its torque constraint calls robmod's compiled IDM (friction off).
+    Returns (duration, sd at the grid points)."""
+    import logging
+
+    import toppra
+    import toppra.algorithm as ta
+    import toppra.constraint as tc
+
+    from ..dynamics.newton_euler import compiled_idm
+
+    logging.getLogger("toppra").setLevel(logging.ERROR)
+    scheme = {"collocation": tc.DiscretizationType.Collocation,
+              "interpolation": tc.DiscretizationType.Interpolation}[discretization]
+    f = compiled_idm(robot, friction=False)
+    tau = lim["tau_max"]
+    cons = [tc.JointVelocityConstraint(lim["qd_max"]),
+            tc.JointAccelerationConstraint(lim["qdd_max"], discretization_scheme=scheme),
+            tc.JointTorqueConstraint(lambda q, qd, qdd: f.single(q, qd, qdd),
+                                     np.column_stack([-tau, tau]), np.zeros(len(tau)),
+                                     discretization_scheme=scheme)]
+    path = toppra.SplineInterpolator(np.linspace(0, 1, len(W)), W)
+    alg = ta.TOPPRA(cons, path, gridpoints=np.linspace(0, 1, N + 1),
+                    parametrizer="ParametrizeConstAccel")
+    return alg.compute_trajectory(0, 0).duration, alg.problem_data.sd_vec

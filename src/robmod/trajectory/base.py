@@ -112,6 +112,22 @@ class Trajectory:
         return fig
 
 
+class StraightLine(Trajectory):
+    """A motion of all joints along the straight line q(t) = q0 + r(t) (q1 - q0) (Khalil &
+    Dombre (8.1)); subclasses hold ``q0`` and ``q1``."""
+
+    q0: np.ndarray
+    q1: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return self.q0.size
+
+    @property
+    def D(self) -> np.ndarray:
+        return self.q1 - self.q0
+
+
 def joint_vector(value, n: int | None, name: str) -> np.ndarray:
     """A finite vector of joint values (``n`` entries when given)."""
     try:

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import RobmodError
-from .base import Trajectory, joint_vector, limit_vector
+from .base import StraightLine, joint_vector, limit_vector
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ def _unit_profile(Tj, Ta, Tv, J, t):
 
 
 @dataclass(frozen=True)
-class JerkLimited(Trajectory):
+class JerkLimited(StraightLine):
     """q(t) = q0 + r(t) (q1 - q0), r the minimum-time double S of the joints' common limits
     (see the module's description).  ``profile``: the :class:`DoubleS` of r (unit distance);
     ``limits``: (qd_max, qdd_max, qddd_max); ``joint_times``: each joint's own minimum time."""
@@ -151,14 +151,6 @@ class JerkLimited(Trajectory):
     stretch: float = 1.0
     phases: tuple = field(default=())
     law: str = "jerk-limited"
-
-    @property
-    def n(self) -> int:
-        return self.q0.size
-
-    @property
-    def D(self) -> np.ndarray:
-        return self.q1 - self.q0
 
     @property
     def joint_times(self) -> np.ndarray:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import RobmodError
-from .base import Trajectory, joint_vector, limit_vector, robot_limits
+from .base import StraightLine, joint_vector, limit_vector, robot_limits
 from .jerk_limited import JerkLimited, jerk_limited
 
 LAWS = ("linear", "cubic", "quintic", "bang-bang", "trapezoidal", "continuous-acceleration")
@@ -161,7 +161,7 @@ def synchronise(law: str, D, qd_max, qdd_max) -> Synchronisation:
 # -- the trajectory object -------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class PointToPoint(Trajectory):
+class PointToPoint(StraightLine):
     """q(t) = q0 + r(t) (q1 - q0) for one of :data:`LAWS` (see the module's description)."""
 
     q0: np.ndarray
@@ -173,14 +173,6 @@ class PointToPoint(Trajectory):
     limits: tuple | None = None           # (qd_max, qdd_max) used
     sync: Synchronisation | None = None
     phases: tuple = field(default=())
-
-    @property
-    def n(self) -> int:
-        return self.q0.size
-
-    @property
-    def D(self) -> np.ndarray:
-        return self.q1 - self.q0
 
     def _shape(self, t):
         T0 = self.duration / self.stretch
