@@ -40,7 +40,7 @@ def test_compiled_equals_numpy(name, robot, policy):
     rng = np.random.default_rng(0)
     n = robot.n_q
     one = rng.uniform(-2, 2, (3, n))
-    many = rng.uniform(-2, 2, (3, 2, 5, n))
+    many = rng.uniform(-2, 2, (3, 2, 70, n))   # 2 blocks of 64 configurations and a tail
     for model, (fn, nargs) in PLAIN.items():
         policy("numpy")
         ref1, refb = fn(robot, *one[:nargs]), fn(robot, *many[:nargs])
@@ -64,6 +64,45 @@ def test_threads_split_large_batches(policy, monkeypatch):
     one_thread = idm(robot, *x)
     monkeypatch.setattr(fastpath, "THREAD_MIN", 100)
     assert np.array_equal(idm(robot, *x), one_thread)
+
+
+def test_nan_in_a_threads_chunk_is_named(policy, monkeypatch):
+    """The batch checks run in C in each thread: a NaN in the second half is still found and
+    the NumPy path's check names the argument; an overflow in an output too."""
+    robot = with_random_dynamics(robmod.load_robot("rx90", numeric=True),
+                                 np.random.default_rng(1))
+    policy("compiled")
+    monkeypatch.setattr(fastpath, "THREAD_MIN", 100)
+    x = np.random.default_rng(2).uniform(-2, 2, (3, 1000, 6))
+    idm(robot, *x)
+    x[2, 990, 4] = np.nan
+    with pytest.raises(RobmodError, match="argument qdd holds NaN"):
+        idm(robot, *x)
+    x[2, 990, 4] = 0.0
+    x[1, 700, 1] = 1e200
+    with pytest.raises(RobmodError, match="overflow"):
+        idm(robot, *x)
+
+
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 200])
+def test_vectorized_kernel_equals_single_calls(n):
+    """The structure-of-arrays kernel (full blocks of 64 and a tail) gives each configuration
+    the scalar function's result; the DGM keeps the per-configuration kernel."""
+    from robmod.dynamics import ddm_model, idm_model
+    from robmod.geometry import dgm_model
+    from robmod.symbolic.lanes import vectorizable
+
+    robot = with_random_dynamics(robmod.load_robot("rx90", numeric=True),
+                                 np.random.default_rng(4), friction=True)
+    assert not vectorizable(dgm_model(robot))
+    x = np.random.default_rng(n).uniform(-2, 2, (3, n, 6))
+    for make in (idm_model, ddm_model):
+        model = make(robot)
+        assert vectorizable(model)
+        f = model.compile()
+        got = f(*x)
+        ref = np.array([f.single(*x[:, k]) for k in range(n)])
+        assert np.abs(got - ref).max() <= 1e-12 * max(1.0, np.abs(ref).max())
 
 
 def test_bad_arguments_keep_their_messages(policy):

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..errors import RobmodError
 from .export import c_layout, to_c
+from .lanes import lanes_source
 from .vector_trig import batch_source
 
 
@@ -119,12 +120,14 @@ static PyObject *rm_checked(PyObject *self, PyObject *const *args, Py_ssize_t na
     return res;
 }
 
-/* batch(n, inputs..., out) : n configurations, inputs and out C-contiguous float64 */
-static PyObject *rm_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* batch(n, inputs..., out) : n configurations, inputs and out C-contiguous float64.
+   checked_batch(...): the same, with the GIL released for the checks too: returns False
+   (out undefined) when an input or an output value is NaN or infinite */
+static PyObject *rm_run(PyObject *const *args, Py_ssize_t nargs, int check)
 {
     PyArrayObject *b[RM_NG + 1];
     long n;
-    int k;
+    int k, ok = 1;
     if (nargs != RM_NG + 2) {
         PyErr_SetString(PyExc_TypeError, "wrong number of arguments");
         return NULL;
@@ -155,16 +158,34 @@ static PyObject *rm_batch(PyObject *self, PyObject *const *args, Py_ssize_t narg
         if (b[k] == NULL) { while (--k >= 0) Py_DECREF(b[k]); return NULL; }
     }
     Py_BEGIN_ALLOW_THREADS
-    RM_CALL_BATCH;
+    if (check)
+        for (k = 0; k < RM_NG && ok; k++)
+            ok = rm_finite((const double *)PyArray_DATA(b[k]),
+                           rm_batched[k] ? n * rm_sizes[k] : rm_sizes[k]);
+    if (ok) RM_CALL_BATCH;
+    if (check && ok) ok = rm_finite((const double *)PyArray_DATA(b[RM_NG]), n * RM_NOUT);
     Py_END_ALLOW_THREADS
     for (k = 0; k <= RM_NG; k++) Py_DECREF(b[k]);
+    if (check) return PyBool_FromLong(ok);
     Py_RETURN_NONE;
+}
+
+static PyObject *rm_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return rm_run(args, nargs, 0);
+}
+
+static PyObject *rm_checked_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return rm_run(args, nargs, 1);
 }
 
 static PyMethodDef rm_methods[] = {
     {"single", (PyCFunction)(void (*)(void))rm_single, METH_FASTCALL, "one configuration"},
     {"checked", (PyCFunction)(void (*)(void))rm_checked, METH_FASTCALL, "one checked configuration"},
     {"batch", (PyCFunction)(void (*)(void))rm_batch, METH_FASTCALL, "n configurations"},
+    {"checked_batch", (PyCFunction)(void (*)(void))rm_checked_batch, METH_FASTCALL,
+     "n checked configurations"},
     {NULL, NULL, 0, NULL}
 };
 
@@ -212,7 +233,9 @@ def extension_source(model) -> tuple[str, str]:
                            + [f"(double *)PyArray_DATA(b[{len(groups)}])"])
     out_dims = list(model.outputs[0].shape) if len(model.outputs) == 1 else [nout]
     wrapper = _WRAPPER
-    vsrc = batch_source(model, "rm_model") if vector_trig_enabled() else None
+    vsrc = None
+    if vector_trig_enabled():   # vectorized across configurations, else sin/cos pre-pass only
+        vsrc = lanes_source(model, "rm_model") or batch_source(model, "rm_model")
     if vsrc is not None:  # sin/cos of the batch from a vectorized pre-pass
         src += "\n" + vsrc
     consts = (f"#define RM_NG {len(groups)}\n#define RM_NOUT {nout}\n"

@@ -86,26 +86,44 @@ class FastFunction:
             checked = ext.checked
             self.single = lambda *xs: checked(*xs, params)
 
-    def batch(self, *arrays):
-        """``arrays`` already checked and broadcast to batch + (size,)."""
+    def clean(self, xs):
+        """``xs`` as they are when they are float64 C-contiguous arrays of one batch shape and
+        the model's sizes (the common case: no conversion, no broadcast), else None."""
+        sizes = self.sizes[:-1] if self.params is not None else self.sizes
+        if len(xs) != len(sizes):
+            return None
+        batch = None
+        for x, size in zip(xs, sizes):
+            if (type(x) is not np.ndarray or x.dtype != np.float64 or x.ndim < 2
+                    or x.shape[-1] != size or not x.flags.c_contiguous):
+                return None
+            if batch is None:
+                batch = x.shape[:-1]
+            elif x.shape[:-1] != batch:
+                return None
+        return xs
+
+    def batch(self, *arrays, check=False):
+        """``arrays`` broadcast to batch + (size,).  ``check``: the C code checks that every
+        input and output value is finite (in each thread) and None is returned if not."""
         batch = arrays[0].shape[:-1]
         n = math.prod(batch)
         flat = [np.ascontiguousarray(a.reshape(n, a.shape[-1]), dtype=float) for a in arrays]
         extra = [] if self.params is None else [self.params]
         out = np.empty((n, self.nout))
+        run = self.ext.checked_batch if check else self.ext.batch
         workers = os.cpu_count() or 1
         if n >= THREAD_MIN and workers > 1:
             pool = _STATE["pool"] or _STATE.setdefault("pool", None)
             if pool is None:
                 pool = _STATE["pool"] = ThreadPoolExecutor(max_workers=workers)
             cuts = np.linspace(0, n, workers + 1).astype(int)
-            futures = [pool.submit(self.ext.batch, int(b - a), *[f[a:b] for f in flat], *extra,
+            futures = [pool.submit(run, int(b - a), *[f[a:b] for f in flat], *extra,
                                    out[a:b]) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
-            for f in futures:
-                f.result()
+            ok = all([f.result() is not False for f in futures])
         else:
-            self.ext.batch(n, *flat, *extra, out)
-        return out.reshape(batch + self.shape)
+            ok = run(n, *flat, *extra, out) is not False
+        return out.reshape(batch + self.shape) if ok else None
 
 
 class Entry:
@@ -176,7 +194,7 @@ def _load_indexed(e, robot, key):
     except (OSError, ValueError):
         return None
     ext = load_extension(meta["module"])
-    if ext is None or not hasattr(ext, "checked"):
+    if ext is None or not hasattr(ext, "checked_batch"):
         return None
     params = _values(robot, meta["params"]) if meta["params"] else None
     if meta["params"] and params is None:
@@ -285,23 +303,29 @@ def evaluate(robot, key, spec, opts, *xs):
     if fn is None and not _NUMPY_ONLY[0]:
         fn = lookup(robot, key, lambda: spec.build(robot, opts))
     if fn is not None:
-        out = fn.single(*xs)
+        out = _compiled(fn, spec, robot, xs)
         if out is not None:
             return out
-        arrays = spec.check(robot, *xs)
-        if arrays[0].ndim > 1:
-            out = fn.batch(*arrays)
-            if np.all(np.isfinite(out)):
-                return out
-        else:       # lists, integers, views: converted, then the single-call entry
-            out = fn.single(*(np.ascontiguousarray(a, dtype=float) for a in arrays))
-            if out is not None:
-                return out
     t0 = time.perf_counter()
     try:
         return spec.numpy(robot, opts, *xs)
     finally:
         spent(robot, key, time.perf_counter() - t0)
+
+
+def _compiled(fn, spec, robot, xs):
+    """The compiled function's result, or None when an input or output is not clean."""
+    out = fn.single(*xs)
+    if out is not None:
+        return out
+    clean = fn.clean(xs)
+    if clean is not None:           # NumPy batches as they are: finiteness checked in C
+        return fn.batch(*clean, check=True)
+    arrays = spec.check(robot, *xs)
+    if arrays[0].ndim > 1:
+        return fn.batch(*arrays, check=True)
+    # lists, integers, views of one configuration: converted, then the single-call entry
+    return fn.single(*(np.ascontiguousarray(a, dtype=float) for a in arrays))
 
 
 def spent(robot, key, seconds: float) -> None:

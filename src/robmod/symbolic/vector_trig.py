@@ -20,7 +20,7 @@ from .export import Names, Printer, c_function_body, c_input_lines, c_layout
 
 BLOCK = 64
 
-_PREPASS = r"""
+PREPASS = r"""
 #if defined(RM_MVEC) && defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 __m256d _ZGVdN4v_sin(__m256d);
@@ -78,7 +78,7 @@ def batch_source(model, fname: str) -> str | None:
     params = [f"const double *{names(sp.Symbol(g))}" for g in groups]
     decl = c_input_lines(model, names)
     reads = {lhs: f"rm_{kind}[{k * BLOCK}]" for lhs, (kind, k) in where.items()}
-    body = [_PREPASS, f"static void {fname}_t({', '.join(params)}, const double *rm_s, "
+    body = [PREPASS, f"static void {fname}_t({', '.join(params)}, const double *rm_s, "
             "const double *rm_c, double *out)", "{"]
     body += c_function_body(model, names, pr, reads)
     body.append("}")

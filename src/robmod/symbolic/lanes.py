@@ -1,0 +1,155 @@
+"""Batched C kernel vectorized across configurations (structure of arrays).
+
+The scalar function of a customized model evaluates one configuration; its
+statements depend on each other, so a compiler cannot give them to the vector
+units.  Across configurations, however, the same statement is applied to
+independent data.  This kernel takes a block of :data:`BLOCK` configurations:
+
+1. transposes the inputs of the block into one row per input (``rm_in``),
+2. computes the sines and cosines of the joint angles four at a time
+   (:mod:`.vector_trig`),
+3. runs every statement in one loop over the block, reading inputs and
+   writing outputs by row: the loop has no branch and no call, so the compiler
+   vectorizes it (AVX2, 4 configurations per instruction, when the processor
+   has it: a second copy of the kernel is compiled for it and chosen at run
+   time),
+4. transposes the output rows back.
+
+Statements that depend on the parameters only (sums of inertial parameters,
+products of lengths) are computed once per call, outside the loop.  No
+floating-point contraction or reassociation is allowed, so each configuration
+gets the same operations, in the same order, as in the scalar function: the
+results equal the scalar path's, the sines and cosines aside (vector math
+library, 4 ulp).  Models calling functions that do not vectorize (``atan2``,
+``pow``...) keep the per-configuration kernel.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from .export import Names, Printer, c_layout
+from .vector_trig import BLOCK, PREPASS, trig_prepass
+
+_VECTORIZABLE = (sp.sin, sp.cos, sp.sign, sp.Abs)
+
+
+MIN_OPS_PER_OUTPUT = 12
+
+
+def vectorizable(model) -> bool:
+    """True when every statement is arithmetic, sqrt, |x|, sign or a movable sin/cos, and
+    the model computes enough per output (at least :data:`MIN_OPS_PER_OUTPUT` operations):
+    the DGM and the Jacobian mostly copy (12 to 42 outputs for 40 to 120 operations), and
+    transposing their outputs back costs more than vectorizing saves."""
+    count = model.count()
+    nout = sum(len(o.exprs) for o in model.outputs)
+    if count.mults + count.adds < MIN_OPS_PER_OUTPUT * nout:
+        return False
+    _, where = trig_prepass(model)
+    exprs = [rhs for lhs, rhs in model.statements if lhs not in where]
+    exprs += [e for o in model.outputs for e in o.exprs]
+    for e in exprs:
+        for f in sp.preorder_traversal(e):
+            if isinstance(f, sp.Function) and not isinstance(f, _VECTORIZABLE):
+                return False
+            if isinstance(f, (sp.sin, sp.cos)):
+                return False  # a sin/cos of parameters or of a statement: scalar libm call
+            if f.is_Pow and not (f.exp.is_Integer or f.exp == sp.Rational(1, 2)):
+                return False
+    return True
+
+
+def hoisted(model) -> set:
+    """Statements that depend on the parameters only (computed once per call)."""
+    params = set(model.inputs.get("params", ()))
+    out = set()
+    for lhs, rhs in model.statements:
+        if rhs.free_symbols <= params | out:
+            out.add(lhs)
+    return out
+
+
+def lanes_source(model, fname: str) -> str | None:
+    """C source of ``void {fname}_vbatch(long n, inputs..., double *out)`` (the signature of
+    ``{fname}_batch``), or None when the model does not vectorize."""
+    if not vectorizable(model):
+        return None
+    args, where = trig_prepass(model)
+    names = Names("c")
+    pr = Printer("c", names)
+    groups, sizes = c_layout(model)
+    total = sum(sizes)
+    batched = [g for g in groups if g != "params"]
+    width = {g: len(model.inputs[g]) for g in groups}
+    row = {}                                          # batched input symbol -> row of rm_in
+    for g in batched:
+        for k, s in enumerate(model.inputs[g]):
+            row[s] = len(row)
+    nin, nt = len(row), max(len(args), 1)
+    once = hoisted(model)
+    bparams = [f"const double *B_{names(sp.Symbol(g))}" for g in groups]
+    sig = f"({', '.join(['long n'] + bparams + ['double *out'])})"
+    body = ["{", f"    double rm_in[{max(nin, 1) * BLOCK}] = {{0}}, rm_x[{nt * BLOCK}] = {{0}},"
+            f" rm_s[{nt * BLOCK}] = {{0}}, rm_c[{nt * BLOCK}] = {{0}};",
+            f"    double rm_o[{total * BLOCK}];", "    long i0, i;"]
+    if "params" in groups:
+        for k, s in enumerate(model.inputs["params"]):
+            body.append(f"    const double {names(s)} = B_{names(sp.Symbol('params'))}[{k}];")
+    for lhs, rhs in model.statements:
+        if lhs in once:
+            body.append(f"    const double {names(lhs)} = {pr(rhs)};")
+    body += [f"    for (i0 = 0; i0 < n; i0 += {BLOCK}) {{",
+             f"        long m = n - i0 < {BLOCK} ? n - i0 : {BLOCK};",
+             "        for (i = 0; i < m; i++) {"]
+    for g in batched:
+        gname = names(sp.Symbol(g))
+        for k, s in enumerate(model.inputs[g]):
+            body.append(f"            rm_in[{row[s] * BLOCK} + i] = "
+                        f"B_{gname}[(i0 + i) * {width[g]} + {k}];")
+    body.append("        }")
+    if args:
+        body.append("        for (i = 0; i < m; i++) {")
+        inputs_of = sorted({s for a in args for s in a.free_symbols}, key=lambda s: row[s])
+        for s in inputs_of:
+            body.append(f"            const double {names(s)} = rm_in[{row[s] * BLOCK} + i];")
+        for k, a in enumerate(args):
+            body.append(f"            rm_x[{k * BLOCK} + i] = {pr(a)};")
+        body += ["        }",
+                 f"        for (i = 0; i < {len(args)}; i++) rm_vtrig(m, rm_x + i * {BLOCK}, "
+                 f"rm_s + i * {BLOCK}, rm_c + i * {BLOCK});"]
+    body.append(f"        for (i = 0; i < {BLOCK}; i++) {{")   # the vectorized loop
+    for s, r in row.items():
+        body.append(f"            const double {names(s)} = rm_in[{r * BLOCK} + i];")
+    for lhs, rhs in model.statements:
+        if lhs in once:
+            continue
+        if lhs in where:
+            kind, k = where[lhs]
+            rhs_c = f"rm_{kind}[{k * BLOCK} + i]"
+        else:
+            rhs_c = pr(rhs)
+        body.append(f"            const double {names(lhs)} = {rhs_c};")
+    pos = 0
+    for o in model.outputs:
+        for e in o.exprs:
+            body.append(f"            rm_o[{pos * BLOCK} + i] = {pr(e)};")
+            pos += 1
+    body += ["        }",
+             "        for (i = 0; i < m; i++) {",
+             f"            double *o = out + (i0 + i) * {total};",
+             f"            long p;",
+             f"            for (p = 0; p < {total}; p++) o[p] = rm_o[p * {BLOCK} + i];",
+             "        }", "    }", "}"]
+    call = ", ".join(["n"] + [f"B_{names(sp.Symbol(g))}" for g in groups] + ["out"])
+    return "\n".join([
+        PREPASS if args else "",
+        "#if defined(__x86_64__) && defined(__GNUC__)",
+        f"__attribute__((target(\"avx2\"))) static void {fname}_lanes_avx2{sig}",
+        *body,
+        "#endif",
+        f"static void {fname}_lanes{sig}", *body,
+        f"void {fname}_vbatch{sig}", "{",
+        "#if defined(__x86_64__) && defined(__GNUC__)",
+        f"    if (__builtin_cpu_supports(\"avx2\")) {{ {fname}_lanes_avx2({call}); return; }}",
+        "#endif",
+        f"    {fname}_lanes({call});", "}", ""])
