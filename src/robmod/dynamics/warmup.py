@@ -1,9 +1,11 @@
 """Compile a robot's plain-API models ahead of time (see :mod:`robmod.symbolic.fastpath`).
 
 ``warmup(robot)`` generates and compiles the customized models behind ``dgm``, ``jacobian``,
-``idm``, ``inertia_matrix``, ``gravity_torques`` and ``ddm`` (default options), so that the
-first calls of a control loop or a simulation are already compiled; the shared objects stay in
-the disk cache for later processes.  CLI: ``robmod warmup ROBOT``.
+``jdot_qdot``, ``idm``, ``inertia_matrix``, ``gravity_torques`` and ``ddm`` (default options),
+so that the first calls of a control loop or a simulation are already compiled; the shared
+objects stay in the disk cache for later processes.  CLI: ``robmod warmup ROBOT``.  (The
+identification regressor, a layer above, is compiled by its first calls like any plain
+function: after one second of NumPy time, or at once when an earlier run compiled it.)
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import numpy as np
 
 from ..geometry.direct import dgm
 from ..kinematics.jacobians import jacobian
+from ..kinematics.second_order import jdot_qdot
 from ..symbolic import fastpath
 from .direct import ddm
 from .inertia import inertia_matrix
@@ -23,6 +26,7 @@ from .newton_euler import idm
 MODELS = {
     "dgm": (dgm, 1, ("dgm", None, 0, None, False)),
     "jacobian": (jacobian, 1, ("jacobian", None, 0, None)),
+    "jdot_qdot": (jdot_qdot, 2, ("jdot_qdot", None, 0, None)),
     "idm": (idm, 3, ("idm", ())),
     "inertia_matrix": (inertia_matrix, 1, ("A", True)),
     "gravity_torques": (gravity_torques, 1, ("Q",)),

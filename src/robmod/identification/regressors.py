@@ -31,6 +31,7 @@ from ..description.mimic import refuse as refuse_mimic
 from ..description.robot import (FIXED, INERTIAL, PRISMATIC, REVOLUTE, joint_acceleration,
                                  joint_variable, joint_velocity)
 from ..kinematics.recursion import forward
+from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, dot
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
@@ -140,10 +141,17 @@ def _unit_wrench(k, w, wp, vp, U):
 
 
 def regressor(robot, q, qd, qdd, params=None) -> np.ndarray:
-    """Numeric Phi (..., n_q, p), batched over leading dimensions (NumPy).
+    """Numeric Phi (..., n_q, p), batched over leading dimensions.
 
-    One row per joint variable (``robot.joints`` order, fixed frames excluded).
+    One row per joint variable (``robot.joints`` order, fixed frames excluded).  Runs the
+    robot's compiled :func:`regressor_model` (the fast path, see
+    :mod:`robmod.symbolic.fastpath`), else the same algorithm in NumPy.
     """
+    key = ("regressor", None if params is None else _columns(robot, params)[1])
+    return fastpath.evaluate(robot, key, _REGRESSOR_SPEC, params, q, qd, qdd)
+
+
+def _regressor_numpy(robot, params, q, qd, qdd):
     require_numeric(robot, "the regressor", scope="geometry")
     refuse_mimic(robot, "the regressor")
     q, qd, qdd = joint_arrays(robot, q=q, qd=qd, qdd=qdd)
@@ -157,6 +165,11 @@ def regressor(robot, q, qd, qdd, params=None) -> np.ndarray:
             if not (isinstance(x, (int, float)) and x == 0):
                 out[..., r, c] = x
     return finite_output("regressor", out, q=q, qd=qd, qdd=qdd)
+
+
+_REGRESSOR_SPEC = fastpath.Spec(
+    lambda robot, params: None if robot.mimic else regressor_model(robot, params, "regressor_fast"),
+    lambda robot, q, qd, qdd: joint_arrays(robot, q=q, qd=qd, qdd=qdd), _regressor_numpy)
 
 
 def regressor_model(robot, params=None, name="regressor"):

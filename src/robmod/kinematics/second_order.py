@@ -57,6 +57,7 @@ from ..description.arguments import finite_output, joint_arrays, require_numeric
 from ..description.robot import FIXED, REVOLUTE, joint_variable, joint_velocity
 from ..errors import RobmodError
 from ..geometry.direct import common_ancestor, chain_path, frame_matrix, resolve_tool
+from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, dot, htm_from_matrix, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
@@ -146,11 +147,26 @@ def _arrays(robot, *arrays):
 
 
 def jdot_qdot(robot, q, qd, j=None, i=0, tool=None) -> np.ndarray:
-    """Numeric ``Jdot qd`` (..., 6) at q, qd of shape (..., NJ) (broadcast together)."""
+    """Numeric ``Jdot qd`` (..., 6) at q, qd of shape (..., NJ) (broadcast together); the
+    robot's compiled :func:`jdot_qdot_model` when the fast path has it."""
+    key = ("jdot_qdot", j, i, None if tool is None else repr(tool))
+    return fastpath.evaluate(robot, key, _JDOT_SPEC, (j, i, tool), q, qd)
+
+
+def _jdot_qdot_numpy(robot, opts, q, qd):
+    j, i, tool = opts
     (q, qd), batch = _arrays(robot, q, qd)
     ctx = NumericContext(robot, q=q, qd=qd)
     out = stack([jdot_qdot_algorithm(ctx, robot, j, i, tool)], batch)[..., 0, :]
     return finite_output("jdot_qdot", out, q=q, qd=qd)
+
+
+def _fast_jdot_qdot_model(robot, opts):
+    return None if robot.mimic else jdot_qdot_model(robot, *opts)
+
+
+_JDOT_SPEC = fastpath.Spec(_fast_jdot_qdot_model,
+                           lambda robot, q, qd: joint_arrays(robot, q=q, qd=qd), _jdot_qdot_numpy)
 
 
 def acceleration(robot, q, qd, qdd, j=None, i=0, tool=None) -> np.ndarray:
