@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+import robmod
 from robmod.cli import main
 
 
@@ -48,6 +49,24 @@ def test_models_writes_files(capsys, tmp_path):
     assert "DGM 0Tn" in (tmp_path / "summary.txt").read_text()
     code, out, err = run(capsys, "models", "rx90", "--out", str(tmp_path), "--print", "--quiet")
     assert "Number of operations: 44 '*' or '/', 18 '+' or '-'" in out and err == ""
+
+
+def test_models_progress_bar_on_a_terminal(monkeypatch):
+    """On a terminal the progress is a Rich bar on stderr, gone when done (transient)."""
+    import io
+
+    from robmod.cli.models import _generate
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    robot = robmod.load_robot("scara")
+    results = _generate(robot, quiet=False)
+    assert [r[0] for r in results][:2] == ["DGM 0Tn", "IGM (Paul)"]
+    assert "DDM (recursive)" in err.getvalue() and "[1/" not in err.getvalue()
 
 
 @pytest.mark.parametrize("argv, words", [

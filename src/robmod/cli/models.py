@@ -36,21 +36,60 @@ def _generate(robot, quiet):
     if not robot.n_loops:
         steps.append(("DDM (recursive)", lambda: ddm_model(dyn)))
     out = []
-    for k, (title, build) in enumerate(steps, start=1):
-        if not quiet:
-            sys.stderr.write(f"[{k}/{len(steps)}] {title} ...")
-            sys.stderr.flush()
-        t0 = time.perf_counter()
-        try:
-            model = build()
-            note = ""
-        except RobmodError as e:
-            model, note = None, str(e)
-        dt = time.perf_counter() - t0
-        if not quiet:
-            sys.stderr.write(f" {dt:.2f} s\n")
-        out.append((title, model, dt, note))
+    with _Progress(len(steps), quiet) as progress:
+        for title, build in steps:
+            progress.start(title)
+            t0 = time.perf_counter()
+            try:
+                model = build()
+                note = ""
+            except RobmodError as e:
+                model, note = None, str(e)
+            dt = time.perf_counter() - t0
+            progress.done(dt)
+            out.append((title, model, dt, note))
     return out
+
+
+class _Progress:
+    """Progress of the generation on stderr: a Rich progress bar on a terminal, one line per
+    model otherwise (logs, pipes), nothing with ``--quiet``."""
+
+    def __init__(self, total, quiet):
+        self.total, self.quiet, self.k, self.bar = total, quiet, 0, None
+        if not quiet and sys.stderr.isatty():
+            try:
+                from rich.console import Console
+                from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+            except ImportError:
+                return
+            self.bar = Progress(TextColumn("{task.description:32s}"), BarColumn(),
+                                TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+                                console=Console(stderr=True), transient=True)
+            self.task = self.bar.add_task("", total=total)
+
+    def __enter__(self):
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.stop()
+
+    def start(self, title):
+        self.k += 1
+        if self.bar is not None:
+            self.bar.update(self.task, description=title)
+        elif not self.quiet:
+            sys.stderr.write(f"[{self.k}/{self.total}] {title} ...")
+            sys.stderr.flush()
+
+    def done(self, seconds):
+        if self.bar is not None:
+            self.bar.advance(self.task)
+        elif not self.quiet:
+            sys.stderr.write(f" {seconds:.2f} s\n")
 
 
 def _igm(robot):
