@@ -33,6 +33,15 @@ def test_identify_planar2_and_random_robot_from_noisy_torques():
         assert np.allclose(res.sigma_joint, noise, rtol=0.15)
         assert np.isfinite(res.condition) and res.condition > 1
         assert "std %" in str(res)
+        html = res._repr_html_()            # Jupyter: one row per base parameter
+        assert html.count("<tr>") == len(bp.names) + 1 and bp.names[0] in html
+
+
+def test_operation_counts_display_as_a_table():
+    from robmod.geometry import dgm_model
+
+    html = dgm_model(robmod.load_robot("rx90")).count()._repr_html_()
+    assert "<td>44</td><td>18</td>" in html                 # Example 3.4
 
 
 def test_identify_from_a_filtered_trajectory():

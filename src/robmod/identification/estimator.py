@@ -31,6 +31,7 @@ from ..errors import RobmodError
 from .base_numeric import numeric_base
 from .base_symbolic import split_name
 from .data import MeasuredData
+from .least_squares import parameters_html
 from .processing import Processed, decimate_rows, process
 from .regressors import regressor_function, standard_names
 
@@ -52,6 +53,15 @@ class Validation:
                  for j, (r, e) in enumerate(zip(self.rms, self.relative))]
         rows.append(f"  all {'':12} {100 * self.total_relative:12.2f} %")
         return "\n".join(rows)
+
+    def _repr_html_(self):
+        from ..description.table import html_table
+
+        rows = [[j + 1, f"{r:.4g}", f"{100 * e:.2f} %"]
+                for j, (r, e) in enumerate(zip(self.rms, self.relative))]
+        rows.append(["all", "", f"{100 * self.total_relative:.2f} %"])
+        return html_table(["joint", "rms error", "relative error"], rows,
+                          caption="predicted vs measured torques")
 
     def plot(self, path=None):
         """Measured and predicted torques and the residuals, one panel per joint."""
@@ -238,6 +248,18 @@ class DynamicIdentification:
                          "some parameters poorly (see %std)")
         lines += ["", "data processing:", *("  " + n for n in self.processed_.notes)]
         return "\n".join(lines)
+
+    def _repr_html_(self):
+        from html import escape
+
+        if not hasattr(self, "params_"):
+            return f"<p>{escape(repr(self))}</p>"
+        return parameters_html(
+            self.names_, self.params_, self.std_, self.relative_std_,
+            f"{self.num_.name}: {len(self.names_)} parameters from {self.n_equations_} "
+            f"equations ({self.method.upper()}); condition number {self.condition_:.4g}; "
+            f"relative residual {100 * self.relative_residual_:.3g} %",
+            {k: str(v) for k, v in self.base_.relations().items()})
 
     def to_robot(self, consistent=None):
         """The robot with the identified values, as a description any model can use.

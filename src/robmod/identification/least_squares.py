@@ -36,6 +36,11 @@ class Identification:
     def as_dict(self) -> dict:
         return dict(zip(self.names, self.beta))
 
+    def _repr_html_(self):
+        return parameters_html(self.names, self.beta, self.std, self.relative_std,
+                               f"identified from {self.n_rows} equations; condition number "
+                               f"{self.condition:.3g}; residual rms {self.residual_rms:.3g}")
+
     def __str__(self):
         lines = [f"identified {len(self.names)} parameters from {self.n_rows} equations; "
                  f"condition number {self.condition:.3g}; residual rms {self.residual_rms:.3g}",
@@ -43,6 +48,18 @@ class Identification:
         for n, b, s, r in zip(self.names, self.beta, self.std, self.relative_std):
             lines.append(f"  {n:<10} {b:>14.6g} {s:>12.3g} {r:>8.2f}")
         return "\n".join(lines)
+
+
+def parameters_html(names, values, std, relative_std, caption, regrouping=None) -> str:
+    """An HTML table (Jupyter) of identified parameters: value, standard deviation, %std and,
+    when given, what each base parameter regroups."""
+    from ..description.table import html_table
+
+    header = ["parameter", "value", "std", "%std"] + (["regrouping"] if regrouping else [])
+    rows = [[n, f"{v:.6g}", f"{s:.3g}", f"{r:.2f}"] + ([regrouping.get(n, "")] if regrouping
+                                                      else [])
+            for n, v, s, r in zip(names, values, std, relative_std)]
+    return html_table(header, rows, caption=caption)
 
 
 def _names(robot, params):

@@ -29,6 +29,12 @@ class OpCount:
     def total(self) -> int:
         return self.mults + self.adds
 
+    def _repr_html_(self) -> str:       # Jupyter
+        from ..description.table import html_table
+
+        return html_table(["multiplications", "additions", "function calls"],
+                          [[self.mults, self.adds, self.funcs]])
+
     def __str__(self) -> str:
         s = f"{self.mults} multiplications, {self.adds} additions"
         if self.funcs:
