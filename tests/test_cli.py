@@ -126,3 +126,19 @@ def test_help_has_no_markup(capsys):
             main(cmd + ["--help"])
         out = capsys.readouterr().out
         assert "``" not in out and "usage: robmod" in out
+
+
+def test_version_from_both_entry_points():
+    """`python -m robmod --version` and the installed `robmod` script print robmod's version
+    (robmod.version.__version__, which pyproject.toml reads too)."""
+    from pathlib import Path
+
+    from robmod import __version__
+
+    script = Path(sys.executable).with_name("robmod")
+    commands = [[sys.executable, "-m", "robmod", "--version"]]
+    if script.exists():          # installed (make run / make test); absent when run from src only
+        commands.append([str(script), "--version"])
+    for cmd in commands:
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert res.returncode == 0 and res.stdout == f"robmod {__version__}\n", (cmd, res)

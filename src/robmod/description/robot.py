@@ -34,7 +34,12 @@ import sympy as sp
 from ..errors import DescriptionError
 from .expr import as_expr, symbol
 
-REVOLUTE, PRISMATIC, FIXED = 0, 1, 2
+REVOLUTE = 0
+"""sigma_j = 0: joint j is revolute, its variable is theta_j (Khalil & Dombre §3.2)."""
+PRISMATIC = 1
+"""sigma_j = 1: joint j is prismatic, its variable is r_j."""
+FIXED = 2
+"""sigma_j = 2: frame j is fixed to frame a(j) (no joint variable)."""
 
 GEOMETRIC = ("gamma", "b", "alpha", "d", "theta", "r")
 INERTIAL = ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M")
