@@ -173,6 +173,13 @@ def test_no_compiler_falls_back(policy, monkeypatch, capsys):
     assert np.array_equal(out, idm(robot, *x))
 
 
+def test_an_explicit_cc_that_does_not_exist_means_no_compiler(monkeypatch):
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    assert compile_mod.compiler() is None
+    monkeypatch.setenv("CC", "gcc -O2")
+    assert compile_mod.compiler() is not None
+
+
 def test_symbolic_parameters_fall_back_to_the_numpy_error(policy):
     robot = robmod.load_robot("rx90", numeric=True)        # no inertial values
     policy("compiled")

@@ -207,8 +207,12 @@ def cache_dir() -> Path:
 
 
 def compiler() -> str | None:
-    cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
-    cc = cc.split()[0]
+    """The C compiler: ``$CC`` when set (None if it does not exist: an explicit choice is
+    not replaced by another compiler), else Python's own, ``gcc`` or ``cc``."""
+    explicit = os.environ.get("CC", "").strip()
+    if explicit:
+        return shutil.which(explicit.split()[0])
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
     return shutil.which(cc) or shutil.which("gcc") or shutil.which("cc")
 
 
