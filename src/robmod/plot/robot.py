@@ -7,8 +7,8 @@ end frame's origin are computed, the dynamic one needing the dynamics layer:
   lengths sigma_i of the translational rows J of 0J_n;
 * force: f^T J J^T f <= 1 (Khalil & Dombre §5.9.3; Siciliano et al. §3.9) — the same axes,
   lengths 1 / sigma_i;
-* dynamic: xdd^T (J A^-1 A^-T J^T)^-1 xdd <= 1 (Yoshikawa 1985; Siciliano et al. §7.10 for the
-  minimum-norm variant) — the axes and singular values of J A^-1, A the inertia matrix.
+* dynamic: xdd^T (J A^-1 A^-T J^T)^-1 xdd <= 1 (Yoshikawa 1985; Siciliano et al. §7.9 for the
+  minimum-norm variant, (7.148)) — the axes and singular values of J A^-1, A the inertia matrix.
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ The index of a configuration, from the task Jacobian J (the translational rows o
 default — those not identically zero, so that a planar arm gets its planar index):
 
 * ``"manipulability"``: Yoshikawa's w = sqrt(det(J J^T)) (Khalil & Dombre (5.38); Siciliano
-  et al. (3.56)), the product of the singular values, proportional to the volume of the
+  et al. §3.9), the product of the singular values, proportional to the volume of the
   velocity ellipsoid;
 * ``"sigma_min"``: the smallest singular value, the distance to the nearest singularity
   (Khalil & Dombre §6.4).
