@@ -11,7 +11,7 @@ panels) instead of a new figure; without either, a pyplot figure (``plt.show()``
   dynamic manipulability ellipsoids (:func:`manipulability_ellipsoid`);
 * :func:`manipulability_plot` — a map of the manipulability index over two joints swept,
   and the end points coloured by it; :func:`workspace_plot` — a slice of the reachable
-  points in a plane (or of a :class:`~robmod.distributed.WorkspaceMap`);
+  points in a plane (or of the WorkspaceMap of ``robmod workspace``, computed on Dask);
 * :func:`trajectory_plot` — q, qd, qdd, jerk against the limits (task-space lines: with the
   tool position, speeds and position/orientation errors);
 * :func:`simulation_plot` — tracking and torques of a closed-loop run;

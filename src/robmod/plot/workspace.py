@@ -131,7 +131,7 @@ def workspace_plot(robot_or_map, path=None, *, plane="xz", samples: int = 20000,
     at ``offset`` along its normal (default thickness: a tenth of the points' spread along
     it) drawn in the plane, coloured by ``index`` (None: one colour); ``ax``: one Axes.
 
-    Of a :class:`~robmod.distributed.WorkspaceMap` (``robmod workspace``): its voxels
+    Of a WorkspaceMap (``workspace_map`` on Dask, ``robmod workspace``): its voxels
     summed along the normal — the samples reaching each cell, and their mean
     manipulability — as two images (``ax``: 2 Axes)."""
     pa, pb, pn = plane_axes(plane)
