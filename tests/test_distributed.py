@@ -298,13 +298,17 @@ def test_evaluate_with_params_and_several_outputs(client):
     np.testing.assert_allclose(M, [[[1, 0], [0, 2]], [[3, 0], [0, -1]]])
 
 
-def test_cli_workspace(capsys, client):
+def test_cli_workspace(capsys, client, tmp_path):
     from robmod.cli import main
 
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "ws.png"
     assert main(["workspace", "rx90", "--samples", "2000", "--chunk", "1000", "--bins", "4",
-                 "--scheduler", client.scheduler.address]) == 0
+                 "--scheduler", client.scheduler.address, "--plot", str(png),
+                 "--plane", "xy"]) == 0
     out = capsys.readouterr().out
     assert "workspace map of 2000 samples" in out and "best configuration" in out
+    assert f"plot written to {png}" in out and png.stat().st_size > 1000
     assert main(["workspace", "rx90", "--samples", "0"]) == 2
     assert "n_samples must be a positive integer" in capsys.readouterr().err
     from robmod.distributed import close_default

@@ -1,14 +1,24 @@
-"""``robmod draw ROBOT --q ... -o robot.png``: the robot drawn at a configuration."""
+"""``robmod draw ROBOT --q ... -o robot.png``: the robot drawn at a configuration, with its
+manipulability ellipsoids on request."""
 from __future__ import annotations
+
+import numpy as np
+
+KINDS = ("velocity", "force", "dynamic")
 
 
 def cmd_draw(args) -> int:
-    from ..kinematics.drawing import draw_robot
+    from ..plot import robot_plot
     from . import joint_values_arg, load_robot_arg
 
     robot = load_robot_arg(args.robot, numeric=True)
+    if args.random_dynamics is not None:
+        from ..testing.random import with_random_dynamics
+
+        robot = with_random_dynamics(robot, np.random.default_rng(args.random_dynamics))
     q = joint_values_arg(args.q, robot.n_q, "--q")
-    draw_robot(robot, q, args.output, ellipsoid=args.ellipsoid)
+    kinds = None if args.ellipsoid is None else (args.ellipsoid or ["velocity"])
+    robot_plot(robot, q, args.output, ellipsoid=kinds, tool=args.tool)
     print(f"{robot.name} drawn to {args.output}")
     return 0
 
@@ -18,6 +28,10 @@ def add_draw_command(sub) -> None:
     s.add_argument("robot", help="library name or file (numeric geometry)")
     s.add_argument("--q", nargs="+", metavar="Q", help="joint values (default 0; one for all)")
     s.add_argument("-o", "--output", required=True, metavar="FILE", help="image file")
-    s.add_argument("--ellipsoid", action="store_true",
-                   help="also the velocity manipulability ellipsoid of the last frame")
+    s.add_argument("--ellipsoid", nargs="*", choices=KINDS, metavar="KIND",
+                   help="manipulability ellipsoids of the end frame: velocity (the default), "
+                        "force, dynamic (needs numeric inertial parameters)")
+    s.add_argument("--tool", metavar="NAME", help="the ellipsoids at this tool frame")
+    s.add_argument("--random-dynamics", type=int, metavar="SEED",
+                   help="give the robot random physically consistent inertias (demo robots)")
     s.set_defaults(func=cmd_draw)

@@ -32,13 +32,21 @@ def cmd_identify(args) -> int:
                                 cutoff=None if cutoff == "none" else cutoff,
                                 use_measured_velocity=not args.differentiate).fit(data)
     print(est.report())
+    shown = est
     if args.validate:
-        check = est.validate(load_log(args.validate, n, **kw))
+        shown = est.validate(load_log(args.validate, n, **kw))
         print("\nvalidation on", args.validate)
-        print(check)
-        if args.plot:
-            check.plot(args.plot)
-            print(f"plot written to {args.plot}")
+        print(shown)
+    if args.plot:
+        from ..plot import identification_plot
+
+        identification_plot(shown, args.plot)
+        print(f"{'validation' if args.validate else 'fit'} plot written to {args.plot}")
+    if args.plot_parameters:
+        from ..plot import parameters_plot
+
+        parameters_plot(est, args.plot_parameters)
+        print(f"parameters plot written to {args.plot_parameters}")
     consistent = None
     if args.consistent or args.out:
         from ..identification.consistency import consistent_fit
@@ -71,7 +79,10 @@ def add_identify_command(subparsers):
     s.add_argument("--differentiate", action="store_true",
                    help="differentiate q even when the log has velocities")
     s.add_argument("--validate", metavar="LOG", help="validate on another log")
-    s.add_argument("--plot", metavar="PNG", help="validation plot (with --validate)")
+    s.add_argument("--plot", metavar="PNG", help="measured and model torques, residuals: on the "
+                                                 "--validate log, else on the fitted one")
+    s.add_argument("--plot-parameters", metavar="PNG",
+                   help="the base parameters with +-2 std and their relative std")
     s.add_argument("--consistent", action="store_true",
                    help="physically consistent estimate (CVXPY)")
     s.add_argument("--out", metavar="YAML", help="write the identified robot (consistent)")

@@ -29,6 +29,11 @@ def cmd_workspace(args) -> int:
             client.cluster.close()
     print(m)
     print(f"  best configuration q = {m.q_best.round(4).tolist()}")
+    if args.plot:
+        from ..plot import workspace_plot
+
+        workspace_plot(m, args.plot, plane=args.plane)
+        print(f"plot written to {args.plot}")
     return 0
 
 
@@ -44,5 +49,9 @@ def add_workspace_command(sub):
     s.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler")
     s.add_argument("--workers", type=int, help="workers of a local cluster started for this run")
     s.add_argument("--progress", action="store_true", help="show the progress of the tasks")
+    s.add_argument("--plot", metavar="PNG", help="the reached cells and the mean manipulability "
+                                                 "summed across --plane")
+    s.add_argument("--plane", choices=("xy", "xz", "yz"), default="xz",
+                   help="plane of the --plot (default xz)")
     s.set_defaults(func=cmd_workspace)
     return s

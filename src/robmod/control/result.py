@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import RobmodError
+from ..figures import finish, panels
 
 
 @dataclass(frozen=True)
@@ -90,35 +91,26 @@ class SimulationResult:
         data = np.column_stack([self.t, self.q, self.qd, self.tau, self.q_des])
         np.savetxt(path, data, delimiter=",", header=",".join(head), comments="")
 
-    def plot(self, path=None, joints=None):
+    def plot(self, path=None, joints=None, *, ax=None):
         """q against q_des, the tracking errors and the torques against their limits (one run).
-        Returns the Matplotlib figure; writes it to ``path`` when given."""
-        try:
-            import matplotlib
-            if path is not None:
-                matplotlib.use("Agg", force=False)
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise RobmodError("plots need Matplotlib: pip install 'robmod[plot]'") from None
+        Returns the Matplotlib figure; writes it to ``path`` when given, draws on the 3 Axes
+        ``ax`` when given."""
         if self.q.ndim != 2:
             raise RobmodError("plot draws one run: index the batch first")
+        fig, axes = panels(path, ax, 3, 1, figsize=(8, 8), sharex=True)
         js = range(self.q.shape[1]) if joints is None else [j - 1 for j in joints]
-        fig, ax = plt.subplots(3, 1, sharex=True, figsize=(8, 8))
         for j in js:
-            line, = ax[0].plot(self.t, self.q[:, j], label=f"q{j + 1}")
-            ax[0].plot(self.t, self.q_des[:, j], "--", color=line.get_color())
-            ax[1].plot(self.t, self.error[:, j], color=line.get_color())
-            ax[2].plot(self.t, self.tau[:, j], color=line.get_color())
+            line, = axes[0].plot(self.t, self.q[:, j], label=f"q{j + 1}")
+            axes[0].plot(self.t, self.q_des[:, j], "--", color=line.get_color())
+            axes[1].plot(self.t, self.error[:, j], color=line.get_color())
+            axes[2].plot(self.t, self.tau[:, j], color=line.get_color())
             if self.tau_limit is not None:
                 for s in (-1, 1):
-                    ax[2].axhline(s * self.tau_limit[j], color=line.get_color(), lw=0.5,
-                                  ls=":")
-        ax[0].set_ylabel("q, q_des (dashed)")
-        ax[1].set_ylabel("error q_des - q")
-        ax[2].set_ylabel("torque")
-        ax[2].set_xlabel("t (s)")
-        ax[0].legend(loc="best", fontsize="small")
-        fig.tight_layout()
-        if path is not None:
-            fig.savefig(path)
-        return fig
+                    axes[2].axhline(s * self.tau_limit[j], color=line.get_color(), lw=0.5,
+                                    ls=":")
+        axes[0].set_ylabel("q, q_des (dashed)")
+        axes[1].set_ylabel("error q_des - q")
+        axes[2].set_ylabel("torque")
+        axes[2].set_xlabel("t (s)")
+        axes[0].legend(loc="best", fontsize="small")
+        return finish(fig, path, layout=ax is None)

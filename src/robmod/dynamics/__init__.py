@@ -40,10 +40,12 @@ __all__ += ["acceleration_bias", "close_loops", "closed_loop_ddm", "closed_loop_
 
 # operational space (Siciliano et al. §7.8-7.9) and dynamic scaling of trajectories (§7.7)
 from .operational_space import (DynamicEllipsoid, OperationalSpace,  # noqa: E402
-                                dynamic_manipulability_ellipsoid, operational_space)
+                                dynamic_ellipsoid, dynamic_manipulability_ellipsoid,
+                                operational_space)
 from .time_scaling import ScaledTrajectory, scale_to_limits, scaled_torques  # noqa: E402
 
-__all__ += ["DynamicEllipsoid", "OperationalSpace", "dynamic_manipulability_ellipsoid",
+__all__ += ["DynamicEllipsoid", "OperationalSpace", "dynamic_ellipsoid",
+            "dynamic_manipulability_ellipsoid",
             "operational_space", "ScaledTrajectory", "scale_to_limits", "scaled_torques"]
 from .warmup import warmup  # noqa: E402
 

@@ -26,6 +26,12 @@ reachable from rest (qd = 0) with unit-norm torques::
 
 its centre ``-J B^-1 g`` is moved by gravity.  Everything is numeric and
 batched over leading dimensions of q.
+
+Yoshikawa's dynamic manipulability ellipsoid (Yoshikawa 1985) takes every unit-norm torque
+rather than those of the minimum-norm joint accelerations: at rest and without gravity
+``xdd = J B^-1 tau``, so ``xdd^T (J B^-1 B^-T J^T)^-1 xdd <= 1``, the axes and lengths of the
+SVD of ``J B^-1`` (:func:`dynamic_ellipsoid`; the same ellipsoid as (7.148) without gravity
+when J is square, a larger one for a redundant task).
 """
 from __future__ import annotations
 
@@ -35,6 +41,7 @@ import numpy as np
 
 from ..description.arguments import joint_array
 from ..errors import RobmodError
+from ..kinematics.analysis import Ellipsoid, velocity_ellipsoid
 from ..kinematics.jacobians import jacobian
 from ..kinematics.second_order import jdot_qdot
 from .inertia import inertia_matrix
@@ -152,3 +159,28 @@ def dynamic_manipulability_ellipsoid(robot, q, *, j=None, tool=None, rows=None,
         g = gravity_torques(robot, q)
         centre = -np.einsum("...mi,...i->...m", J, np.linalg.solve(B, g[..., None])[..., 0])
     return DynamicEllipsoid(centre, V, 1.0 / np.sqrt(w), Q)
+
+
+def dynamic_ellipsoid(robot, q, *, j=None, tool=None, rows=(0, 1, 2),
+                      rotor: bool = True) -> Ellipsoid:
+    """Yoshikawa's dynamic manipulability ellipsoid at q: the task accelerations
+    ``xdd = J B^-1 tau`` of the unit-norm torques at rest, gravity left out,
+    ``xdd^T (J B^-1 B^-T J^T)^-1 xdd <= 1`` — the :class:`~robmod.kinematics.analysis.Ellipsoid`
+    of axes U_i and lengths sigma_i of ``J B^-1`` (translational rows by default).
+
+    Needs numeric inertial parameters and a regular inertia matrix (every joint moving some
+    inertia); a RobmodError says what is missing otherwise."""
+    q = joint_array(robot, "q", q)
+    try:
+        B = inertia_matrix(robot, q, rotor=rotor)
+    except RobmodError as e:
+        raise RobmodError(f"the dynamic ellipsoid needs numeric inertial parameters: {e}") \
+            from None
+    s = np.linalg.svd(B, compute_uv=False)
+    if np.any(s[..., -1] <= 1e-12 * np.maximum(s[..., 0], 1e-300)):
+        raise RobmodError(f"the dynamic ellipsoid needs a regular inertia matrix; robot "
+                          f"{robot.name!r} has a joint that moves no inertia here (a link "
+                          f"without mass, inertia nor rotor inertia IA)")
+    J = _task_jacobian(robot, q, j, tool, rows)
+    JBi = np.swapaxes(np.linalg.solve(np.swapaxes(B, -1, -2), np.swapaxes(J, -1, -2)), -1, -2)
+    return velocity_ellipsoid(JBi)

@@ -63,11 +63,11 @@ class Validation:
         return html_table(["joint", "rms error", "relative error"], rows,
                           caption="predicted vs measured torques")
 
-    def plot(self, path=None):
+    def plot(self, path=None, *, ax=None):
         """Measured and predicted torques and the residuals, one panel per joint."""
         from .plots import validation_figure
 
-        return validation_figure(self, path)
+        return validation_figure(self, path, ax=ax)
 
 
 class DynamicIdentification:
@@ -178,6 +178,7 @@ class DynamicIdentification:
         norms = np.linalg.norm(Ww, axis=0)
         self.condition_ = float(np.linalg.cond(Ww / np.where(norms > 0, norms, 1.0)))
         self.residual_ = y - W @ beta
+        self.observed_ = y
         self.relative_residual_ = float(np.linalg.norm(self.residual_) / np.linalg.norm(y))
         self.n_equations_ = W.shape[0]
         self._W, self._y, self._N = W, y, N

@@ -1,14 +1,33 @@
 """The robot drawn in 3D at a configuration (Matplotlib): links as segments between the
 origins of consecutive frames (antecedent a(j) to j, so trees and closed loops show their
-branches), the joint axes z_j, the KK frames' labels and the tools; optionally the velocity
-manipulability ellipsoid of the end frame (Khalil & Dombre ch. 5: principal axes U_i and
-lengths sigma_i of the SVD of the translational rows of 0J_n, scaled for the drawing)."""
+branches), the joint axes z_j, the KK frames' labels and the tools; optionally manipulability
+ellipsoids at the end frame (Khalil & Dombre §5.9, (5.36)-(5.38); Siciliano et al. §3.9):
+
+* ``"velocity"``: the translational velocities of unit-norm joint velocities,
+  Xd^T (J J^T)^-1 Xd <= 1 with J the first three rows of 0J_n: axes U_i and lengths sigma_i of
+  the SVD J = U Sigma V^T;
+* ``"force"``: its dual, the forces balanced by unit-norm torques, f^T J J^T f <= 1: the same
+  axes, lengths 1 / sigma_i;
+* ``"dynamic"`` (Yoshikawa's, from the inertia matrix) is drawn by
+  :func:`robmod.plot.robot_plot`, the dynamics being a layer above this one; any
+  :class:`~robmod.kinematics.analysis.Ellipsoid` can be passed as ``{label: ellipsoid}``.
+
+Each ellipsoid is scaled for the drawing: its largest finite semi-axis is drawn at
+``axis_length`` (or ``ellipsoid_scale`` drawing units per unit of the ellipsoid); unbounded
+semi-axes (the force ellipsoid at a singularity) are drawn at three times ``axis_length``.
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import RobmodError
+from ..figures import finish, panels
 from ..geometry.direct import dgm
+from .analysis import Ellipsoid, force_ellipsoid, velocity_ellipsoid
+from .jacobians import jacobian, resolve_frame
+
+ELLIPSOID_KINDS = ("velocity", "force", "dynamic")
+ELLIPSOID_COLORS = {"velocity": "tab:red", "force": "tab:purple", "dynamic": "tab:brown"}
 
 
 def frame_origins(robot, q) -> dict:
@@ -22,29 +41,100 @@ def frame_origins(robot, q) -> dict:
     return poses
 
 
+def ellipsoid_kinds(ellipsoid) -> list:
+    """The list of ellipsoid names (or ``(label, Ellipsoid)`` pairs) asked for by the
+    ``ellipsoid`` argument: False/None (none), True ("velocity"), a name, a list of names,
+    a mapping ``{label: Ellipsoid}``."""
+    if ellipsoid is None or ellipsoid is False:
+        return []
+    if ellipsoid is True:
+        return ["velocity"]
+    if isinstance(ellipsoid, str):
+        ellipsoid = [ellipsoid]
+    if isinstance(ellipsoid, dict):
+        ellipsoid = list(ellipsoid.items())
+    out = []
+    for e in ellipsoid:
+        if isinstance(e, str):
+            if e not in ELLIPSOID_KINDS:
+                raise RobmodError(f"ellipsoid must be one of {', '.join(ELLIPSOID_KINDS)} "
+                                  f"(or a list of them), got {e!r}")
+            if e not in out:
+                out.append(e)
+        elif isinstance(e, tuple) and len(e) == 2 and hasattr(e[1], "lengths"):
+            out.append(e)
+        else:
+            raise RobmodError(f"ellipsoid: expected a name ({', '.join(ELLIPSOID_KINDS)}) or "
+                              f"a (label, Ellipsoid) pair, got {e!r}")
+    return out
+
+
+def translational_ellipsoid(robot, q, kind: str, j=None, tool=None) -> Ellipsoid:
+    """The velocity or force ellipsoid of the origin of frame j (or the tool): the first three
+    rows of 0J_j (Khalil & Dombre (5.37), §5.9.3)."""
+    J = jacobian(robot, q, j=j, tool=tool)[..., :3, :]
+    if kind == "velocity":
+        return velocity_ellipsoid(J)
+    if kind == "force":
+        return force_ellipsoid(J)
+    raise RobmodError(f"the {kind!r} ellipsoid needs the dynamic model: draw it with "
+                      f"robmod.plot.robot_plot(robot, q, ellipsoid={kind!r})")
+
+
+def ellipsoid_surface(centre, ellipsoid, scale: float, cap: float, n_u: int = 24,
+                      n_v: int = 12) -> np.ndarray:
+    """Points (3, n_u, n_v) of the drawn surface: centre + U diag(scale * lengths) s for s on
+    a (longitude, latitude) grid of the unit sphere; semi-axes beyond ``cap`` (unbounded
+    ones) are drawn at ``cap``."""
+    u, v = np.mgrid[0:2 * np.pi:n_u * 1j, 0:np.pi:n_v * 1j]
+    sph = np.stack([np.cos(u) * np.sin(v), np.sin(u) * np.sin(v), np.cos(v)])
+    lengths = np.minimum(np.asarray(ellipsoid.lengths, dtype=float) * scale, cap)
+    xyz = np.einsum("ik,k,kuv->iuv", np.asarray(ellipsoid.axes, dtype=float), lengths, sph)
+    return np.asarray(centre, dtype=float)[:, None, None] + xyz
+
+
+def draw_ellipsoid(ax, centre, ellipsoid, *, length: float, scale=None, label=None,
+                   color="tab:red"):
+    """An ellipsoid as a wireframe around ``centre``: ``scale`` drawing units per unit of its
+    lengths (default: the largest finite semi-axis drawn at ``length``)."""
+    lengths = np.asarray(ellipsoid.lengths, dtype=float)
+    finite = lengths[np.isfinite(lengths)]
+    if scale is None:
+        top = float(finite.max()) if finite.size else 0.0
+        scale = length / top if top > 0 else 1.0
+    unbounded = int(np.sum(~np.isfinite(lengths)))
+    if unbounded and label:
+        label = f"{label} (unbounded along {unbounded} ax{'es' if unbounded > 1 else 'is'})"
+    xyz = ellipsoid_surface(centre, ellipsoid, scale, cap=3 * length)
+    return ax.plot_wireframe(*xyz, color=color, lw=0.3, label=label)
+
+
+def end_frame(robot, j=None, tool=None):
+    """(tool object or None, frame j) of the ellipsoids: the given frame or tool, else the
+    first tool on the last link, else the last link."""
+    if j is None and tool is None:
+        tool = next((t for t in robot.tools if t.frame == robot.n_links), None)
+    return resolve_frame(robot, j, tool)
+
+
 def draw_robot(robot, q=None, path=None, *, ax=None, axis_length=None, labels=True,
-               ellipsoid=False):
+               ellipsoid=False, ellipsoid_scale=None, j=None, tool=None):
     """Draw ``robot`` at ``q`` (default zeros); returns the Matplotlib figure (written to
-    ``path`` when given).  ``axis_length``: of the drawn z_j (default 1/6 of the robot's
-    size); ``ellipsoid``: also the velocity manipulability ellipsoid at the last frame."""
-    try:
-        import matplotlib
-        if path is not None:
-            matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise RobmodError("drawings need Matplotlib: pip install 'robmod[plot]'") from None
-    q = np.zeros(robot.n_q) if q is None else q
+    ``path`` when given; drawn on the 3D Axes ``ax`` when given).
+
+    ``axis_length``: of the drawn z_j (default 1/6 of the robot's size); ``ellipsoid``:
+    ``"velocity"`` (or True), ``"force"``, a list of them, or ``{label: Ellipsoid}``, drawn
+    at the origin of frame ``j`` or of ``tool`` (default: the first tool on the last link,
+    else the last link) — see the module's
+    description for the scales."""
+    q = np.zeros(robot.n_q) if q is None else np.asarray(q, dtype=float)
+    kinds = ellipsoid_kinds(ellipsoid)
+    fig, ax = panels(path, ax, figsize=(7, 7), projection="3d")
     poses = frame_origins(robot, q)
     P = {k: T[:3, 3] for k, T in poses.items()}
     pts = np.array(list(P.values()))
     size = float(np.max(np.ptp(pts, axis=0))) or 1.0
     length = axis_length or size / 6
-    if ax is None:
-        fig = plt.figure(figsize=(7, 7))
-        ax = fig.add_subplot(projection="3d")
-    else:
-        fig = ax.figure
     for f in robot.frames:                     # links: a(j) -> j
         a, b = P[f.ant], P[f.j]
         ax.plot(*zip(a, b), color="0.25", lw=3, solid_capstyle="round",
@@ -64,17 +154,15 @@ def draw_robot(robot, q=None, path=None, *, ax=None, axis_length=None, labels=Tr
                     if f.j == min(g.j for g in robot.frames if g.sigma == f.sigma) else None)
         if labels:
             ax.text(*T[:3, 3], f" {f.j}", fontsize=8)
-    if ellipsoid:      # translational velocity ellipsoid: U diag(sigma) of 0J_n's first rows
-        from .jacobians import jacobian
-
-        U, sigma, _ = np.linalg.svd(jacobian(robot, q)[:3])
-        u, v = np.mgrid[0:2 * np.pi:24j, 0:np.pi:12j]
-        sph = np.stack([np.cos(u) * np.sin(v), np.sin(u) * np.sin(v), np.cos(v)])
-        scale = length / max(float(sigma[0]), 1e-12)
-        xyz = np.einsum("ik,k,kuv->iuv", U, sigma * scale, sph)
-        c = P[robot.n_links]
-        ax.plot_wireframe(c[0] + xyz[0], c[1] + xyz[1], c[2] + xyz[2], color="tab:red",
-                          lw=0.3, label="velocity ellipsoid")
+    if kinds:
+        tool_obj, jj = end_frame(robot, j, tool)
+        centre = dgm(robot, q, j=jj, tool=tool_obj)[:3, 3]
+        for k in kinds:
+            name, e = (k, translational_ellipsoid(robot, q, k, jj, tool_obj)) \
+                if isinstance(k, str) else k
+            draw_ellipsoid(ax, centre, e, length=length, scale=ellipsoid_scale,
+                           label=f"{name} ellipsoid",
+                           color=ELLIPSOID_COLORS.get(name, "tab:red"))
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     mid, half = (lo + hi) / 2, max(float(np.max(hi - lo)) / 2, 1e-3) * 1.1
     ax.set_xlim(mid[0] - half, mid[0] + half)
@@ -83,9 +171,9 @@ def draw_robot(robot, q=None, path=None, *, ax=None, axis_length=None, labels=Tr
     ax.set_xlabel("x0")
     ax.set_ylabel("y0")
     ax.set_zlabel("z0")
-    ax.set_title(f"{robot.name} at q = {np.round(np.asarray(q, float), 3).tolist()}",
-                 fontsize=9)
-    ax.legend(loc="upper left", fontsize="small")
-    if path is not None:
-        fig.savefig(path)
-    return fig
+    ax.set_title(f"{robot.name} at q = {np.round(q, 3).tolist()}", fontsize=9)
+    legend = ax.legend(loc="upper left", fontsize="small")
+    for handle in getattr(legend, "legend_handles", ()):   # the wireframes' lines are thin
+        if hasattr(handle, "set_linewidth"):
+            handle.set_linewidth(max(float(np.max(handle.get_linewidth())), 1.5))
+    return finish(fig, path, layout=False)

@@ -76,40 +76,13 @@ class Trajectory:
         head = ["t"] + [f"{k}{j}" for k in ("q", "qd", "qdd") for j in range(1, n + 1)]
         np.savetxt(path, self.to_numpy(rate), delimiter=",", header=",".join(head), comments="")
 
-    def plot(self, path=None, limits=None, rate: float = 500.0):
+    def plot(self, path=None, limits=None, rate: float = 500.0, *, ax=None):
         """q, qd, qdd and jerk against time (with the velocity and acceleration limits used, when
-        known); returns the Matplotlib figure, written to ``path`` when given."""
-        try:
-            import matplotlib
-            if path is not None:
-                matplotlib.use("Agg", force=False)
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise RobmodError("plots need Matplotlib: pip install 'robmod[plot]'") from None
-        t = self.times(rate)
-        s = self.sample(t)
-        fig, ax = plt.subplots(4, 1, sharex=True, figsize=(8, 9))
-        lim = limits if limits is not None else getattr(self, "limits", None)
-        for j in range(self.n):
-            line, = ax[0].plot(t, s.q[:, j], label=f"q{j + 1}")
-            for k, x in enumerate((s.qd, s.qdd, s.jerk), start=1):
-                ax[k].plot(t, x[:, j], color=line.get_color())
-            if lim is not None:
-                for k, v in ((1, lim[0]), (2, lim[1])):
-                    if v is not None:
-                        for sgn in (-1, 1):
-                            ax[k].axhline(sgn * v[j], color=line.get_color(), lw=0.5, ls=":")
-        for a, name in zip(ax, ("q", "qd", "qdd", "jerk")):
-            a.set_ylabel(name)
-        for name, tt in self.phases:
-            for a in ax:
-                a.axvline(tt, color="0.8", lw=0.5)
-        ax[-1].set_xlabel("t (s)")
-        ax[0].legend(loc="best", fontsize="small")
-        fig.tight_layout()
-        if path is not None:
-            fig.savefig(path)
-        return fig
+        known); returns the Matplotlib figure, written to ``path`` when given, drawn on the 4
+        Axes ``ax`` when given."""
+        from .plots import joint_figure
+
+        return joint_figure(self, path, limits, rate, ax=ax)
 
 
 class StraightLine(Trajectory):

@@ -39,7 +39,7 @@ by the smallest uniform time scaling k that fits (qd scales as 1/k, qdd as 1/k^2
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -165,6 +165,15 @@ class TaskLine(Trajectory):
             raise RobmodError(f"task-space line: no solution on the branch followed at "
                               f"r = {flat[bad][0]:.6g}")
         return q.reshape(r.shape + (self.n,))
+
+    def plot(self, path=None, limits=None, rate: float = 500.0, *, ax=None):
+        """The task-space panels (tool position, speeds against the task limits, position and
+        orientation errors of the joints' DGM against the line) beside the joint ones (q, qd,
+        qdd, jerk against ``limits``, default the joint limits used); ``ax``: 4 x 2 Axes."""
+        from .plots import task_line_figure
+
+        traj = self if limits is None else replace(self, limits=limits)
+        return task_line_figure(traj, path, rate, ax=ax)
 
     def _sample(self, t):
         r, rd, rdd, rj = self.path_parameter(t)
