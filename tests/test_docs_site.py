@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ["robmod", "robmod.description", "robmod.symbolic", "robmod.geometry",
             "robmod.kinematics", "robmod.dynamics", "robmod.identification",
-            "robmod.trajectory", "robmod.control", "robmod.distributed"]
+            "robmod.trajectory", "robmod.control", "robmod.plot", "robmod.distributed"]
 
 
 def exported(package):
