@@ -138,10 +138,10 @@ def solve_pose(robot, T, fixed, method, frame=None):
     if robot.structure != "serial" or frame not in (None, robot.n_frames):
         raise RobmodError("; ".join(errors) or "only the analytic IGM takes --frame")
     if method in ("auto", "pieper") and robot.n_joints == 6 and not fixed:
-        from ..geometry.igm_pieper import evaluate_pieper
+        from ..geometry.igm_pieper import igm_pieper
 
         try:
-            ev = evaluate_pieper(robot, T)
+            ev = igm_pieper(robot, T)
             ok = ev.valid
             return ("Pieper's quartic (spherical wrist, general arm)", None, ev.q[ok],
                     ok[ok], ev.singular[ok])
@@ -153,8 +153,7 @@ def solve_pose(robot, T, fixed, method, frame=None):
         from ..geometry.igm_general6r import igm_general6r
 
         try:
-            q, _info = igm_general6r(robot, T)
-            q = np.atleast_2d(q)
+            q = np.atleast_2d(igm_general6r(robot, T).q)
             ok = np.ones(len(q), dtype=bool)
             return ("exact polynomial method (general 6R)", None, q, ok, np.zeros_like(ok))
         except RobmodError as e:
@@ -168,7 +167,7 @@ def solve_pose(robot, T, fixed, method, frame=None):
     res = igm_numeric(robot, T)
     if res.n_solutions == 0:
         raise RobmodError(f"numeric IGM: {res.status} (smallest pose error {res.error:.2e})")
-    q = np.atleast_2d(res.q)
+    q = res.solutions()
     ok = np.ones(len(q), dtype=bool)
     return ("numeric IGM (damped Jacobian iterations from random seeds)", None, q, ok,
             np.zeros_like(ok))

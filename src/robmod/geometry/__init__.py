@@ -1,6 +1,8 @@
 """Geometric models (Khalil & Dombre ch. 3-4): elementary transforms, the DGM (``dgm``,
 ``dgm_model``), the IGM (``igm``, ``igm_model``), orientation sets, screws."""
 from .direct import dgm, dgm_model
+from .igm_result import IGMResult
+from .pose_error import pose_error, rotation_error
 from .orientation import (AngleSolutions, angle_axis_to_matrix, euler_zxz_to_matrix,
                           euler_zyz_to_matrix, matrix_to_angle_axis, matrix_to_euler_zxz,
                           matrix_to_euler_zyz, matrix_to_quaternion, matrix_to_rpy,
@@ -15,7 +17,8 @@ from .screws import (apply_frame_error, delta_transform, differential_screw, fra
 from .transforms import frame_transform, frame_transforms, kk_transform
 
 __all__ = [
-    "dgm", "dgm_model", "igm", "igm_model", "IGMSolution",
+    "dgm", "dgm_model", "igm", "igm_model", "IGMSolution", "IGMResult", "pose_error",
+    "rotation_error",
     "kk_transform", "frame_transform", "frame_transforms",
     # rotations.py
     "trans", "rot", "rot_matrix", "rot_axis", "rot_axis_transform", "homogeneous",

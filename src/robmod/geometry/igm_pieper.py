@@ -34,6 +34,7 @@ import numpy as np
 from ..errors import RobmodError
 from .chain_refine import chain_fk, refine, rz
 from .igm_general6r import chain_constants
+from .igm_result import IGMResult
 
 METHOD = ("Pieper: wrist centre from |v|^2 and v_z (two equations in q2, q3), elimination of "
           "q2 to a quartic in tan(q3/2) (numpy.roots), q1 by atan2, spherical wrist (type 2 + "
@@ -246,28 +247,18 @@ def pieper_candidates(C, w4, wE, T, sing_tol=1e-9):
     return out, sing
 
 
-def igm_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10):
-    """All solutions of 0T6 (or 0TE with ``tool``) = T: ``(q, valid)``, q (8, NJ).
+def igm_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10, sing_tol=1e-9):
+    """All solutions of 0T6 (or 0TE with ``tool``) = T: an :class:`IGMResult`, q (8, NJ).
 
     Branch 2 i + j: root i of the arm polynomial (quartic in tan(q3/2), or a
     quadratic in the special cases), wrist solution j.  A branch is valid when its
     refined DGM reaches T to ``tol`` (position relative to the robot's size); q is
     NaN on the branches without a solution.  Raises :class:`RobmodError` if the
-    robot is not 6R with a spherical wrist.  :func:`evaluate_pieper` also gives the
-    singular flags and residuals.
-    """
-    ev = evaluate_pieper(robot, T, tool=tool, tol=tol, newton_iter=newton_iter)
-    return ev.q, ev.valid
-
-
-def evaluate_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10, sing_tol=1e-9):
-    """Like :func:`igm_pieper`, as an :class:`robmod.geometry.inverse.IGMEvaluation`.
-
+    robot is not 6R with a spherical wrist.
     ``singular``: the wrist centre is on axis 1 (q1 undetermined) or axis 2 (q2
     undetermined), or axes 4 and 6 are aligned (only q4 + q6 determined; q4 = 0 is
     returned); ``residual``: the largest pose error component after refinement.
     """
-    from .inverse.solution import IGMEvaluation
 
     if tool is not None and not hasattr(tool, "T"):
         from .direct import find_tool
@@ -303,7 +294,7 @@ def evaluate_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10, sing_tol=
         valid[rows] = (err < tol * scale) & (near | sing[ok])
         resid[rows] = err
     q[~valid] = np.nan
-    return IGMEvaluation(q, valid, sing & valid, resid)
+    return IGMResult(q, valid, "pieper", singular=sing & valid, residual=resid)
 
 
 
@@ -316,5 +307,5 @@ def _roots_of(fn, degree, L):
             return roots, off
     raise RobmodError(_CONTINUUM)
 
-__all__ = ["igm_pieper", "evaluate_pieper", "has_spherical_wrist", "wrist_centre",
+__all__ = ["igm_pieper", "has_spherical_wrist", "wrist_centre",
            "pieper_candidates", "METHOD", "N_BRANCHES"]

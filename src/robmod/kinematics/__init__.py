@@ -1,9 +1,9 @@
 """Kinematic models: Jacobian iJ_j, numeric inverse geometric model (Khalil & Dombre §6.6)."""
-from .ik_numeric import IGMResult, igm_numeric, pose_error, rotation_error
+from .ik_numeric import igm_numeric, pose_error, rotation_error
 from .jacobians import jacobian, jacobian_algorithm, jacobian_model, pose_and_jacobian
 
 __all__ = ["jacobian", "jacobian_algorithm", "jacobian_model", "pose_and_jacobian",
-           "igm_numeric", "IGMResult", "pose_error", "rotation_error"]
+           "igm_numeric", "pose_error", "rotation_error"]
 
 # second-order model [5.44]-[5.47] and task-coordinate Jacobians [5.48]-[5.70]
 from .second_order import (acceleration, jdot_qdot, jdot_qdot_algorithm,  # noqa: E402

@@ -270,11 +270,11 @@ def task_line(robot, start, end, law: str = "quintic", *, duration=None, v_max=N
         if method == "igm":
             q_start = np.zeros(n)
         else:
-            found = igm_numeric(robot, T_i, tool=tool, rng=0)
-            if not len(found.q):
+            found = igm_numeric(robot, T_i, tool=tool, rng=0).solutions()
+            if not len(found):
                 raise RobmodError("task-space line: the start pose is unreachable (no solution "
                                   "of the numeric IGM); give q_start")
-            q_start = found.q[0]
+            q_start = found[0]
     r = np.linspace(0.0, 1.0, int(n_check))
     track = track_igm if method == "igm" else track_ikm
     q, problem = track(solver, r, q_start, branch_tol)
