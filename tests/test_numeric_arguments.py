@@ -7,8 +7,8 @@ import pytest
 import sympy as sp
 
 import robmod
-from robmod.description.arguments import (finite_array, joint_array, parameter_dict,
-                                          parameter_vector, require_numeric)
+from robmod.description.arguments import (finite_array, joint_array, _parameter_dict,
+                                          _parameter_vector, require_numeric)
 from robmod.dynamics import coriolis_matrix, ddm, idm, inertia_matrix
 from robmod.dynamics.direct import compiled_ddm, singular_joint
 from robmod.dynamics.lagrange import compiled_christoffel
@@ -75,14 +75,14 @@ def test_symbolic_robot_is_refused_naming_the_symbols():
 
 
 def test_parameter_helpers():
-    assert parameter_vector("chi", [1, 2], 2).tolist() == [1.0, 2.0]
+    assert _parameter_vector("chi", [1, 2], 2).tolist() == [1.0, 2.0]
     with pytest.raises(RobmodError, match=r"argument chi must have 3 parameters"):
-        parameter_vector("chi", [1, 2], 3)
-    assert parameter_dict("values", {"D3": 1}) == {"D3": 1.0}
+        _parameter_vector("chi", [1, 2], 3)
+    assert _parameter_dict("values", {"D3": 1}) == {"D3": 1.0}
     with pytest.raises(RobmodError, match=r"values\['D3'\] holds NaN"):
-        parameter_dict("values", {"D3": float("nan")})
+        _parameter_dict("values", {"D3": float("nan")})
     with pytest.raises(RobmodError, match="mapping"):
-        parameter_dict("values", [1, 2])
+        _parameter_dict("values", [1, 2])
     with pytest.raises(RobmodError, match="argument x holds"):
         finite_array("x", [1, np.inf])
 

@@ -49,3 +49,6 @@ def _frame_from_dict(d: Mapping) -> Frame:
         if k in kw:
             kw[k] = as_expr(kw[k])
     return Frame(**kw)
+
+
+__all__ = ["make_robot"]

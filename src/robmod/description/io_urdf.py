@@ -35,7 +35,7 @@ Reading (URDF -> Khalil-Kleinfinger)
   parallel are treated as parallel.  ``mdh=False`` keeps every URDF joint
   frame (only turned so that z is the axis).  ``mdh=None`` (the default)
   keeps the frames of a file written by robmod (it carries the comment
-  :data:`ROBMOD_MARK`, so robmod's own URDF round-trips to identical
+  :data:`_ROBMOD_MARK`, so robmod's own URDF round-trips to identical
   transforms a(j)T_j, trees with gamma and b included) and re-frames any
   other file canonically.
 * Inertial data are converted to Khalil's parameters of frame j (inertia
@@ -77,11 +77,11 @@ from .urdf_frames import KEEP_TOL, PARALLEL_TOL, mdh_frame
 from .urdf_xml import UJoint, ULink, parse_xml, read_joint, read_link, required_attr
 
 #: bound written for a missing position limit of a prismatic or revolute joint
-UNLIMITED = 1e9
+_UNLIMITED = 1e9
 
 
 # ============================================================================ reading
-ROBMOD_MARK = "<!-- robmod-frames: khalil-kleinfinger -->"
+_ROBMOD_MARK = "<!-- robmod-frames: khalil-kleinfinger -->"
 
 
 def read_urdf(path, *, mdh: bool | None = None) -> Robot:
@@ -93,7 +93,7 @@ def read_urdf(path, *, mdh: bool | None = None) -> Robot:
 def loads_urdf(text: str, filename: str = "<string>", *, mdh: bool | None = None) -> Robot:
     """Read a robot from URDF text."""
     if mdh is None:
-        mdh = ROBMOD_MARK not in text
+        mdh = _ROBMOD_MARK not in text
     ctx = FileContext(filename)
     root = parse_xml(text, ctx)
     if root.tag != "robot":
@@ -176,7 +176,7 @@ def dumps_urdf(robot: Robot) -> str:
         raise FileFormatError(f"robot {robot.name!r} is not numeric: give values for "
                               f"{', '.join(sorted(map(str, missing)))} before writing URDF")
 
-    out = ['<?xml version="1.0"?>', ROBMOD_MARK,
+    out = ['<?xml version="1.0"?>', _ROBMOD_MARK,
            _comment(f"written by robmod from robot {robot.name}: link<j> carries Khalil-"
                     "Kleinfinger frame j, joint<j> has origin a(j)T_j at q = 0 and axis z_j"),
            f"<robot name={quoteattr(robot.name)}>"]
@@ -224,8 +224,8 @@ def dumps_urdf(robot: Robot) -> str:
                 if qmin is None or qmax is None:
                     out.append("    " + _comment("no position limit known: a wide range is "
                                                  "written"))
-                lower = -UNLIMITED if qmin is None else qmin
-                upper = UNLIMITED if qmax is None else qmax
+                lower = -_UNLIMITED if qmin is None else qmin
+                upper = _UNLIMITED if qmax is None else qmax
                 out.append(f'    <limit lower="{_num(lower)}" upper="{_num(upper)}" '
                            f'effort="{_num(effort)}" velocity="{_num(velocity)}"/>')
             if link.FV != 0 or link.FC != 0:
@@ -291,6 +291,4 @@ def write_urdf(robot: Robot, path) -> None:
     write_text_atomic(path, dumps_urdf(robot))
 
 
-__all__ = ["read_urdf", "loads_urdf", "dumps_urdf", "write_urdf", "kk_parameters_from_transform",
-           "rpy_from_matrix", "matrix_from_rpy", "mdh_frame", "GRAVITY", "PARALLEL_TOL", "KEEP_TOL",
-           "SNAP_TOL", "UNLIMITED"]
+__all__ = ["read_urdf", "loads_urdf", "dumps_urdf", "write_urdf"]

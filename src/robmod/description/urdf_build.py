@@ -224,4 +224,4 @@ def _inertial_parameters(inertial: Inertial | None, place: np.ndarray) -> dict:
     return out
 
 
-__all__ = ["build_robot", "GRAVITY", "SNAP_TOL"]
+__all__ = []

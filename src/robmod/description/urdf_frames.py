@@ -93,4 +93,4 @@ def mdh_frame(axis, children) -> np.ndarray:
     return _frame_from_x(a, x, foot)
 
 
-__all__ = ["mdh_frame", "PARALLEL_TOL", "KEEP_TOL"]
+__all__ = []
