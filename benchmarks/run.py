@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import robmod  # noqa: E402
 from robmod.geometry.direct import dgm_model  # noqa: E402
-from robmod.symbolic.compile import CFLAGS, compiler  # noqa: E402
+from robmod.symbolic.compile import _CFLAGS, compiler  # noqa: E402
 from robmod.symbolic.export import c_layout, to_c  # noqa: E402
 
 
@@ -93,7 +93,7 @@ int main(void) {{
         c = Path(tmp) / "flat.c"
         c.write_text(main)
         exe = Path(tmp) / "flat"
-        flags = [f for f in CFLAGS if f not in ("-shared", "-fPIC")]
+        flags = [f for f in _CFLAGS if f not in ("-shared", "-fPIC")]
         subprocess.run([cc, *flags, str(c), "-o", str(exe), "-lm"], check=True)
         out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
     return float(out.split()[0])

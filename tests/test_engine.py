@@ -315,12 +315,12 @@ def test_vectorized_trig_prepass_matches_scalar_path():
     """The batched C kernel takes sin/cos of the inputs from a vectorized pre-pass (libmvec
     when it links); every batch size (block remainders) and models with parameters agree with
     the NumPy path, and a trig argument that is an expression of inputs is moved too."""
-    from robmod.symbolic.vector_trig import batch_source, trig_prepass
+    from robmod.symbolic.vector_trig import batch_source, _trig_prepass
     from robmod.dynamics import idm_model
 
     robot = robmod.load_robot("rx90")
     for model in (dgm_model(robot), idm_model(robot.numeric({"G3": 9.81}))):
-        args, where = trig_prepass(model)
+        args, where = _trig_prepass(model)
         assert args and len(where) >= len(args)
         assert "rm_vtrig" in batch_source(model, "m")
         fc, fn = model.compile(), CompiledModel(model, backend="numpy")
@@ -344,7 +344,7 @@ def test_vectorized_trig_prepass_matches_scalar_path():
         return [Output.vector("y", [s * c, s + c])]
 
     m = customize("t", alg, inputs={"q": (q1, q2)})
-    args, _ = trig_prepass(m)
+    args, _ = _trig_prepass(m)
     assert args == [q1 + q2]
     x = np.random.default_rng(3).uniform(-3, 3, (77, 2))
     y = m.compile()(x)

@@ -62,7 +62,7 @@ def test_threads_split_large_batches(policy, monkeypatch):
     x = np.random.default_rng(2).uniform(-2, 2, (3, 3001, 6))
     policy("compiled")
     one_thread = idm(robot, *x)
-    monkeypatch.setattr(fastpath, "THREAD_MIN", 100)
+    monkeypatch.setattr(fastpath, "_THREAD_MIN", 100)
     assert np.array_equal(idm(robot, *x), one_thread)
 
 
@@ -159,9 +159,9 @@ def test_numpy_backend_bypasses_compiled_models(policy, monkeypatch):
     assert fastpath.entry(robot, ("Q",)).fn is not None
     policy("numpy")
     calls = []
-    monkeypatch.setattr(fastpath.FastFunction, "batch", lambda *a: calls.append(a))
+    monkeypatch.setattr(fastpath._FastFunction, "batch", lambda *a: calls.append(a))
     entry = fastpath.entry(robot, ("Q",))
     monkeypatch.setattr(entry, "fn", None)   # a compiled call would now fail loudly
-    monkeypatch.setattr(fastpath, "lookup", lambda *a, **k: pytest.fail("looked up"))
+    monkeypatch.setattr(fastpath, "_lookup", lambda *a, **k: pytest.fail("looked up"))
     gravity_torques(robot, q)
     assert not calls

@@ -276,4 +276,4 @@ def customize(name: str, algorithm: Callable, robot=None, *,
     return model.pruned() if prune else model
 
 
-__all__ = ["CustomModel", "Output", "customize", "OpCount", "field"]
+__all__ = ["CustomModel", "Output", "customize"]

@@ -18,7 +18,7 @@ import sympy as sp
 
 from .export import Names, Printer, c_function_body, c_input_lines, c_layout
 
-BLOCK = 64
+_BLOCK = 64
 
 _PREPASS = r"""
 #if defined(RM_MVEC) && defined(__x86_64__) && defined(__GNUC__)
@@ -50,7 +50,7 @@ static void rm_vtrig(long m, const double *x, double *s, double *c)
 """
 
 
-def trig_prepass(model):
+def _trig_prepass(model):
     """``(args, where)``: the distinct arguments of the movable sin/cos statements and, for
     each such statement's symbol, ``("s" or "c", index of its argument)``."""
     batched = {s for g, syms in model.inputs.items() if g != "params" for s in syms}
@@ -67,7 +67,7 @@ def trig_prepass(model):
 def batch_source(model, fname: str) -> str | None:
     """C source of ``void {fname}_vbatch(long n, inputs..., double *out)`` (same signature as
     ``{fname}_batch``), or None when the model has no movable sin/cos."""
-    args, where = trig_prepass(model)
+    args, where = _trig_prepass(model)
     if not args:
         return None
     names = Names("c")
@@ -77,7 +77,7 @@ def batch_source(model, fname: str) -> str | None:
     nt = len(args)
     params = [f"const double *{names(sp.Symbol(g))}" for g in groups]
     decl = c_input_lines(model, names)
-    reads = {lhs: f"rm_{kind}[{k * BLOCK}]" for lhs, (kind, k) in where.items()}
+    reads = {lhs: f"rm_{kind}[{k * _BLOCK}]" for lhs, (kind, k) in where.items()}
     body = [_PREPASS, f"static void {fname}_t({', '.join(params)}, const double *rm_s, "
             "const double *rm_c, double *out)", "{"]
     body += c_function_body(model, names, pr, reads)
@@ -85,10 +85,10 @@ def batch_source(model, fname: str) -> str | None:
     # the batch: per block, the arguments, then the vector sin/cos, then the model
     bparams = [p.replace("*", "*B_", 1) for p in params]
     body += ["", f"void {fname}_vbatch(long n, {', '.join(bparams + ['double *out'])})", "{",
-             f"    double rm_x[{nt * BLOCK}], rm_s[{nt * BLOCK}], rm_c[{nt * BLOCK}];",
+             f"    double rm_x[{nt * _BLOCK}], rm_s[{nt * _BLOCK}], rm_c[{nt * _BLOCK}];",
              "    long i0, i, k;",
-             f"    for (i0 = 0; i0 < n; i0 += {BLOCK}) {{",
-             f"        long m = n - i0 < {BLOCK} ? n - i0 : {BLOCK};",
+             f"    for (i0 = 0; i0 < n; i0 += {_BLOCK}) {{",
+             f"        long m = n - i0 < {_BLOCK} ? n - i0 : {_BLOCK};",
              "        for (i = 0; i < m; i++) {"]
     for g in groups:
         gname = names(sp.Symbol(g))
@@ -97,10 +97,10 @@ def batch_source(model, fname: str) -> str | None:
     for line in decl:
         body.append("        " + line)
     for k, a in enumerate(args):
-        body.append(f"            rm_x[{k * BLOCK} + i] = {pr(a)};")
+        body.append(f"            rm_x[{k * _BLOCK} + i] = {pr(a)};")
     body += ["        }",
-             f"        for (k = 0; k < {nt}; k++) rm_vtrig(m, rm_x + k * {BLOCK}, "
-             f"rm_s + k * {BLOCK}, rm_c + k * {BLOCK});",
+             f"        for (k = 0; k < {nt}; k++) rm_vtrig(m, rm_x + k * {_BLOCK}, "
+             f"rm_s + k * {_BLOCK}, rm_c + k * {_BLOCK});",
              "        for (i = 0; i < m; i++)"]
     call = []
     for g in groups:
@@ -111,3 +111,6 @@ def batch_source(model, fname: str) -> str | None:
                 f"out + (i0 + i) * {total});")
     body += ["    }", "}", ""]
     return "\n".join(body)
+
+
+__all__ = []
