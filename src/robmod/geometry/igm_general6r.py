@@ -60,7 +60,7 @@ from .chain_refine import refine, rz
 from .igm_result import IGMResult
 from .transforms import frame_transform, transform_to_numpy
 
-METHOD = ("Raghavan-Roth: 14 equations, dialytic elimination to a 12x12 matrix quadratic in "
+_METHOD = ("Raghavan-Roth: 14 equations, dialytic elimination to a 12x12 matrix quadratic in "
           "tan(theta3/2), 24x24 generalized eigenvalue problem (scipy.linalg.eig), "
           "back-substitution, Newton polish")
 
@@ -266,7 +266,7 @@ def igm_general6r(robot, T, *, tool=None, tol=1e-10, imag_tol=1e-6, newton_iter=
     Ts = T.copy()
     Ts[:3, 3] /= scale
     M = _inv(Cs[0]) @ Ts @ _inv(Cs[6])
-    info = {"method": METHOD, "formulations": [], "n_real_roots": 0, "n_eigenvalues": 0}
+    info = {"method": _METHOD, "formulations": [], "n_real_roots": 0, "n_eigenvalues": 0}
     cands = []
     ranked = sorted(_formulations(Cs, M), key=lambda f: -f[0])
     for quality, name, links, target, perm, sign in ranked[:max_formulations]:
@@ -312,3 +312,6 @@ def igm_general6r(robot, T, *, tool=None, tol=1e-10, imag_tol=1e-6, newton_iter=
         sols = sols[np.lexsort(sols[:, ::-1].T)]
     info["max_error"] = float(err[good].max()) if good.any() else None
     return IGMResult(sols, np.ones(len(sols), bool), "general6r", info=info)
+
+
+__all__ = []

@@ -30,7 +30,7 @@ from .paul import paul_search
 from .solution import IGMSolution, IGMStep
 
 _CACHE: dict = {}
-ALL_FAMILIES = ("elem", "inv", "norm")
+_ALL_FAMILIES = ("elem", "inv", "norm")
 
 
 def _fixed_joints(fixed):
@@ -94,7 +94,7 @@ def igm_model(robot, fixed=None, *, j=None, families=None) -> IGMSolution:
             try:
                 system, steps = paul_search(robot, joints, ("elem",))
             except RobmodError:
-                system, steps = paul_search(robot, joints, ALL_FAMILIES)
+                system, steps = paul_search(robot, joints, _ALL_FAMILIES)
         else:
             system, steps = paul_search(robot, joints, tuple(families))
     except RobmodError as e:

@@ -20,7 +20,7 @@ from ..igm_general6r import chain_constants, igm_general6r
 from ..igm_pieper import N_BRANCHES, has_spherical_wrist, igm_pieper
 from ..igm_result import IGMResult
 
-GENERAL6R_BRANCHES = 16
+_GENERAL6R_BRANCHES = 16
 
 
 def fallback_method(robot) -> str | None:
@@ -64,7 +64,7 @@ def solve_fallback(robot, T, method, tol=1e-9):
     idx = np.array(joints) - 1
     batch = T.shape[:-2]
     flat = T.reshape((-1, 4, 4))
-    nb = N_BRANCHES if method == "pieper" else GENERAL6R_BRANCHES
+    nb = N_BRANCHES if method == "pieper" else _GENERAL6R_BRANCHES
     q = np.full((len(flat), nb, len(joints)), np.nan)
     valid = np.zeros((len(flat), nb), bool)
     singular = np.zeros((len(flat), nb), bool)
@@ -89,4 +89,4 @@ def solve_fallback(robot, T, method, tol=1e-9):
                      singular=singular, residual=residual)
 
 
-__all__ = ["fallback_method", "no_special_axes", "solve_fallback", "GENERAL6R_BRANCHES"]
+__all__ = []

@@ -364,4 +364,4 @@ def _derived_type(c) -> str:
     return {"type2": "type 2", "quad": "second degree in r", "type1": "type 1"}[c.solver.kind]
 
 
-__all__ = ["IGMSolution", "IGMStep", "TARGET"]
+__all__ = ["IGMSolution", "IGMStep"]
