@@ -8,7 +8,7 @@ from robmod.geometry.direct import dgm
 from robmod.geometry.transforms import transform_to_numpy
 from robmod.geometry import IGMResult, rotation_error
 from robmod.kinematics import igm_numeric
-from robmod.kinematics.ik_numeric import CONVERGED, MAX_ITER, UNREACHABLE, joint_domain
+from robmod.kinematics.ik_numeric import _CONVERGED, _MAX_ITER, _UNREACHABLE, joint_domain
 from robmod.testing.random import random_robot
 
 
@@ -30,7 +30,7 @@ def _check(robot, T, res, q_true=None, tool=None, n_expected=None):
     assert np.isnan(res.q[~res.valid]).all()  # padding
     for t in range(len(T)):
         sols = res.solutions(t)
-        assert res.status[t] == CONVERGED
+        assert res.status[t] == _CONVERGED
         assert res.n_solutions[t] == len(sols) >= 1
         assert np.abs(_fk(robot, sols, tool) - T[t]).max() < 1e-10
         if n_expected is not None:
@@ -96,7 +96,7 @@ def test_random_robots_with_prismatic_joints_and_trees():
         res = igm_numeric(robot, T, j=j, n_restarts=32, rng=7)
         for t in range(len(T)):
             if robot.structure == "serial":
-                assert res.status[t] == CONVERGED
+                assert res.status[t] == _CONVERGED
             for qs in res.solutions(t):
                 assert np.abs(dgm(robot, qs, j) - T[t]).max() < 1e-10
 
@@ -106,12 +106,12 @@ def test_unreachable_and_max_iter():
     T = np.repeat(dgm(robot, np.zeros(6))[None], 3, axis=0)
     T[:, :3, 3] = [[2.0, 0, 0], [0, 5.0, 1.0], [0.6, 0.6, 0.6]]  # reach is 0.9 m
     res = igm_numeric(robot, T, n_restarts=16, rng=0)
-    assert res.status.tolist() == [UNREACHABLE] * 3
+    assert res.status.tolist() == [_UNREACHABLE] * 3
     assert np.all(res.n_solutions == 0) and np.all(res.error > 0.1)
     assert res.q.shape == (3, 0, 6)
     T2 = dgm(robot, np.array([0.3, -1.0, 2.0, 0.4, 1.0, -2.0]))
     r = igm_numeric(robot, T2, np.zeros(6), n_restarts=1, max_iter=2)
-    assert r.status == MAX_ITER and r.n_solutions == 0 and r.iterations == 2
+    assert r.status == _MAX_ITER and r.n_solutions == 0 and r.iterations == 2
 
 
 def test_single_target_seed_and_sequential_mode():
@@ -119,7 +119,7 @@ def test_single_target_seed_and_sequential_mode():
     q = np.array([0.3, -1.0, 2.0, 0.4, 1.0, -2.0])
     T = dgm(robot, q)
     r = igm_numeric(robot, T[:3], q + 0.05, n_restarts=1)  # 3x4 accepted, one seed
-    assert r.status == CONVERGED and r.n_solutions == 1 and r.n_converged == 1
+    assert r.status == _CONVERGED and r.n_solutions == 1 and r.n_converged == 1
     qs, valid = r  # unpacks as the analytic IGM does
     assert qs.shape == (1, 6) and valid.tolist() == [True]
     assert np.abs(qs[0] - q).max() < 1e-9
@@ -127,7 +127,7 @@ def test_single_target_seed_and_sequential_mode():
     a = igm_numeric(robot, Ts, n_restarts=32, rng=4)
     b = igm_numeric(robot, Ts, n_restarts=32, rng=4, batch=False)
     assert a.n_solutions.tolist() == [8, 8] and b.n_solutions.tolist() == [8, 8]
-    assert a.q.shape == b.q.shape == (2, 8, 6) and b.status.tolist() == [CONVERGED] * 2
+    assert a.q.shape == b.q.shape == (2, 8, 6) and b.status.tolist() == [_CONVERGED] * 2
 
 
 def test_batch_shape_and_padding():
@@ -139,7 +139,7 @@ def test_batch_shape_and_padding():
     res = igm_numeric(robot, Ts, n_restarts=24, rng=3)
     assert res.q.shape[:2] == (2, 2) and res.valid.shape == res.q.shape[:3]
     assert res.status.shape == res.error.shape == res.iterations.shape == (2, 2)
-    assert res.status[1, 1] == UNREACHABLE and res.n_solutions[1, 1] == 0
+    assert res.status[1, 1] == _UNREACHABLE and res.n_solutions[1, 1] == 0
     assert not res.valid[1, 1].any() and np.isnan(res.q[1, 1]).all()
     assert np.all(res.n_solutions[0] >= 1)
 

@@ -89,3 +89,6 @@ def draw_robot(robot, q=None, path=None, *, ax=None, axis_length=None, labels=Tr
     if path is not None:
         fig.savefig(path)
     return fig
+
+
+__all__ = ["draw_robot", "frame_origins"]

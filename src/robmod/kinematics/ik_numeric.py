@@ -43,11 +43,11 @@ from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..geometry.direct import dgm
 from ..geometry.igm_result import IGMResult
-from ..geometry.pose_error import pose_error, rotation_error  # noqa: F401 (public here too)
+from ..geometry.pose_error import pose_error
 from ..geometry.transforms import transform_to_numpy
 from .jacobians import resolve_frame, pose_and_jacobian
 
-CONVERGED, UNREACHABLE, MAX_ITER = "converged", "unreachable", "max_iter"
+_CONVERGED, _UNREACHABLE, _MAX_ITER = "converged", "unreachable", "max_iter"
 
 
 def _num(x):
@@ -261,11 +261,11 @@ def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_re
         st = Qf[t][keep[t]]
         sols.append(st[np.lexsort(st[:, ::-1].T)] if len(st) else st)
         if ok[t].any():
-            status.append(CONVERGED)
+            status.append(_CONVERGED)
         elif stalled[t].all():
-            status.append(UNREACHABLE)
+            status.append(_UNREACHABLE)
         else:
-            status.append(MAX_ITER)
+            status.append(_MAX_ITER)
     return _result(shape, nj, sols, status, err.min(axis=1), ok.sum(axis=1), iters.max(axis=1))
 
 
@@ -285,3 +285,6 @@ def _result(shape, nj, sols, status, error, n_converged, iterations) -> IGMResul
                      status=per_target(status, str), error=per_target(error, float),
                      n_converged=per_target(n_converged, int),
                      iterations=per_target(iterations, int))
+
+
+__all__ = ["igm_numeric"]
