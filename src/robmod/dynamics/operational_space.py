@@ -152,3 +152,7 @@ def dynamic_manipulability_ellipsoid(robot, q, *, j=None, tool=None, rows=None,
         g = gravity_torques(robot, q)
         centre = -np.einsum("...mi,...i->...m", J, np.linalg.solve(B, g[..., None])[..., 0])
     return DynamicEllipsoid(centre, V, 1.0 / np.sqrt(w), Q)
+
+
+__all__ = ["OperationalSpace", "operational_space", "DynamicEllipsoid",
+           "dynamic_manipulability_ellipsoid"]
