@@ -398,3 +398,7 @@ def cross_validate(robot, data: MeasuredData, folds: int = 5, **options) -> list
         est = DynamicIdentification(robot, **options).fit(train)
         out.append(est.validate(data.select(slice(a, b))))
     return out
+
+
+__all__ = ["DynamicIdentification", "Validation", "check_rank", "cross_validate",
+           "PayloadEstimate", "identify_payload"]

@@ -35,3 +35,6 @@ def validation_figure(v, path=None):
     if path is not None:
         fig.savefig(path)
     return fig
+
+
+__all__ = []
