@@ -122,3 +122,6 @@ class SimulationResult:
         if path is not None:
             fig.savefig(path)
         return fig
+
+
+__all__ = ["SimulationResult", "TrackingMetrics", "tracking_metrics"]
