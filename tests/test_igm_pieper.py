@@ -176,13 +176,13 @@ def test_singular_wrist_flagged_and_solved():
 
 
 def test_cli_solve_pose_uses_pieper():
-    from robmod.cli.igm import solve_pose
+    from robmod.cli.igm import _solve_pose
 
     rng = np.random.default_rng(101)
     robot = wrist_robot(rng, alpha23=-sp.pi / 2)
     q = rng.uniform(-np.pi, np.pi, 6)
     T = dgm(robot, q)
-    name, _, qs, ok, sing = solve_pose(robot, T, {}, "pieper")
+    name, _, qs, ok, sing = _solve_pose(robot, T, {}, "pieper")
     assert "Pieper" in name and ok.all() and not sing.any()
     assert _member(qs, q) and np.abs(dgm(robot, qs) - T).max() < 1e-9
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-def cmd_draw(args) -> int:
+def _cmd_draw(args) -> int:
     from ..kinematics.drawing import draw_robot
     from . import joint_values_arg, load_robot_arg
 
@@ -20,4 +20,7 @@ def add_draw_command(sub) -> None:
     s.add_argument("-o", "--output", required=True, metavar="FILE", help="image file")
     s.add_argument("--ellipsoid", action="store_true",
                    help="also the velocity manipulability ellipsoid of the last frame")
-    s.set_defaults(func=cmd_draw)
+    s.set_defaults(func=_cmd_draw)
+
+
+__all__ = []

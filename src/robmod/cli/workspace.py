@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..errors import RobmodError
 
 
-def cmd_workspace(args) -> int:
+def _cmd_workspace(args) -> int:
     from . import load_robot_arg
 
     try:
@@ -44,5 +44,8 @@ def add_workspace_command(sub):
     s.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler")
     s.add_argument("--workers", type=int, help="workers of a local cluster started for this run")
     s.add_argument("--progress", action="store_true", help="show the progress of the tasks")
-    s.set_defaults(func=cmd_workspace)
+    s.set_defaults(func=_cmd_workspace)
     return s
+
+
+__all__ = []
