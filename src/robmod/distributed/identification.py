@@ -52,7 +52,7 @@ def _combine_factors(a, b):
 def solve_from_factors(R, n_samples: int, weights="joint"):
     """(beta, std, sigma_joint, condition, residual_rms) from the per-joint R factors
     (NJ, b+1, b+1) of [W_j | y_j] over ``n_samples`` samples: the results of
-    :func:`robmod.identification.least_squares.solve_wls` without W."""
+    the weighted least squares of :func:`robmod.identification.identify` without W."""
     nj, k, _ = R.shape
     b, N = k - 1, int(n_samples)
     r = nj * N
