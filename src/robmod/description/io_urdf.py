@@ -31,7 +31,7 @@ Reading (URDF -> Khalil-Kleinfinger)
   the same transforms for MDH robots.  Leaf frames keep the URDF joint frame,
   turned by the smallest rotation that brings z onto the axis.  Fixed frames
   keep the URDF link frame.  The axis of a prismatic joint is taken through
-  the URDF joint origin.  Axes closer than :data:`PARALLEL_TOL` (radians) to
+  the URDF joint origin.  Axes closer than a tolerance (``urdf_frames``, radians) to
   parallel are treated as parallel.  ``mdh=False`` keeps every URDF joint
   frame (only turned so that z is the axis).  ``mdh=None`` (the default)
   keeps the frames of a file written by robmod (it carries the comment
@@ -68,12 +68,11 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from ..errors import FileFormatError
-from .kk_fit import kk_parameters_from_transform, matrix_from_rpy, rpy_from_matrix
+from .kk_fit import rpy_from_matrix
 from .expr import as_expr
 from .io_common import NAME_RE, FileContext, read_text, sanitize_name
 from .robot import FIXED, PRISMATIC, Link, Robot, transform_matrix
-from .urdf_build import GRAVITY, SNAP_TOL, build_robot
-from .urdf_frames import KEEP_TOL, PARALLEL_TOL, mdh_frame
+from .urdf_build import GRAVITY, build_robot
 from .urdf_xml import UJoint, ULink, parse_xml, read_joint, read_link, required_attr
 
 #: bound written for a missing position limit of a prismatic or revolute joint

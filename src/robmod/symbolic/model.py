@@ -18,7 +18,7 @@ parameters) and offers the customization passes:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Sequence
 
 import sympy as sp

@@ -39,7 +39,7 @@ class _Span:
     def __init__(self, rows=None):
         self.rows = list(rows or [])     # (pivot, vector)
 
-    def copy(self) -> "Span":
+    def copy(self) -> "_Span":
         return _Span(self.rows)
 
     def _reduce(self, vec):

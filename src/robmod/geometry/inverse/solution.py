@@ -22,7 +22,6 @@ from . import polys as P
 from ..igm_result import IGMResult
 from .check import robot_values
 from .formulas import EPS, describe, solver_formula
-from .system import TARGET
 
 
 @dataclass(frozen=True)
