@@ -52,11 +52,11 @@ def main():
     print(f"1000 runs of 2 s batched: {walls:.2f} s wall")
     # plant step alone vs MuJoCo
     from robmod.control.plant import Dynamics
-    from robmod.control.simulation import rk4_step
+    from robmod.control.simulation import _rk4_step
     ddm = Dynamics.of(robot).ddm
     q, qd, tau = np.zeros(6), np.zeros(6), np.ones(6)
     n = 20000
-    t_rm = best(lambda: [rk4_step(ddm, 1e-4, q, qd, tau) for _ in range(n)]) / n
+    t_rm = best(lambda: [_rk4_step(ddm, 1e-4, q, qd, tau) for _ in range(n)]) / n
     try:
         import mujoco
 

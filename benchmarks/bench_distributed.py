@@ -23,18 +23,18 @@ import numpy as np
 
 import robmod
 from robmod.distributed import local_cluster, workspace_map
-from robmod.distributed.maps import block_stats, joint_box, map_models, merge_stats, reach_bound
+from robmod.distributed.maps import _block_stats, joint_box, _map_models, _merge_stats, _reach_bound
 
 
 def single_process(robot, n, chunk, seed=0, bins=32):
-    dgm, jac = map_models(robot)
+    dgm, jac = _map_models(robot)
     lo, hi = joint_box(robot)
-    r = reach_bound(robot)
+    r = _reach_bound(robot)
     edges = tuple(np.linspace(-r, r, bins + 1) for _ in range(3))
     acc = None
     for b in range(-(-n // chunk)):
-        part = block_stats(b, seed, lo, hi, n, chunk, dgm, jac, (0, 1, 2, 3, 4, 5), edges)
-        acc = part if acc is None else merge_stats(acc, part)
+        part = _block_stats(b, seed, lo, hi, n, chunk, dgm, jac, (0, 1, 2, 3, 4, 5), edges)
+        acc = part if acc is None else _merge_stats(acc, part)
     return acc
 
 

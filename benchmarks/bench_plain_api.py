@@ -76,10 +76,10 @@ def bench_robot(name: str, n: int) -> list[tuple[str, str]]:
 
         t_loop = timeit(loop, repeat=3) / m_loop
         t_batch = timeit(lambda: fn(robot, *args), repeat=5) / n
-        thread_min = fastpath.THREAD_MIN
-        fastpath.THREAD_MIN = 1 << 62
+        thread_min = fastpath._THREAD_MIN
+        fastpath._THREAD_MIN = 1 << 62
         t_batch1 = timeit(lambda: fn(robot, *args), repeat=5) / n
-        fastpath.THREAD_MIN = thread_min
+        fastpath._THREAD_MIN = thread_min
         old = fastpath.set_backend("numpy")
         t_numpy = timeit(lambda: fn(robot, *one), repeat=3, number=20)
         fastpath.set_backend(old)

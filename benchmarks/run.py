@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import robmod  # noqa: E402
 from robmod.geometry.direct import dgm_model  # noqa: E402
-from robmod.symbolic.compile import CFLAGS, compiler  # noqa: E402
+from robmod.symbolic.compile import _CFLAGS, compiler  # noqa: E402
 from robmod.symbolic.export import c_layout, to_c  # noqa: E402
 
 
@@ -93,7 +93,7 @@ int main(void) {{
         c = Path(tmp) / "flat.c"
         c.write_text(main)
         exe = Path(tmp) / "flat"
-        flags = [f for f in CFLAGS if f not in ("-shared", "-fPIC")]
+        flags = [f for f in _CFLAGS if f not in ("-shared", "-fPIC")]
         subprocess.run([cc, *flags, str(c), "-o", str(exe), "-lm"], check=True)
         out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
     return float(out.split()[0])
@@ -258,7 +258,7 @@ def bench_jacobian(name: str, n: int, have) -> list[tuple[str, str]]:
 def bench_igm(name: str, n_targets: int, have) -> list[tuple[str, str]]:
     """Numeric IGM: solve rate and time per target, robmod (batched) vs RTB ikine_LM (loop)."""
     from robmod.geometry.direct import dgm
-    from robmod.kinematics.ik_numeric import igm_numeric
+    from robmod.kinematics import igm_numeric
 
     robot = robmod.load_robot(name, numeric=True)
     tool = robot.tools[0].name if robot.tools else None
@@ -273,7 +273,7 @@ def bench_igm(name: str, n_targets: int, have) -> list[tuple[str, str]]:
     t0 = time.perf_counter()
     res = igm_numeric(robot, T, tool=tool, n_restarts=4)
     dt = time.perf_counter() - t0
-    ok = sum(r.status == "converged" for r in res)
+    ok = int(np.sum(res.status == "converged"))
     rows.append(("robmod igm_numeric (4 restarts)", f"{ok}/{n_targets} solved to 1e-10, "
                  f"{dt / n_targets * 1e3:.2f} ms/target"))
     rows += bench_igm_analytic(robot, q, T, tool, dt / n_targets)

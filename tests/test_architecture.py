@@ -36,3 +36,132 @@ def test_no_module_imports_another_modules_private_names():
                     if alias.name.startswith("_") and not alias.name.startswith("__"):
                         offenders.append(f"{path.relative_to(SRC)}:{node.lineno} {alias.name}")
     assert not offenders, "make them public in a small module:\n" + "\n".join(offenders)
+
+
+# ---- the public API: __all__ of every module, every public name reachable from its package ----
+
+def _module_name(path):
+    parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_package(path):
+    return path.name == "__init__.py"
+
+
+def _packages(name, path):
+    """The packages a module's public names must be reachable from: its parent package and
+    its layer (``robmod.geometry`` for ``robmod.geometry.inverse.paul``); a layer package
+    (``robmod.geometry``) is its own."""
+    parts = name.split(".")[:-1]
+    if _is_package(path) and len(parts) <= 1:
+        return [name]
+    return sorted({".".join(parts), ".".join(parts[:2])})
+
+
+def _static_all(tree):
+    names, found = [], False
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, ast.AugAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            found = True
+            names += ast.literal_eval(node.value)
+    return names if found else None
+
+
+def _import(name):
+    import importlib
+
+    if name.startswith("robmod.distributed"):
+        pytest.importorskip("dask")
+        pytest.importorskip("distributed")
+    return importlib.import_module(name)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(SRC)))
+def test_every_module_has_all_reachable_from_its_package(path):
+    """``__all__`` is the public API: every module has one, its names exist, none is private,
+    and each is an attribute of the module's package(s) and listed in their ``__all__``."""
+    names = _static_all(ast.parse(path.read_text()))
+    assert names is not None, "define __all__ (the module's public API; [] if none)"
+    assert not [n for n in names if n.startswith("_")], "__all__ lists a private name"
+    assert len(names) == len(set(names)), "__all__ has duplicates"
+    if not names:
+        return  # nothing to reach (and __main__ modules must not be imported)
+    name = _module_name(path)
+    module = _import(name)
+    missing = [n for n in names if not hasattr(module, n)]
+    assert not missing, f"{name}.__all__ lists undefined names {missing}"
+    for pkg_name in _packages(name, path):
+        pkg = _import(pkg_name)
+        absent = [n for n in names if getattr(pkg, n, None) is not getattr(module, n)]
+        unlisted = [n for n in names if n not in pkg.__all__]
+        assert not absent and not unlisted, \
+            f"{pkg_name} must import and list in __all__ {sorted(set(absent + unlisted))}"
+
+
+def _imported_names():
+    """(module, name) pairs that some other module of robmod imports or reads as attribute."""
+    names = {_module_name(p): p for p in MODULES}
+    used = set()
+    for path in MODULES:
+        me = _module_name(path)
+        base = me.split(".") if _is_package(path) else me.split(".")[:-1]
+        aliases = {}
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                mod = node.module or ""
+                if node.level:
+                    mod = ".".join(base[:len(base) - node.level + 1] + ([mod] if mod else []))
+                for alias in node.names:
+                    if f"{mod}.{alias.name}" in names:
+                        aliases[alias.asname or alias.name] = f"{mod}.{alias.name}"
+                    elif mod != me:
+                        used.add((mod, alias.name))
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname and alias.name in names:
+                        aliases[alias.asname] = alias.name
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and node.value.id in aliases and aliases[node.value.id] != me:
+                used.add((aliases[node.value.id], node.attr))
+    return used
+
+
+def test_names_used_only_in_their_module_are_private():
+    """A top-level function or class neither in ``__all__`` nor used by another module is
+    private (leading underscore); un-underscored names outside ``__all__`` are the internal
+    helpers shared between modules (docs/architecture.md)."""
+    used = _imported_names()
+    offenders = []
+    for path in MODULES:
+        tree = ast.parse(path.read_text())
+        public = set(_static_all(tree) or ())
+        name = _module_name(path)
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                    and not node.name.startswith("_") and node.name not in public \
+                    and (name, node.name) not in used:
+                offenders.append(f"{path.relative_to(SRC)}:{node.lineno} {node.name}")
+    assert not offenders, "make them private (or public in __all__):\n" + "\n".join(offenders)
+
+
+def test_package_all_has_no_duplicates():
+    for path in MODULES:
+        if _is_package(path):
+            names = _static_all(ast.parse(path.read_text())) or []
+            dup = sorted({n for n in names if names.count(n) > 1})
+            assert not dup, f"{path.relative_to(SRC)}: {dup}"
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if _is_package(p)],
+                         ids=lambda p: str(p.parent.relative_to(SRC.parent)))
+def test_no_module_is_named_like_a_name_its_package_exports(path):
+    """``robmod.trajectory.topp`` must be the function, never a module hidden by it."""
+    exported = set(_static_all(ast.parse(path.read_text())) or [])
+    modules = {p.stem for p in path.parent.glob("*.py")} | \
+        {p.name for p in path.parent.iterdir() if (p / "__init__.py").exists()}
+    assert not exported & modules, f"rename the modules {sorted(exported & modules)}"

@@ -183,11 +183,11 @@ def test_tsqr_identification_known_torques(ident_data, client):
 
 
 def test_r_factor_combination_is_the_qr_of_the_stack():
-    from robmod.distributed.identification import combine_factors, r_factor
+    from robmod.distributed.identification import _combine_factors, _r_factor
 
     rng = np.random.default_rng(9)
     A, B = rng.standard_normal((7, 4)), rng.standard_normal((2, 4))   # B shorter than wide
-    R = combine_factors(r_factor(A)[None], r_factor(B)[None])[0]
+    R = _combine_factors(_r_factor(A)[None], _r_factor(B)[None])[0]
     S = np.vstack([A, B])
     np.testing.assert_allclose(R.T @ R, S.T @ S, atol=1e-12)          # same Gram matrix
     np.testing.assert_allclose(np.abs(np.diag(R)), np.abs(np.diag(np.linalg.qr(S, mode="r"))))

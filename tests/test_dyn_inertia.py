@@ -7,7 +7,7 @@ import sympy as sp
 
 import robmod
 from robmod.dynamics.inertia import (inertia_matrix, inertia_matrix_model,
-                                     lower_to_full)
+                                     _lower_to_full)
 from robmod.dynamics.lagrange import gravity_model
 from robmod.testing.random import random_robot, with_random_dynamics
 
@@ -76,8 +76,8 @@ def test_customized_model_equals_numeric():
         assert model.outputs[0].names[:2] == ("A11", "A21")
         q = rng.uniform(-2, 2, (20, n))
         ref = inertia_matrix(robot, q)
-        assert np.abs(lower_to_full(model.compile()(q), n) - ref).max() < 1e-12
-        assert np.abs(lower_to_full(model.numpy_function()(q), n) - ref).max() < 1e-12
+        assert np.abs(_lower_to_full(model.compile()(q), n) - ref).max() < 1e-12
+        assert np.abs(_lower_to_full(model.numpy_function()(q), n) - ref).max() < 1e-12
 
 
 def _expand(model):

@@ -11,8 +11,8 @@ from robmod.dynamics.inertia import inertia_matrix, inertia_matrix_model
 from robmod.dynamics.lagrange import (coriolis_matrix, coriolis_model, energy_model,
                                       friction_torques, gravity_torques,
                                       kinetic_energy, potential_energy, quadratic_velocity_matrix,
-                                      quadratic_velocity_model, velocity_products)
-from robmod.symbolic.derivative import derivative
+                                      quadratic_velocity_model, _velocity_products)
+from robmod.symbolic.differentiation import derivative
 from robmod.testing.random import random_robot, with_random_dynamics
 
 
@@ -62,9 +62,9 @@ def test_christoffel_model_and_adot_by_derivative():
     # A-dot from the forward-mode derivative of the customized A: skew-symmetry exactly
     dm = derivative(inertia_matrix_model(robot), robot.q, keep_outputs=False).compile()
     dA = dm(q)  # one output per q_k, each the lower triangle
-    from robmod.dynamics.inertia import lower_to_full
+    from robmod.dynamics.inertia import _lower_to_full
 
-    Ad = sum(lower_to_full(dA[k], 6) * qd[:, k, None, None] for k in range(6))
+    Ad = sum(_lower_to_full(dA[k], 6) * qd[:, k, None, None] for k in range(6))
     N = Ad - 2 * C
     assert np.abs(N + np.swapaxes(N, -1, -2)).max() < 1e-11
 
@@ -76,7 +76,7 @@ def test_quadratic_velocity_form_of_seed_003():
         G = quadratic_velocity_matrix(robot, q)
         n = robot.n_joints
         assert G.shape == (5, n, n * (n + 1) // 2)
-        assert np.abs(mv(G, velocity_products(qd)) - mv(coriolis_matrix(robot, q, qd), qd)).max() \
+        assert np.abs(mv(G, _velocity_products(qd)) - mv(coriolis_matrix(robot, q, qd), qd)).max() \
             < 1e-10
     robot = with_random_dynamics(robmod.load_robot("scara", numeric=True), rng)
     q = rng.uniform(-2, 2, (5, robot.n_joints))

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 import robmod
 from robmod.dynamics import (gravity_torques, idm, inertia_matrix, quadratic_velocity_matrix,
                              scale_to_limits, scaled_torques)
-from robmod.dynamics.lagrange import velocity_products
-from robmod.dynamics.time_scaling import torque_split
+from robmod.dynamics.lagrange import _velocity_products
+from robmod.dynamics.time_scaling import _torque_split
 from robmod.testing.random import random_robot, with_random_dynamics
 
 
@@ -63,7 +63,7 @@ def test_book_relation_for_a_general_timing_law(robot):
     assert np.abs(lhs - rhs).max() < 1e-10 * (1 + np.abs(lhs).max())
     Gamma = quadratic_velocity_matrix(robot, q)
     assert Gamma.shape == (31, n, n * (n + 1) // 2)
-    quad = mv(Gamma, velocity_products(qd))
+    quad = mv(Gamma, _velocity_products(qd))
     assert np.abs(lhs - mv(inertia_matrix(robot, q), qdd) - quad).max() < 1e-10 * (
         1 + np.abs(lhs).max())
     # uniform law r = c t: tau_s(t) = c^2 taubar_s(c t), no rdd term
@@ -96,7 +96,7 @@ def test_uniform_scaling_on_a_new_time_grid():
     traj = quintic(6, tf, rng)
     t = np.linspace(0, tf, 401)
     q, qd, qdd = traj(t)
-    ts, g = torque_split(robot, q, qd, qdd)
+    ts, g = _torque_split(robot, q, qd, qdd)
     limit = np.abs(g).max(axis=0) + 0.3 * np.abs(ts).max(axis=0)
     res = scale_to_limits(robot, t, q, qd, qdd, limit)
     c = res.c
@@ -104,7 +104,7 @@ def test_uniform_scaling_on_a_new_time_grid():
     tbar = np.linspace(0, c * tf, 157)
     qn, qdn, qddn = traj(tbar / c)
     qdn, qddn = qdn / c, qddn / c**2
-    ts_orig, g_orig = torque_split(robot, *traj(tbar / c))
+    ts_orig, g_orig = _torque_split(robot, *traj(tbar / c))
     expected = scaled_torques(ts_orig, g_orig, c)
     got = idm(robot, qn, qdn, qddn, friction=False)
     assert np.abs(got - expected).max() < 1e-9 * (1 + np.abs(got).max())
@@ -125,7 +125,7 @@ def test_scaling_properties_random_robots(seed, n, margin):
     robot = with_random_dynamics(random_robot(rng, n), rng)
     t = np.linspace(0, 0.6, 61)
     q, qd, qdd = quintic(n, 0.6, rng)(t)
-    ts, g = torque_split(robot, q, qd, qdd)
+    ts, g = _torque_split(robot, q, qd, qdd)
     limit = (np.abs(g).max(axis=0) + rng.uniform(0.05, 1.5, n) * np.abs(ts).max(axis=0) + 1e-3)
     limit = limit / (1 - margin)
     res = scale_to_limits(robot, t, q, qd, qdd, limit, margin=margin)
@@ -144,7 +144,7 @@ def test_scalar_limit_and_gravity_alone():
     rng = np.random.default_rng(9)
     t = np.linspace(0, 0.4, 81)
     q, qd, qdd = quintic(6, 0.4, rng)(t)
-    ts, g = torque_split(robot, q, qd, qdd)
+    ts, g = _torque_split(robot, q, qd, qdd)
     big = float(np.abs(g).max() + 0.2 * np.abs(ts).max())
     res = scale_to_limits(robot, t, q, qd, qdd, big)            # one limit for every joint
     assert np.isclose(np.abs(res.tau).max(), big, rtol=1e-12)
@@ -166,7 +166,7 @@ def test_gravity_exactly_at_the_limit():
     g = gravity_torques(robot, q)
     k = int(np.argmax(np.abs(g[:, 1])))
     qdd[:, 1] = 10 * np.sign(g[k, 1])
-    ts, g = torque_split(robot, q, qd, qdd)
+    ts, g = _torque_split(robot, q, qd, qdd)
     assert ts[k, 1] * g[k, 1] > 0                        # the motion adds to gravity there
     lim = np.abs(g).max(axis=0) + 1.0
     lim[1] = abs(g[k, 1])

@@ -292,7 +292,7 @@ def test_sin2_plus_cos2_is_folded():
 
 
 def test_forward_mode_derivative_matches_finite_differences():
-    from robmod.symbolic.derivative import derivative
+    from robmod.symbolic.differentiation import derivative
 
     robot = robmod.load_robot("rx90", numeric=True)
     model = derivative(dgm_model(robot), [sp.Symbol(f"q{k}") for k in range(1, 7)],

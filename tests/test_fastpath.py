@@ -66,7 +66,7 @@ def test_threads_split_large_batches(policy, monkeypatch):
     x = np.random.default_rng(2).uniform(-2, 2, (3, 3001, 6))
     policy("compiled")
     one_thread = idm(robot, *x)
-    monkeypatch.setattr(fastpath, "THREAD_MIN", 100)
+    monkeypatch.setattr(fastpath, "_THREAD_MIN", 100)
     assert np.array_equal(idm(robot, *x), one_thread)
 
 
@@ -76,7 +76,7 @@ def test_nan_in_a_threads_chunk_is_named(policy, monkeypatch):
     robot = with_random_dynamics(robmod.load_robot("rx90", numeric=True),
                                  np.random.default_rng(1))
     policy("compiled")
-    monkeypatch.setattr(fastpath, "THREAD_MIN", 100)
+    monkeypatch.setattr(fastpath, "_THREAD_MIN", 100)
     x = np.random.default_rng(2).uniform(-2, 2, (3, 1000, 6))
     idm(robot, *x)
     x[2, 990, 4] = np.nan
@@ -94,15 +94,15 @@ def test_vectorized_kernel_equals_single_calls(n):
     the scalar function's result; the DGM keeps the per-configuration kernel."""
     from robmod.dynamics import ddm_model, idm_model
     from robmod.geometry import dgm_model
-    from robmod.symbolic.lanes import vectorizable
+    from robmod.symbolic.lanes import _vectorizable
 
     robot = with_random_dynamics(robmod.load_robot("rx90", numeric=True),
                                  np.random.default_rng(4), friction=True)
-    assert not vectorizable(dgm_model(robot))
+    assert not _vectorizable(dgm_model(robot))
     x = np.random.default_rng(n).uniform(-2, 2, (3, n, 6))
     for make in (idm_model, ddm_model):
         model = make(robot)
-        assert vectorizable(model)
+        assert _vectorizable(model)
         f = model.compile()
         got = f(*x)
         ref = np.array([f.single(*x[:, k]) for k in range(n)])
@@ -209,9 +209,9 @@ def test_numpy_backend_bypasses_compiled_models(policy, monkeypatch):
     assert fastpath.entry(robot, ("Q",)).fn is not None
     policy("numpy")
     calls = []
-    monkeypatch.setattr(fastpath.FastFunction, "batch", lambda *a: calls.append(a))
+    monkeypatch.setattr(fastpath._FastFunction, "batch", lambda *a: calls.append(a))
     entry = fastpath.entry(robot, ("Q",))
     monkeypatch.setattr(entry, "fn", None)   # a compiled call would now fail loudly
-    monkeypatch.setattr(fastpath, "lookup", lambda *a, **k: pytest.fail("looked up"))
+    monkeypatch.setattr(fastpath, "_lookup", lambda *a, **k: pytest.fail("looked up"))
     gravity_torques(robot, q)
     assert not calls

@@ -11,7 +11,7 @@ from robmod.dynamics import idm
 from robmod.identification import base_parameters
 from robmod.identification.regressors import (base_idm_model, energy_identification_rows,
                                              regressor, regressor_function, regressor_model,
-                                             regressor_model_derivative, standard_names,
+                                             _regressor_model_derivative, standard_names,
                                              standard_vector)
 from robmod.testing.random import random_robot, with_random_dynamics
 
@@ -43,7 +43,7 @@ def test_customized_compiled_and_derivative_regressors_agree():
     ref = regressor(robot, q, qd, qdd, bp)
     f = regressor_function(robot, bp)
     assert np.abs(f(q, qd, qdd) - ref).max() < 1e-10
-    g = regressor_model_derivative(robot, bp.standard_names).numpy_function()
+    g = _regressor_model_derivative(robot, bp.standard_names).numpy_function()
     out = g(q, qd, qdd)
     out = np.stack(out, axis=-1) if isinstance(out, tuple) else out
     assert np.abs(out - ref).max() < 1e-10

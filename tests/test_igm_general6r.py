@@ -9,7 +9,7 @@ import robmod
 from robmod.description.robot import Tool
 from robmod.geometry.direct import dgm
 from robmod.geometry.igm_general6r import igm_general6r
-from robmod.kinematics.ik_numeric import igm_numeric
+from robmod.kinematics import igm_numeric
 from robmod.testing.random import random_robot
 
 
@@ -30,14 +30,16 @@ def _member(sols, q, tol):
 
 def _check(robot, q, n_restarts=96):
     T = dgm(robot, q)
-    sols, info = igm_general6r(robot, T)
+    res = igm_general6r(robot, T)
+    sols, info = res.q, res.info
+    assert res.valid.all() and res.method == "general6r"
     assert "Raghavan-Roth" in info["method"] and info["formulations"]
     assert _member(sols, q, 1e-8)  # the generating configuration is found
     assert np.abs(dgm(robot, sols) - T).max() < 1e-10
     assert len(sols) % 2 == 0 and len(sols) <= 16
     num = igm_numeric(robot, T, n_restarts=n_restarts, rng=0)
     assert num.n_solutions <= len(sols)
-    assert all(_member(sols, qn, 1e-6) for qn in num.q)  # numeric set within the exact set
+    assert all(_member(sols, qn, 1e-6) for qn in num.solutions())  # numeric set within the exact set
     return len(sols), num.n_solutions
 
 
@@ -73,14 +75,14 @@ def test_industrial_robots_and_tool():
     for name in ("rx90", "puma560"):
         robot = robmod.load_robot(name, numeric=True)
         q = np.array([0.3, -0.7, 1.1, 0.4, -1.2, 2.0])
-        sols, _ = igm_general6r(robot, dgm(robot, q))
+        sols = igm_general6r(robot, dgm(robot, q)).q
         assert len(sols) == 8 and _member(sols, q, 1e-8)
     robot = _general(np.random.default_rng(3))
     T6E = sp.ImmutableMatrix([[0, -1, 0, 0.1], [1, 0, 0, 0.05], [0, 0, 1, 0.2], [0, 0, 0, 1]])
     robot = replace(robot, tools=(Tool("grip", 6, T6E),))
     q = np.array([1.0, -0.5, 0.7, 2.0, -1.5, 0.3])
     TE = dgm(robot, q) @ np.array(T6E, dtype=float)
-    sols, _ = igm_general6r(robot, TE, tool="grip")
+    sols = igm_general6r(robot, TE, tool="grip").q
     assert _member(sols, q, 1e-8)
     assert np.abs(dgm(robot, sols) @ np.array(T6E, dtype=float) - TE).max() < 1e-10
 

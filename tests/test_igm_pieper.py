@@ -77,7 +77,7 @@ def test_pieper_general_arm(seed):
     assert has_spherical_wrist(robot)
     for q in rng.uniform(-np.pi, np.pi, (2, 6)):
         T, sols = _check(robot, q)
-        exact, _ = igm_general6r(robot, T)
+        exact = igm_general6r(robot, T).q
         assert len(sols) == len(exact)                        # same count as the general 6R
         assert all(_member(sols, qe, 1e-7) for qe in exact)
 
@@ -143,7 +143,7 @@ def test_igm_falls_back_to_general6r():
     T = dgm(robot, q)
     qs, valid = igm(robot, T)
     assert qs.shape == (16, 6)
-    exact, _ = igm_general6r(robot, T)
+    exact = igm_general6r(robot, T).q
     assert valid.sum() == len(exact) and _member(qs[valid], q)
     assert np.abs(dgm(robot, qs[valid]) - T).max() < 1e-9
 
@@ -151,7 +151,7 @@ def test_igm_falls_back_to_general6r():
 def test_geometry_polynomial_igms_do_not_import_kinematics():
     """Layer rule: geometry imports nothing from kinematics."""
     root = Path(robmod.__file__).parent / "geometry"
-    for name in ("igm_general6r.py", "igm_pieper.py", "chain_refine.py", "pose_error.py",
+    for name in ("igm_general6r.py", "igm_pieper.py", "chain_refine.py", "pose_errors.py",
                  "inverse/fallback.py"):
         tree = ast.parse((root / name).read_text())
         mods = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
@@ -160,12 +160,11 @@ def test_geometry_polynomial_igms_do_not_import_kinematics():
 
 def test_singular_wrist_flagged_and_solved():
     """RX-90 at q5 = 0: axes 4 and 6 aligned, only q4 + q6 determined (singular branches)."""
-    from robmod.geometry.igm_pieper import evaluate_pieper
-
     robot = robmod.load_robot("rx90", numeric=True)
     q = np.array([0.3, -0.4, 0.5, 0.7, 0.0, -0.2])
     T = dgm(robot, q)
-    ev = evaluate_pieper(robot, T)
+    ev = igm_pieper(robot, T)
+    assert ev.method == "pieper"
     assert ev.valid.any()
     assert np.all(ev.singular[ev.valid] == (np.abs(np.sin(ev.q[ev.valid][:, 4])) < 1e-6))
     assert ev.singular.any()
@@ -177,13 +176,13 @@ def test_singular_wrist_flagged_and_solved():
 
 
 def test_cli_solve_pose_uses_pieper():
-    from robmod.cli.igm import solve_pose
+    from robmod.cli.igm import _solve_pose
 
     rng = np.random.default_rng(101)
     robot = wrist_robot(rng, alpha23=-sp.pi / 2)
     q = rng.uniform(-np.pi, np.pi, 6)
     T = dgm(robot, q)
-    name, _, qs, ok, sing = solve_pose(robot, T, {}, "pieper")
+    name, _, qs, ok, sing = _solve_pose(robot, T, {}, "pieper")
     assert "Pieper" in name and ok.all() and not sing.any()
     assert _member(qs, q) and np.abs(dgm(robot, qs) - T).max() < 1e-9
 
@@ -222,4 +221,26 @@ def test_pieper_property(seed, special):
     robot = wrist_robot(rng, alpha23=-sp.pi / 2 if special else None)
     q = rng.uniform(-np.pi, np.pi, 6)
     T, sols = _check(robot, q)
-    assert len(sols) == len(igm_general6r(robot, T)[0])
+    assert len(sols) == len(igm_general6r(robot, T).q)
+
+
+def test_every_igm_returns_one_result_type():
+    """igm (each method), IGMSolution.solve and igm_numeric: one IGMResult, q, valid first."""
+    from robmod.geometry import IGMResult, igm_model
+    from robmod.kinematics import igm_numeric
+
+    robot = robmod.load_robot("rx90", numeric=True)
+    T = dgm(robot, np.array([[0.3, -0.4, 0.5, 0.7, 1.1, -0.2], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]]))
+    results = {m: igm(robot, T, method=m) for m in ("paul", "pieper", "general6r")}
+    results["solve"] = igm_model(robot).solve(T)
+    results["numeric"] = igm_numeric(robot, T, n_restarts=32, rng=0)
+    for name, res in results.items():
+        assert isinstance(res, IGMResult), name
+        q, valid = res
+        assert q.shape[:2] == valid.shape[:1] + (valid.shape[1],) and q.shape[-1] == 6
+        assert res.n_solutions.tolist() == [8, 8], name
+        for k in range(2):
+            assert np.abs(dgm(robot, res.solutions(k)) - T[k]).max() < 1e-8, name
+    assert results["general6r"].singular is None and results["pieper"].singular.shape == (2, 8)
+    assert results["paul"].method == "paul" and results["numeric"].status.shape == (2,)
+    assert results["numeric"].singular is None and results["paul"].status is None

@@ -9,14 +9,14 @@ import robmod
 from robmod.dynamics.inertia import inertia_matrix
 from robmod.geometry.direct import dgm
 from robmod.kinematics import jacobian
-from robmod.kinematics.analysis import manipulability, min_singular_value, task_jacobian
+from robmod.kinematics.analysis import manipulability, min_singular_value, task_rows_jacobian
 from robmod.kinematics.ikm import (DampedLeastSquares, ExtendedJacobian, JointLimitCriterion,
                                    ManipulabilityCriterion, NullSpaceOptimization, PseudoInverse,
                                    TaskPriority, WeightedPseudoInverse, damping_factor,
                                    dls_inverse, greville_pinv, ikm_dls, ikm_extended,
                                    ikm_null_space, ikm_pinv, ikm_task_priority, ikm_weighted,
                                    null_space_projector, numerical_gradient, pinv, weighted_pinv)
-from robmod.kinematics.resolved_rate import planar3r, resolved_rate
+from robmod.kinematics.resolved_motion import planar3r, resolved_rate
 
 PANDA = robmod.load_robot("panda").numeric()
 Q = np.random.default_rng(1).uniform(-1.5, 1.5, (4, 7))
@@ -380,5 +380,5 @@ def test_weighted_solver_and_bad_input():
         resolved_rate(robot, q0, lambda s: (np.zeros(3), np.zeros(5)), t, tool="tip")
     with pytest.raises(robmod.RobmodError):
         ikm_pinv(np.eye(3), np.zeros(2))
-    J = task_jacobian(robot, q0, tool="tip", rows=(0, 1))
+    J = task_rows_jacobian(robot, q0, tool="tip", rows=(0, 1))
     assert np.allclose(ikm_pinv(J, [1.0, 0.0]), np.linalg.pinv(J) @ [1.0, 0.0])

@@ -4,7 +4,7 @@ import sympy as sp
 
 import robmod
 from robmod.geometry.direct import dgm
-from robmod.geometry.inverse_robot import inverse_joint_values, inverse_robot
+from robmod.geometry.robot_inversion import inverse_joint_values, inverse_robot
 from robmod.geometry.loops import loop_closure_model, loop_residual, solve_loops
 from robmod.testing.random import random_robot
 

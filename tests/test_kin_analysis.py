@@ -13,10 +13,10 @@ from robmod.geometry.direct import dgm
 from robmod.kinematics import jacobian
 from robmod.kinematics.analysis import (force_ellipsoid, is_singular, jacobian_svd, manipulability,
                                         min_singular_value, rank, singular_values,
-                                        singularities_symbolic, task_jacobian,
+                                        singularities_symbolic, task_rows_jacobian,
                                         task_space_dimension, velocity_bounds, velocity_ellipsoid,
                                         velocity_polytope)
-from robmod.kinematics.resolved_rate import planar3r
+from robmod.kinematics.resolved_motion import planar3r
 from robmod.kinematics.statics import (joint_torques, transport_wrench, virtual_powers,
                                        wrench_from_torques, wrench_transport_matrix)
 
@@ -49,7 +49,7 @@ def test_svd_subspaces_of_the_panda():
 def test_singular_planar_arm_subspaces_and_duality():
     """Stretched planar 3R with the (x, y, phi) task: rank 2, Fig. 5.13 / 5.15."""
     q = np.array([0.4, 0.0, -0.3])
-    J = task_jacobian(P3R, q, tool="tip", rows=(0, 1, 5))
+    J = task_rows_jacobian(P3R, q, tool="tip", rows=(0, 1, 5))
     d = jacobian_svd(J, tol=1e-9)
     assert int(d.rank) == 2 and rank(J, tol=1e-9) == 2
     u, v = d.range_complement[:, 0], d.null_space[:, 0]
@@ -89,7 +89,7 @@ def test_manipulability_definitions():
 def test_velocity_and_force_ellipsoids():
     rng = np.random.default_rng(3)
     q = np.array([0.3, 1.1, -0.6])
-    J = task_jacobian(P3R, q, tool="tip", rows=(0, 1))
+    J = task_rows_jacobian(P3R, q, tool="tip", rows=(0, 1))
     ve, fe = velocity_ellipsoid(J), force_ellipsoid(J)
     assert np.allclose(np.abs(ve.axes), np.abs(fe.axes))
     assert np.allclose(ve.lengths * fe.lengths, 1)
@@ -106,7 +106,7 @@ def test_velocity_and_force_ellipsoids():
         f = fe.points(c / np.linalg.norm(c))
         assert np.isclose(np.linalg.norm(J.T @ f), 1) and np.isclose(f @ J @ J.T @ f, 1)
     # a flat velocity ellipsoid at a singularity: zero length, infinite force axis
-    Js = task_jacobian(P3R, np.array([0.4, 0.0, -0.3]), tool="tip", rows=(0, 1, 5))
+    Js = task_rows_jacobian(P3R, np.array([0.4, 0.0, -0.3]), tool="tip", rows=(0, 1, 5))
     assert np.isclose(velocity_ellipsoid(Js).lengths[-1], 0, atol=1e-12)
     assert force_ellipsoid(Js).lengths[-1] > 1e12
 
@@ -114,7 +114,7 @@ def test_velocity_and_force_ellipsoids():
 def test_velocity_bounds_and_polytope():
     rng = np.random.default_rng(4)
     q = np.array([0.3, 1.1, -0.6])
-    J = task_jacobian(P3R, q, tool="tip", rows=(0, 1))
+    J = task_rows_jacobian(P3R, q, tool="tip", rows=(0, 1))
     qd_max = np.array([1.0, 2.0, 3.0])
     xmax = velocity_bounds(J, qd_max)
     samples = rng.uniform(-1, 1, (2000, 3)) * qd_max @ J.T
@@ -128,7 +128,7 @@ def test_velocity_bounds_and_polytope():
     from scipy.spatial import Delaunay
     assert np.all(Delaunay(V).find_simplex(samples) >= 0)
     # flat polytope (singular 3x3 Jacobian): vertices still found in the range space
-    Js = task_jacobian(P3R, np.array([0.4, 0.0, -0.3]), tool="tip", rows=(0, 1, 5))
+    Js = task_rows_jacobian(P3R, np.array([0.4, 0.0, -0.3]), tool="tip", rows=(0, 1, 5))
     Vs = velocity_polytope(Js, qd_max)
     assert len(Vs) >= 4 and np.allclose(np.abs(Vs).max(axis=0), velocity_bounds(Js, qd_max))
 
@@ -240,7 +240,7 @@ def test_wrench_transport_and_duality():
 @given(st.lists(st.floats(-3, 3), min_size=3, max_size=3))
 def test_singular_values_min_is_distance_to_singularity(q):
     q = np.array(q)
-    J = task_jacobian(P3R, q, tool="tip", rows=(0, 1, 5))
+    J = task_rows_jacobian(P3R, q, tool="tip", rows=(0, 1, 5))
     s = singular_values(J)
     assert np.isclose(min_singular_value(J), s[-1])
     assert np.isclose(np.prod(s), abs(np.linalg.det(J)), atol=1e-12)

@@ -96,12 +96,12 @@ def test_opensymoro_rx90_file_is_the_library_rx90():
 
 
 def test_foreign_urdf_is_reframed_canonically_with_same_kinematics():
-    from robmod.description.io_urdf import ROBMOD_MARK
+    from robmod.description.io_urdf import _ROBMOD_MARK
     from robmod.geometry.direct import dgm
 
     rng = np.random.default_rng(9)
     robot = _numeric_kinematics(robmod.load_robot("torso2arms"), rng)
-    text = dumps_urdf(robot).replace(ROBMOD_MARK, "")
+    text = dumps_urdf(robot).replace(_ROBMOD_MARK, "")
     canon = loads_urdf(text, "foreign.urdf")
     # the first child of the torso has gamma = b = 0 once re-framed (MDH), the other branch keeps them
     assert canon.frame(2).b == 0 and canon.frame(2).gamma == 0

@@ -7,11 +7,11 @@ import pytest
 import sympy as sp
 
 import robmod
-from robmod.description.arguments import (finite_array, joint_array, parameter_dict,
-                                          parameter_vector, require_numeric)
+from robmod.description.arguments import (finite_array, joint_array, _parameter_dict,
+                                          _parameter_vector, require_numeric)
 from robmod.dynamics import coriolis_matrix, ddm, idm, inertia_matrix
-from robmod.dynamics.direct import compiled_ddm, singular_joint
-from robmod.dynamics.lagrange import compiled_christoffel
+from robmod.dynamics.direct import _compiled_ddm, _singular_joint
+from robmod.dynamics.lagrange import _compiled_christoffel
 from robmod.errors import RobmodError
 from robmod.geometry.direct import dgm
 from robmod.kinematics.jacobians import jacobian
@@ -75,14 +75,14 @@ def test_symbolic_robot_is_refused_naming_the_symbols():
 
 
 def test_parameter_helpers():
-    assert parameter_vector("chi", [1, 2], 2).tolist() == [1.0, 2.0]
+    assert _parameter_vector("chi", [1, 2], 2).tolist() == [1.0, 2.0]
     with pytest.raises(RobmodError, match=r"argument chi must have 3 parameters"):
-        parameter_vector("chi", [1, 2], 3)
-    assert parameter_dict("values", {"D3": 1}) == {"D3": 1.0}
+        _parameter_vector("chi", [1, 2], 3)
+    assert _parameter_dict("values", {"D3": 1}) == {"D3": 1.0}
     with pytest.raises(RobmodError, match=r"values\['D3'\] holds NaN"):
-        parameter_dict("values", {"D3": float("nan")})
+        _parameter_dict("values", {"D3": float("nan")})
     with pytest.raises(RobmodError, match="mapping"):
-        parameter_dict("values", [1, 2])
+        _parameter_dict("values", [1, 2])
     with pytest.raises(RobmodError, match="argument x holds"):
         finite_array("x", [1, np.inf])
 
@@ -108,9 +108,9 @@ def test_singular_inertia_names_the_joint(method):
 def test_singular_joint_pivots():
     robot = random_robot(np.random.default_rng(3), 3)
     A = inertia_matrix(robot, np.zeros(3))
-    assert singular_joint(robot, A) is None
+    assert _singular_joint(robot, A) is None
     A[2, :] = A[:, 2] = 0.0
-    assert singular_joint(robot, A) == 3
+    assert _singular_joint(robot, A) == 3
 
 
 def test_regular_ddm_unchanged(rx90):
@@ -127,8 +127,8 @@ def test_compiled_ddm_cache_is_keyed_by_content():
     b = random_robot(np.random.default_rng(5), 3)  # equal content, another object
     c = random_robot(np.random.default_rng(6), 3)  # other parameters
     assert a == b and a is not b and a != c
-    assert compiled_ddm(a) is compiled_ddm(b)
-    assert compiled_ddm(a) is not compiled_ddm(c)
+    assert _compiled_ddm(a) is _compiled_ddm(b)
+    assert _compiled_ddm(a) is not _compiled_ddm(c)
     q, qd, tau = np.random.default_rng(2).uniform(-1, 1, (3, 3))
     for robot in (a, c):
         ref = ddm(robot, q, qd, tau, method="recursive")
@@ -139,8 +139,8 @@ def test_compiled_christoffel_cache_is_keyed_by_content():
     a = random_robot(np.random.default_rng(8), 3)
     b = random_robot(np.random.default_rng(8), 3)
     c = random_robot(np.random.default_rng(9), 3)
-    assert compiled_christoffel(a, "coriolis") is compiled_christoffel(b, "coriolis")
-    assert compiled_christoffel(a, "coriolis") is not compiled_christoffel(c, "coriolis")
+    assert _compiled_christoffel(a, "coriolis") is _compiled_christoffel(b, "coriolis")
+    assert _compiled_christoffel(a, "coriolis") is not _compiled_christoffel(c, "coriolis")
     q, qd = np.random.default_rng(2).uniform(-1, 1, (2, 3))
     for robot in (a, c):
         ref = coriolis_matrix(robot, q, qd, method="ne")

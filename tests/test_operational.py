@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import robmod
 from robmod.dynamics import gravity_torques, idm, inertia_matrix
-from robmod.dynamics.operational_space import (dynamic_manipulability_ellipsoid,
+from robmod.dynamics.operational import (dynamic_manipulability_ellipsoid,
                                                operational_space)
 from robmod.kinematics import acceleration, jacobian, velocity_ellipsoid, weighted_pinv
 from robmod.testing.random import random_robot, with_random_dynamics

@@ -5,9 +5,9 @@ import pytest
 
 import robmod
 from robmod.dynamics import ddm, idm
-from robmod.dynamics.operational_space import (dynamic_manipulability_ellipsoid,
+from robmod.dynamics.operational import (dynamic_manipulability_ellipsoid,
                                                operational_space)
-from robmod.dynamics.time_scaling import scale_to_limits, torque_split
+from robmod.dynamics.time_scaling import scale_to_limits, _torque_split
 from robmod.kinematics import acceleration, jacobian
 from robmod.testing.random import random_robot, with_random_dynamics
 
@@ -98,7 +98,7 @@ def trajectory(n, tf=1.0, N=201):
 def test_dynamic_scaling_uniform():
     robot = dyn("rx90", 3)
     t, q, qd, qdd = trajectory(6, tf=0.4)
-    tau_s, g = torque_split(robot, q, qd, qdd)
+    tau_s, g = _torque_split(robot, q, qd, qdd)
     tau = tau_s + g
     limit = 0.6 * np.abs(tau).max(axis=0) + 0.4 * np.abs(g).max(axis=0)
     res = scale_to_limits(robot, t, q, qd, qdd, limit)

@@ -204,10 +204,10 @@ def test_manipulability_map_of_a_6r_arm_against_determinants(puma):
 
 
 def test_workspace_slice_of_sampled_points(puma):
-    from robmod.plot.workspace import joint_samples
+    from robmod.plot.workspace import _joint_samples
 
     fig = rp.workspace_plot(puma, plane="xz", samples=3000, thickness=0.2, seed=4)
-    Q = joint_samples(puma, 3000, seed=4)
+    Q = _joint_samples(puma, 3000, seed=4)
     assert np.all(np.abs(Q) <= np.pi) and Q.shape == (3000, 6)  # no limits: [-pi, pi]
     P = np.array([dgm(puma, q)[:3, 3] for q in Q])
     keep = np.abs(P[:, 1]) <= 0.1

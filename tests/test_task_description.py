@@ -11,8 +11,8 @@ from robmod.errors import RobmodError
 from robmod.kinematics import jacobian
 from robmod.kinematics.jacobians import pose_and_jacobian
 from robmod.kinematics.task_description import (
-    TABLE_6_2, cylindrical, cylindrical_groove, fixed, line_contact, planar_contact,
-    point_contact, prismatic, reduced_jacobian, revolute, solve_task, spherical,
+    TABLE_6_2, _cylindrical, _cylindrical_groove, _fixed, _line_contact, _planar_contact,
+    _point_contact, _prismatic, reduced_jacobian, _revolute, solve_task, _spherical,
     task_residual, virtual_joint)
 
 KINDS = ["point_contact", "line_contact", "planar_contact", "cylindrical_groove", "spherical",
@@ -50,30 +50,30 @@ def satisfied_task(kind, T, rng):
     if kind == "point_contact":
         N = unit(rng.normal(size=3))
         t1 = perp(N, rng)
-        return point_contact(p, A, N), [tw(t=t1), tw(t=np.cross(N, t1))] + rotations()
+        return _point_contact(p, A, N), [tw(t=t1), tw(t=np.cross(N, t1))] + rotations()
     if kind == "line_contact":
         N = perp(dw, rng)
         t1 = perp(N, rng)
-        return (line_contact(p, d, A, N),
+        return (_line_contact(p, d, A, N),
                 [tw(t=t1), tw(t=np.cross(N, t1)), tw(w=N), tw(w=dw)])
     if kind == "planar_contact":
         n = unit(rng.normal(size=3))
         N = R @ n
         t1 = perp(N, rng)
-        return planar_contact(p, n, A, N), [tw(t=t1), tw(t=np.cross(N, t1)), tw(w=N)]
+        return _planar_contact(p, n, A, N), [tw(t=t1), tw(t=np.cross(N, t1)), tw(w=N)]
     if kind == "cylindrical_groove":
         u = unit(rng.normal(size=3))
-        return cylindrical_groove(p, A, u), [tw(t=u)] + rotations()
+        return _cylindrical_groove(p, A, u), [tw(t=u)] + rotations()
     if kind == "spherical":
-        return spherical(p, A), rotations()
+        return _spherical(p, A), rotations()
     if kind == "cylindrical":
-        return cylindrical(p, d, A, dw), [tw(t=dw), tw(w=dw)]
+        return _cylindrical(p, d, A, dw), [tw(t=dw), tw(w=dw)]
     if kind.startswith("revolute"):
-        return revolute(p, d, A, dw, minimal=kind.endswith("min")), [tw(w=dw)]
+        return _revolute(p, d, A, dw, minimal=kind.endswith("min")), [tw(w=dw)]
     if kind.startswith("prismatic"):
-        return prismatic(p, d, d2, A, dw, d2w, minimal=kind.endswith("min")), [tw(t=dw)]
+        return _prismatic(p, d, d2, A, dw, d2w, minimal=kind.endswith("min")), [tw(t=dw)]
     if kind == "fixed":
-        return fixed(T), []
+        return _fixed(T), []
     raise AssertionError(kind)
 
 
@@ -132,7 +132,7 @@ def test_seed_form_6_54_and_batch(rx90, seed):
     rng = np.random.default_rng(seed)
     q = rng.uniform(-3, 3, (3, 6))
     T, J0 = pose_and_jacobian(rx90, q)
-    task = revolute(0.1 * rng.normal(size=3), rng.normal(size=3), rng.normal(size=3),
+    task = _revolute(0.1 * rng.normal(size=3), rng.normal(size=3), rng.normal(size=3),
                     rng.normal(size=3))
     Jn = jacobian(rx90, q, i=6)
     np.testing.assert_allclose(task.H_n(T) @ Jn, task.H(T) @ J0, atol=1e-12)
@@ -146,7 +146,7 @@ def test_point_contact_redundancy_convergence(rx90):
     """A 6-axis robot on a point-on-plane task (rank 1) is redundant of degree 5: the
     pseudo-inverse loop puts the probe on the plane, the other 5 DOF stay free."""
     probe = [0.0, 0.0, 0.1]
-    task = point_contact(probe, plane_point=[0.0, 0.0, 0.2], normal=[0.0, 0.0, 1.0])
+    task = _point_contact(probe, plane_point=[0.0, 0.0, 0.2], normal=[0.0, 0.0, 1.0])
     q0 = np.array([0.3, -0.4, 0.6, 0.2, 0.5, -0.1])
     assert abs(task_residual(rx90, q0, task)[0]) > 0.1
     HJ = reduced_jacobian(rx90, q0, task)
@@ -169,7 +169,7 @@ def test_point_contact_redundancy_convergence(rx90):
 def test_fixed_pairing_reaches_the_frame(rx90):
     qt = np.array([0.2, -0.3, 0.4, 0.5, 0.6, -0.7])
     target = pose_and_jacobian(rx90, qt)[0]
-    sol = solve_task(rx90, qt + 0.2, fixed(target))
+    sol = solve_task(rx90, qt + 0.2, _fixed(target))
     assert sol.converged
     np.testing.assert_allclose(pose_and_jacobian(rx90, sol.q)[0], target, atol=1e-9)
 
@@ -179,8 +179,8 @@ def test_tool_frame(rx90):
     tool = Tool("probe", 6, sp.ImmutableMatrix([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0.1],
                                                 [0, 0, 0, 1]]))
     q = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
-    a = spherical([0.0, 0.02, 0.0], [0.3, 0.1, 0.4])
-    b = spherical([0.0, 0.02, 0.1], [0.3, 0.1, 0.4])
+    a = _spherical([0.0, 0.02, 0.0], [0.3, 0.1, 0.4])
+    b = _spherical([0.0, 0.02, 0.1], [0.3, 0.1, 0.4])
     np.testing.assert_allclose(reduced_jacobian(rx90, q, a, tool=tool),
                                reduced_jacobian(rx90, q, b), atol=1e-14)
     np.testing.assert_allclose(task_residual(rx90, q, a, tool=tool),
@@ -199,10 +199,10 @@ def test_virtual_joint_factory_and_errors():
     with pytest.raises(RobmodError, match="spherical"):
         virtual_joint("spherical", point=[0, 0, 0])
     with pytest.raises(RobmodError, match="non-zero"):
-        point_contact([0, 0, 0], [0, 0, 0], [0, 0, 0])
+        _point_contact([0, 0, 0], [0, 0, 0], [0, 0, 0])
     with pytest.raises(RobmodError, match="perpendicular"):
-        prismatic([0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 0, 0], [1, 0, 0], [0, 1, 0])
+        _prismatic([0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 0, 0], [1, 0, 0], [0, 1, 0])
     with pytest.raises(RobmodError, match="3-vector"):
-        spherical([0, 0], [0, 0, 0])
+        _spherical([0, 0], [0, 0, 0])
     with pytest.raises(RobmodError, match="pose"):
-        spherical([0, 0, 0], [0, 0, 0]).H(np.eye(3))
+        _spherical([0, 0, 0], [0, 0, 0]).H(np.eye(3))

@@ -14,7 +14,7 @@ from robmod.errors import RobmodError
 from robmod.geometry.direct import dgm
 from robmod.geometry.orientation import (euler_zxz_to_matrix, quaternion_to_matrix,
                                          rpy_to_matrix)
-from robmod.kinematics.task_jacobian import (omega_inverse, omega_matrix,
+from robmod.kinematics.task_kinematics import (omega_inverse, omega_matrix,
                                              representation_singular, task_coordinates,
                                              task_jacobian, task_jacobian_model)
 from robmod.testing.random import random_robot

@@ -8,8 +8,9 @@ from scipy.spatial.transform import Rotation
 
 from robmod.description.expr import as_expr
 from robmod.description.files import read_robot, write_robot
-from robmod.description.io_urdf import (dumps_urdf, kk_parameters_from_transform, loads_urdf,
-                                        matrix_from_rpy, read_urdf, rpy_from_matrix, write_urdf)
+from robmod.description import dumps_urdf, loads_urdf, read_urdf, write_urdf
+from robmod.description.kk_fit import (kk_parameters_from_transform, matrix_from_rpy,
+                                       rpy_from_matrix)
 from robmod.description.robot import (FIXED, INERTIAL, Frame, JointLimits, Link, Tool,
                                       make_robot)
 from robmod.errors import DescriptionError, FileFormatError

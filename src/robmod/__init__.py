@@ -2,17 +2,29 @@
 
 >>> import robmod
 >>> robot = robmod.load_robot("rx90")
+
+The packages hold the models by layer (``robmod.description``, ``robmod.symbolic``,
+``robmod.geometry``, ``robmod.kinematics``, ``robmod.dynamics``, ``robmod.identification``,
+``robmod.trajectory``, ``robmod.control``); this namespace gives the robot descriptions, the
+errors and the switches of the fast path.
 """
 from .description import (Frame, JointLimits, Link, Robot, Tool, library_names, load_robot,
                           make_robot, read_robot, symbol, write_robot)
-from .errors import RobmodError
-from .dynamics.siciliano import (SicilianoArm, SicilianoLink, SicilianoMotor,  # noqa: E402
-                                    from_siciliano, to_siciliano)
-from .dynamics.warmup import warmup  # noqa: E402
-from .symbolic.fastpath import set_backend  # noqa: E402
+from .errors import DescriptionError, ExpressionError, FileFormatError, Location, RobmodError
+from .dynamics.siciliano import (SicilianoArm, SicilianoLink, SicilianoMotor,
+                                 from_siciliano, to_siciliano)
+from .dynamics.compilation import warmup
+from .symbolic.fastpath import set_backend
+from .version import __version__
 
-from .version import __version__  # noqa: E402
-__all__ = ["Frame", "Link", "JointLimits", "Tool", "Robot", "make_robot", "load_robot",
-           "read_robot", "write_robot", "library_names", "symbol", "RobmodError",
-           "SicilianoArm", "SicilianoLink", "SicilianoMotor", "from_siciliano", "to_siciliano",
-           "warmup", "set_backend"]
+__all__ = [
+    # description
+    "Frame", "Link", "JointLimits", "Tool", "Robot", "make_robot", "load_robot", "read_robot",
+    "write_robot", "library_names", "symbol",
+    # errors
+    "RobmodError", "DescriptionError", "FileFormatError", "ExpressionError", "Location",
+    # dynamics
+    "SicilianoArm", "SicilianoLink", "SicilianoMotor", "from_siciliano", "to_siciliano", "warmup",
+    # symbolic
+    "set_backend",
+]

@@ -76,3 +76,6 @@ class FileFormatError(RobmodError):
 
 class ExpressionError(RobmodError):
     """An expression in a file is not allowed by the restricted parser."""
+
+
+__all__ = ["RobmodError", "DescriptionError", "FileFormatError", "ExpressionError", "Location"]

@@ -20,7 +20,7 @@ from .errors import RobmodError
 INSTALL = "pip install 'robmod[plot]'"
 
 
-def pyplot():
+def _pyplot():
     """``matplotlib.pyplot``, or a RobmodError saying how to install it."""
     try:
         import matplotlib.pyplot as plt
@@ -29,10 +29,10 @@ def pyplot():
     return plt
 
 
-def new_figure(path=None, figsize=(8, 6)):
+def _new_figure(path=None, figsize=(8, 6)):
     """A figure: not registered with pyplot when it is only written to ``path``."""
     if path is None:
-        return pyplot().figure(figsize=figsize)
+        return _pyplot().figure(figsize=figsize)
     try:
         from matplotlib.figure import Figure
     except ImportError:
@@ -58,7 +58,7 @@ def panels(path=None, ax=None, rows: int = 1, cols: int = 1, *, figsize=(8, 6),
                               "(fig.add_subplot(projection='3d'))")
         fig = axes[0].figure
     else:
-        fig = new_figure(path, figsize)
+        fig = _new_figure(path, figsize)
         kw = {} if projection is None else {"subplot_kw": {"projection": projection}}
         axes = np.asarray(fig.subplots(rows, cols, sharex=sharex, squeeze=False, **kw),
                           dtype=object)
@@ -77,3 +77,6 @@ def finish(fig, path=None, *, layout: bool = True):
     if path is not None:
         fig.savefig(path)
     return fig
+
+
+__all__ = []

@@ -54,7 +54,7 @@ def write_outputs(obj, args, what: str = "time series", **csv_options) -> None:
         print(f"plot written to {args.plot}")
 
 
-def cmd_list(args) -> int:
+def _cmd_list(args) -> int:
     from ..description import library_names
 
     for name in library_names():
@@ -64,12 +64,12 @@ def cmd_list(args) -> int:
     return 0
 
 
-def cmd_show(args) -> int:
+def _cmd_show(args) -> int:
     print(load_robot_arg(args.robot, numeric=args.numeric))
     return 0
 
 
-def cmd_check(args) -> int:
+def _cmd_check(args) -> int:
     robot = load_robot_arg(args.file)
     print(f"{args.file}: OK: robot {robot.name!r}, {robot.structure}, NL = {robot.n_links}, "
           f"NJ = {robot.n_joints}, NF = {robot.n_frames}, B = {robot.n_loops}, "
@@ -83,7 +83,7 @@ def cmd_check(args) -> int:
     return 0
 
 
-def cmd_convert(args) -> int:
+def _cmd_convert(args) -> int:
     from ..description import write_robot
 
     robot = load_robot_arg(args.input)
@@ -92,7 +92,7 @@ def cmd_convert(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="robmod", description="Modelling, identification and "
                                 "control of robot manipulators (Khalil-Kleinfinger notation).",
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -100,18 +100,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("list", help="list the robots of the library")
-    s.set_defaults(func=cmd_list)
+    s.set_defaults(func=_cmd_list)
     s = sub.add_parser("show", help="print the parameter tables of a robot")
     s.add_argument("robot", help="library name or file (.yaml, .par, .urdf)")
     s.add_argument("--numeric", action="store_true", help="substitute the numeric values")
-    s.set_defaults(func=cmd_show)
+    s.set_defaults(func=_cmd_show)
     s = sub.add_parser("check", help="validate a robot file")
     s.add_argument("file")
-    s.set_defaults(func=cmd_check)
+    s.set_defaults(func=_cmd_check)
     s = sub.add_parser("convert", help="convert between .yaml, .par and .urdf")
     s.add_argument("input")
     s.add_argument("output")
-    s.set_defaults(func=cmd_convert)
+    s.set_defaults(func=_cmd_convert)
     from .models import add_models_command
 
     add_models_command(sub)
@@ -141,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
+    parser = _build_parser()
     args = parser.parse_args(argv)
     try:
         return args.func(args)
@@ -163,5 +163,9 @@ def main(argv=None) -> int:
         return 3
 
 
+__all__ = ["main"]
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+

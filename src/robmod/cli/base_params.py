@@ -5,7 +5,7 @@ Register with ``add_base_params_command(sub)`` on the ``robmod`` sub-parsers.
 from __future__ import annotations
 
 
-def cmd_base_params(args) -> int:
+def _cmd_base_params(args) -> int:
     from ..description import load_robot
     from ..identification.base_numeric import compare, numeric_base
     from ..identification.base_symbolic import base_parameters
@@ -59,5 +59,8 @@ def add_base_params_command(subparsers):
                    help="write the relations, the base regressor and the base IDM to DIR")
     s.add_argument("--formats", default="txt,py,c,m,tex",
                    help="export formats for --out (txt, py, c, m, tex; default: all)")
-    s.set_defaults(func=cmd_base_params)
+    s.set_defaults(func=_cmd_base_params)
     return s
+
+
+__all__ = []

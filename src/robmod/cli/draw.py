@@ -7,7 +7,7 @@ import numpy as np
 KINDS = ("velocity", "force", "dynamic")
 
 
-def cmd_draw(args) -> int:
+def _cmd_draw(args) -> int:
     from ..plot import robot_plot
     from . import joint_values_arg, load_robot_arg
 
@@ -34,4 +34,7 @@ def add_draw_command(sub) -> None:
     s.add_argument("--tool", metavar="NAME", help="the ellipsoids at this tool frame")
     s.add_argument("--random-dynamics", type=int, metavar="SEED",
                    help="give the robot random physically consistent inertias (demo robots)")
-    s.set_defaults(func=cmd_draw)
+    s.set_defaults(func=_cmd_draw)
+
+
+__all__ = []

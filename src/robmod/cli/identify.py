@@ -16,7 +16,7 @@ def _columns(items):
     return out
 
 
-def cmd_identify(args) -> int:
+def _cmd_identify(args) -> int:
     from ..identification import DynamicIdentification, load_log
     from . import load_robot_arg
 
@@ -86,5 +86,8 @@ def add_identify_command(subparsers):
     s.add_argument("--consistent", action="store_true",
                    help="physically consistent estimate (CVXPY)")
     s.add_argument("--out", metavar="YAML", help="write the identified robot (consistent)")
-    s.set_defaults(func=cmd_identify)
+    s.set_defaults(func=_cmd_identify)
     return s
+
+
+__all__ = []

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import RobmodError
 
-ORIENTATIONS = ("rpy", "zxz", "zyz", "quaternion", "angle-axis")
+_ORIENTATIONS = ("rpy", "zxz", "zyz", "quaternion", "angle-axis")
 
 
 def add_igm_command(sub) -> None:
@@ -33,7 +33,7 @@ def add_igm_command(sub) -> None:
                    help="the 12 elements of the 3x4 upper part of 0Tn, row by row")
     g.add_argument("--q", nargs="+", type=float, metavar="Q",
                    help="joint values: the target is the pose they give")
-    s.add_argument("--orientation", choices=ORIENTATIONS, default="rpy",
+    s.add_argument("--orientation", choices=_ORIENTATIONS, default="rpy",
                    help="orientation set of --pose (default: rpy, Khalil's z-y-x)")
     s.add_argument("--degrees", action="store_true", help="angles of --pose/--q in degrees")
     s.add_argument("--fixed", action="append", default=[], metavar="J=V",
@@ -46,7 +46,7 @@ def add_igm_command(sub) -> None:
                    default="auto")
     s.add_argument("--steps", action="store_true",
                    help="print the symbolic solution (equations, types, branches)")
-    s.set_defaults(func=cmd_igm)
+    s.set_defaults(func=_cmd_igm)
 
 
 def _parse_fixed(items) -> dict:
@@ -63,7 +63,7 @@ def _parse_fixed(items) -> dict:
     return out
 
 
-def target_pose(robot, args) -> np.ndarray:
+def _target_pose(robot, args) -> np.ndarray:
     """The 4x4 target 0Tn from the command-line arguments."""
     from ..geometry import orientation as ori
     from ..geometry.direct import dgm
@@ -116,7 +116,7 @@ def _analytic(robot, T, fixed, frame):
     return sol, ev.q, ev.valid, ev.singular
 
 
-def solve_pose(robot, T, fixed, method, frame=None):
+def _solve_pose(robot, T, fixed, method, frame=None):
     """(method text, solution object or None, q (B, n), valid (B,), singular (B,)).
 
     ``T`` is the pose of frame ``frame`` (default: the last); for a tree the solution's
@@ -138,10 +138,10 @@ def solve_pose(robot, T, fixed, method, frame=None):
     if robot.structure != "serial" or frame not in (None, robot.n_frames):
         raise RobmodError("; ".join(errors) or "only the analytic IGM takes --frame")
     if method in ("auto", "pieper") and robot.n_joints == 6 and not fixed:
-        from ..geometry.igm_pieper import evaluate_pieper
+        from ..geometry.igm_pieper import igm_pieper
 
         try:
-            ev = evaluate_pieper(robot, T)
+            ev = igm_pieper(robot, T)
             ok = ev.valid
             return ("Pieper's quartic (spherical wrist, general arm)", None, ev.q[ok],
                     ok[ok], ev.singular[ok])
@@ -153,8 +153,7 @@ def solve_pose(robot, T, fixed, method, frame=None):
         from ..geometry.igm_general6r import igm_general6r
 
         try:
-            q, _info = igm_general6r(robot, T)
-            q = np.atleast_2d(q)
+            q = np.atleast_2d(igm_general6r(robot, T).q)
             ok = np.ones(len(q), dtype=bool)
             return ("exact polynomial method (general 6R)", None, q, ok, np.zeros_like(ok))
         except RobmodError as e:
@@ -168,13 +167,13 @@ def solve_pose(robot, T, fixed, method, frame=None):
     res = igm_numeric(robot, T)
     if res.n_solutions == 0:
         raise RobmodError(f"numeric IGM: {res.status} (smallest pose error {res.error:.2e})")
-    q = np.atleast_2d(res.q)
+    q = res.solutions()
     ok = np.ones(len(q), dtype=bool)
     return ("numeric IGM (damped Jacobian iterations from random seeds)", None, q, ok,
             np.zeros_like(ok))
 
 
-def cmd_igm(args) -> int:
+def _cmd_igm(args) -> int:
     from . import load_robot_arg
     from ..geometry.direct import dgm
 
@@ -185,7 +184,7 @@ def cmd_igm(args) -> int:
     for j in fixed:
         if j not in robot.joints:
             raise RobmodError(f"--fixed: {robot.name!r} has no joint {j}")
-    T = target_pose(robot, args)
+    T = _target_pose(robot, args)
     Tn = T  # the pose of the end frame (tool removed)
     if args.tool:
         from ..geometry.direct import find_tool
@@ -196,7 +195,7 @@ def cmd_igm(args) -> int:
         elif tool.frame != args.frame:
             raise RobmodError(f"tool {tool.name!r} is on frame {tool.frame}, not {args.frame}")
         Tn = T @ np.linalg.inv(np.array(tool.T.evalf().tolist(), dtype=float))
-    method, sol, q, valid, sing = solve_pose(robot, Tn, fixed, args.method, args.frame)
+    method, sol, q, valid, sing = _solve_pose(robot, Tn, fixed, args.method, args.frame)
     joints = sol.robot_joints if sol is not None else robot.joints
     joints = [j for j in joints if robot.frame(j).sigma != 2]   # fixed frames take no value
     chain = sol.robot if sol is not None else robot
@@ -227,3 +226,6 @@ def cmd_igm(args) -> int:
     if not n_ok:
         print("the pose is out of reach (no branch satisfies its equations)")
     return 0 if n_ok else 1
+
+
+__all__ = []

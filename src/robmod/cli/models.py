@@ -101,7 +101,7 @@ def _igm(robot):
     return igm_model(robot, list(robot.joints[6:]) or None)
 
 
-def cmd_models(args) -> int:
+def _cmd_models(args) -> int:
     import sympy as sp
 
     from ..geometry import frame_transform
@@ -171,4 +171,7 @@ def add_models_command(sub) -> None:
     s.add_argument("--print", action="store_true",
                    help="also print the description, the transforms and every model")
     s.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    s.set_defaults(func=cmd_models)
+    s.set_defaults(func=_cmd_models)
+
+
+__all__ = []

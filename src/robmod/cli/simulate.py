@@ -5,10 +5,10 @@ import numpy as np
 
 from ..errors import RobmodError
 
-CONTROLLERS = ("computed-torque", "pid", "pd-gravity", "passivity")
+_CONTROLLERS = ("computed-torque", "pid", "pd-gravity", "passivity")
 
 
-def cmd_simulate(args) -> int:
+def _cmd_simulate(args) -> int:
     from ..control import PID, ComputedTorque, PassivityBased, PDGravity, simulate, tune_pid
     from . import joint_values_arg as _vector, load_robot_arg, write_outputs
 
@@ -57,7 +57,7 @@ def add_simulate_command(subparsers):
     s = subparsers.add_parser("simulate", help="closed-loop simulation of a controller "
                                                "following a point-to-point motion")
     s.add_argument("robot", help="library name or file (numeric dynamic parameters)")
-    s.add_argument("--controller", choices=CONTROLLERS, default="computed-torque")
+    s.add_argument("--controller", choices=_CONTROLLERS, default="computed-torque")
     s.add_argument("--from", dest="start", nargs="+", metavar="Q", help="start joint values")
     s.add_argument("--to", nargs="+", metavar="Q", help="final joint values (one for all)")
     s.add_argument("--law", default="quintic",
@@ -83,5 +83,8 @@ def add_simulate_command(subparsers):
                    help="give the robot random physically consistent inertias (demo robots)")
     s.add_argument("--out", metavar="CSV", help="write t, q, qd, tau, q_des")
     s.add_argument("--plot", metavar="PNG", help="plot q vs q_des, errors and torques")
-    s.set_defaults(func=cmd_simulate)
+    s.set_defaults(func=_cmd_simulate)
     return s
+
+
+__all__ = []

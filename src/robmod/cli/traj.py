@@ -5,11 +5,11 @@ import numpy as np
 
 from ..errors import RobmodError
 
-LAWS = ("linear", "cubic", "quintic", "bang-bang", "trapezoidal", "continuous-acceleration",
+_LAWS = ("linear", "cubic", "quintic", "bang-bang", "trapezoidal", "continuous-acceleration",
         "jerk-limited")
 
 
-def cmd_traj(args) -> int:
+def _cmd_traj(args) -> int:
     from ..trajectory import point_to_point, scale_to_torques, via_points
     from . import joint_values_arg as _vector, load_robot_arg, write_outputs
 
@@ -61,7 +61,7 @@ def add_traj_command(subparsers):
     s.add_argument("--to", nargs="+", metavar="Q", help="final joint values (one for all)")
     s.add_argument("--via", action="append", metavar="'Q1 Q2 ...'",
                    help="a via point (quoted joint values; repeat for several): a cubic spline")
-    s.add_argument("--law", default="trapezoidal", choices=LAWS,
+    s.add_argument("--law", default="trapezoidal", choices=_LAWS,
                    help="point-to-point law (default trapezoidal, synchronised)")
     s.add_argument("--time", type=float, help="duration (s); default: the minimum under the "
                                               "limits")
@@ -77,5 +77,8 @@ def add_traj_command(subparsers):
     s.add_argument("--rate", type=float, default=1000.0, help="sampling rate of --out (Hz)")
     s.add_argument("--out", metavar="CSV", help="write t, q, qd, qdd")
     s.add_argument("--plot", metavar="PNG", help="plot q, qd, qdd, jerk with the limits")
-    s.set_defaults(func=cmd_traj)
+    s.set_defaults(func=_cmd_traj)
     return s
+
+
+__all__ = []

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 
-def cmd_warmup(args) -> int:
-    from ..dynamics.warmup import MODELS, warmup
+def _cmd_warmup(args) -> int:
+    from ..dynamics.compilation import MODELS, warmup
     from . import load_robot_arg
 
     robot = load_robot_arg(args.robot, numeric=True)
@@ -20,4 +20,7 @@ def add_warmup_command(sub) -> None:
     s.add_argument("robot", help="library name or file (its numeric values are used)")
     s.add_argument("--models", help="comma-separated subset of dgm, jacobian, idm, "
                                     "inertia_matrix, gravity_torques, ddm")
-    s.set_defaults(func=cmd_warmup)
+    s.set_defaults(func=_cmd_warmup)
+
+
+__all__ = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..errors import RobmodError
 
 
-def cmd_workspace(args) -> int:
+def _cmd_workspace(args) -> int:
     from . import load_robot_arg
 
     try:
@@ -53,5 +53,8 @@ def add_workspace_command(sub):
                                                  "summed across --plane")
     s.add_argument("--plane", choices=("xy", "xz", "yz"), default="xz",
                    help="plane of the --plot (default xz)")
-    s.set_defaults(func=cmd_workspace)
+    s.set_defaults(func=_cmd_workspace)
     return s
+
+
+__all__ = []

@@ -7,19 +7,36 @@ default): :class:`PID` (9.5) with the tuning rule (9.10), :class:`PDGravity` (9.
 :class:`AdaptivePassivity` (on the base-parameter regressor).  :func:`simulate` runs one on the
 robot's compiled direct dynamics; :func:`linearize` gives the closed loop's poles.
 """
-from .analysis import closed_loop_poles, linearize
-from .base import DEFAULT_DT, Controller, OpenLoop
+from .analysis import linearize, LinearizedLoop, closed_loop_poles
+from .base import Controller, OpenLoop, DEFAULT_DT
 from .computed_torque import ComputedTorque, computed_torque_gains
-from .joint_space import PID, PDGravity, PIDGains, max_diagonal_inertia, pid_gains, tune_pid
-from .passivity import AdaptivePassivity, PassivityBased
+from .joint_space import PID, PIDGains, PDGravity, pid_gains, tune_pid, max_diagonal_inertia
+from .passivity import PassivityBased, AdaptivePassivity
 from .plant import Dynamics
 from .reference import Desired, Reference
 from .result import SimulationResult, TrackingMetrics, tracking_metrics
 from .simulation import simulate
-from .task_space import TaskComputedTorque, TaskPID
+from .task_space import TaskPID, TaskComputedTorque
 
-__all__ = ["Controller", "OpenLoop", "DEFAULT_DT", "PID", "PIDGains", "PDGravity", "pid_gains",
-           "tune_pid", "max_diagonal_inertia", "ComputedTorque", "computed_torque_gains",
-           "PassivityBased", "AdaptivePassivity", "TaskPID", "TaskComputedTorque", "Dynamics",
-           "Desired", "Reference", "simulate", "SimulationResult", "TrackingMetrics",
-           "tracking_metrics", "linearize", "closed_loop_poles"]
+__all__ = [
+    # analysis
+    "linearize", "LinearizedLoop", "closed_loop_poles",
+    # base
+    "Controller", "OpenLoop", "DEFAULT_DT",
+    # computed_torque
+    "ComputedTorque", "computed_torque_gains",
+    # joint_space
+    "PID", "PIDGains", "PDGravity", "pid_gains", "tune_pid", "max_diagonal_inertia",
+    # passivity
+    "PassivityBased", "AdaptivePassivity",
+    # plant
+    "Dynamics",
+    # reference
+    "Desired", "Reference",
+    # result
+    "SimulationResult", "TrackingMetrics", "tracking_metrics",
+    # simulation
+    "simulate",
+    # task_space
+    "TaskPID", "TaskComputedTorque",
+]

@@ -73,3 +73,6 @@ def closed_loop_poles(robot, controller, q_eq) -> np.ndarray:
     """Eigenvalues of :func:`linearize`'s state matrix, sorted by real part."""
     p = linearize(robot, controller, q_eq).poles
     return p[np.argsort(p.real)]
+
+
+__all__ = ["linearize", "LinearizedLoop", "closed_loop_poles"]

@@ -90,3 +90,6 @@ class OpenLoop(Controller):
 
     def output(self, t, q, qd, ref, z):
         return np.broadcast_to(np.asarray(self.tau(t), dtype=float), np.shape(q))
+
+
+__all__ = ["Controller", "OpenLoop", "DEFAULT_DT"]

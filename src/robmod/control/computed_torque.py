@@ -22,7 +22,7 @@ from ..errors import RobmodError
 from .base import DEFAULT_DT, Controller, gain, sample_time
 from .plant import Dynamics
 
-MODES = ("tracking", "position", "predictive")
+_MODES = ("tracking", "position", "predictive")
 
 
 def computed_torque_gains(omega, xi=1.0, n: int | None = None):
@@ -48,8 +48,8 @@ class ComputedTorque(Controller):
 
     def __init__(self, robot, kp=None, kd=None, *, omega=None, xi=1.0, mode="tracking",
                  dt=DEFAULT_DT):
-        if mode not in MODES:
-            raise RobmodError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        if mode not in _MODES:
+            raise RobmodError(f"mode must be one of {', '.join(_MODES)}, got {mode!r}")
         self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n
         if omega is not None:
@@ -73,3 +73,6 @@ class ComputedTorque(Controller):
         if self.mode == "predictive":
             return self.dyn.idm(*np.broadcast_arrays(ref.q, ref.qd, w))
         return self.dyn.idm(q, qd, w)
+
+
+__all__ = ["ComputedTorque", "computed_torque_gains"]

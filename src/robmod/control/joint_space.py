@@ -161,3 +161,6 @@ class PDGravity(Controller):
     def output(self, t, q, qd, ref, z):
         g = self.dyn.gravity(ref.q if self.at_desired else q)
         return self.kp * (ref.q - q) - self.kd * qd + g
+
+
+__all__ = ["PID", "PIDGains", "PDGravity", "pid_gains", "tune_pid", "max_diagonal_inertia"]

@@ -112,3 +112,6 @@ class AdaptivePassivity(Controller):
         if robot.frames != self.model.frames:
             raise RobmodError("true_parameters: the robot's geometry differs from the model's")
         return self.base.K @ standard_vector(robot, self.base.standard)
+
+
+__all__ = ["PassivityBased", "AdaptivePassivity"]

@@ -114,3 +114,6 @@ class Dynamics:
             self._vel = CompiledFunction(idm_model(self.robot, name="velocity_torques", gravity=False,
                                          friction=False, rotor=False, wrench=False))
         return self._vel
+
+
+__all__ = ["Dynamics"]

@@ -64,3 +64,6 @@ class Reference:
             if not np.all(np.isfinite(x)):
                 raise RobmodError(f"reference {name}(t={t:g}) has NaN or infinite values")
         return Desired(q, qd, qdd)
+
+
+__all__ = ["Desired", "Reference"]

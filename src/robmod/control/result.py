@@ -114,3 +114,6 @@ class SimulationResult:
         axes[2].set_xlabel("t (s)")
         axes[0].legend(loc="best", fontsize="small")
         return finish(fig, path, layout=ax is None)
+
+
+__all__ = ["SimulationResult", "TrackingMetrics", "tracking_metrics"]

@@ -22,7 +22,7 @@ from .reference import Desired, Reference
 from .result import SimulationResult
 
 #: |qd| beyond this (rad/s or m/s) is taken as a blow-up
-DIVERGENCE = 1e6
+_DIVERGENCE = 1e6
 
 
 def _desired_table(ref: Reference, t: np.ndarray):
@@ -41,9 +41,9 @@ def _desired_table(ref: Reference, t: np.ndarray):
 
 
 def _diverged(t, q, qd):
-    if np.abs(qd).max() < DIVERGENCE:  # False for NaN too
+    if np.abs(qd).max() < _DIVERGENCE:  # False for NaN too
         return
-    bad = ~(np.isfinite(q) & np.isfinite(qd) & (np.abs(qd) < DIVERGENCE))
+    bad = ~(np.isfinite(q) & np.isfinite(qd) & (np.abs(qd) < _DIVERGENCE))
     if np.any(bad):
         idx = np.argwhere(bad)[0]
         j = int(idx[-1]) + 1
@@ -131,7 +131,7 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
             q, qd, z = _rk4_closed(controller, ddm, t[k], dt, q, qd, z, ref, tau_lim)
         else:
             for _ in range(substeps):
-                q, qd = rk4_step(ddm, h, q, qd, tau)
+                q, qd = _rk4_step(ddm, h, q, qd, tau)
         _diverged(t[k + 1], q, qd)
         Q[k + 1], QD[k + 1] = q, qd
     return SimulationResult(t, Q, QD, TAU, qdes, qddes, qdddes, z, plant.robot, controller,
@@ -172,7 +172,7 @@ def _measure(q, qd, noise, quantization, rng):
     return q, qd
 
 
-def rk4_step(ddm, h, q, qd, tau):
+def _rk4_step(ddm, h, q, qd, tau):
     """One RK4 step of q' = qd, qd' = DDM(q, qd, tau) with tau held."""
     a1 = ddm(q, qd, tau)
     q2, v2 = q + 0.5 * h * qd, qd + 0.5 * h * a1
@@ -200,3 +200,6 @@ def _rk4_closed(ctrl, ddm, t, h, q, qd, z, ref, lim):
     k4 = f(t + h, *(x + h * k for x, k in zip((q, qd, z), k3)))
     return tuple(x + h / 6 * (a + 2 * b + 2 * c + d)
                  for x, a, b, c, d in zip((q, qd, z), k1, k2, k3, k4))
+
+
+__all__ = ["simulate"]

@@ -114,3 +114,6 @@ class TaskComputedTorque(Controller):
                 N = np.eye(n) - Jp @ J
                 qdd = qdd - self.kn * np.einsum("...ij,...j->...i", N, qd)
         return self.dyn.idm(q, qd, qdd)
+
+
+__all__ = ["TaskPID", "TaskComputedTorque"]

@@ -26,8 +26,6 @@ import numpy as np
 from ..errors import RobmodError
 from .robot import DYNAMIC, GEOMETRIC
 
-__all__ = ["require_numeric", "finite_array", "finite_output", "joint_array", "joint_arrays",
-           "parameter_vector", "parameter_dict", "positive_scalar"]
 
 
 def symbols_used(robot, scope: str = "dynamics") -> frozenset:
@@ -115,7 +113,7 @@ def joint_arrays(robot, **arrays) -> list[np.ndarray]:
     return [np.broadcast_to(a, shape) for a in checked]
 
 
-def parameter_vector(name: str, value, size: int, what: str = "parameters") -> np.ndarray:
+def _parameter_vector(name: str, value, size: int, what: str = "parameters") -> np.ndarray:
     """A 1-D vector of ``size`` finite numbers (e.g. a standard or base parameter vector)."""
     arr = finite_array(name, value, shape_text=f"{size} {what}, shape ({size},)")
     if arr.shape != (size,):
@@ -124,7 +122,7 @@ def parameter_vector(name: str, value, size: int, what: str = "parameters") -> n
     return arr
 
 
-def parameter_dict(name: str, value) -> dict:
+def _parameter_dict(name: str, value) -> dict:
     """A mapping of parameter names to finite numbers."""
     if not isinstance(value, Mapping):
         raise RobmodError(f"argument {name} must be a mapping of parameter names to numbers, "
@@ -187,3 +185,6 @@ def _fixed_hint(robot, arr) -> str:
         return f" ({which} fixed, sigma = 2, and takes no joint value)".replace(
             "are fixed, sigma = 2, and takes", "are fixed, sigma = 2, and take")
     return ""
+
+
+__all__ = []

@@ -37,7 +37,7 @@ def make_robot(name: str, frames, links=None, *, n_links: int | None = None, bas
         mimic=MappingProxyType({int(j): (int(i), float(m), float(c))
                                 for j, (i, m, c) in (mimic or {}).items()}), **kw)
     if validate:
-        from .validate import validate as _validate
+        from .validation import validate as _validate
 
         _validate(robot)
     return robot
@@ -49,3 +49,6 @@ def _frame_from_dict(d: Mapping) -> Frame:
         if k in kw:
             kw[k] = as_expr(kw[k])
     return Frame(**kw)
+
+
+__all__ = ["make_robot"]

@@ -19,16 +19,16 @@ from sympy.printing.str import StrPrinter
 
 from ..errors import ExpressionError, Location
 
-MAX_LENGTH = 2000
-MAX_DEPTH = 60
+_MAX_LENGTH = 2000
+_MAX_DEPTH = 60
 #: largest magnitude of a number in a robot file (metres, radians, kilograms, ...)
 MAX_MAGNITUDE = 1e12
 #: largest exponent of a power of an expression with symbols (larger ones make expansions
 #: of the models explode); numbers may have exponents up to 64
-MAX_SYMBOLIC_EXPONENT = 16
+_MAX_SYMBOLIC_EXPONENT = 16
 
 #: functions allowed in file expressions (lower-case keys; matched case-insensitively)
-FUNCTIONS = {
+_FUNCTIONS = {
     "sin": sp.sin,
     "cos": sp.cos,
     "tan": sp.tan,
@@ -43,7 +43,7 @@ FUNCTIONS = {
 _ARITY = {"atan2": 2}
 
 #: named constants (matched case-insensitively)
-CONSTANTS = {"pi": sp.pi}
+_CONSTANTS = {"pi": sp.pi}
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _MATHEMATICA_CALL = re.compile(r"\b([A-Za-z][A-Za-z0-9]*)\[")
@@ -79,8 +79,8 @@ def parse_expression(text, location: Location | None = None) -> sp.Expr:
     src = text.strip()
     if not src:
         raise ExpressionError("empty expression", location)
-    if len(src) > MAX_LENGTH:
-        raise ExpressionError(f"expression longer than {MAX_LENGTH} characters", location)
+    if len(src) > _MAX_LENGTH:
+        raise ExpressionError(f"expression longer than {_MAX_LENGTH} characters", location)
     # SYMORO+ (Mathematica) style: Sin[x] -> Sin(x); ^ -> **
     src = _MATHEMATICA_CALL.sub(r"\1(", src)
     if "[" in src or "]" in src:
@@ -128,7 +128,7 @@ def _number(value, text, location) -> sp.Expr:
 
 
 def _build(node, depth, text, location):
-    if depth > MAX_DEPTH:
+    if depth > _MAX_DEPTH:
         raise ExpressionError(f"expression {text!r} is nested too deeply", location)
     d = depth + 1
     if isinstance(node, ast.Constant):
@@ -138,9 +138,9 @@ def _build(node, depth, text, location):
         return _number(v, text, location)
     if isinstance(node, ast.Name):
         low = node.id.lower()
-        if low in CONSTANTS:
-            return CONSTANTS[low]
-        if low in FUNCTIONS:
+        if low in _CONSTANTS:
+            return _CONSTANTS[low]
+        if low in _FUNCTIONS:
             raise ExpressionError(f"function {node.id!r} used without arguments in {text!r}",
                                   location)
         if node.id.startswith("__"):
@@ -170,7 +170,7 @@ def _build(node, depth, text, location):
         if isinstance(op, ast.Pow):
             if right.free_symbols:
                 raise ExpressionError(f"the exponent must be a number in {text!r}", location)
-            limit = MAX_SYMBOLIC_EXPONENT if left.free_symbols else 64
+            limit = _MAX_SYMBOLIC_EXPONENT if left.free_symbols else 64
             if not right.is_Number or abs(right) > limit:
                 raise ExpressionError(f"exponent too large in {text!r} (at most {limit})",
                                       location)
@@ -180,10 +180,10 @@ def _build(node, depth, text, location):
         if not isinstance(node.func, ast.Name) or node.keywords:
             raise ExpressionError(f"call not allowed in {text!r}", location)
         name = node.func.id.lower()
-        fn = FUNCTIONS.get(name)
+        fn = _FUNCTIONS.get(name)
         if fn is None:
             raise ExpressionError(f"function {node.func.id!r} is not allowed in {text!r} "
-                                  f"(allowed: {', '.join(sorted(FUNCTIONS))})", location)
+                                  f"(allowed: {', '.join(sorted(_FUNCTIONS))})", location)
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise ExpressionError(f"call not allowed in {text!r}", location)
         arity = _ARITY.get(name, 1)
@@ -222,7 +222,7 @@ def _plain(expr) -> str:
     return _PRINTER.doprint(expr)
 
 
-def is_numeric(expr) -> bool:
+def _is_numeric(expr) -> bool:
     """True if the expression has no free symbol."""
     return not getattr(expr, "free_symbols", ())
 
@@ -242,3 +242,6 @@ def as_expr(value, location: Location | None = None) -> sp.Expr:
         pass
     raise ExpressionError(f"expected a number or an expression, got {type(value).__name__}",
                           location)
+
+
+__all__ = ["parse_expression", "symbol"]

@@ -7,16 +7,16 @@ from pathlib import Path
 
 from ..errors import FileFormatError, Location
 
-FORMATS = {".yaml": "yaml", ".yml": "yaml", ".par": "par", ".urdf": "urdf"}
+_FORMATS = {".yaml": "yaml", ".yml": "yaml", ".par": "par", ".urdf": "urdf"}
 
 
-def format_of(path) -> str:
+def _format_of(path) -> str:
     ext = Path(path).suffix.lower()
-    if ext not in FORMATS:
+    if ext not in _FORMATS:
         raise FileFormatError(
-            f"unknown file type {ext or '(none)'!r}; use one of {', '.join(sorted(FORMATS))}",
+            f"unknown file type {ext or '(none)'!r}; use one of {', '.join(sorted(_FORMATS))}",
             Location(file=str(path)))
-    return FORMATS[ext]
+    return _FORMATS[ext]
 
 
 def write_text_atomic(path, text: str) -> None:
@@ -41,7 +41,7 @@ def write_text_atomic(path, text: str) -> None:
 
 def read_robot(path, fmt: str | None = None):
     """Read a robot from a YAML, SYMORO .par or URDF file."""
-    fmt = fmt or format_of(path)
+    fmt = fmt or _format_of(path)
     if fmt == "yaml":
         from .io_yaml import read_yaml
 
@@ -78,5 +78,8 @@ def dumps_robot(robot, fmt: str) -> str:
 
 def write_robot(robot, path, fmt: str | None = None) -> None:
     """Write ``robot`` to ``path`` in the format its extension names (all-or-nothing)."""
-    fmt = fmt or format_of(path)
+    fmt = fmt or _format_of(path)
     write_text_atomic(path, dumps_robot(robot, fmt))
+
+
+__all__ = ["read_robot", "write_robot", "dumps_robot"]

@@ -64,3 +64,6 @@ def did_you_mean(key, allowed) -> str:
         return f" (did you mean {lower[key]!r}?)"
     close = difflib.get_close_matches(key, list(lower), n=1, cutoff=0.6)
     return f" (did you mean {lower[close[0]]!r}?)" if close else ""
+
+
+__all__ = []

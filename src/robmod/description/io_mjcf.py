@@ -118,3 +118,6 @@ def to_mjcf(robot, *, timestep: float = 1e-4, integrator: str = "RK4",
         text += emit(j, 2)
     text += ['  </worldbody>', '</mujoco>']
     return "\n".join(text) + "\n"
+
+
+__all__ = ["to_mjcf"]

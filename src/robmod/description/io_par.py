@@ -44,26 +44,26 @@ from .par_syntax import (ParContext, item_expr, item_int, mask_comments, par_lis
 from .robot import (FIXED, PRISMATIC, REVOLUTE, WRENCH, Frame, JointLimits, Link, Robot,
                     make_robot)
 from .transforms_io import matrix_entries, matrix_from_entries
-from .validate import validate
+from .validation import validate
 from .variables import split_variable, variable_aliases, with_variable
 
 # ------------------------------------------------------------------------------ keys
-HEADER_KEYS = ("NL", "NJ", "NF", "Type", "is_floating", "is_mobile")
-GEO_KEYS = ("ant", "sigma", "b", "d", "r", "gamma", "alpha", "mu", "theta")
+_HEADER_KEYS = ("NL", "NJ", "NF", "Type", "is_floating", "is_mobile")
+_GEO_KEYS = ("ant", "sigma", "b", "d", "r", "gamma", "alpha", "mu", "theta")
 #: dynamic keys per link, in the writer's order
-DYN_KEYS = ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M", "IA", "FV", "FS",
+_DYN_KEYS = ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M", "IA", "FV", "FS",
             "FX", "FY", "FZ", "CX", "CY", "CZ")
 #: .par dynamic key -> robmod Link field (FS, "frottement sec", is the Coulomb friction)
-PAR_TO_LINK = {k: k for k in DYN_KEYS}
-PAR_TO_LINK["FS"] = "FC"
-JOINT_KEYS = ("eta", "k", "QP", "QDP", "GAM")
-BASE_KEYS = ("W0", "WP0", "V0", "VP0")
-LIST_KEYS = GEO_KEYS + DYN_KEYS + JOINT_KEYS + BASE_KEYS + ("G", "Z")
-ALL_KEYS = HEADER_KEYS + LIST_KEYS
-_CANON = {k.lower(): k for k in ALL_KEYS}
+_PAR_TO_LINK = {k: k for k in _DYN_KEYS}
+_PAR_TO_LINK["FS"] = "FC"
+_JOINT_KEYS = ("eta", "k", "QP", "QDP", "GAM")
+_BASE_KEYS = ("W0", "WP0", "V0", "VP0")
+_LIST_KEYS = _GEO_KEYS + _DYN_KEYS + _JOINT_KEYS + _BASE_KEYS + ("G", "Z")
+_ALL_KEYS = _HEADER_KEYS + _LIST_KEYS
+_CANON = {k.lower(): k for k in _ALL_KEYS}
 
-MAX_JOINTS = 1000
-TYPES = {"serial": 0, "tree": 1, "closed": 2}
+_MAX_JOINTS = 1000
+_TYPES = {"serial": 0, "tree": 1, "closed": 2}
 _ROBOTNAME = re.compile(r"^\s*robotname\s*=\s*(?:'([^']*)'|\"([^\"]*)\")\s*$", re.I | re.S)
 
 
@@ -85,14 +85,14 @@ def loads_par(text: str, filename: str = "<string>") -> Robot:
     for st in stmts:
         canon = _CANON.get(st.key.lower())
         if canon is None:
-            raise ctx.error(f"unknown key {st.key!r}{did_you_mean(st.key, ALL_KEYS)}; .par keys "
-                            f"are: {', '.join(ALL_KEYS)}", st.line, field=st.key)
+            raise ctx.error(f"unknown key {st.key!r}{did_you_mean(st.key, _ALL_KEYS)}; .par keys "
+                            f"are: {', '.join(_ALL_KEYS)}", st.line, field=st.key)
         if canon in by_key:
             raise ctx.error(f"duplicate key {st.key!r} (already given on line "
                             f"{by_key[canon].line})", st.line, field=canon)
-        if canon in HEADER_KEYS and st.items is not None:
+        if canon in _HEADER_KEYS and st.items is not None:
             raise ctx.error(f"{canon} must be a single value, not a list", st.line, field=canon)
-        if canon in LIST_KEYS and st.items is None:
+        if canon in _LIST_KEYS and st.items is None:
             raise ctx.error(f"{canon} must be a list {{...}}, not {st.scalar!r}", st.line,
                             field=canon)
         by_key[canon] = st
@@ -144,15 +144,15 @@ def _robot(ctx: ParContext, by_key, comments) -> Robot:
     if nj < nl:
         raise ctx.error(f"NJ = {nj} must be at least NL = {nl} (NJ - NL is the number of "
                         "closed loops)", nj_line, field="NJ")
-    if nj > MAX_JOINTS:
-        raise ctx.error(f"NJ = {nj} is too large (robmod reads at most {MAX_JOINTS} joints)",
+    if nj > _MAX_JOINTS:
+        raise ctx.error(f"NJ = {nj} is too large (robmod reads at most {_MAX_JOINTS} joints)",
                         nj_line, field="NJ")
     nf = 2 * nj - nl
     for key in ("is_floating", "is_mobile"):
         _header_bool(ctx, by_key, key)
     nf_header = _header_int(ctx, by_key, "NF", False)
     if nf_header is not None and nf_header != nf:
-        lengths = {len(by_key[k].items) for k in GEO_KEYS if k in by_key}
+        lengths = {len(by_key[k].items) for k in _GEO_KEYS if k in by_key}
         if lengths != {nf}:
             raise ctx.error(f"NF = {nf_header} but NF must be 2*NJ - NL = {nf} "
                             f"(NL = {nl}, NJ = {nj})", by_key["NF"].line, field="NF")
@@ -194,17 +194,17 @@ def _file_name(ctx, comments) -> str:
 
 def _frames(ctx, by_key, nl, nj, nf):
     what = f"one per frame 1..NF, NF = 2*NJ - NL = {nf}"
-    cols = {k: _items(ctx, by_key, k, nf, what) for k in GEO_KEYS}
+    cols = {k: _items(ctx, by_key, k, nf, what) for k in _GEO_KEYS}
     frames = []
     for j in range(1, nf + 1):
         def item(k):
             return None if cols[k] is None else cols[k][j - 1]
 
-        for k in GEO_KEYS:
+        for k in _GEO_KEYS:
             it = item(k)
             line = it.line if it is not None else None
             ctx.locations[(j, k)] = ctx.loc(line, field=k)
-        first = next((item(k) for k in GEO_KEYS if item(k) is not None), None)
+        first = next((item(k) for k in _GEO_KEYS if item(k) is not None), None)
         ctx.locations[(j, None)] = ctx.loc(first.line if first else None)
         ant = item_int(ctx, item("ant"), j, "ant") if item("ant") else j - 1
         sigma = item_int(ctx, item("sigma"), j, "sigma") if item("sigma") else REVOLUTE
@@ -253,14 +253,14 @@ def _split(ctx, v, j, sigma, column, line, missing=False):
 
 def _links(ctx, by_key, nl, nj):
     what = f"one per link 1..NL = {nl}"
-    cols = {k: _items(ctx, by_key, k, nl, what) for k in DYN_KEYS}
+    cols = {k: _items(ctx, by_key, k, nl, what) for k in _DYN_KEYS}
     jwhat = f"one per joint 1..NJ = {nj}"
-    jcols = {k: _items(ctx, by_key, k, nj, jwhat) for k in JOINT_KEYS}
+    jcols = {k: _items(ctx, by_key, k, nj, jwhat) for k in _JOINT_KEYS}
     links = {}
     for j in range(1, nl + 1):
         vals = links[j] = {}
-        for k in DYN_KEYS:
-            field = PAR_TO_LINK[k]
+        for k in _DYN_KEYS:
+            field = _PAR_TO_LINK[k]
             it = None if cols[k] is None else cols[k][j - 1]
             if it is None:
                 # OpenSYMORO's defaults: symbolic parameters, wrench only on the last link
@@ -324,9 +324,9 @@ def dumps_par(robot: Robot) -> str:
     frames, links = robot.frames, robot.links
     par_name = sanitize_name(robot.name.strip()) or "robot"
     out = [f"(* Robotname = '{par_name}' *)", f"NL = {nl}", f"NJ = {nj}", f"NF = {nf}",
-           f"Type = {TYPES[robot.structure]}", "is_floating = False", "is_mobile = False", "",
+           f"Type = {_TYPES[robot.structure]}", "is_floating = False", "is_mobile = False", "",
            "(* Geometric parameters *)"]
-    for key in GEO_KEYS:
+    for key in _GEO_KEYS:
         if key in ("ant", "sigma", "mu"):
             vals = [str(getattr(f, key)) for f in frames]
         elif key in ("theta", "r"):
@@ -335,8 +335,8 @@ def dumps_par(robot: Robot) -> str:
             vals = [par_value(getattr(f, key)) for f in frames]
         out.append(par_list(key, vals))
     out += ["", "(* Dynamic parameters and external forces *)"]
-    for key in DYN_KEYS:
-        out.append(par_list(key, [par_value(getattr(link, PAR_TO_LINK[key])) for link in links]))
+    for key in _DYN_KEYS:
+        out.append(par_list(key, [par_value(getattr(link, _PAR_TO_LINK[key])) for link in links]))
     out += ["", "(* Joint parameters *)"]
     joints = range(1, nj + 1)
     kvals = [links[j - 1].K if j <= nl else None for j in joints]
@@ -346,7 +346,7 @@ def dumps_par(robot: Robot) -> str:
         out.append(par_list(key, ["0" if robot.frame(j).sigma == FIXED else f"{key}{j}"
                                   for j in joints]))
     out += ["", "(* Velocity and acceleration of the base *)"]
-    for key in BASE_KEYS:
+    for key in _BASE_KEYS:
         out.append(par_list(key, [par_value(v) for v in getattr(robot, key)]))
     out += ["", "(* Acceleration of gravity *)",
             par_list("G", [par_value(v) for v in robot.gravity]),

@@ -31,11 +31,11 @@ Reading (URDF -> Khalil-Kleinfinger)
   the same transforms for MDH robots.  Leaf frames keep the URDF joint frame,
   turned by the smallest rotation that brings z onto the axis.  Fixed frames
   keep the URDF link frame.  The axis of a prismatic joint is taken through
-  the URDF joint origin.  Axes closer than :data:`PARALLEL_TOL` (radians) to
+  the URDF joint origin.  Axes closer than a tolerance (``urdf_frames``, radians) to
   parallel are treated as parallel.  ``mdh=False`` keeps every URDF joint
   frame (only turned so that z is the axis).  ``mdh=None`` (the default)
   keeps the frames of a file written by robmod (it carries the comment
-  :data:`ROBMOD_MARK`, so robmod's own URDF round-trips to identical
+  :data:`_ROBMOD_MARK`, so robmod's own URDF round-trips to identical
   transforms a(j)T_j, trees with gamma and b included) and re-frames any
   other file canonically.
 * Inertial data are converted to Khalil's parameters of frame j (inertia
@@ -68,20 +68,19 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from ..errors import FileFormatError
-from .kk_fit import kk_parameters_from_transform, matrix_from_rpy, rpy_from_matrix
+from .kk_fit import rpy_from_matrix
 from .expr import as_expr
 from .io_common import NAME_RE, FileContext, read_text, sanitize_name
 from .robot import FIXED, PRISMATIC, Link, Robot, transform_matrix
-from .urdf_build import GRAVITY, SNAP_TOL, build_robot
-from .urdf_frames import KEEP_TOL, PARALLEL_TOL, mdh_frame
+from .urdf_build import GRAVITY, build_robot
 from .urdf_xml import UJoint, ULink, parse_xml, read_joint, read_link, required_attr
 
 #: bound written for a missing position limit of a prismatic or revolute joint
-UNLIMITED = 1e9
+_UNLIMITED = 1e9
 
 
 # ============================================================================ reading
-ROBMOD_MARK = "<!-- robmod-frames: khalil-kleinfinger -->"
+_ROBMOD_MARK = "<!-- robmod-frames: khalil-kleinfinger -->"
 
 
 def read_urdf(path, *, mdh: bool | None = None) -> Robot:
@@ -93,7 +92,7 @@ def read_urdf(path, *, mdh: bool | None = None) -> Robot:
 def loads_urdf(text: str, filename: str = "<string>", *, mdh: bool | None = None) -> Robot:
     """Read a robot from URDF text."""
     if mdh is None:
-        mdh = ROBMOD_MARK not in text
+        mdh = _ROBMOD_MARK not in text
     ctx = FileContext(filename)
     root = parse_xml(text, ctx)
     if root.tag != "robot":
@@ -176,7 +175,7 @@ def dumps_urdf(robot: Robot) -> str:
         raise FileFormatError(f"robot {robot.name!r} is not numeric: give values for "
                               f"{', '.join(sorted(map(str, missing)))} before writing URDF")
 
-    out = ['<?xml version="1.0"?>', ROBMOD_MARK,
+    out = ['<?xml version="1.0"?>', _ROBMOD_MARK,
            _comment(f"written by robmod from robot {robot.name}: link<j> carries Khalil-"
                     "Kleinfinger frame j, joint<j> has origin a(j)T_j at q = 0 and axis z_j"),
            f"<robot name={quoteattr(robot.name)}>"]
@@ -224,8 +223,8 @@ def dumps_urdf(robot: Robot) -> str:
                 if qmin is None or qmax is None:
                     out.append("    " + _comment("no position limit known: a wide range is "
                                                  "written"))
-                lower = -UNLIMITED if qmin is None else qmin
-                upper = UNLIMITED if qmax is None else qmax
+                lower = -_UNLIMITED if qmin is None else qmin
+                upper = _UNLIMITED if qmax is None else qmax
                 out.append(f'    <limit lower="{_num(lower)}" upper="{_num(upper)}" '
                            f'effort="{_num(effort)}" velocity="{_num(velocity)}"/>')
             if link.FV != 0 or link.FC != 0:
@@ -291,6 +290,4 @@ def write_urdf(robot: Robot, path) -> None:
     write_text_atomic(path, dumps_urdf(robot))
 
 
-__all__ = ["read_urdf", "loads_urdf", "dumps_urdf", "write_urdf", "kk_parameters_from_transform",
-           "rpy_from_matrix", "matrix_from_rpy", "mdh_frame", "GRAVITY", "PARALLEL_TOL", "KEEP_TOL",
-           "SNAP_TOL", "UNLIMITED"]
+__all__ = ["read_urdf", "loads_urdf", "dumps_urdf", "write_urdf"]

@@ -25,16 +25,16 @@ from .io_common import IDENT_RE, NAME_RE, FileContext, did_you_mean, read_text
 from .robot import (DYNAMIC, GEOMETRIC, IDENTITY4, LIMITS, FIXED, Frame, JointLimits, Link,
                     Robot, Tool, make_robot)
 from .transforms_io import matrix_from_spec
-from .validate import validate
+from .validation import validate
 from .variables import split_variable, with_variable
 
-FORMAT_VERSION = 1
-TOP_KEYS = ("robmod", "name", "source", "description", "n_links", "frames", "links",
+_FORMAT_VERSION = 1
+_TOP_KEYS = ("robmod", "name", "source", "description", "n_links", "frames", "links",
             "link_defaults", "joints", "base", "tools", "values", "mimic")
-FRAME_KEYS = ("j", "ant", "sigma", "mu") + GEOMETRIC
-LINK_KEYS = ("j",) + DYNAMIC
-JOINT_KEYS = ("j",) + LIMITS
-BASE_KEYS = ("Z", "gravity", "W0", "WP0", "V0", "VP0")
+_FRAME_KEYS = ("j", "ant", "sigma", "mu") + GEOMETRIC
+_LINK_KEYS = ("j",) + DYNAMIC
+_JOINT_KEYS = ("j",) + LIMITS
+_BASE_KEYS = ("Z", "gravity", "W0", "WP0", "V0", "VP0")
 
 
 def read_yaml(path) -> Robot:
@@ -81,11 +81,11 @@ def _expr(value, ctx, line, frame, field):
 
 def _robot_from_data(data, ctx: FileContext) -> Robot:
     data = _require_map(data, ctx, "the file", 1)
-    _check_keys(data, TOP_KEYS, ctx, "the file")
-    version = data.get("robmod", FORMAT_VERSION)
-    if version != FORMAT_VERSION:
+    _check_keys(data, _TOP_KEYS, ctx, "the file")
+    version = data.get("robmod", _FORMAT_VERSION)
+    if version != _FORMAT_VERSION:
         raise ctx.error(f"unsupported format version {version!r} (this robmod reads version "
-                        f"{FORMAT_VERSION})", data.lines.get("robmod"), field="robmod")
+                        f"{_FORMAT_VERSION})", data.lines.get("robmod"), field="robmod")
     name = data.get("name")
     if not isinstance(name, str) or not NAME_RE.match(name or ""):
         raise ctx.error("name must be given, made of letters, digits, '_', '-', '.'",
@@ -119,10 +119,10 @@ def _robot_from_data(data, ctx: FileContext) -> Robot:
     limits = {j: {} for j in range(1, nl + 1)}
     if "links" in data:
         rows = _require_list(data["links"], ctx, "links", data.lines["links"])
-        _rows_into(rows, LINK_KEYS, link_values, nl, ctx, "links")
+        _rows_into(rows, _LINK_KEYS, link_values, nl, ctx, "links")
     if "joints" in data:
         rows = _require_list(data["joints"], ctx, "joints", data.lines["joints"])
-        _rows_into(rows, JOINT_KEYS, limits, nl, ctx, "joints")
+        _rows_into(rows, _JOINT_KEYS, limits, nl, ctx, "joints")
     links = []
     for j in range(1, nl + 1):
         vals = link_values[j]
@@ -132,11 +132,11 @@ def _robot_from_data(data, ctx: FileContext) -> Robot:
     base = data.get("base")
     if base is not None:
         base = _require_map(base, ctx, "base", data.lines["base"])
-        _check_keys(base, BASE_KEYS, ctx, "base")
+        _check_keys(base, _BASE_KEYS, ctx, "base")
         if "Z" in base:
             ctx.locations[(None, "Z")] = ctx.loc(base.lines["Z"])
             kw["base"] = _matrix(base["Z"], ctx, base.lines["Z"], None, "Z")
-        for key in BASE_KEYS[1:]:
+        for key in _BASE_KEYS[1:]:
             if key in base:
                 kw[key] = _vector(base[key], ctx, base.lines[key], key)
     tools = []
@@ -185,7 +185,7 @@ def _robot_from_data(data, ctx: FileContext) -> Robot:
 
 
 def _frame(row, idx, ctx) -> Frame:
-    _check_keys(row, FRAME_KEYS, ctx, f"frame entry {idx}")
+    _check_keys(row, _FRAME_KEYS, ctx, f"frame entry {idx}")
     j = row.get("j", idx)
     jline = row.lines.get("j", row.line)
     j = _int(j, ctx, jline, idx, "j")
@@ -296,8 +296,8 @@ def _row(pairs) -> str:
 
 def dumps_yaml(robot: Robot) -> str:
     """The native YAML text of ``robot`` (re-readable by :func:`loads_yaml`)."""
-    out = [f"# robmod robot description (format {FORMAT_VERSION}); see docs/format.md",
-           f"robmod: {FORMAT_VERSION}", f"name: {robot.name}"]
+    out = [f"# robmod robot description (format {_FORMAT_VERSION}); see docs/format.md",
+           f"robmod: {_FORMAT_VERSION}", f"name: {robot.name}"]
     if robot.source:
         out.append(f"source: {json.dumps(robot.source, ensure_ascii=False)}")
     if robot.description:
@@ -357,4 +357,4 @@ def write_yaml(robot: Robot, path) -> None:
     write_text_atomic(path, dumps_yaml(robot))
 
 
-__all__ = ["read_yaml", "loads_yaml", "dumps_yaml", "write_yaml", "FORMAT_VERSION"]
+__all__ = ["read_yaml", "loads_yaml", "dumps_yaml", "write_yaml"]

@@ -7,27 +7,27 @@ import math
 import numpy as np
 
 #: |sin alpha| at or below this: the two z axes are taken as parallel
-PARALLEL_Z_TOL = 1e-13
+_PARALLEL_Z_TOL = 1e-13
 
 
-def rot_x(a: float) -> np.ndarray:
+def _rot_x(a: float) -> np.ndarray:
     c, s = math.cos(a), math.sin(a)
     return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
 
 
-def rot_y(a: float) -> np.ndarray:
+def _rot_y(a: float) -> np.ndarray:
     c, s = math.cos(a), math.sin(a)
     return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
 
 
-def rot_z(a: float) -> np.ndarray:
+def _rot_z(a: float) -> np.ndarray:
     c, s = math.cos(a), math.sin(a)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
 def matrix_from_rpy(roll: float, pitch: float, yaw: float) -> np.ndarray:
     """URDF's rotation: R = Rot(z, yaw) Rot(y, pitch) Rot(x, roll)."""
-    return rot_z(yaw) @ rot_y(pitch) @ rot_x(roll)
+    return _rot_z(yaw) @ _rot_y(pitch) @ _rot_x(roll)
 
 
 def rpy_from_matrix(R) -> tuple[float, float, float]:
@@ -41,7 +41,7 @@ def rpy_from_matrix(R) -> tuple[float, float, float]:
     R = np.asarray(R, dtype=float)
     if math.hypot(R[0, 0], R[1, 0]) > 1e-300:
         yaw = math.atan2(R[1, 0], R[0, 0])
-        M = rot_z(-yaw) @ R
+        M = _rot_z(-yaw) @ R
         pitch = math.atan2(-M[2, 0], M[0, 0])
         roll = math.atan2(-M[1, 2], M[1, 1])
     else:
@@ -73,7 +73,7 @@ def _half_turn(angle: float, length: float) -> tuple[float, float]:
     return angle, length
 
 
-def kk_parameters_from_transform(T, tol: float = PARALLEL_Z_TOL) -> tuple:
+def kk_parameters_from_transform(T, tol: float = _PARALLEL_Z_TOL) -> tuple:
     """The Khalil-Kleinfinger parameters (gamma, b, alpha, d, theta, r) of a rigid transform.
 
     ``T = Rot(z,gamma) Trans(z,b) Rot(x,alpha) Trans(x,d) Rot(z,theta) Trans(z,r)``
@@ -90,8 +90,8 @@ def kk_parameters_from_transform(T, tol: float = PARALLEL_Z_TOL) -> tuple:
         alpha = math.atan2(sin_alpha, R[2, 2])
         gamma = math.atan2(R[0, 2], -R[1, 2])
         gamma, alpha = _half_turn(gamma, alpha)
-        Ra = rot_z(gamma) @ rot_x(alpha)
-        v = rot_z(-gamma) @ P  # = (d, -sin(alpha) r, b + cos(alpha) r)
+        Ra = _rot_z(gamma) @ _rot_x(alpha)
+        v = _rot_z(-gamma) @ P  # = (d, -sin(alpha) r, b + cos(alpha) r)
         d = v[0]
         r = -v[1] / math.sin(alpha)
         b = v[2] - math.cos(alpha) * r
@@ -101,7 +101,7 @@ def kk_parameters_from_transform(T, tol: float = PARALLEL_Z_TOL) -> tuple:
             gamma, d = _half_turn(math.atan2(P[1], P[0]), math.hypot(P[0], P[1]))
         else:
             gamma, d = 0.0, P[0]
-        Ra = rot_z(gamma) @ rot_x(alpha)
+        Ra = _rot_z(gamma) @ _rot_x(alpha)
         b = 0.0
         r = P[2] * (1.0 if alpha == 0.0 else -1.0)
     M = Ra.T @ R  # = Rot(z, theta)
@@ -109,5 +109,4 @@ def kk_parameters_from_transform(T, tol: float = PARALLEL_Z_TOL) -> tuple:
     return gamma, b, alpha, d, theta, r
 
 
-__all__ = ["rot_x", "rot_y", "rot_z", "matrix_from_rpy", "rpy_from_matrix", "homogeneous",
-           "inverse", "kk_parameters_from_transform", "PARALLEL_Z_TOL"]
+__all__ = []

@@ -39,3 +39,6 @@ def kk_transform(gamma, b, alpha, d, theta, r):
     sa, ca = sincos(alpha)
     st, ct = sincos(theta)
     return kk_transform_sc(sg, cg, b, sa, ca, d, st, ct, r)
+
+
+__all__ = []

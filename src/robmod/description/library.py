@@ -16,7 +16,7 @@ def library_names() -> list[str]:
     return sorted(p.name[:-5] for p in _dir().iterdir() if p.name.endswith(".yaml"))
 
 
-def library_path(name: str) -> Path:
+def _library_path(name: str) -> Path:
     p = _dir() / f"{name}.yaml"
     if not p.is_file():
         raise RobmodError(f"no robot {name!r} in the library; available: "
@@ -38,5 +38,8 @@ def load_robot(name_or_path, numeric: bool = False):
             raise RobmodError(f"file not found: {text}")
         robot = read_robot(path)
     else:
-        robot = read_robot(library_path(text), "yaml")
+        robot = read_robot(_library_path(text), "yaml")
     return robot.numeric() if numeric else robot
+
+
+__all__ = ["library_names", "load_robot"]

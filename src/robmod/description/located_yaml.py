@@ -9,7 +9,7 @@ import yaml
 
 from ..errors import FileFormatError, Location
 
-MAX_NODES = 200_000
+_MAX_NODES = 200_000
 
 
 class LDict(dict):
@@ -27,7 +27,7 @@ class LList(list):
 
 
 #: deepest nesting of flow collections ([ ], { }) accepted (robot files need 3)
-MAX_NESTING = 50
+_MAX_NESTING = 50
 
 
 def _check_nesting(text: str, filename: str) -> None:
@@ -45,9 +45,9 @@ def _check_nesting(text: str, filename: str) -> None:
             quote = ch
         elif ch in "[{":
             depth += 1
-            if depth > MAX_NESTING:
+            if depth > _MAX_NESTING:
                 raise FileFormatError(f"the file's structure is nested too deeply (more than "
-                                      f"{MAX_NESTING} levels of [ ] or {{ }})",
+                                      f"{_MAX_NESTING} levels of [ ] or {{ }})",
                                       Location(file=filename, line=line))
         elif ch in "]}":
             depth = max(0, depth - 1)
@@ -89,7 +89,7 @@ def _convert(loader, node, filename, seen):
         raise FileFormatError("YAML aliases (*name) are not allowed in robot files",
                               Location(file=filename, line=node.start_mark.line + 1))
     seen.add(id(node))
-    if len(seen) > MAX_NODES:
+    if len(seen) > _MAX_NODES:
         raise FileFormatError("file is too large", Location(file=filename))
     line = node.start_mark.line + 1
     if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in (
@@ -130,3 +130,6 @@ def _convert(loader, node, filename, seen):
                                   Location(file=filename, line=line)) from None
     raise FileFormatError(f"YAML tag {tag!r} is not allowed in robot files",
                           Location(file=filename, line=line))
+
+
+__all__ = []

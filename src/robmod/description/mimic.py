@@ -66,3 +66,6 @@ def refuse(robot, what: str) -> None:
             f"{what}: robot {robot.name!r} has mimic joints (frames {names}), which this model "
             "does not take yet; the plain numeric functions (dgm, jacobian, idm, "
             "inertia_matrix, gravity_torques, ddm) do")
+
+
+__all__ = []

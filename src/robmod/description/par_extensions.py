@@ -173,4 +173,4 @@ def extension_lines(robot: Robot, par_name: str) -> list:
     return lines
 
 
-__all__ = ["read_extensions", "extension_lines"]
+__all__ = []

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .expr import as_expr, parse_expression, to_text
 from .io_common import IDENT_RE, FileContext
 
-INT_RE = re.compile(r"^[+-]?[0-9]+$")
+_INT_RE = re.compile(r"^[+-]?[0-9]+$")
 
 
 # ------------------------------------------------------------------------------ reading
@@ -25,7 +25,7 @@ class Item:
 
 
 @dataclass
-class Stmt:
+class _Stmt:
     key: str          # as written
     line: int         # line of the key
     items: list | None  # list values (None for a scalar)
@@ -103,14 +103,14 @@ def statements(ctx: ParContext, text: str, start: int, end: int, ext: bool = Fal
             k += 1
         if k < end and text[k] == "{":
             items, i = _list_values(ctx, text, k, end, key, line)
-            stmts.append(Stmt(key, line, items))
+            stmts.append(_Stmt(key, line, items))
             continue
         if k >= end or ctx.line_of(k) != line:
             raise ctx.error(f"missing value after '{key} ='", line, field=key)
         value = text[k:eol].strip()
         if "{" in value or "}" in value:
             raise ctx.error(f"misplaced brace in '{key} = {value}'", line, field=key)
-        stmts.append(Stmt(key, line, None, value, line))
+        stmts.append(_Stmt(key, line, None, value, line))
         i = eol
 
 
@@ -170,16 +170,16 @@ def item_expr(ctx: ParContext, item: Item, frame, field):
 
 
 #: integers of a .par file (counts, indices, types) have at most this many digits
-MAX_INT_DIGITS = 9
+_MAX_INT_DIGITS = 9
 
 
 def small_int(ctx: ParContext, text: str, line, frame, field) -> int:
     """An integer of a .par file: digits only (a sign allowed), at most
-    :data:`MAX_INT_DIGITS` of them (Python refuses to convert thousands of digits)."""
+    :data:`_MAX_INT_DIGITS` of them (Python refuses to convert thousands of digits)."""
     shown = text if len(text) <= 24 else text[:20] + "..."
-    if not INT_RE.match(text):
+    if not _INT_RE.match(text):
         raise ctx.error(f"{field} must be an integer, not {shown!r}", line, frame, field)
-    if len(text.lstrip("+-")) > MAX_INT_DIGITS:
+    if len(text.lstrip("+-")) > _MAX_INT_DIGITS:
         raise ctx.error(f"{field} = {shown} is too large", line, frame, field)
     return int(text)
 
@@ -199,5 +199,4 @@ def par_list(key, values) -> str:
     return f"{key} = {{" + ",".join(values) + "}"
 
 
-__all__ = ["ParContext", "Item", "Stmt", "mask_comments", "statements", "item_expr", "item_int",
-           "par_value", "par_list", "INT_RE"]
+__all__ = []

@@ -51,7 +51,7 @@ LIMITS = ("qmin", "qmax", "qdmax", "qddmax", "taumax")
 #: every per-link dynamic field, in file order
 DYNAMIC = INERTIAL + JOINT_DYNAMIC + WRENCH + ("K",)
 
-ZERO = sp.Integer(0)
+_ZERO = sp.Integer(0)
 
 
 def joint_variable(j: int) -> sp.Symbol:
@@ -77,12 +77,12 @@ class Frame:
     ant: int
     sigma: int = REVOLUTE
     mu: int = 1
-    gamma: sp.Expr = ZERO
-    b: sp.Expr = ZERO
-    alpha: sp.Expr = ZERO
-    d: sp.Expr = ZERO
-    theta: sp.Expr = ZERO
-    r: sp.Expr = ZERO
+    gamma: sp.Expr = _ZERO
+    b: sp.Expr = _ZERO
+    alpha: sp.Expr = _ZERO
+    d: sp.Expr = _ZERO
+    theta: sp.Expr = _ZERO
+    r: sp.Expr = _ZERO
 
     def __post_init__(self):
         for k in GEOMETRIC:
@@ -130,10 +130,10 @@ class JointLimits:
         return all(getattr(self, k) is None for k in LIMITS)
 
 
-def default_dynamics(j: int) -> dict:
+def _default_dynamics(j: int) -> dict:
     """SYMORO's default: symbolic inertial, rotor and friction parameters, no wrench."""
     out = {k: symbol(f"{k}{j}") for k in INERTIAL + ("IA", "FC", "FV")}
-    out.update({k: ZERO for k in ("FST", "BST") + WRENCH})
+    out.update({k: _ZERO for k in ("FST", "BST") + WRENCH})
     out["K"] = None
     return out
 
@@ -151,27 +151,27 @@ class Link:
     """
 
     j: int
-    XX: sp.Expr = ZERO
-    XY: sp.Expr = ZERO
-    XZ: sp.Expr = ZERO
-    YY: sp.Expr = ZERO
-    YZ: sp.Expr = ZERO
-    ZZ: sp.Expr = ZERO
-    MX: sp.Expr = ZERO
-    MY: sp.Expr = ZERO
-    MZ: sp.Expr = ZERO
-    M: sp.Expr = ZERO
-    IA: sp.Expr = ZERO
-    FC: sp.Expr = ZERO
-    FV: sp.Expr = ZERO
-    FST: sp.Expr = ZERO
-    BST: sp.Expr = ZERO
-    FX: sp.Expr = ZERO
-    FY: sp.Expr = ZERO
-    FZ: sp.Expr = ZERO
-    CX: sp.Expr = ZERO
-    CY: sp.Expr = ZERO
-    CZ: sp.Expr = ZERO
+    XX: sp.Expr = _ZERO
+    XY: sp.Expr = _ZERO
+    XZ: sp.Expr = _ZERO
+    YY: sp.Expr = _ZERO
+    YZ: sp.Expr = _ZERO
+    ZZ: sp.Expr = _ZERO
+    MX: sp.Expr = _ZERO
+    MY: sp.Expr = _ZERO
+    MZ: sp.Expr = _ZERO
+    M: sp.Expr = _ZERO
+    IA: sp.Expr = _ZERO
+    FC: sp.Expr = _ZERO
+    FV: sp.Expr = _ZERO
+    FST: sp.Expr = _ZERO
+    BST: sp.Expr = _ZERO
+    FX: sp.Expr = _ZERO
+    FY: sp.Expr = _ZERO
+    FZ: sp.Expr = _ZERO
+    CX: sp.Expr = _ZERO
+    CY: sp.Expr = _ZERO
+    CZ: sp.Expr = _ZERO
     K: sp.Expr | None = None
     limits: JointLimits = field(default_factory=JointLimits)
 
@@ -183,7 +183,7 @@ class Link:
 
     @classmethod
     def symbolic(cls, j: int, **overrides) -> "Link":
-        values = default_dynamics(j)
+        values = _default_dynamics(j)
         values.update(overrides)
         return cls(j=j, **values)
 
@@ -241,11 +241,11 @@ class Robot:
     n_links: int
     base: sp.ImmutableMatrix = IDENTITY4
     tools: tuple[Tool, ...] = ()
-    gravity: tuple = (ZERO, ZERO, symbol("G3"))
-    W0: tuple = (ZERO, ZERO, ZERO)
-    WP0: tuple = (ZERO, ZERO, ZERO)
-    V0: tuple = (ZERO, ZERO, ZERO)
-    VP0: tuple = (ZERO, ZERO, ZERO)
+    gravity: tuple = (_ZERO, _ZERO, symbol("G3"))
+    W0: tuple = (_ZERO, _ZERO, _ZERO)
+    WP0: tuple = (_ZERO, _ZERO, _ZERO)
+    V0: tuple = (_ZERO, _ZERO, _ZERO)
+    VP0: tuple = (_ZERO, _ZERO, _ZERO)
     values: Mapping = field(default_factory=lambda: MappingProxyType({}))
     source: str = ""
     description: str = ""
@@ -449,7 +449,7 @@ class Robot:
             gravity=tuple(s(v) for v in self.gravity), W0=tuple(s(v) for v in self.W0),
             WP0=tuple(s(v) for v in self.WP0), V0=tuple(s(v) for v in self.V0),
             VP0=tuple(s(v) for v in self.VP0))
-        from .validate import validate
+        from .validation import validate
 
         validate(new)
         return new
@@ -488,3 +488,7 @@ class Robot:
 
 
 from .build import make_robot  # noqa: E402,F401  (re-exported: robot.make_robot)
+
+
+__all__ = ["Frame", "Link", "JointLimits", "Tool", "Robot", "REVOLUTE", "PRISMATIC", "FIXED",
+           "joint_variable", "joint_velocity", "joint_acceleration"]

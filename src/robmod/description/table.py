@@ -14,7 +14,7 @@ def _table(header, rows) -> list[str]:
     return lines
 
 
-def geometric_rows(robot: Robot):
+def _geometric_rows(robot: Robot):
     """(header, rows) of the geometric parameters (text cells)."""
     rows = []
     for f in robot.frames:
@@ -26,11 +26,11 @@ def geometric_rows(robot: Robot):
     return ["j", "a(j)", "sigma", "mu"] + list(GEOMETRIC), rows
 
 
-def geometric_table(robot: Robot) -> list[str]:
-    return _table(*geometric_rows(robot))
+def _geometric_table(robot: Robot) -> list[str]:
+    return _table(*_geometric_rows(robot))
 
 
-def dynamic_rows(robot: Robot):
+def _dynamic_rows(robot: Robot):
     """(header, rows) of the non-zero dynamic parameters, or None if all are zero."""
     keys = [k for k in DYNAMIC
             if any(getattr(l, k) is not None and getattr(l, k) != 0 for l in robot.links)]
@@ -41,8 +41,8 @@ def dynamic_rows(robot: Robot):
     return ["j"] + keys, rows
 
 
-def dynamic_table(robot: Robot) -> list[str]:
-    rows = dynamic_rows(robot)
+def _dynamic_table(robot: Robot) -> list[str]:
+    rows = _dynamic_rows(robot)
     return _table(*rows) if rows else ["(all dynamic parameters are zero)"]
 
 
@@ -64,14 +64,14 @@ def robot_html(robot: Robot) -> str:
     out = [f"<p><b>{escape(robot.name)}</b>: {robot.structure}, {robot.n_q} joint "
            f"variables, NF = {robot.n_frames}{', B = ' + str(robot.n_loops) if robot.n_loops else ''}"
            f"{' &mdash; ' + escape(robot.source) if robot.source else ''}</p>",
-           html_table(*geometric_rows(robot), caption="Geometric parameters")]
-    dyn = dynamic_rows(robot)
+           html_table(*_geometric_rows(robot), caption="Geometric parameters")]
+    dyn = _dynamic_rows(robot)
     if dyn:
         out.append(html_table(*dyn, caption="Dynamic parameters"))
     return "\n".join(out)
 
 
-def limits_table(robot: Robot) -> list[str]:
+def _limits_table(robot: Robot) -> list[str]:
     if all(l.limits.is_empty() for l in robot.links):
         return []
     rows = [[l.j] + ["-" if getattr(l.limits, k) is None else to_text(getattr(l.limits, k))
@@ -84,10 +84,10 @@ def format_robot(robot: Robot) -> str:
            f"NJ = {robot.n_joints}, NF = {robot.n_frames}, loops B = {robot.n_loops}"]
     if robot.source:
         out.append(f"Source: {robot.source}")
-    out += ["", "Geometric parameters"] + geometric_table(robot)
+    out += ["", "Geometric parameters"] + _geometric_table(robot)
     out += ["", "Dynamic parameters (inertia about O_j in frame j; friction, rotor, wrench)"]
-    out += dynamic_table(robot)
-    lim = limits_table(robot)
+    out += _dynamic_table(robot)
+    lim = _limits_table(robot)
     if lim:
         out += ["", "Joint limits"] + lim
     out += ["", "Gravity: [" + ", ".join(map(to_text, robot.gravity)) + "]"]
@@ -98,3 +98,6 @@ def format_robot(robot: Robot) -> str:
     if robot.values:
         out.append("Values: " + ", ".join(f"{k} = {to_text(v)}" for k, v in robot.values.items()))
     return "\n".join(out)
+
+
+__all__ = []

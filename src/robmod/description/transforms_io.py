@@ -41,3 +41,6 @@ def matrix_from_entries(values) -> sp.ImmutableMatrix:
 def matrix_entries(m) -> list:
     """The 16 entries of a 4x4 matrix, row by row."""
     return [m[i, k] for i in range(4) for k in range(4)]
+
+
+__all__ = []

@@ -17,12 +17,12 @@ from .io_common import FileContext, sanitize_name
 from .robot import FIXED, JointLimits, Link, Robot, Tool, make_robot
 from .urdf_frames import mdh_frame
 from .urdf_xml import MOVABLE, Inertial, ULink, UJoint
-from .validate import validate
+from .validation import validate
 
 #: gravity given to imported robots (URDF has none), m/s^2 in frame 0
 GRAVITY = (0, 0, -9.81)
 #: values closer than this to 0 (lengths) or to a multiple of pi/2 (angles) are made exact
-SNAP_TOL = 1e-13
+_SNAP_TOL = 1e-13
 
 
 def _structure(links: dict[str, ULink], joints: list[UJoint], ctx: FileContext,
@@ -70,14 +70,14 @@ def _structure(links: dict[str, ULink], joints: list[UJoint], ctx: FileContext,
 def _snap_angle(x: float) -> sp.Expr:
     x = math.atan2(math.sin(x), math.cos(x)) if abs(x) > math.pi else x
     k = round(x / (math.pi / 2))
-    if abs(x - k * math.pi / 2) <= SNAP_TOL:
+    if abs(x - k * math.pi / 2) <= _SNAP_TOL:
         k = 2 if k == -2 else k
         return sp.pi * k / 2
     return as_expr(float(x))
 
 
 def _snap_length(x: float, scale: float = 1.0) -> sp.Expr:
-    return sp.Integer(0) if abs(x) <= SNAP_TOL * scale else as_expr(float(x))
+    return sp.Integer(0) if abs(x) <= _SNAP_TOL * scale else as_expr(float(x))
 
 
 def _clean_matrix(T) -> sp.ImmutableMatrix:
@@ -86,7 +86,7 @@ def _clean_matrix(T) -> sp.ImmutableMatrix:
         row = []
         for k in range(4):
             x = float(T[i, k])
-            if i < 3 and k < 3 and abs(abs(x) - 1.0) <= SNAP_TOL:
+            if i < 3 and k < 3 and abs(abs(x) - 1.0) <= _SNAP_TOL:
                 x = math.copysign(1.0, x)
             row.append(_snap_length(x))
         rows.append(row)
@@ -224,4 +224,4 @@ def _inertial_parameters(inertial: Inertial | None, place: np.ndarray) -> dict:
     return out
 
 
-__all__ = ["build_robot", "GRAVITY", "SNAP_TOL"]
+__all__ = []

@@ -11,9 +11,9 @@ import numpy as np
 from .kk_fit import homogeneous
 
 #: joint axes whose angle (radians) is below this are treated as parallel
-PARALLEL_TOL = 1e-6
+_PARALLEL_TOL = 1e-6
 #: tolerance of the "URDF frame is already a MDH frame" test (radians, and metres per metre)
-KEEP_TOL = 1e-9
+_KEEP_TOL = 1e-9
 
 
 def _min_rotation_to(axis) -> np.ndarray:
@@ -37,7 +37,7 @@ def _common_normal(a, p, u):
     """(c = a x u, |c|, s): s = position on line (0, a) of the foot of the common normal."""
     c = np.cross(a, u)
     nc = float(np.linalg.norm(c))
-    if nc < PARALLEL_TOL:
+    if nc < _PARALLEL_TOL:
         return c, nc, None
     w = -p
     bb = float(a @ u)
@@ -54,8 +54,8 @@ def _is_mdh(x0, a, p, u) -> bool:
     accept any x0).
     """
     scale = max(1.0, float(np.linalg.norm(p)))
-    return abs(float(x0 @ u)) <= KEEP_TOL \
-        and abs(float(p @ np.cross(x0, u))) <= KEEP_TOL * scale
+    return abs(float(x0 @ u)) <= _KEEP_TOL \
+        and abs(float(p @ np.cross(x0, u))) <= _KEEP_TOL * scale
 
 
 def mdh_frame(axis, children) -> np.ndarray:
@@ -78,14 +78,14 @@ def mdh_frame(axis, children) -> np.ndarray:
     c, nc, s = _common_normal(a, p, u)
     if s is None:
         perp = p - (p @ a) * a
-        if np.linalg.norm(perp) <= KEEP_TOL * scale:  # coincident axes
+        if np.linalg.norm(perp) <= _KEEP_TOL * scale:  # coincident axes
             return kept
         return _frame_from_x(a, perp, np.zeros(3))
     foot = s * a
     t = float(u @ (foot - p))
     gap = p + t * u - foot
     x = c / nc
-    if np.linalg.norm(gap) > KEEP_TOL * scale:
+    if np.linalg.norm(gap) > _KEEP_TOL * scale:
         if x @ gap < 0:
             x = -x
     elif x @ x0 < 0:
@@ -93,4 +93,4 @@ def mdh_frame(axis, children) -> np.ndarray:
     return _frame_from_x(a, x, foot)
 
 
-__all__ = ["mdh_frame", "PARALLEL_TOL", "KEEP_TOL"]
+__all__ = []

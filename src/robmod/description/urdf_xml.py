@@ -23,11 +23,11 @@ _UNSUPPORTED = ("floating", "planar")
 # unambiguous (no backtracking: linear in the length of the text)
 _FLOAT = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 #: longest number text and largest magnitude accepted in a URDF attribute
-MAX_NUMBER_TEXT = 64
+_MAX_NUMBER_TEXT = 64
 
 
 @dataclass
-class Element:
+class _Element:
     tag: str
     attrs: dict
     line: int
@@ -39,7 +39,7 @@ class _Refused(Exception):
         self.what, self.line = what, line
 
 
-def parse_xml(text: str, ctx: FileContext) -> Element:
+def parse_xml(text: str, ctx: FileContext) -> _Element:
     for pattern in ("<!DOCTYPE", "<!ENTITY"):
         i = text.find(pattern)
         if i >= 0:
@@ -47,11 +47,11 @@ def parse_xml(text: str, ctx: FileContext) -> Element:
                             "(refused: entity expansion can exhaust memory)",
                             text.count("\n", 0, i) + 1, field=pattern[2:])
     parser = expat.ParserCreate()
-    stack: list[Element] = []
-    roots: list[Element] = []
+    stack: list[_Element] = []
+    roots: list[_Element] = []
 
     def start(tag, attrs):
-        el = Element(tag, attrs, parser.CurrentLineNumber)
+        el = _Element(tag, attrs, parser.CurrentLineNumber)
         (stack[-1].children if stack else roots).append(el)
         stack.append(el)
 
@@ -78,7 +78,7 @@ def parse_xml(text: str, ctx: FileContext) -> Element:
     return roots[0]
 
 
-def required_attr(el: Element, name: str, ctx: FileContext, what: str) -> str:
+def required_attr(el: _Element, name: str, ctx: FileContext, what: str) -> str:
     value = el.attrs.get(name)
     if value is None:
         raise ctx.error(f"{what}: <{el.tag}> needs the attribute {name!r}", el.line,
@@ -88,24 +88,24 @@ def required_attr(el: Element, name: str, ctx: FileContext, what: str) -> str:
 
 #: URDF angles within this of a multiple of pi/2 are taken as that multiple (files write pi as
 #: 3.14159265359, 2e-13 away: nearly parallel axes would give huge b and r that cancel)
-ANGLE_SNAP = 1e-9
+_ANGLE_SNAP = 1e-9
 #: URDF lengths (and axis components) within this of 0, +-1 are taken as exactly that
-LENGTH_SNAP = 1e-12
+_LENGTH_SNAP = 1e-12
 
 
-def snap_angle(a: float) -> float:
+def _snap_angle(a: float) -> float:
     k = round(a / (math.pi / 2))
-    return k * (math.pi / 2) if abs(a - k * (math.pi / 2)) <= ANGLE_SNAP else a
+    return k * (math.pi / 2) if abs(a - k * (math.pi / 2)) <= _ANGLE_SNAP else a
 
 
-def snap_length(x: float) -> float:
+def _snap_length(x: float) -> float:
     for exact in (0.0, 1.0, -1.0):
-        if abs(x - exact) <= LENGTH_SNAP:
+        if abs(x - exact) <= _LENGTH_SNAP:
             return exact
     return x
 
 
-def _floats(el: Element, name: str, n: int, ctx: FileContext, what: str, default=None,
+def _floats(el: _Element, name: str, n: int, ctx: FileContext, what: str, default=None,
             required=False, unbounded=False) -> list[float]:
     raw = el.attrs.get(name)
     if raw is None:
@@ -118,7 +118,7 @@ def _floats(el: Element, name: str, n: int, ctx: FileContext, what: str, default
         raise ctx.error(f"{what}: {name}={raw!r} must hold {n} number(s)", el.line, field=fld)
     out = []
     for part in parts:
-        if len(part) > MAX_NUMBER_TEXT or not _FLOAT.match(part):
+        if len(part) > _MAX_NUMBER_TEXT or not _FLOAT.match(part):
             raise ctx.error(f"{what}: {name}={raw!r}: {part!r} is not a finite number", el.line,
                             field=fld)
         x = float(part)
@@ -134,7 +134,7 @@ def _floats(el: Element, name: str, n: int, ctx: FileContext, what: str, default
     return out
 
 
-def _one(el: Element, tag: str, ctx: FileContext, what: str, required=False) -> Element | None:
+def _one(el: _Element, tag: str, ctx: FileContext, what: str, required=False) -> _Element | None:
     found = [c for c in el.children if c.tag == tag]
     if len(found) > 1:
         raise ctx.error(f"{what}: more than one <{tag}>", found[1].line, field=tag)
@@ -145,12 +145,12 @@ def _one(el: Element, tag: str, ctx: FileContext, what: str, required=False) -> 
     return found[0]
 
 
-def _origin(el: Element, ctx: FileContext, what: str) -> np.ndarray:
+def _origin(el: _Element, ctx: FileContext, what: str) -> np.ndarray:
     o = _one(el, "origin", ctx, what)
     if o is None:
         return np.eye(4)
-    xyz = [snap_length(x) for x in _floats(o, "xyz", 3, ctx, what, default=(0.0, 0.0, 0.0))]
-    rpy = [snap_angle(a) for a in _floats(o, "rpy", 3, ctx, what, default=(0.0, 0.0, 0.0))]
+    xyz = [_snap_length(x) for x in _floats(o, "xyz", 3, ctx, what, default=(0.0, 0.0, 0.0))]
+    rpy = [_snap_angle(a) for a in _floats(o, "rpy", 3, ctx, what, default=(0.0, 0.0, 0.0))]
     R = matrix_from_rpy(*rpy)
     R[np.abs(R) < 1e-15] = 0.0    # exact angles: sin(pi) is 1.2e-16, make it 0
     return homogeneous(R, xyz)
@@ -187,7 +187,7 @@ class UJoint:
     mimic: tuple | None = None     # (joint name, multiplier, offset, line)
 
 
-def read_link(el: Element, ctx: FileContext) -> ULink:
+def read_link(el: _Element, ctx: FileContext) -> ULink:
     name = required_attr(el, "name", ctx, "link")
     what = f"link {name!r}"
     inertial = None
@@ -208,7 +208,7 @@ def read_link(el: Element, ctx: FileContext) -> ULink:
     return ULink(name, el.line, inertial)
 
 
-def read_joint(el: Element, ctx: FileContext) -> UJoint:
+def read_joint(el: _Element, ctx: FileContext) -> UJoint:
     name = required_attr(el, "name", ctx, "joint")
     what = f"joint {name!r}"
     jtype = required_attr(el, "type", ctx, what)
@@ -235,7 +235,7 @@ def read_joint(el: Element, ctx: FileContext) -> UJoint:
     axis = np.array([1.0, 0.0, 0.0])
     ax = _one(el, "axis", ctx, what)
     if ax is not None and jtype != "fixed":
-        axis = np.array([snap_length(x) for x in
+        axis = np.array([_snap_length(x) for x in
                          _floats(ax, "xyz", 3, ctx, what, default=(1.0, 0.0, 0.0))])
         norm = float(np.linalg.norm(axis))
         if norm < 1e-12:
@@ -273,5 +273,4 @@ def read_joint(el: Element, ctx: FileContext) -> UJoint:
                    dynamics, dyn_line, mimic)
 
 
-__all__ = ["Element", "Inertial", "ULink", "UJoint", "MOVABLE", "parse_xml", "required_attr",
-           "read_link", "read_joint"]
+__all__ = []

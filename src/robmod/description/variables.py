@@ -74,3 +74,6 @@ def with_variable(frame, column: str, style: str = "q") -> sp.Expr:
     else:
         raise ValueError(style)
     return var + value
+
+
+__all__ = []

@@ -79,3 +79,6 @@ def compute(collections, client=None, scheduler=None, progress: bool = False):
 
         show(futures)
     return c.gather(futures)
+
+
+__all__ = ["get_client", "local_cluster", "close_default", "compute"]

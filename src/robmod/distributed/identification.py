@@ -27,7 +27,7 @@ from .reduce import tree_reduce
 from .remote import RemoteModel
 
 
-def r_factor(A: np.ndarray) -> np.ndarray:
+def _r_factor(A: np.ndarray) -> np.ndarray:
     """The square R factor (k x k) of A (m x k), zero rows added when m < k."""
     k = A.shape[-1]
     R = np.linalg.qr(A, mode="r")
@@ -36,23 +36,23 @@ def r_factor(A: np.ndarray) -> np.ndarray:
     return R
 
 
-def chunk_factors(reg, q, qd, qdd, tau, known):
+def _chunk_factors(reg, q, qd, qdd, tau, known):
     """(NJ, b+1, b+1): R of [Phi_j | tau_j] for each joint j of the chunk."""
     n, nj = tau.shape
     phi = reg(q, qd, qdd).reshape(n, nj, -1)
     y = tau - known if known is not None else tau
-    return np.stack([r_factor(np.column_stack([phi[:, j, :], y[:, j]])) for j in range(nj)])
+    return np.stack([_r_factor(np.column_stack([phi[:, j, :], y[:, j]])) for j in range(nj)])
 
 
-def combine_factors(a, b):
+def _combine_factors(a, b):
     """Per-joint R factors of two groups of rows combined (QR of their stack)."""
-    return np.stack([r_factor(np.vstack([x, y])) for x, y in zip(a, b)])
+    return np.stack([_r_factor(np.vstack([x, y])) for x, y in zip(a, b)])
 
 
 def solve_from_factors(R, n_samples: int, weights="joint"):
     """(beta, std, sigma_joint, condition, residual_rms) from the per-joint R factors
     (NJ, b+1, b+1) of [W_j | y_j] over ``n_samples`` samples: the results of
-    :func:`robmod.identification.least_squares.solve_wls` without W."""
+    the weighted least squares of :func:`robmod.identification.identify` without W."""
     nj, k, _ = R.shape
     b, N = k - 1, int(n_samples)
     r = nj * N
@@ -118,7 +118,7 @@ def identify_dask(robot, q, qd, qdd, tau, params=None, weights="joint", known=No
                               f"numbers (one per joint), got {weights!r}")
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise RobmodError(f"chunk must be a positive integer, got {chunk!r}")
-    names, columns = base_names(robot, params)
+    names, columns = _base_names(robot, params)
     from ..identification.base_numeric import numeric_robot
     from ..identification.regressors import regressor_model
 
@@ -138,10 +138,10 @@ def identify_dask(robot, q, qd, qdd, tau, params=None, weights="joint", known=No
     arrays = [arrays[0]] + [a.rechunk({0: arrays[0].chunks[0]}) for a in arrays[1:]]
     from dask import delayed
 
-    factors = delayed(chunk_factors, pure=True)
+    factors = delayed(_chunk_factors, pure=True)
     blocks = [a.to_delayed().ravel() for a in arrays]
     parts = [factors(reg, *bs[:4], bs[4] if len(bs) > 4 else None) for bs in zip(*blocks)]
-    R = compute([tree_reduce(parts, combine_factors)], client, scheduler, progress)[0]
+    R = compute([tree_reduce(parts, _combine_factors)], client, scheduler, progress)[0]
     if not np.all(np.isfinite(R)):
         raise RobmodError("the samples hold NaN or infinite values (q, qd, qdd, tau or known): "
                           "clean the log first (robmod.identification.data.clean)")
@@ -150,7 +150,7 @@ def identify_dask(robot, q, qd, qdd, tau, params=None, weights="joint", known=No
     return Identification(tuple(names), beta, std, rel, sig, cond, rms, nj * n)
 
 
-def base_names(robot, params=None):
+def _base_names(robot, params=None):
     """(names, standard columns) of the identified parameters: the base parameters of
     ``robot`` by default (as :func:`robmod.identification.least_squares`)."""
     if params is None:
@@ -160,3 +160,6 @@ def base_names(robot, params=None):
     if hasattr(params, "standard_names"):
         return tuple(params.names), tuple(params.standard_names)
     return tuple(params), tuple(params)
+
+
+__all__ = ["identify_dask", "solve_from_factors"]

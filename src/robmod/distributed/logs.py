@@ -12,7 +12,7 @@ from pathlib import Path
 from ..errors import RobmodError
 from .identification import identify_dask
 
-DEFAULT_LOG_COLUMNS = {"q": "q{j}", "qd": "qd{j}", "qdd": "qdd{j}", "tau": "tau{j}"}
+_DEFAULT_LOG_COLUMNS = {"q": "q{j}", "qd": "qd{j}", "qdd": "qdd{j}", "tau": "tau{j}"}
 
 
 def read_log(path, **kw):
@@ -29,9 +29,9 @@ def read_log(path, **kw):
     raise RobmodError(f"{path}: expected a .csv or .parquet log")
 
 
-def log_columns(df, n_joints: int, columns=None, path="log") -> dict:
+def _log_columns(df, n_joints: int, columns=None, path="log") -> dict:
     """{quantity: [column names of joints 1..NJ]} found in the DataFrame ``df``."""
-    spec = dict(DEFAULT_LOG_COLUMNS)
+    spec = dict(_DEFAULT_LOG_COLUMNS)
     spec.update(columns or {})
     lower = {str(c).lower(): c for c in df.columns}
     out = {}
@@ -57,10 +57,13 @@ def identify_log(robot, path, params=None, weights="joint", *, columns=None, cli
     of one process)."""
     df = read_log(path, **(read_options or {}))
     nj = len(robot.joints)
-    cols = log_columns(df, nj, columns, path)
+    cols = _log_columns(df, nj, columns, path)
     names = [c for w in ("q", "qd", "qdd", "tau") for c in cols[w]]
     table = df[names].optimize() if hasattr(df, "optimize") else df[names]
     full = table.to_dask_array(lengths=True).astype(float)   # one pass for the lengths
     arrays = [full[:, k * nj:(k + 1) * nj] for k in range(4)]
     return identify_dask(robot, *arrays, params=params, weights=weights, client=client,
                          scheduler=scheduler, progress=progress)
+
+
+__all__ = ["identify_log", "read_log"]

@@ -74,7 +74,7 @@ def joint_box(robot) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-def block_samples(block: int, seed: int, lo, hi, n_total: int, chunk: int, grid=None):
+def _block_samples(block: int, seed: int, lo, hi, n_total: int, chunk: int, grid=None):
     """The joint samples of block ``block`` (rows block*chunk .. of the n_total samples):
     uniform in the box [lo, hi] from a generator seeded by (seed, block), or the points
     of a regular grid of ``grid`` values per joint (row-major order)."""
@@ -88,9 +88,9 @@ def block_samples(block: int, seed: int, lo, hi, n_total: int, chunk: int, grid=
     return lo + (hi - lo) * t
 
 
-def block_stats(block, seed, lo, hi, n_total, chunk, dgm, jac, rows, edges, grid=None):
+def _block_stats(block, seed, lo, hi, n_total, chunk, dgm, jac, rows, edges, grid=None):
     """Partial results of one block: count, box, occupancy counts, sum and max of w."""
-    q = block_samples(block, seed, lo, hi, n_total, chunk, grid)
+    q = _block_samples(block, seed, lo, hi, n_total, chunk, grid)
     n = q.shape[0]
     p = dgm(q)[:, :3]
     J = jac(q).reshape(n, 6, -1)[:, list(rows)]
@@ -101,7 +101,7 @@ def block_stats(block, seed, lo, hi, n_total, chunk, dgm, jac, rows, edges, grid
             "w_voxel": np.histogramdd(p, bins=edges, weights=w)[0]}
 
 
-def merge_stats(a, b):
+def _merge_stats(a, b):
     """The partial results of two groups of samples combined."""
     best = a if a["w_max"] >= b["w_max"] else b
     return {"n": a["n"] + b["n"], "lo": np.minimum(a["lo"], b["lo"]),
@@ -110,7 +110,7 @@ def merge_stats(a, b):
             "w_voxel": a["w_voxel"] + b["w_voxel"]}
 
 
-def map_models(robot, tool=None):
+def _map_models(robot, tool=None):
     """(DGM position, Jacobian) of ``robot`` as :class:`RemoteModel`."""
     from ..geometry.direct import dgm_model
     from ..kinematics.jacobians import jacobian_model
@@ -129,7 +129,7 @@ def workspace_map(robot, n_samples: int | None = None, *, grid: int | None = Non
     grid of ``grid`` values per joint (``grid ** NJ`` samples).
 
     ``bins``: voxels per axis of the occupancy histogram over ``box`` = (lower, upper)
-    (default: the cube of half-side :func:`reach_bound`).  ``rows``: rows of the 6 x NJ
+    (default: the cube of half-side :func:`_reach_bound`).  ``rows``: rows of the 6 x NJ
     Jacobian in w (default all six: for NJ = 6, w = |det J|).  Runs on ``client`` /
     ``scheduler`` (see :func:`robmod.distributed.get_client`); the samples exist only on
     the workers, one block of ``chunk`` at a time, and small partial results are combined
@@ -149,9 +149,9 @@ def workspace_map(robot, n_samples: int | None = None, *, grid: int | None = Non
     rows = tuple(int(r) for r in rows)
     if not rows or any(r < 0 or r > 5 for r in rows):
         raise RobmodError(f"rows must be rows 0..5 of the Jacobian, got {rows}")
-    dgm, jac = map_models(robot, tool)
+    dgm, jac = _map_models(robot, tool)
     if box is None:
-        reach = reach_bound(robot, tool)
+        reach = _reach_bound(robot, tool)
         box = (-reach * np.ones(3), reach * np.ones(3))
     try:
         lower, upper = (np.asarray(b, dtype=float).reshape(3) for b in box)
@@ -161,16 +161,16 @@ def workspace_map(robot, n_samples: int | None = None, *, grid: int | None = Non
         raise RobmodError(f"box must be (lower, upper) with upper > lower, got {box}")
     edges = tuple(np.linspace(lower[k], upper[k], int(bins) + 1) for k in range(3))
     n_samples, chunk = int(n_samples), int(chunk)
-    stats = delayed(block_stats, pure=True)
+    stats = delayed(_block_stats, pure=True)
     parts = [stats(b, seed, lo, hi, n_samples, chunk, dgm, jac, rows, edges, grid)
              for b in range(block_count(n_samples, chunk))]
-    res = compute([tree_reduce(parts, merge_stats)], client, scheduler, progress)[0]
+    res = compute([tree_reduce(parts, _merge_stats)], client, scheduler, progress)[0]
     return WorkspaceMap(res["n"], res["lo"], res["hi"], res["counts"], edges,
                         res["w_max"], res["w_sum"] / res["n"], res["q_best"],
                         res["w_voxel"])
 
 
-def reach_bound(robot, tool=None) -> float:
+def _reach_bound(robot, tool=None) -> float:
     """An upper bound of the distance from frame 0 to the end frame (sum of |d|, |r|, the
     prismatic ranges and the tool offset), at least 1e-3."""
     total = 0.0
@@ -191,3 +191,6 @@ def reach_bound(robot, tool=None) -> float:
         total += max([float(np.linalg.norm(np.array(t.T[:3, 3], dtype=float)))
                       for t in robot.tools] or [0.0])
     return max(total * 1.05, 1e-3)
+
+
+__all__ = ["workspace_map", "WorkspaceMap", "joint_box", "manipulability_from_jacobian"]

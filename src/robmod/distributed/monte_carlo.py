@@ -64,3 +64,6 @@ def closed_loop_runs(robot, controller, reference, duration, x0, *, chunk: int =
                         simulate_kw, pure=False) for a in range(0, len(x0), int(chunk))]
     parts = c.gather(futures)
     return MonteCarloResult(*(np.concatenate([p[i] for p in parts]) for i in range(4)))
+
+
+__all__ = ["closed_loop_runs", "MonteCarloResult"]

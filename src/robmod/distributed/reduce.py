@@ -14,3 +14,6 @@ def tree_reduce(parts, combine):
         parts = [merge(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
                  for i in range(0, len(parts), 2)]
     return parts[0]
+
+
+__all__ = []

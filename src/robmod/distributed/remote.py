@@ -168,3 +168,6 @@ def evaluate(model, *inputs, params=None, chunk: int = 65536):
 
 def block_count(n: int, chunk: int) -> int:
     return max(1, math.ceil(n / chunk))
+
+
+__all__ = ["RemoteModel", "remote_model", "evaluate"]

@@ -62,7 +62,7 @@ from .newton_euler import idm
 from .spatial import dofs
 
 #: relative singular-value threshold of the rank decision on the loop constraints
-RANK_TOL = 1e-9
+_RANK_TOL = 1e-9
 
 
 # -- structure ------------------------------------------------------------------------------
@@ -74,7 +74,7 @@ def equivalent_tree(robot):
                    tools=tuple(t for t in robot.tools if t.frame <= n))
 
 
-def joint_split(robot) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def _joint_split(robot) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(actuated, passive) joint indices: mu = 1 and mu = 0 joints (cut joints included)."""
     if not robot.n_loops:
         raise RobmodError(f"robot {robot.name!r} has no closed loop")
@@ -99,7 +99,7 @@ def loop_constraints(robot, q) -> np.ndarray:
     return np.concatenate(blocks, axis=-2)
 
 
-def _reduced(robot, q, tol=RANK_TOL):
+def _reduced(robot, q, tol=_RANK_TOL):
     """(U_r (..., 6B, r), G_r (..., r, NJ)): independent combinations of the constraints."""
     G = loop_constraints(robot, q)
     U, s, Vt = np.linalg.svd(G)
@@ -112,7 +112,7 @@ def _reduced(robot, q, tol=RANK_TOL):
     return U[..., :, :r], s[..., :r, None] * Vt[..., :r, :]
 
 
-def loop_jacobian(robot, q, tol: float = RANK_TOL) -> np.ndarray:
+def loop_jacobian(robot, q, tol: float = _RANK_TOL) -> np.ndarray:
     """Independent rows of the velocity constraints, ``G_r = U_r^T G`` (..., r, NJ).
 
     ``G_r qd = 0`` for every admissible velocity; r is the numerical rank of G
@@ -121,8 +121,8 @@ def loop_jacobian(robot, q, tol: float = RANK_TOL) -> np.ndarray:
     return _reduced(robot, q, tol)[1]
 
 
-def _partition(robot, q, tol=RANK_TOL):
-    act, pas = joint_split(robot)
+def _partition(robot, q, tol=_RANK_TOL):
+    act, pas = _joint_split(robot)
     Ur, Gr = _reduced(robot, q, tol)
     if Gr.shape[-2] != len(pas):
         raise RobmodError(
@@ -138,7 +138,7 @@ def _partition(robot, q, tol=RANK_TOL):
     return act, pas, Ur, Gp, Ga
 
 
-def passive_velocity_map(robot, q, tol: float = RANK_TOL) -> np.ndarray:
+def passive_velocity_map(robot, q, tol: float = _RANK_TOL) -> np.ndarray:
     """W (..., NJ, Na) with qd = W qd_a at a closed configuration q (..., NJ).
 
     Rows: joints 1..NJ (identity rows for the actuated joints, ``-G_p^-1 G_a`` for the
@@ -160,7 +160,7 @@ def constraint_bias(robot, q, qd) -> np.ndarray:
     return np.concatenate(blocks, axis=-1)
 
 
-def acceleration_bias(robot, q, qd, tol: float = RANK_TOL) -> np.ndarray:
+def acceleration_bias(robot, q, qd, tol: float = _RANK_TOL) -> np.ndarray:
     """w (..., NJ) with qdd = W qdd_a + w (qd admissible: G qd = 0); w_a = 0."""
     q = check_q(robot, q)
     act, pas, Ur, Gp, _ = _partition(robot, q, tol)
@@ -178,7 +178,7 @@ def close_loops(robot, qa, q_guess=None, tol: float = 1e-14) -> np.ndarray:
     The passive joints are solved by :func:`robmod.geometry.loops.solve_loops` from
     ``q_guess`` (..., NJ; default zeros), which selects the assembly mode.
     """
-    act, pas = joint_split(robot)
+    act, pas = _joint_split(robot)
     qa = np.asarray(qa, dtype=float)
     if qa.shape[-1:] != (len(act),):
         raise RobmodError(f"qa must have {len(act)} values (joints {act}), got shape {qa.shape}")
@@ -293,7 +293,7 @@ def closed_loop_simulate(robot, qa0, qda0, t, tau_fn=None, q_guess=None, **switc
     Returns (q (N, NJ), qd (N, NJ)) of every joint.
     """
     t = np.asarray(t, dtype=float)
-    act, _ = joint_split(robot)
+    act, _ = _joint_split(robot)
     ia = _idx(robot, act)
     qa, qda = np.array(qa0, dtype=float), np.array(qda0, dtype=float)
     guess = close_loops(robot, qa, q_guess)
@@ -343,7 +343,7 @@ def closed_loop_symbolic(robot, solution, simplify: bool = True):
     """
     from ..description.expr import symbol
 
-    act, pas = joint_split(robot)
+    act, pas = _joint_split(robot)
     sol = {(symbol(k) if isinstance(k, str) else k): sp.sympify(v)  # safe: caller's SymPy
            for k, v in solution.items()}                           # expressions or numbers
     tree = equivalent_tree(robot)
@@ -370,3 +370,9 @@ def closed_loop_symbolic(robot, solution, simplify: bool = True):
         B = B.applyfunc(lambda e: sp.simplify(sp.expand_trig(e)))
         g = g.applyfunc(lambda e: sp.simplify(sp.expand_trig(e)))
     return sp.ImmutableMatrix(B), sp.ImmutableMatrix(g)
+
+
+__all__ = ["equivalent_tree", "loop_constraints", "loop_jacobian", "passive_velocity_map",
+           "constraint_bias", "acceleration_bias", "close_loops", "closed_loop_state",
+           "closed_loop_idm", "closed_loop_inertia_matrix", "closed_loop_gravity",
+           "closed_loop_ddm", "closed_loop_energy", "closed_loop_simulate", "closed_loop_symbolic"]

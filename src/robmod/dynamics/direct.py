@@ -200,7 +200,7 @@ def _ddm_mimic(robot, q, qd, tau, switches):
     H = idm(robot, q, qd, np.zeros(shape), **switches)
     try:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = cholesky_solve(A, tau - H)
+            out = _cholesky_solve(A, tau - H)
     except np.linalg.LinAlgError:
         out = None
     if out is None or not np.all(np.isfinite(out)):
@@ -221,12 +221,12 @@ def _ddm_numpy(robot, q, qd, tau, method, switches):
     try:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if method == "compiled":
-                f = compiled_ddm(robot)
+                f = _compiled_ddm(robot)
                 out[..., idx] = f(*[np.ascontiguousarray(a[..., idx]) for a in (q, qd, tau)])
             elif method == "inverse":
                 A = inertia_matrix(robot, q, rotor=switches.get("rotor", True))
                 H = idm(robot, q, qd, np.zeros(shape), **switches)
-                out[..., idx] = cholesky_solve(A, (tau - H)[..., idx])
+                out[..., idx] = _cholesky_solve(A, (tau - H)[..., idx])
             else:
                 ctx = numeric_context(robot, q=q, qd=qd)
                 res = ddm_algorithm(ctx, robot, {j: tau[..., idx_j] for j, idx_j
@@ -240,7 +240,7 @@ def _ddm_numpy(robot, q, qd, tau, method, switches):
     return out
 
 
-def singular_joint(robot, A, rtol: float = 1e-12):
+def _singular_joint(robot, A, rtol: float = 1e-12):
     """Frame of the first joint (from the end of the chain) where A = L^T D L has a pivot
     D_j <= rtol * max(diag A) (Khalil & Dombre, eq. (9.44)), or None if A is regular."""
     order = dofs(robot)
@@ -259,7 +259,7 @@ def _singular_error(robot, q, rotor):
     """The RobmodError for a direct model that could not be solved at q (..., n_q)."""
     A = inertia_matrix(robot, q, rotor=rotor).reshape((-1, len(dofs(robot)), len(dofs(robot))))
     for k, Ak in enumerate(A):
-        j = singular_joint(robot, Ak)
+        j = _singular_joint(robot, Ak)
         if j is not None:
             at = "" if A.shape[0] == 1 else f" (sample {k} of the batch)"
             return RobmodError(
@@ -273,7 +273,7 @@ def _singular_error(robot, q, rotor):
 _CACHE: dict = {}
 
 
-def compiled_ddm(robot):
+def _compiled_ddm(robot):
     """The compiled recursive direct model of ``robot`` (cached by the robot's content)."""
     key = robot.content_key
     f = _CACHE.get(key)
@@ -285,7 +285,7 @@ def compiled_ddm(robot):
     return f
 
 
-def cholesky_solve(A, b):
+def _cholesky_solve(A, b):
     """Solve A x = b for stacks of SPD matrices A (..., n, n), b (..., n)."""
     L = np.linalg.cholesky(A)
     n = A.shape[-1]
@@ -303,7 +303,7 @@ def cholesky_solve(A, b):
 
 # -- (a) symbolic: A^-1 (Gamma - H) with L^T D L -------------------------------------------
 
-def ltdl_solve(ctx, A, b, order):
+def _ltdl_solve(ctx, A, b, order):
     """Solve A x = b, A = L^T D L (L unit lower triangular), over context scalars.
 
     ``A``: ``{(i, j): scalar}`` lower triangle (missing: 0) over the frames ``order``
@@ -340,18 +340,18 @@ def ltdl_solve(ctx, A, b, order):
     return dict(zip(order, x))
 
 
-def ddm_inverse_algorithm(ctx, robot, tau, **switches):
+def _ddm_inverse_algorithm(ctx, robot, tau, **switches):
     """qdd = A^-1 (Gamma - H) over a context ([7.62]-[7.64])."""
     h = ne_algorithm(Proxy(ctx, qdd=0), robot, **switches)
     A = inertia_algorithm(ctx, robot, rotor=switches.get("rotor", True))
     b = {j: ctx.var(add(tau[j], -h[j - 1]), f"GH{j}") for j in dofs(robot)}
-    return ltdl_solve(ctx, A, b, dofs(robot))
+    return _ltdl_solve(ctx, A, b, dofs(robot))
 
 
 def ddm_model(robot, method: str = "recursive", **switches):
     """Customized direct dynamic model: inputs q, qd, GAM; outputs QDP1..QDPn."""
     inputs = model_inputs(robot, ("q", "qd", "tau"))
-    alg = {"recursive": ddm_algorithm, "inverse": ddm_inverse_algorithm}[method]
+    alg = {"recursive": ddm_algorithm, "inverse": _ddm_inverse_algorithm}[method]
 
     def algorithm(ctx):
         import sympy as sp
@@ -454,3 +454,6 @@ def _check_state(robot, tt, x, bound):
         f"simulate: the simulation blew up at t = {tt:.6g}: joint {j} {what} is {value:.3g} "
         f"(bound {bound:.3g}); the torque law may be too stiff for the step (reduce the step "
         "or raise substeps)")
+
+
+__all__ = ["ddm", "ddm_model", "ddm_algorithm", "state_derivative", "simulate"]

@@ -41,18 +41,18 @@ from .spatial import check_arrays, dofs, model_inputs, numeric_context
 ElasticInverse = namedtuple("ElasticInverse", "gam qm qmd qmdd tau_link")
 
 
-def elastic_joints(robot) -> tuple[int, ...]:
+def _elastic_joints(robot) -> tuple[int, ...]:
     return tuple(j for j in dofs(robot) if robot.link(j).K is not None)
 
 
-def link_robot(robot):
+def _link_robot(robot):
     """The rigid link model: rotor inertia of elastic joints removed (it is on the motor side)."""
-    el = set(elastic_joints(robot))
+    el = set(_elastic_joints(robot))
     links = tuple(replace(l, IA=sp.Integer(0)) if l.j in el else l for l in robot.links)
     return replace(robot, links=links)
 
 
-class Jet:
+class _Jet:
     """(x, x', x''): a scalar and its first two time derivatives (context scalars)."""
 
     __array_ufunc__ = None  # NumPy defers to the reflected operators
@@ -62,14 +62,14 @@ class Jet:
         self.c = (c0, c1, c2)
 
     def __add__(self, o):
-        if isinstance(o, Jet):
-            return Jet(*[add(a, b) for a, b in zip(self.c, o.c)])
-        return Jet(add(self.c[0], o), self.c[1], self.c[2])
+        if isinstance(o, _Jet):
+            return _Jet(*[add(a, b) for a, b in zip(self.c, o.c)])
+        return _Jet(add(self.c[0], o), self.c[1], self.c[2])
 
     __radd__ = __add__
 
     def __neg__(self):
-        return Jet(*[-a if numeric_constant(a) != 0 else 0 for a in self.c])
+        return _Jet(*[-a if numeric_constant(a) != 0 else 0 for a in self.c])
 
     def __sub__(self, o):
         return self + (-o)
@@ -79,16 +79,16 @@ class Jet:
 
     def __mul__(self, o):
         a0, a1, a2 = self.c
-        if isinstance(o, Jet):
+        if isinstance(o, _Jet):
             b0, b1, b2 = o.c
-            return Jet(mul(a0, b0), add(mul(a0, b1), mul(a1, b0)),
+            return _Jet(mul(a0, b0), add(mul(a0, b1), mul(a1, b0)),
                        add(mul(a0, b2), mul(2, mul(a1, b1)), mul(a2, b0)))
-        return Jet(mul(o, a0), mul(o, a1), mul(o, a2))
+        return _Jet(mul(o, a0), mul(o, a1), mul(o, a2))
 
     __rmul__ = __mul__
 
 
-class JetContext:
+class _JetContext:
     """A context whose joint variables are jets; scalars stay those of ``base``."""
 
     def __init__(self, base, joints):
@@ -101,8 +101,8 @@ class JetContext:
         return self._joints[j, group]
 
     def var(self, x, name):
-        if isinstance(x, Jet):
-            return Jet(*[self._base.var(c, n) for c, n in zip(x.c, (name, f"{name}_d",
+        if isinstance(x, _Jet):
+            return _Jet(*[self._base.var(c, n) for c, n in zip(x.c, (name, f"{name}_d",
                                                                     f"{name}_dd"))])
         return self._base.var(x, name)
 
@@ -117,30 +117,30 @@ class JetContext:
 
     def fn(self, name, *args):
         x = args[0]
-        if not isinstance(x, Jet):
+        if not isinstance(x, _Jet):
             return self._base.fn(name, *args)
         a0, a1, a2 = x.c
         if name == "sign":
-            return Jet(self._base.fn("sign", a0))
+            return _Jet(self._base.fn("sign", a0))
         if name == "abs":
-            return Jet(self._base.fn("sign", a0)) * x
+            return _Jet(self._base.fn("sign", a0)) * x
         if name == "exp":
             e = self._base.fn("exp", a0)
-            return Jet(e, mul(e, a1), mul(e, add(a2, mul(a1, a1))))
+            return _Jet(e, mul(e, a1), mul(e, add(a2, mul(a1, a1))))
         raise RobmodError(f"jet of {name} not implemented")
 
     def sincos(self, angle, tag):
-        if not isinstance(angle, Jet):
+        if not isinstance(angle, _Jet):
             return self._base.sincos(angle, tag)
         a0, a1, a2 = angle.c
         s, c = self._base.sincos(a0, tag)
         a11 = mul(a1, a1)
-        return (Jet(s, mul(c, a1), add(mul(c, a2), -mul(s, a11))),
-                Jet(c, -mul(s, a1), add(-mul(s, a2), -mul(c, a11))))
+        return (_Jet(s, mul(c, a1), add(mul(c, a2), -mul(s, a11))),
+                _Jet(c, -mul(s, a1), add(-mul(s, a2), -mul(c, a11))))
 
 
 def _jet(x):
-    return x if isinstance(x, Jet) else Jet(x)
+    return x if isinstance(x, _Jet) else _Jet(x)
 
 
 def elastic_idm_algorithm(ctx, robot, q, q1, q2, q3, q4, fvm=None, fcm=None):
@@ -148,12 +148,12 @@ def elastic_idm_algorithm(ctx, robot, q, q1, q2, q3, q4, fvm=None, fcm=None):
     order = dofs(robot)
     joints = {}
     for j in order:
-        joints[j, "q"] = Jet(q[j], q1[j], q2[j])
-        joints[j, "qd"] = Jet(q1[j], q2[j], q3[j])
-        joints[j, "qdd"] = Jet(q2[j], q3[j], q4[j])
-    jctx = JetContext(ctx, joints)
-    tau = ne_algorithm(jctx, link_robot(robot))
-    el = set(elastic_joints(robot))
+        joints[j, "q"] = _Jet(q[j], q1[j], q2[j])
+        joints[j, "qd"] = _Jet(q1[j], q2[j], q3[j])
+        joints[j, "qdd"] = _Jet(q2[j], q3[j], q4[j])
+    jctx = _JetContext(ctx, joints)
+    tau = ne_algorithm(jctx, _link_robot(robot))
+    el = set(_elastic_joints(robot))
     gam, qm, qmd, qmdd, tl = {}, {}, {}, {}, {}
     p = ctx.param
     for j in order:
@@ -179,7 +179,7 @@ def elastic_idm_algorithm(ctx, robot, q, q1, q2, q3, q4, fvm=None, fcm=None):
 
 def elastic_ddm_algorithm(ctx, robot, qm, qmd, gam, fvm=None, fcm=None):
     """``(q'', qM'')`` as dicts over the joints (qM'' of rigid joints: q'')."""
-    el = set(elastic_joints(robot))
+    el = set(_elastic_joints(robot))
     p = ctx.param
     tl = {}
     for j in dofs(robot):
@@ -187,7 +187,7 @@ def elastic_ddm_algorithm(ctx, robot, qm, qmd, gam, fvm=None, fcm=None):
             tl[j] = ctx.var(mul(p(robot.link(j).K), add(qm[j], -ctx.joint(j, "q"))), f"TL{j}")
         else:
             tl[j] = gam[j]
-    qdd = ddm_algorithm(ctx, link_robot(robot), tl)
+    qdd = ddm_algorithm(ctx, _link_robot(robot), tl)
     qmdd = {}
     for j in dofs(robot):
         if j not in el:
@@ -289,3 +289,8 @@ def elastic_ddm_model(robot):
 
     return customize(f"{robot.name}_elastic_ddm", algorithm, robot, inputs=inputs,
                      title=f"Direct dynamic model of {robot.name} with elastic joints")
+
+
+__all__ = ["ElasticInverse", "elastic_idm", "elastic_ddm", "elastic_idm_model",
+           "elastic_ddm_model", "elastic_idm_algorithm", "elastic_ddm_algorithm",
+           "elastic_state_derivative"]

@@ -32,7 +32,7 @@ from .spatial import (axis_index, check_arrays, dofs, geometry, link_inertia, mo
                       numeric_context, rot, transfer_inertia, wrench_up)
 
 
-def composite_inertias(ctx, robot, geo=None):
+def _composite_inertias(ctx, robot, geo=None):
     """``{j: (M, MS, J)}``: inertia of the subtree of link j about O_j, in frame j."""
     geo = geo or geometry(ctx, robot)
     n = robot.n_links
@@ -64,7 +64,7 @@ def composite_inertias(ctx, robot, geo=None):
     return comp
 
 
-def unit_wrench(body, sigma):
+def _unit_wrench(body, sigma):
     """IC a_j: the wrench giving a unit acceleration of joint j to its subtree (at rest)."""
     M, MS, J = body
     if sigma == PRISMATIC:
@@ -75,12 +75,12 @@ def unit_wrench(body, sigma):
 def inertia_algorithm(ctx, robot, rotor=True):
     """Lower triangle of A: ``{(i, j): scalar}`` for frames i >= j of :func:`dofs`."""
     geo = geometry(ctx, robot)
-    comp = composite_inertias(ctx, robot, geo)
+    comp = _composite_inertias(ctx, robot, geo)
     order = dofs(robot)
     A = {}
     for j in order:
         f = robot.frame(j)
-        F = unit_wrench(comp[j], f.sigma)
+        F = _unit_wrench(comp[j], f.sigma)
         diag = F[axis_index(f.sigma)]
         if rotor:
             diag = add(diag, ctx.param(robot.link(j).IA))
@@ -183,7 +183,7 @@ def inertia_matrix_model(robot, rotor: bool = True):
                      title=f"Inertia matrix of {robot.name} (composite links)")
 
 
-def lower_to_full(values, n):
+def _lower_to_full(values, n):
     """(..., n(n+1)/2) lower triangle (row by row) -> (..., n, n) symmetric."""
     values = np.asarray(values)
     out = np.empty(values.shape[:-1] + (n, n))
@@ -209,3 +209,6 @@ def _inertia_matrix_ne(robot, q) -> np.ndarray:
               velocity=False, base_motion=False)  # (..., column, joint)
     idx = [robot.joint_index[j] for j in order]
     return np.swapaxes(tau[..., idx], -1, -2)
+
+
+__all__ = ["inertia_matrix", "inertia_matrix_model", "inertia_algorithm"]

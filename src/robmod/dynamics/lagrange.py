@@ -4,7 +4,7 @@
 * ``C(q, qd)``: Coriolis and centrifugal matrix from the Christoffel symbols
   [7.7] ``c_i,jk = 1/2 (dA_ij/dq_k + dA_ik/dq_j - dA_jk/dq_i)``,
   ``C_ij = sum_k c_i,jk qd_k``.  Symbolically the derivatives are taken by
-  :func:`~robmod.symbolic.derivative.derivative` on the customized inertia
+  :func:`~robmod.symbolic.differentiation.derivative` on the customized inertia
   matrix (statement by statement).  Numerically (batched) the same C comes from
   the NE model: the velocity torques ``h(v) = sum_jk c_i,jk v_j v_k`` are a
   quadratic form with the (symmetric in j, k) Christoffel symbols as
@@ -33,7 +33,7 @@ from ..description.robot import FIXED, PRISMATIC, REVOLUTE
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, dot, htm_identity, htm_mul, mul
 from ..symbolic.context import SymbolicContext
-from ..symbolic.derivative import derivative
+from ..symbolic.differentiation import derivative
 from ..symbolic.model import Output, customize
 from .inertia import inertia_matrix_model
 from .newton_euler import ne_algorithm
@@ -112,7 +112,7 @@ def coriolis_matrix(robot, q, qd, method: str = "ne") -> np.ndarray:
     idx = [robot.joint_index[j] for j in order]
     n, nj = len(order), robot.n_q
     if method == "christoffel":
-        f = compiled_christoffel(robot, "coriolis")
+        f = _compiled_christoffel(robot, "coriolis")
         return f(np.ascontiguousarray(q[..., idx]), np.ascontiguousarray(qd[..., idx]))
     E = np.zeros((n, nj))
     E[np.arange(n), idx] = 1.0
@@ -143,14 +143,14 @@ def quadratic_velocity_matrix(robot, q) -> np.ndarray:
     return np.stack(cols, axis=-1)
 
 
-def velocity_products(qd):
+def _velocity_products(qd):
     """[qd qd] = [qd1^2, qd1 qd2, ..., qdn^2] (..., n(n+1)/2) of Siciliano et al. (7.117)."""
     qd = np.asarray(qd, dtype=float)
     n = qd.shape[-1]
     return np.stack([qd[..., a] * qd[..., b] for a in range(n) for b in range(a, n)], axis=-1)
 
 
-def christoffel_algorithm(ctx, dA, order, qd):
+def _christoffel_algorithm(ctx, dA, order, qd):
     """``{(i, j, k): c_i,jk}`` (j <= k) from ``dA[(r, c)][k]`` = dA_rc/dq_k (lower triangle)."""
     def d(r, c, k):
         key = (r, c) if (r, c) in dA else (c, r)
@@ -181,7 +181,7 @@ def _christoffel_model(robot, what: str):
     ctx.reserve(*(str(s) for g in dm.inputs.values() for s in g), *qs["qd"])
     qd = dict(zip(order, qs["qd"]))
     with distribute(False):
-        ch = christoffel_algorithm(ctx, dA, order, qd)
+        ch = _christoffel_algorithm(ctx, dA, order, qd)
         if what == "coriolis":
             vals, names = [], []
             for i in order:
@@ -227,7 +227,7 @@ def quadratic_velocity_model(robot):
 _CACHE: dict = {}
 
 
-def compiled_christoffel(robot, what):
+def _compiled_christoffel(robot, what):
     """The compiled Christoffel model ``what`` of ``robot`` (cached by the robot's content)."""
     key = (robot.content_key, what)
     f = _CACHE.get(key)
@@ -305,3 +305,9 @@ def energy_model(robot):
     return customize(f"{robot.name}_energy", algorithm, robot,
                      inputs=model_inputs(robot, ("q", "qd")),
                      title=f"Kinetic and potential energy of {robot.name}")
+
+
+__all__ = ["gravity_torques", "gravity_model", "gravity_algorithm", "friction_torques",
+           "velocity_torques", "coriolis_matrix", "coriolis_model", "quadratic_velocity_matrix",
+           "quadratic_velocity_model", "kinetic_energy", "potential_energy", "energy_model",
+           "energy_algorithm"]

@@ -255,3 +255,6 @@ def compiled_idm(robot, **switches):
         _COMPILED.pop(next(iter(_COMPILED)))
     _COMPILED[(robot.content_hash, sw)] = bucket + ((robot.content_key, fn),)
     return fn
+
+
+__all__ = ["idm", "idm_model", "ccg_model", "ne_algorithm"]

@@ -76,7 +76,7 @@ class Rotor:
                      tuple(x.xreplace(subs) for x in self.axis))
 
 
-def check_rotors(robot, rotors) -> tuple:
+def _check_rotors(robot, rotors) -> tuple:
     """The rotors as a tuple, checked against the robot (tree joints, one rotor per joint)."""
     rotors = tuple(rotors or ())
     seen = set()
@@ -144,7 +144,7 @@ def _needed(robot, rotors):
 
 def rotor_algorithm(ctx, robot, rotors, *, velocity=True, acceleration=True, base_motion=True):
     """Rotor torques GAMR_j (list over frames 1..NL, 0 where none) over context scalars."""
-    rotors = check_rotors(robot, rotors)
+    rotors = _check_rotors(robot, rotors)
     n = robot.n_links
     kin = _angular(ctx, robot, _needed(robot, rotors), velocity, acceleration, base_motion)
     W, WP = kin.W, kin.WP
@@ -182,9 +182,9 @@ def rotor_algorithm(ctx, robot, rotors, *, velocity=True, acceleration=True, bas
     return out
 
 
-def rotor_energy_algorithm(ctx, robot, rotors):
+def _rotor_energy_algorithm(ctx, robot, rotors):
     """Kinetic energy of the rotors' axial motion, ``sum 1/2 I_m s^2``."""
-    rotors = check_rotors(robot, rotors)
+    rotors = _check_rotors(robot, rotors)
     W = _angular(ctx, robot, _needed(robot, rotors), True, False, True).W
     terms = []
     for r in rotors:
@@ -212,7 +212,7 @@ def rotor_torques(robot, rotors, q, qd, qdd, *, velocity=True, acceleration=True
 def rotor_kinetic_energy(robot, rotors, q, qd) -> np.ndarray:
     """``T_r = sum 1/2 I_m (z . w_a(j) + k_r qd_j)^2``, shape (...)."""
     shape, (q, qd) = check_arrays(robot, q, qd, names=("q", "qd"))
-    E = rotor_energy_algorithm(numeric_context(robot, q=q, qd=qd), robot, rotors)
+    E = _rotor_energy_algorithm(numeric_context(robot, q=q, qd=qd), robot, rotors)
     return np.broadcast_to(np.asarray(E, dtype=float), shape[:-1]).copy()
 
 
@@ -276,7 +276,7 @@ def coriolis_matrix_with_rotors(robot, rotors, q, qd) -> np.ndarray:
 
 def rotor_model(robot, rotors, name="rotors"):
     """Customized rotor torques (outputs GAMR{j} for the joints of :func:`dofs`)."""
-    rotors = check_rotors(robot, rotors)
+    rotors = _check_rotors(robot, rotors)
     order = dofs(robot)
 
     def algorithm(ctx):
@@ -289,7 +289,7 @@ def rotor_model(robot, rotors, name="rotors"):
 
 def idm_with_rotors_model(robot, rotors, name="idm_rotors"):
     """Customized complete inverse dynamic model: Newton-Euler GAM_j + rotor terms."""
-    rotors = check_rotors(robot, rotors)
+    rotors = _check_rotors(robot, rotors)
     order = dofs(robot)
 
     def algorithm(ctx):
@@ -300,3 +300,8 @@ def idm_with_rotors_model(robot, rotors, name="idm_rotors"):
 
     return customize(f"{robot.name}_{name}", algorithm, robot, inputs=model_inputs(robot),
                      title=f"Inverse dynamic model of {robot.name} with Siciliano's rotors")
+
+
+__all__ = ["Rotor", "rotor_torques", "rotor_kinetic_energy", "rotor_inertia_matrix",
+           "rotor_coriolis_matrix", "idm_with_rotors", "inertia_matrix_with_rotors",
+           "coriolis_matrix_with_rotors", "rotor_model", "rotor_algorithm", "idm_with_rotors_model"]

@@ -54,7 +54,7 @@ from ..description.expr import as_expr
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE, Link, Tool, make_robot, transform_matrix
 
 _JOINTS = {"r": REVOLUTE, "revolute": REVOLUTE, "p": PRISMATIC, "prismatic": PRISMATIC}
-ROTOR_MODELS = ("khalil", "siciliano")
+_ROTOR_MODELS = ("khalil", "siciliano")
 
 
 def _vec(v, what) -> tuple:
@@ -217,8 +217,8 @@ def from_siciliano(name: str, links, motors=None, gravity=(0, 0, -9.81), *,
     """
     from .rotors import Rotor
 
-    if rotor_model not in ROTOR_MODELS:
-        raise RobmodError(f"rotor_model must be one of {ROTOR_MODELS}, not {rotor_model!r}")
+    if rotor_model not in _ROTOR_MODELS:
+        raise RobmodError(f"rotor_model must be one of {_ROTOR_MODELS}, not {rotor_model!r}")
     links = [l if isinstance(l, SicilianoLink) else SicilianoLink(**dict(l)) for l in links]
     n = len(links)
     if n == 0:
@@ -357,5 +357,5 @@ def to_siciliano(robot, tool: str | None = None) -> SicilianoArm:
                         sp.ImmutableMatrix(base), MappingProxyType(dict(robot.values)))
 
 
-__all__ = ["SicilianoLink", "SicilianoMotor", "SicilianoArm", "from_siciliano", "to_siciliano",
-           "tensor_parameters", "ROTOR_MODELS"]
+__all__ = ["SicilianoArm", "SicilianoLink", "SicilianoMotor", "from_siciliano", "to_siciliano",
+           "tensor_parameters"]

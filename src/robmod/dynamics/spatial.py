@@ -114,7 +114,7 @@ def link_inertia(ctx, link):
     return p(link.M), [p(link.MX), p(link.MY), p(link.MZ)], J
 
 
-def sym_rotate(ctx, R, S, name):
+def _sym_rotate(ctx, R, S, name):
     """R S R^T for a symmetric 3x3 S (6 distinct elements named ``name{r}{c}``)."""
     X = [[add(*[mul(R[r][k], S[k][c]) for k in range(3)]) for c in range(3)] for r in range(3)]
     X = [[ctx.var(X[r][c], f"{name}X{r + 1}{c + 1}") for c in range(3)] for r in range(3)]
@@ -135,7 +135,7 @@ def transfer_inertia(ctx, R, P, body, name):
     M, MS, J = body
     s = named(ctx, rot(R, MS), f"{name}S", "")
     ms = [ctx.var(add(s[r], mul(M, P[r])), f"{name}MS{r + 1}") for r in range(3)]
-    JR = sym_rotate(ctx, R, J, f"{name}J")
+    JR = _sym_rotate(ctx, R, J, f"{name}J")
     mp = [ctx.var(mul(M, P[r]), f"{name}MP{r + 1}") for r in range(3)]
     # M (|P|^2 I - P P^T) + 2 (P.s) I - (P s^T + s P^T), written with u = M P + 2 s
     u = [ctx.var(add(mp[r], mul(2, s[r])), f"{name}U{r + 1}") for r in range(3)]
@@ -222,8 +222,8 @@ def inertia_up(ctx, R, P, K, name):
     ``Z = A hat(P)``, ``C = B - Z``, ``Y = hat(P) B``:
     ``[[A, C], [C^T, D + Y + Y^T - hat(P) Z]]``.
     """
-    A = sym_rotate(ctx, R, [row[:3] for row in K[:3]], f"{name}A")
-    D = sym_rotate(ctx, R, [row[3:] for row in K[3:]], f"{name}D")
+    A = _sym_rotate(ctx, R, [row[:3] for row in K[:3]], f"{name}A")
+    D = _sym_rotate(ctx, R, [row[3:] for row in K[3:]], f"{name}D")
     B0 = [row[3:] for row in K[:3]]
     X = [[ctx.var(add(*[mul(R[r][k], B0[k][c]) for k in range(3)]), f"{name}BX{r + 1}{c + 1}")
           for c in range(3)] for r in range(3)]
@@ -262,3 +262,6 @@ def joint_vector(robot, vals, shape):
     from ..description.mimic import reduce_vector
 
     return reduce_vector(robot, dict(enumerate(vals, start=1)), shape)
+
+
+__all__ = []

@@ -23,7 +23,7 @@ from .lagrange import gravity_torques
 from .newton_euler import idm
 
 
-def torque_split(robot, q, qd, qdd):
+def _torque_split(robot, q, qd, qdd):
     """(tau_s, g): velocity/acceleration torques (7.123) and gravity torques, friction off."""
     g = gravity_torques(robot, q)
     tau = idm(robot, q, qd, qdd, friction=False, wrench=False)
@@ -61,7 +61,7 @@ def scale_to_limits(robot, t, q, qd, qdd, tau_max, *, margin: float = 0.0) -> Sc
     lim = np.broadcast_to(np.asarray(tau_max, dtype=float), (n,)) * (1.0 - margin)
     if np.any(lim <= 0):
         raise RobmodError("torque limits must be positive")
-    tau_s, g = torque_split(robot, q, qd, qdd)
+    tau_s, g = _torque_split(robot, q, qd, qdd)
     over = np.abs(g) > lim
     if np.any(over):
         k, i = np.argwhere(over)[0]
@@ -85,3 +85,6 @@ def scale_to_limits(robot, t, q, qd, qdd, tau_max, *, margin: float = 0.0) -> Sc
         joint += 1
     return ScaledTrajectory(c, c * t, q, qd / c, qdd / c**2, scaled_torques(tau_s, g, c),
                             joint, sample)
+
+
+__all__ = ["ScaledTrajectory", "scaled_torques", "scale_to_limits"]

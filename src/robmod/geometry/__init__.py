@@ -1,34 +1,52 @@
 """Geometric models (Khalil & Dombre ch. 3-4): elementary transforms, the DGM (``dgm``,
-``dgm_model``), the IGM (``igm``, ``igm_model``), orientation sets, screws."""
-from .direct import dgm, dgm_model
-from .orientation import (AngleSolutions, angle_axis_to_matrix, euler_zxz_to_matrix,
-                          euler_zyz_to_matrix, matrix_to_angle_axis, matrix_to_euler_zxz,
-                          matrix_to_euler_zyz, matrix_to_quaternion, matrix_to_rpy,
-                          quaternion_conjugate, quaternion_multiply, quaternion_to_matrix,
-                          rpy_to_matrix)
-from .rotations import (AngleAxis, angle_axis, homogeneous, inverse_transform,
-                        matrix_to_rotvec, rot, rot_axis, rot_axis_transform, rot_matrix,
-                        rotation_part, rotvec_to_matrix, trans)
-from .screws import (apply_frame_error, delta_transform, differential_screw, frame_error,
-                     screw_transform, screw_transform_inverse, skew, transform_screw,
-                     transform_wrench, unskew, wrench_transform)
-from .transforms import frame_transform, frame_transforms, kk_transform
+``dgm_model``), the IGM (``igm``, ``igm_model``, one result type ``IGMResult``), serial chains
+and loops, the inverse robot, orientation sets, screws."""
+from .chain import serial_chain
+from .direct import dgm, dgm_model, dgm_algorithm
+from .igm_result import IGMResult
+from .inverse import igm_model, igm, IGMSolution, IGMStep
+from .robot_inversion import inverse_robot, inverse_joint_values
+from .loops import loop_closure_model, loop_residual, solve_loops
+from .orientation import (AngleSolutions, euler_zxz_to_matrix, matrix_to_euler_zxz,
+                          euler_zyz_to_matrix, matrix_to_euler_zyz, rpy_to_matrix, matrix_to_rpy,
+                          quaternion_to_matrix, matrix_to_quaternion, quaternion_multiply,
+                          quaternion_conjugate, angle_axis_to_matrix, matrix_to_angle_axis)
+from .pose_errors import pose_error, rotation_error
+from .rotations import (trans, rot, rot_matrix, rot_axis, rot_axis_transform, homogeneous,
+                        rotation_part, inverse_transform, angle_axis, AngleAxis, rotvec_to_matrix,
+                        matrix_to_rotvec)
+from .screws import (skew, unskew, screw_transform, screw_transform_inverse, transform_screw,
+                     wrench_transform, transform_wrench, delta_transform, differential_screw,
+                     frame_error, apply_frame_error)
+from .transforms import kk_transform, frame_transform, frame_transforms
 
 __all__ = [
-    "dgm", "dgm_model", "igm", "igm_model", "IGMSolution",
-    "kk_transform", "frame_transform", "frame_transforms",
-    # rotations.py
-    "trans", "rot", "rot_matrix", "rot_axis", "rot_axis_transform", "homogeneous",
-    "rotation_part", "inverse_transform", "angle_axis", "AngleAxis", "rotvec_to_matrix",
-    "matrix_to_rotvec",
-    # orientation.py
+    # chain
+    "serial_chain",
+    # direct
+    "dgm", "dgm_model", "dgm_algorithm",
+    # igm_result
+    "IGMResult",
+    # inverse
+    "igm_model", "igm", "IGMSolution", "IGMStep",
+    # robot_inversion
+    "inverse_robot", "inverse_joint_values",
+    # loops
+    "loop_closure_model", "loop_residual", "solve_loops",
+    # orientation
     "AngleSolutions", "euler_zxz_to_matrix", "matrix_to_euler_zxz", "euler_zyz_to_matrix",
     "matrix_to_euler_zyz", "rpy_to_matrix", "matrix_to_rpy", "quaternion_to_matrix",
-    "matrix_to_quaternion", "quaternion_multiply", "quaternion_conjugate",
-    "angle_axis_to_matrix", "matrix_to_angle_axis",
-    # screws.py
+    "matrix_to_quaternion", "quaternion_multiply", "quaternion_conjugate", "angle_axis_to_matrix",
+    "matrix_to_angle_axis",
+    # pose_errors
+    "pose_error", "rotation_error",
+    # rotations
+    "trans", "rot", "rot_matrix", "rot_axis", "rot_axis_transform", "homogeneous", "rotation_part",
+    "inverse_transform", "angle_axis", "AngleAxis", "rotvec_to_matrix", "matrix_to_rotvec",
+    # screws
     "skew", "unskew", "screw_transform", "screw_transform_inverse", "transform_screw",
-    "wrench_transform", "transform_wrench", "delta_transform", "differential_screw",
-    "frame_error", "apply_frame_error",
+    "wrench_transform", "transform_wrench", "delta_transform", "differential_screw", "frame_error",
+    "apply_frame_error",
+    # transforms
+    "kk_transform", "frame_transform", "frame_transforms",
 ]
-from .inverse import IGMSolution, igm, igm_model  # noqa: E402,F401  analytic IGM (Paul)

@@ -35,3 +35,6 @@ def serial_chain(robot, j: int):
                        gravity=robot.gravity, values=dict(robot.values),
                        source=robot.source, description=f"chain 0..{j} of {robot.name}")
     return chain, ch
+
+
+__all__ = ["serial_chain"]

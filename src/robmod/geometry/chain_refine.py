@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .pose_error import pose_error
+from .pose_errors import pose_error
 
 
 def rz(q):
@@ -36,7 +36,7 @@ def chain_fk(C, q):
     return T, frames
 
 
-def chain_jacobian(C, q):
+def _chain_jacobian(C, q):
     """(T, J): end pose and the 6 x n kinematic Jacobian (base frame, at the end point)."""
     T, frames = chain_fk(C, q)
     P = T[..., :3, 3]
@@ -56,7 +56,7 @@ def refine(C, T, Q, iterations=20, stop=1e-14):
     err = np.full(len(Q), np.inf)
     it = 0
     for it in range(iterations + 1):
-        Tc, J = chain_jacobian(C, Q)
+        Tc, J = _chain_jacobian(C, Q)
         dp, dr = pose_error(T, Tc)
         dx = np.concatenate([dp, dr], -1)
         err = np.abs(dx).max(-1) if len(Q) else err
@@ -68,4 +68,4 @@ def refine(C, T, Q, iterations=20, stop=1e-14):
     return Q, err, it
 
 
-__all__ = ["rz", "chain_fk", "chain_jacobian", "refine"]
+__all__ = []

@@ -37,12 +37,12 @@ def _coordinate(ctx, frame, column, sigma):
     return q if _is_zero(off) else q + off
 
 
-def joint_angle(ctx, frame):
+def _joint_angle(ctx, frame):
     """theta_j as a scalar of the context (q_j + offset for a revolute joint)."""
     return _coordinate(ctx, frame, "theta", REVOLUTE)
 
 
-def joint_r(ctx, frame):
+def _joint_r(ctx, frame):
     """r_j as a scalar of the context (q_j + offset for a prismatic joint)."""
     return _coordinate(ctx, frame, "r", PRISMATIC)
 
@@ -80,8 +80,8 @@ def _kk(sg, cg, b, sa, ca, d, st, ct, r):
 def frame_matrix(ctx, robot, j):
     """a(j)T_j as a 3x4 nested list of the context's scalars (elements named Tajrs)."""
     f = robot.frame(j)
-    st, ct = ctx.sincos(joint_angle(ctx, f), str(j))
-    m = _kk(*_pre(ctx, f), st, ct, joint_r(ctx, f))
+    st, ct = ctx.sincos(_joint_angle(ctx, f), str(j))
+    m = _kk(*_pre(ctx, f), st, ct, _joint_r(ctx, f))
     return name_mat(ctx, m, f"T{f.ant}{j}")
 
 
@@ -103,15 +103,15 @@ def groups(robot, chain, merge=True):
     return out
 
 
-def group_matrix(ctx, robot, group):
+def _group_matrix(ctx, robot, group):
     """a(j)T_k of a group j..k of parallel revolute frames, with the summed angle."""
     if len(group) == 1:
         return frame_matrix(ctx, robot, group[0])
     first = robot.frame(group[0])
-    angle = joint_angle(ctx, first)
+    angle = _joint_angle(ctx, first)
     joints = [group[0]]
     px = py = 0
-    pz = joint_r(ctx, first)
+    pz = _joint_r(ctx, first)
     for j in group[1:]:
         f = robot.frame(j)
         gamma = ctx.param(f.gamma)
@@ -120,8 +120,8 @@ def group_matrix(ctx, robot, group):
         s, c = ctx.sincos(angle, _tag(joints))
         d = ctx.param(f.d)
         px, py = add(px, mul(d, c)), add(py, mul(d, s))
-        pz = add(pz, ctx.param(f.b), joint_r(ctx, f))
-        angle = angle + joint_angle(ctx, f)
+        pz = add(pz, ctx.param(f.b), _joint_r(ctx, f))
+        angle = angle + _joint_angle(ctx, f)
         joints.append(j)
     st, ct = ctx.sincos(angle, _tag(joints))
     m = _kk(*_pre(ctx, first), st, ct, [px, py, pz])
@@ -153,7 +153,7 @@ def _down(ctx, robot, k, j, tool, merge):
     else:
         U = None
     for g in reversed(gs):
-        M = group_matrix(ctx, robot, g)
+        M = _group_matrix(ctx, robot, g)
         start = robot.frame(g[0]).ant
         U = M if U is None else htm_mul(ctx, M, U, f"T{start}{last}")
     return U
@@ -258,3 +258,6 @@ def dgm_model(robot, j=None, i=0, tool=None, base=False, columns="snap", merge=T
     end = "E" if tool is not None else (jj if jj is not None else robot.n_links)
     return customize(f"{robot.name}_dgm", algorithm, robot, inputs={"q": q},
                      title=f"Direct geometric model {'f' if base else i}T{end} of {robot.name}")
+
+
+__all__ = ["dgm", "dgm_model", "dgm_algorithm"]

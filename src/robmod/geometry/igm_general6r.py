@@ -57,9 +57,10 @@ import scipy.linalg as sla
 from ..description.robot import FIXED, PRISMATIC
 from ..errors import RobmodError
 from .chain_refine import refine, rz
+from .igm_result import IGMResult
 from .transforms import frame_transform, transform_to_numpy
 
-METHOD = ("Raghavan-Roth: 14 equations, dialytic elimination to a 12x12 matrix quadratic in "
+_METHOD = ("Raghavan-Roth: 14 equations, dialytic elimination to a 12x12 matrix quadratic in "
           "tan(theta3/2), 24x24 generalized eigenvalue problem (scipy.linalg.eig), "
           "back-substitution, Newton polish")
 
@@ -237,9 +238,10 @@ def _polish(robot, joints, C, T, Q, newton_iter):
 
 def igm_general6r(robot, T, *, tool=None, tol=1e-10, imag_tol=1e-6, newton_iter=20,
                   dedup_tol=1e-7, max_formulations=4):
-    """All real solutions of 0T6 (or 0TE with ``tool``) = T for a 6R robot: ``(q, info)``.
+    """All real solutions of 0T6 (or 0TE with ``tool``) = T for a 6R robot: an
+    :class:`IGMResult`.
 
-    ``q``: (n_sol, NJ) solutions (revolute angles in (-pi, pi]), sorted;
+    ``q``: (n_sol, NJ) solutions (revolute angles in (-pi, pi]), sorted, all valid;
     ``info``: dict with ``method``, ``formulations`` (the (loop formulation, angle
     offsets, pencil quality) used, in order), ``n_eigenvalues`` (finite
     eigenvalues of the last pencil), ``n_real_roots`` (real tan(theta/2)
@@ -264,7 +266,7 @@ def igm_general6r(robot, T, *, tool=None, tol=1e-10, imag_tol=1e-6, newton_iter=
     Ts = T.copy()
     Ts[:3, 3] /= scale
     M = _inv(Cs[0]) @ Ts @ _inv(Cs[6])
-    info = {"method": METHOD, "formulations": [], "n_real_roots": 0, "n_eigenvalues": 0}
+    info = {"method": _METHOD, "formulations": [], "n_real_roots": 0, "n_eigenvalues": 0}
     cands = []
     ranked = sorted(_formulations(Cs, M), key=lambda f: -f[0])
     for quality, name, links, target, perm, sign in ranked[:max_formulations]:
@@ -309,4 +311,7 @@ def igm_general6r(robot, T, *, tool=None, tol=1e-10, imag_tol=1e-6, newton_iter=
     if len(sols):
         sols = sols[np.lexsort(sols[:, ::-1].T)]
     info["max_error"] = float(err[good].max()) if good.any() else None
-    return sols, info
+    return IGMResult(sols, np.ones(len(sols), bool), "general6r", info=info)
+
+
+__all__ = []

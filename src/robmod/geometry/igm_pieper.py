@@ -34,8 +34,9 @@ import numpy as np
 from ..errors import RobmodError
 from .chain_refine import chain_fk, refine, rz
 from .igm_general6r import chain_constants
+from .igm_result import IGMResult
 
-METHOD = ("Pieper: wrist centre from |v|^2 and v_z (two equations in q2, q3), elimination of "
+_METHOD = ("Pieper: wrist centre from |v|^2 and v_z (two equations in q2, q3), elimination of "
           "q2 to a quartic in tan(q3/2) (numpy.roots), q1 by atan2, spherical wrist (type 2 + "
           "atan2), Newton refinement on the DGM")
 N_BRANCHES = 8
@@ -55,7 +56,7 @@ def _scale(C):
     return max(1.0, max(np.linalg.norm(c[:3, 3]) for c in C))
 
 
-def wrist_centre(C, tol=1e-9):
+def _wrist_centre(C, tol=1e-9):
     """(w4, wE): the common point of axes 4, 5, 6 in the frame of joint 4 and in frame E.
 
     ``None`` when the last three axes are not concurrent (or axis 5 is parallel to
@@ -87,7 +88,7 @@ def has_spherical_wrist(robot, tool=None) -> bool:
         _, C = chain_constants(robot, tool)
     except RobmodError:
         return False
-    return wrist_centre(C) is not None
+    return _wrist_centre(C) is not None
 
 
 def _trig_fit(f, deg, off):
@@ -222,7 +223,7 @@ def _wrist(C, N, sing_tol):
     return out
 
 
-def pieper_candidates(C, w4, wE, T, sing_tol=1e-9):
+def _pieper_candidates(C, w4, wE, T, sing_tol=1e-9):
     """``(q, singular)``: up to 8 unrefined candidates (8, 6) (NaN rows: no solution on that
     branch) and whether each is singular (W on axis 1 or 2, axes 4 and 6 aligned)."""
     L = _scale(C)
@@ -246,35 +247,25 @@ def pieper_candidates(C, w4, wE, T, sing_tol=1e-9):
     return out, sing
 
 
-def igm_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10):
-    """All solutions of 0T6 (or 0TE with ``tool``) = T: ``(q, valid)``, q (8, NJ).
+def igm_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10, sing_tol=1e-9):
+    """All solutions of 0T6 (or 0TE with ``tool``) = T: an :class:`IGMResult`, q (8, NJ).
 
     Branch 2 i + j: root i of the arm polynomial (quartic in tan(q3/2), or a
     quadratic in the special cases), wrist solution j.  A branch is valid when its
     refined DGM reaches T to ``tol`` (position relative to the robot's size); q is
     NaN on the branches without a solution.  Raises :class:`RobmodError` if the
-    robot is not 6R with a spherical wrist.  :func:`evaluate_pieper` also gives the
-    singular flags and residuals.
-    """
-    ev = evaluate_pieper(robot, T, tool=tool, tol=tol, newton_iter=newton_iter)
-    return ev.q, ev.valid
-
-
-def evaluate_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10, sing_tol=1e-9):
-    """Like :func:`igm_pieper`, as an :class:`robmod.geometry.inverse.IGMEvaluation`.
-
+    robot is not 6R with a spherical wrist.
     ``singular``: the wrist centre is on axis 1 (q1 undetermined) or axis 2 (q2
     undetermined), or axes 4 and 6 are aligned (only q4 + q6 determined; q4 = 0 is
     returned); ``residual``: the largest pose error component after refinement.
     """
-    from .inverse.solution import IGMEvaluation
 
     if tool is not None and not hasattr(tool, "T"):
         from .direct import find_tool
 
         tool = find_tool(robot, tool)
     joints, C = chain_constants(robot, tool)
-    wc = wrist_centre(C)
+    wc = _wrist_centre(C)
     if wc is None:
         raise RobmodError(f"igm_pieper: the last three axes of {robot.name!r} are not concurrent "
                           "(no spherical wrist); use igm_general6r")
@@ -285,7 +276,7 @@ def evaluate_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10, sing_tol=
         raise RobmodError(f"igm_pieper: T must be 4x4, got shape {T.shape}")
     if not np.all(np.isfinite(T)):
         raise RobmodError("igm_pieper: T has non-finite elements")
-    cand, sing = pieper_candidates(C, *wc, T, sing_tol)
+    cand, sing = _pieper_candidates(C, *wc, T, sing_tol)
     ok = np.all(np.isfinite(cand), -1)
     q = np.full((N_BRANCHES, robot.n_joints), np.nan)
     valid = np.zeros(N_BRANCHES, bool)
@@ -303,7 +294,7 @@ def evaluate_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10, sing_tol=
         valid[rows] = (err < tol * scale) & (near | sing[ok])
         resid[rows] = err
     q[~valid] = np.nan
-    return IGMEvaluation(q, valid, sing & valid, resid)
+    return IGMResult(q, valid, "pieper", singular=sing & valid, residual=resid)
 
 
 
@@ -316,5 +307,5 @@ def _roots_of(fn, degree, L):
             return roots, off
     raise RobmodError(_CONTINUUM)
 
-__all__ = ["igm_pieper", "evaluate_pieper", "has_spherical_wrist", "wrist_centre",
-           "pieper_candidates", "METHOD", "N_BRANCHES"]
+
+__all__ = []

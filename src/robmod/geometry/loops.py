@@ -87,3 +87,6 @@ def solve_loops(robot, q, passive=None, tol=1e-12, max_iter=50):
         q[..., idx] += np.clip(step, -0.5, 0.5)
     r = loop_residual(robot, q).reshape(batch + (-1,))
     return q, np.all(np.abs(r) < 1e-9, axis=-1)
+
+
+__all__ = ["loop_closure_model", "loop_residual", "solve_loops"]

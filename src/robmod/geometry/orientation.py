@@ -39,15 +39,6 @@ import numpy as np
 from .rotations import (SINGULAR_TOL, AngleAxis, float_array, matrix_of, angle_axis, rot_axis,
                         rotation_part)
 
-__all__ = [
-    "AngleSolutions",
-    "euler_zxz_to_matrix", "matrix_to_euler_zxz",
-    "euler_zyz_to_matrix", "matrix_to_euler_zyz",
-    "rpy_to_matrix", "matrix_to_rpy",
-    "quaternion_to_matrix", "matrix_to_quaternion",
-    "angle_axis_to_matrix", "matrix_to_angle_axis",
-    "quaternion_multiply", "quaternion_conjugate",
-]
 
 
 class AngleSolutions(NamedTuple):
@@ -314,3 +305,9 @@ def angle_axis_to_matrix(theta, u) -> np.ndarray:
 def matrix_to_angle_axis(R, tol: float = SINGULAR_TOL) -> AngleAxis:
     """``AngleAxis(theta, u, singular)`` with theta in [0, pi]: see :func:`angle_axis`."""
     return angle_axis(R, tol)
+
+
+__all__ = ["AngleSolutions", "euler_zxz_to_matrix", "matrix_to_euler_zxz", "euler_zyz_to_matrix",
+           "matrix_to_euler_zyz", "rpy_to_matrix", "matrix_to_rpy", "quaternion_to_matrix",
+           "matrix_to_quaternion", "quaternion_multiply", "quaternion_conjugate",
+           "angle_axis_to_matrix", "matrix_to_angle_axis"]

@@ -19,11 +19,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = [
-    "trans", "rot", "rot_matrix", "homogeneous", "rotation_part", "inverse_transform",
-    "rot_axis", "rot_axis_transform", "angle_axis", "AngleAxis", "rotvec_to_matrix",
-    "matrix_to_rotvec", "SINGULAR_TOL",
-]
 
 #: default tolerance of the singularity masks (on sin or cos(theta) for Euler/RPY, on theta for
 #: angle-axis); in flagged Euler/RPY cases the round-trip error is at most ~2 tol
@@ -231,3 +226,8 @@ def matrix_to_rotvec(R, tol: float = SINGULAR_TOL) -> np.ndarray:
     """Rotation vector ``theta u`` (..., 3) with theta in [0, pi] (see :func:`angle_axis`)."""
     a = angle_axis(R, tol)
     return a.theta[..., None] * a.u
+
+
+__all__ = ["trans", "rot", "rot_matrix", "rot_axis", "rot_axis_transform", "homogeneous",
+           "rotation_part", "inverse_transform", "angle_axis", "AngleAxis", "rotvec_to_matrix",
+           "matrix_to_rotvec"]

@@ -34,11 +34,6 @@ import numpy as np
 
 from .rotations import float_array, angle_axis, homogeneous, rotvec_to_matrix
 
-__all__ = [
-    "skew", "unskew", "screw_transform", "screw_transform_inverse", "transform_screw",
-    "wrench_transform", "transform_wrench", "delta_transform", "differential_screw",
-    "frame_error", "apply_frame_error",
-]
 
 
 def skew(v) -> np.ndarray:
@@ -230,3 +225,8 @@ def apply_frame_error(Tc, dX, frame: str = "base") -> np.ndarray:
     if frame == "local":
         return float_array(Tc) @ homogeneous(Re, dX[..., :3])
     raise ValueError("frame must be 'base' or 'local'")
+
+
+__all__ = ["skew", "unskew", "screw_transform", "screw_transform_inverse", "transform_screw",
+           "wrench_transform", "transform_wrench", "delta_transform", "differential_screw",
+           "frame_error", "apply_frame_error"]

@@ -3,7 +3,7 @@
 Written once for any scalar type: the functions take SymPy expressions (and
 return SymPy entries, trivial products already folded by SymPy) or NumPy
 arrays with any leading batch shape (and return arrays of shape ``(..., 4, 4)``
-through :func:`stack`).
+through :func:`_stack`).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def _is_symbolic(*xs) -> bool:
     return any(isinstance(x, sp.Basic) for x in xs)
 
 
-def stack(nested) -> np.ndarray:
+def _stack(nested) -> np.ndarray:
     """Nested lists of numbers/arrays -> array of shape ``(..., rows, cols)``."""
     rows = len(nested)
     cols = len(nested[0])
@@ -74,7 +74,7 @@ def frame_transform(robot, j: int, q=None):
         st, ct = np.full_like(q, st), np.full_like(q, ct)
         r = q + _const(f.r, robot.name, j, "r") if f.sigma == 1 else np.full_like(
             q, _const(f.r, robot.name, j, "r"))
-    return stack(kk_transform_sc(sg, cg, b, sa, ca, d, st, ct, r))
+    return _stack(kk_transform_sc(sg, cg, b, sa, ca, d, st, ct, r))
 
 
 def transform_to_numpy(matrix) -> np.ndarray:
@@ -98,3 +98,6 @@ def frame_transforms(robot, q=None):
         qj = q[..., index[j]] if j in index else np.zeros(q.shape[:-1])
         out.append(frame_transform(robot, j, qj))
     return out
+
+
+__all__ = ["kk_transform", "frame_transform", "frame_transforms"]

@@ -3,29 +3,41 @@
 * :func:`base_parameters` -- symbolic base parameters (Gautier-Khalil direct method);
 * :func:`numeric_base`, :func:`compare` -- numeric base parameters (QR of a stacked
   regressor) and the check against the symbolic set;
-* :mod:`.regressor` -- Gamma = Phi(q, qd, qdd) chi (standard or base), energy model;
+* :mod:`.regressors` -- Gamma = Phi(q, qd, qdd) chi (standard or base), energy model;
 * :func:`identify` -- weighted least squares from torque data.
 """
-from .base_numeric import compare, numeric_base
-from .base_symbolic import BaseParameter, BaseParameters, EliminatedParameter, base_parameters
-from .least_squares import identify, prepare_data
-from .regressors import (base_idm_model, energy_identification_rows, energy_regressor, regressor,
-                        regressor_function, regressor_model, standard_names, standard_vector)
+from .base_numeric import numeric_base, NumericBase, compare, Comparison
+from .base_symbolic import base_parameters, BaseParameters, BaseParameter, EliminatedParameter
+from .consistency import consistent_fit, ConsistentEstimate
+from .data import MeasuredData, load_log, clean, resample
+from .estimator import (DynamicIdentification, Validation, check_rank, cross_validate,
+                        PayloadEstimate, identify_payload)
+from .excitation import FourierTrajectory, exciting_trajectory
+from .least_squares import identify, Identification, prepare_data
+from .processing import process, Processed, butter_lowpass, choose_cutoff
+from .regressors import (regressor, regressor_model, regressor_function, regressor_algorithm,
+                         base_idm_model, energy_regressor, energy_identification_rows,
+                         standard_names, standard_vector)
 
-__all__ = ["BaseParameter", "BaseParameters", "EliminatedParameter", "base_parameters",
-           "numeric_base", "compare", "identify", "prepare_data", "regressor",
-           "regressor_model", "regressor_function", "base_idm_model", "energy_regressor",
-           "energy_identification_rows", "standard_names", "standard_vector"]
-
-# the pipeline from measured logs (data, processing, estimator, exciting trajectories)
-from .data import MeasuredData, clean, load_log, resample  # noqa: E402
-from .estimator import (DynamicIdentification, PayloadEstimate, Validation,  # noqa: E402
-                        check_rank, cross_validate, identify_payload)  # noqa: E402
-from .excitation import FourierTrajectory, exciting_trajectory  # noqa: E402
-from .processing import Processed, butter_lowpass, choose_cutoff, process  # noqa: E402
-
-__all__ += ["MeasuredData", "load_log", "clean", "resample", "DynamicIdentification",
-            "Validation", "check_rank", "cross_validate", "FourierTrajectory",
-            "PayloadEstimate", "identify_payload",
-            "exciting_trajectory", "Processed",
-            "process", "butter_lowpass", "choose_cutoff"]
+__all__ = [
+    # base_numeric
+    "numeric_base", "NumericBase", "compare", "Comparison",
+    # base_symbolic
+    "base_parameters", "BaseParameters", "BaseParameter", "EliminatedParameter",
+    # consistency
+    "consistent_fit", "ConsistentEstimate",
+    # data
+    "MeasuredData", "load_log", "clean", "resample",
+    # estimator
+    "DynamicIdentification", "Validation", "check_rank", "cross_validate", "PayloadEstimate",
+    "identify_payload",
+    # excitation
+    "FourierTrajectory", "exciting_trajectory",
+    # least_squares
+    "identify", "Identification", "prepare_data",
+    # processing
+    "process", "Processed", "butter_lowpass", "choose_cutoff",
+    # regressors
+    "regressor", "regressor_model", "regressor_function", "regressor_algorithm", "base_idm_model",
+    "energy_regressor", "energy_identification_rows", "standard_names", "standard_vector",
+]

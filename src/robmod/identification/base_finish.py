@@ -81,3 +81,6 @@ def finish_numerically(robot, base, *, seed: int = 0, tol: float = 1e-8):
         note += (f"; some coefficients are numbers valid for this geometry"
                  f"{' (' + vals + ')' if vals else ''}")
     return tuple(out), [note]
+
+
+__all__ = []

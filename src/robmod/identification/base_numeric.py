@@ -149,7 +149,7 @@ class Comparison:
         return self.message
 
 
-def theorem7_bound(robot) -> int:
+def _theorem7_bound(robot) -> int:
     """7 n_r + 4 n_t - 3 - sigma_bar_1 (Gautier & Khalil (1990), Theorem 7, corrected), serial robots."""
     js = [robot.frame(j) for j in robot.joints if j <= robot.n_links]
     nr = sum(1 for f in js if f.sigma == REVOLUTE)
@@ -188,4 +188,7 @@ def compare(bp, nb: NumericBase | None = None, tol=1e-6) -> Comparison:
     else:
         msg = (f"symbolic ({len(bp.base)}) and numeric ({nb.rank}) sets differ: joint rank "
                f"{joint}")
-    return Comparison(len(bp.base), nb.rank, same, diff, theorem7_bound(bp.robot), msg)
+    return Comparison(len(bp.base), nb.rank, same, diff, _theorem7_bound(bp.robot), msg)
+
+
+__all__ = ["numeric_base", "NumericBase", "compare", "Comparison"]

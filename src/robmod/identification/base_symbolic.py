@@ -51,8 +51,8 @@ from ..errors import RobmodError
 from ..geometry.transforms import frame_transform
 from .first_links import first_links_analysis, rotor_rule
 
-JOINT_PARAMS = ("IA", "FC", "FV")
-FIELDS = INERTIAL + JOINT_PARAMS
+_JOINT_PARAMS = ("IA", "FC", "FV")
+FIELDS = INERTIAL + _JOINT_PARAMS
 _J_INDEX = {"XX": (0, 0), "XY": (0, 1), "XZ": (0, 2), "YY": (1, 1), "YZ": (1, 2), "ZZ": (2, 2)}
 
 
@@ -316,10 +316,10 @@ def base_parameters(robot, *, rotor=True, friction=True, regroup_first_links=Tru
     """Symbolic base parameters of a serial or tree robot (closed loops: the equivalent tree).
 
     ``rotor`` / ``friction``: include IA / FC, FV (when present in the description).
-    ``regroup_first_links=False``: the seed's closed-form rules only -- cascade, Theorems
-    3/4 and condition (13) on the first links, rotor rule -- without the search for further
-    regroupings among the first links (step c); the result may then exceed the minimum
-    (prismatic joints near the base), which :func:`~.base_numeric.compare` reports.
+    ``regroup_first_links=False``: the closed-form rules of Gautier & Khalil (1990) only --
+    cascade, Theorems 3/4 and condition (13) on the first links, rotor rule -- without the
+    search for further regroupings among the first links (step c); the result may then exceed
+    the minimum (prismatic joints near the base), which :func:`~.base_numeric.compare` reports.
     ``numeric_finish`` (default): where the closed-form rules stop short of the minimum, the
     remaining regroupings are found from the rank of the regressor
     (:mod:`.base_finish`), so that the set is always minimal.
@@ -386,3 +386,6 @@ def base_parameters(robot, *, rotor=True, friction=True, regroup_first_links=Tru
         elim.append(EliminatedParameter(s, "regrouped" if into else "no effect", into))
     return BaseParameters(robot=robot, standard=tuple(standard), values=values, base=tuple(base),
                           eliminated=tuple(elim), analysed_links=analysed, notes=notes)
+
+
+__all__ = ["base_parameters", "BaseParameters", "BaseParameter", "EliminatedParameter"]

@@ -28,8 +28,8 @@ import numpy as np
 from ..errors import RobmodError
 from .base_symbolic import split_name
 
-INERTIA = ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M")
-NONNEGATIVE = ("IA", "FV", "FC")
+_INERTIA = ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M")
+_NONNEGATIVE = ("IA", "FV", "FC")
 
 
 def _cvxpy():
@@ -41,7 +41,7 @@ def _cvxpy():
     return cp
 
 
-def pseudo_inertia(values: dict, j: int) -> np.ndarray:
+def _pseudo_inertia(values: dict, j: int) -> np.ndarray:
     """P_j from the standard parameters of link j (a dict name -> value)."""
     g = (lambda k: float(values.get(f"{k}{j}", 0.0)))
     J = np.array([[g("XX"), g("XY"), g("XZ")], [g("XY"), g("YY"), g("YZ")],
@@ -67,8 +67,8 @@ class ConsistentEstimate:
 
     def min_eigenvalues(self) -> dict:
         """Smallest eigenvalue of each link's pseudo-inertia matrix (>= 0: consistent)."""
-        links = sorted({split_name(n)[1] for n in self.standard if split_name(n)[0] in INERTIA})
-        return {j: float(np.linalg.eigvalsh(pseudo_inertia(self.standard, j))[0])
+        links = sorted({split_name(n)[1] for n in self.standard if split_name(n)[0] in _INERTIA})
+        return {j: float(np.linalg.eigvalsh(_pseudo_inertia(self.standard, j))[0])
                 for j in links}
 
 
@@ -79,7 +79,7 @@ def _problem(est, cp, exact: bool):
     x = cp.Variable(len(std))
     idx = {n: k for k, n in enumerate(std)}
     cons, slacks = [], []
-    links = sorted({split_name(n)[1] for n in std if split_name(n)[0] in INERTIA})
+    links = sorted({split_name(n)[1] for n in std if split_name(n)[0] in _INERTIA})
     for j in links:
         e = (lambda k: x[idx[f"{k}{j}"]] if f"{k}{j}" in idx else 0.0)
         tr = (e("XX") + e("YY") + e("ZZ")) / 2
@@ -95,7 +95,7 @@ def _problem(est, cp, exact: bool):
         else:
             cons.append(P >> 0)
     for n, k in idx.items():
-        if split_name(n)[0] in NONNEGATIVE and not exact:
+        if split_name(n)[0] in _NONNEGATIVE and not exact:
             cons.append(x[k] >= 0)
     return x, K, b, cons, slacks, links
 
@@ -153,7 +153,7 @@ def _violations(est, cp, solver) -> tuple:
     for name, v in zip(est.names_[:b], est.params_[:b]):
         field, j = split_name(name)
         rel = est.base_.relations().get(name, name)
-        if field in NONNEGATIVE and v < 0 and rel.strip() == name:
+        if field in _NONNEGATIVE and v < 0 and rel.strip() == name:
             out.append(f"{name} = {v:.4g} < 0")
     x, K, b, cons, slacks, links = _problem(est, cp, exact=True)
     cons.append(K @ x == est.params_[:b])
@@ -166,3 +166,6 @@ def _violations(est, cp, solver) -> tuple:
         if s.value is not None and s.value > 1e-6:
             out.append(f"link {j}: pseudo-inertia not positive (needs {float(s.value):.3g})")
     return tuple(out)
+
+
+__all__ = ["consistent_fit", "ConsistentEstimate"]

@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import RobmodError
 
 #: default column name patterns (first match wins)
-DEFAULT_COLUMNS = {
+_DEFAULT_COLUMNS = {
     "t": ("t", "time", "timestamp", "stamp"),
     "q": ("q{j}", "q_{j}", "pos{j}", "position{j}"),
     "qd": ("qd{j}", "qd_{j}", "dq{j}", "vel{j}", "velocity{j}"),
@@ -183,7 +183,7 @@ def load_log(path, n_joints: int | None = None, *, columns=None, torque_constant
     """Read a log (.csv, .npz, .parquet) into :class:`MeasuredData`, then :func:`clean` it.
 
     ``columns``: {"t": name, "q": pattern or names, "qd": ..., "tau": ..., "current": ...}
-    overriding :data:`DEFAULT_COLUMNS`: a string (a name, or a pattern with ``{j}``/``{i}``),
+    overriding :data:`_DEFAULT_COLUMNS`: a string (a name, or a pattern with ``{j}``/``{i}``),
     a tuple of alternatives, or a list of the column names of each joint.  Motor currents become joint torques with
     ``torque_constant`` (N m / A, per joint) and ``gear_ratio`` (per joint).  ``time_scale``
     converts the time column to seconds (e.g. 1e-3 for milliseconds, 1e-9 for nanoseconds).
@@ -192,7 +192,7 @@ def load_log(path, n_joints: int | None = None, *, columns=None, torque_constant
     if not path.exists():
         raise RobmodError(f"{path}: no such file")
     table = _read_table(path)
-    spec = dict(DEFAULT_COLUMNS)
+    spec = dict(_DEFAULT_COLUMNS)
     spec.update(columns or {})
     t = _find(table, spec["t"], None, "the time", path)
     if t is None:
@@ -265,7 +265,7 @@ def clean(data: MeasuredData, *, gap: float = 5.0, jitter: float = 0.01) -> Meas
             notes.append(f"joint(s) {', '.join(str(j + 1) for j in still)} do not move")
     dt = np.diff(t)
     h = float(np.median(dt))
-    check_units(data, h)
+    _check_units(data, h)
     cuts = np.flatnonzero(dt > gap * h) + 1
     bounds = [0, *cuts.tolist(), t.size]
     segments = tuple((a, b) for a, b in zip(bounds[:-1], bounds[1:]))
@@ -279,7 +279,7 @@ def clean(data: MeasuredData, *, gap: float = 5.0, jitter: float = 0.01) -> Meas
     return data
 
 
-def check_units(data: MeasuredData, h: float) -> None:
+def _check_units(data: MeasuredData, h: float) -> None:
     """Refuse data whose units are implausible: a sampling rate outside 1 Hz - 1 MHz (the time
     column in ms or ns: use time_scale), a joint range over 20 (degrees or millimetres instead
     of radians or metres), measured velocities that are not the derivative of q (ratio outside
@@ -331,3 +331,6 @@ def resample(data: MeasuredData, rate: float) -> MeasuredData:
     notes = data.notes + (f"irregular time stamps: resampled at {rate:.6g} Hz",)
     return MeasuredData(cat(ts), cat(qs), cat(qds), cat(taus), None, tuple(segs), data.source,
                         notes)
+
+
+__all__ = ["MeasuredData", "load_log", "clean", "resample"]

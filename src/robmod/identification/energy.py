@@ -25,7 +25,7 @@ from ..description.robot import FIXED, PRISMATIC, REVOLUTE, INERTIAL
 from ..geometry.direct import frame_matrix
 from ..symbolic.algebra import add, cross, dot, htm_identity, mul
 
-HALF = sp.Rational(1, 2)
+_HALF = sp.Rational(1, 2)
 
 
 def energy_functions(ctx, robot, links=None, gravity=True):
@@ -35,7 +35,7 @@ def energy_functions(ctx, robot, links=None, gravity=True):
     """
     n = robot.n_links
     wanted = set(range(1, n + 1)) if links is None else set(links)
-    half = ctx.const(HALF)
+    half = ctx.const(_HALF)
     g = [ctx.param(x) for x in robot.gravity] if gravity else [0, 0, 0]
     W, V, T0 = {0: [0, 0, 0]}, {0: [0, 0, 0]}, {0: htm_identity()}
     out, kin = {}, {}
@@ -123,5 +123,8 @@ class PlainContext:
         return sp.sin(angle), sp.cos(angle)
 
 
-def parameter_names(j):
+def _parameter_names(j):
     return [f"{k}{j}" for k in INERTIAL]
+
+
+__all__ = []

@@ -276,7 +276,7 @@ class DynamicIdentification:
 
         import sympy as sp
 
-        from ..description.validate import validate
+        from ..description.validation import validate
 
         self._fitted()
         values = dict(zip(self.names_, self.params_))
@@ -421,3 +421,7 @@ def cross_validate(robot, data: MeasuredData, folds: int = 5, **options) -> list
         est = DynamicIdentification(robot, **options).fit(train)
         out.append(est.validate(data.select(slice(a, b))))
     return out
+
+
+__all__ = ["DynamicIdentification", "Validation", "check_rank", "cross_validate",
+           "PayloadEstimate", "identify_payload"]

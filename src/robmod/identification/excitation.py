@@ -196,3 +196,6 @@ def _limits(robot, n, q_center, q_range, qd_max, qdd_max):
         if np.any(~np.isfinite(v)) or np.any(v <= 0):
             raise RobmodError(f"{name} must be positive and finite, got {np.asarray(v).tolist()}")
     return lo, hi, vmax, amax
+
+
+__all__ = ["FourierTrajectory", "exciting_trajectory"]

@@ -18,7 +18,7 @@ from ..description.expr import symbol
 from ..description.robot import FIXED, INERTIAL, PRISMATIC, REVOLUTE
 from .energy import PlainContext, energy_functions
 
-FIELDS = INERTIAL + ("IA", "FC", "FV")
+_FIELDS = INERTIAL + ("IA", "FC", "FV")
 
 
 # -- canonical polynomials of the energy functions ------------------------------------------------
@@ -225,5 +225,8 @@ def _random_geometry(robot, rng):
 
     frames = tuple(replace(f, **{k: sub(getattr(f, k)) for k in GEOMETRIC}) for f in robot.frames)
     return replace(robot, frames=frames, gravity=tuple(sub(g) for g in robot.gravity),
-                   links=tuple(replace(l, **{k: sp.Integer(0) for k in FIELDS})
+                   links=tuple(replace(l, **{k: sp.Integer(0) for k in _FIELDS})
                                for l in robot.links))
+
+
+__all__ = []

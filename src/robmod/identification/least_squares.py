@@ -72,7 +72,7 @@ def _names(robot, params):
     return tuple(params), tuple(params)
 
 
-def observation_matrix(robot, q, qd, qdd, params=None):
+def _observation_matrix(robot, q, qd, qdd, params=None):
     """(W, names): the base regressor stacked joint by joint, (NJ * N, b)."""
     from ..description.arguments import require_numeric
 
@@ -89,7 +89,7 @@ def observation_matrix(robot, q, qd, qdd, params=None):
     return W, names
 
 
-def solve_wls(W, y, n_joints, weights="joint", names=None):
+def _solve_wls(W, y, n_joints, weights="joint", names=None):
     """(beta, std, sigma_joint, condition, residual): weighted least squares of y = W beta."""
     from .estimator import check_rank
 
@@ -142,9 +142,9 @@ def identify(robot, q, qd, qdd, tau, params=None, weights="joint",
             raise RobmodError(f"known torques must have the shape of tau {tau.shape}, "
                               f"got {known.shape}")
         tau = tau - known
-    W, names = observation_matrix(robot, q, qd, qdd, params)
+    W, names = _observation_matrix(robot, q, qd, qdd, params)
     y = tau.T.reshape(-1)
-    beta, std, sig, cond, res = solve_wls(W, y, tau.shape[-1], weights, names)
+    beta, std, sig, cond, res = _solve_wls(W, y, tau.shape[-1], weights, names)
     rel = 100 * std / np.maximum(np.abs(beta), 1e-300)
     return Identification(tuple(names), beta, std, rel, sig, cond,
                           float(np.sqrt((res ** 2).mean())), W.shape[0])
@@ -171,3 +171,6 @@ def prepare_data(t, q, tau, cutoff=None, order=4, decimate=1):
     qdd = np.gradient(qd, dt, axis=0)
     s = slice(edge, -edge, decimate) if len(t) > 4 * edge else slice(None, None, decimate)
     return t[s], q[s], qd[s], qdd[s], tau[s]
+
+
+__all__ = ["identify", "Identification", "prepare_data"]

@@ -16,7 +16,7 @@ import numpy as np
 from ..figures import finish, panels
 
 
-def torque_rows(fig_axes, x, tau, tau_hat, xlabel, residual_names):
+def _torque_rows(fig_axes, x, tau, tau_hat, xlabel, residual_names):
     """Measured (grey) and model torques left, residuals right, one row per joint."""
     n = tau.shape[1]
     for j in range(n):
@@ -35,7 +35,7 @@ def validation_figure(v, path=None, *, ax=None):
     (``ax``: n x 2 Axes)."""
     n = v.tau.shape[1]
     fig, axes = panels(path, ax, n, 2, figsize=(10, 1.8 * n + 1), sharex=True, squeeze=False)
-    torque_rows(axes, v.t, v.tau, v.tau_hat, "t (s)",
+    _torque_rows(axes, v.t, v.tau, v.tau_hat, "t (s)",
                 [f"residual {100 * r:.1f} %" for r in v.relative])
     return finish(fig, path, layout=ax is None)
 
@@ -48,7 +48,7 @@ def fit_figure(est, path=None, *, ax=None):
     rho = est.residual_.reshape(n, -1).T
     rel = np.linalg.norm(rho, axis=0) / np.maximum(np.linalg.norm(Y, axis=0), 1e-300)
     fig, axes = panels(path, ax, n, 2, figsize=(10, 1.8 * n + 1), sharex=True, squeeze=False)
-    torque_rows(axes, np.arange(Y.shape[0]), Y, Y - rho, "sample of the observation",
+    _torque_rows(axes, np.arange(Y.shape[0]), Y, Y - rho, "sample of the observation",
                 [f"residual {100 * r:.1f} %" for r in rel])
     return finish(fig, path, layout=ax is None)
 
@@ -69,3 +69,6 @@ def parameters_figure(est, path=None, *, ax=None):
     axes[1].set_xticks(x)
     axes[1].set_xticklabels(est.names_, rotation=90, fontsize=7)
     return finish(fig, path, layout=ax is None)
+
+
+__all__ = []

@@ -57,7 +57,7 @@ def butter_lowpass(x, rate: float, cutoff: float, order: int = 4, axis: int = 0)
     return sosfiltfilt(sos, x, axis=axis)
 
 
-def motion_bandwidth(q, rate: float, energy: float = 0.99) -> float:
+def _motion_bandwidth(q, rate: float, energy: float = 0.99) -> float:
     """The frequency (Hz) below which ``energy`` of the detrended motion's power lies."""
     x = np.asarray(q, float)
     x = x - np.linspace(x[0], x[-1], x.shape[0])       # detrend (ends matched)
@@ -71,8 +71,8 @@ def motion_bandwidth(q, rate: float, energy: float = 0.99) -> float:
 
 
 def choose_cutoff(q, rate: float) -> float:
-    """5 times :func:`motion_bandwidth`, in [0.5 Hz, 0.4 rate]."""
-    return float(np.clip(5 * motion_bandwidth(q, rate), min(0.5, 0.2 * rate), 0.4 * rate))
+    """5 times :func:`_motion_bandwidth`, in [0.5 Hz, 0.4 rate]."""
+    return float(np.clip(5 * _motion_bandwidth(q, rate), min(0.5, 0.2 * rate), 0.4 * rate))
 
 
 def process(data: MeasuredData, *, cutoff="auto", order: int = 4, decimate="auto",
@@ -143,3 +143,6 @@ def decimate_rows(x, factor: int, axis: int = 0):
     from scipy.signal import decimate
 
     return decimate(np.asarray(x), factor, axis=axis, zero_phase=True)
+
+
+__all__ = ["process", "Processed", "butter_lowpass", "choose_cutoff"]

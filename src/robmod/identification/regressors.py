@@ -14,7 +14,7 @@
   like the velocities).  Joint columns: IA_j -> QDP_j, FC_j -> sign(QP_j),
   FV_j -> QP_j.  Symbolically it is a customized model (:func:`regressor_model`),
   numerically a batched NumPy function (:func:`regressor`), and compiled
-  (:func:`regressor_function`).  :func:`regressor_model_derivative` is the same
+  (:func:`regressor_function`).  :func:`_regressor_model_derivative` is the same
   model by forward differentiation of the customized IDM (cross-check).
 * Base parameters: the columns of the standard parameters that the base
   parameters replace (``BaseParameters.standard_names``): ``Gamma = Phi_b beta``.
@@ -93,7 +93,7 @@ def regressor_algorithm(ctx, robot, params=None, gravity=True):
         # twists of the joints on the chain, at O_j in frame j
         Jt[j] = {}
         for i, (v, om) in Jt[a].items():
-            vv = add_vec(v, cross(om, P))
+            vv = _add_vec(v, cross(om, P))
             Jt[j][i] = ([ctx.var(x, f"JV{k + 1}{i}_{j}") for k, x in enumerate(rt(vv))],
                         [ctx.var(x, f"JW{k + 1}{i}_{j}") for k, x in enumerate(rt(om))])
         if f.sigma == REVOLUTE:
@@ -121,7 +121,7 @@ def regressor_algorithm(ctx, robot, params=None, gravity=True):
     return [rows[i] for i in joints], joints
 
 
-def add_vec(a, b):
+def _add_vec(a, b):
     return [add(x, y) for x, y in zip(a, b)]
 
 
@@ -132,7 +132,7 @@ def _unit_wrench(k, w, wp, vp, U):
             Ik[r][c] = 1
         iw = [dot(row, w) for row in Ik]
         iwp = [dot(row, wp) for row in Ik]
-        return [0, 0, 0], add_vec(iwp, cross(w, iw))
+        return [0, 0, 0], _add_vec(iwp, cross(w, iw))
     if k in ("MX", "MY", "MZ"):
         c = "XYZ".index(k[1])
         e = [1 if i == c else 0 for i in range(3)]
@@ -190,10 +190,10 @@ def regressor_model(robot, params=None, name="regressor"):
                            f"(columns {', '.join(names)})")
 
 
-def regressor_model_derivative(robot, params=None):
+def _regressor_model_derivative(robot, params=None):
     """The regressor as d GAM / d chi of the customized IDM (forward-mode derivative)."""
     from ..dynamics.newton_euler import idm_model
-    from ..symbolic.derivative import derivative
+    from ..symbolic.differentiation import derivative
 
     _, names = _columns(robot, params)
     std = standard_names(robot)
@@ -275,3 +275,8 @@ def base_idm_model(bp, **switches):
 
     return idm_model(bp.base_robot(), name="idm_base",
                      title="Inverse dynamic model on base parameters", **switches)
+
+
+__all__ = ["regressor", "regressor_model", "regressor_function", "regressor_algorithm",
+           "base_idm_model", "energy_regressor", "energy_identification_rows", "standard_names",
+           "standard_vector"]

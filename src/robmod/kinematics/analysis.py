@@ -4,7 +4,7 @@ Everything here works on a Jacobian array ``J`` of shape (..., m, n) (any
 leading batch shape), or on a robot: pass the :class:`~robmod.Robot` in place
 of ``J`` together with ``q`` (..., NJ) and optionally ``j``, ``i``, ``tool`` and
 ``rows`` (the task components kept among the 6 rows ``(V, omega)`` of iJ_j, e.g.
-``rows=(0, 1)`` for a planar position task); see :func:`task_jacobian`.
+``rows=(0, 1)`` for a planar position task); see :func:`task_rows_jacobian`.
 
 * SVD ``J = U Sigma V^T`` ([5.27]-[5.28]) and the four fundamental subspaces
   ([5.30]-[5.31], Fig. 5.13): :class:`JacobianSVD`;
@@ -34,15 +34,10 @@ from ..errors import RobmodError
 from ..geometry.direct import dgm
 from .jacobians import resolve_frame, jacobian, jacobian_model
 
-__all__ = ["task_jacobian", "as_jacobian", "JacobianSVD", "jacobian_svd", "rank",
-           "task_space_dimension", "singular_values", "min_singular_value", "condition_number",
-           "is_singular", "manipulability", "Ellipsoid", "velocity_ellipsoid", "force_ellipsoid",
-           "velocity_bounds", "velocity_polytope", "SymbolicSingularities",
-           "singularities_symbolic"]
 
 
 # -- the Jacobian of a task ----------------------------------------------------------------------
-def task_jacobian(robot, q, j=None, i=0, tool=None, rows=None) -> np.ndarray:
+def task_rows_jacobian(robot, q, j=None, i=0, tool=None, rows=None) -> np.ndarray:
     """iJ_j (or iJ_E) at q, restricted to the task ``rows`` (indices into Vx Vy Vz wx wy wz).
 
     ``i='end'`` expresses the velocities in the end frame itself (nJn, or the
@@ -64,7 +59,7 @@ def as_jacobian(J, q=None, *, j=None, i=0, tool=None, rows=None) -> np.ndarray:
     if isinstance(J, Robot):
         if q is None:
             raise RobmodError("q is required when a robot is given instead of a Jacobian")
-        return task_jacobian(J, q, j, i, tool, rows)
+        return task_rows_jacobian(J, q, j, i, tool, rows)
     J = np.asarray(J, dtype=float)
     if J.ndim < 2:
         raise RobmodError(f"a Jacobian must be (..., m, n), got shape {J.shape}")
@@ -91,7 +86,7 @@ class JacobianSVD:
     ``sigma`` (..., min(m, n)): velocity transmission ratios ([5.31]:
     ``sigma_i V_i^T qd = U_i^T Xd``); ``rank``: number of sigma_i above ``tol``.
 
-    The subspaces (one Jacobian only, i.e. no batch dimension; seed Fig. 5.13
+    The subspaces (one Jacobian only, i.e. no batch dimension; Khalil & Dombre Fig. 5.13
     and §5.9.3):
 
     * ``range_space``  U_1..U_r: the achievable task velocities R(J);
@@ -187,7 +182,7 @@ def task_space_dimension(robot, j=None, i=0, tool=None, rows=None, *, n_samples=
     q = rng.uniform(-np.pi, np.pi, (n_samples, robot.n_q))
     prism = np.array([robot.frame(k).sigma == 1 for k in robot.joints])
     q[:, prism] /= np.pi
-    return int(rank(task_jacobian(robot, q, j, i, tool, rows), tol=tol).max())
+    return int(rank(task_rows_jacobian(robot, q, j, i, tool, rows), tol=tol).max())
 
 
 # -- manipulability and ellipsoids ----------------------------------------------------------------
@@ -440,3 +435,10 @@ def singularities_symbolic(robot, j=None, i=None, tool=None, rows=None) -> Symbo
     qsyms = set(trig) | {robot.frame(k).q for k in chain}
     constant, factors = factorize_singular(det, pairs, qsyms)
     return SymbolicSingularities(J, det, constant, factors, trig, kind, robot)
+
+
+__all__ = ["task_rows_jacobian", "JacobianSVD", "jacobian_svd", "singular_values", "rank",
+           "min_singular_value", "condition_number", "is_singular", "task_space_dimension",
+           "manipulability", "Ellipsoid", "velocity_ellipsoid", "force_ellipsoid",
+           "velocity_bounds", "velocity_polytope", "SymbolicSingularities",
+           "singularities_symbolic"]

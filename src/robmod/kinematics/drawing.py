@@ -81,7 +81,7 @@ def translational_ellipsoid(robot, q, kind: str, j=None, tool=None) -> Ellipsoid
                       f"robmod.plot.robot_plot(robot, q, ellipsoid={kind!r})")
 
 
-def ellipsoid_surface(centre, ellipsoid, scale: float, cap: float, n_u: int = 24,
+def _ellipsoid_surface(centre, ellipsoid, scale: float, cap: float, n_u: int = 24,
                       n_v: int = 12) -> np.ndarray:
     """Points (3, n_u, n_v) of the drawn surface: centre + U diag(scale * lengths) s for s on
     a (longitude, latitude) grid of the unit sphere; semi-axes beyond ``cap`` (unbounded
@@ -93,7 +93,7 @@ def ellipsoid_surface(centre, ellipsoid, scale: float, cap: float, n_u: int = 24
     return np.asarray(centre, dtype=float)[:, None, None] + xyz
 
 
-def draw_ellipsoid(ax, centre, ellipsoid, *, length: float, scale=None, label=None,
+def _draw_ellipsoid(ax, centre, ellipsoid, *, length: float, scale=None, label=None,
                    color="tab:red"):
     """An ellipsoid as a wireframe around ``centre``: ``scale`` drawing units per unit of its
     lengths (default: the largest finite semi-axis drawn at ``length``)."""
@@ -105,7 +105,7 @@ def draw_ellipsoid(ax, centre, ellipsoid, *, length: float, scale=None, label=No
     unbounded = int(np.sum(~np.isfinite(lengths)))
     if unbounded and label:
         label = f"{label} (unbounded along {unbounded} ax{'es' if unbounded > 1 else 'is'})"
-    xyz = ellipsoid_surface(centre, ellipsoid, scale, cap=3 * length)
+    xyz = _ellipsoid_surface(centre, ellipsoid, scale, cap=3 * length)
     return ax.plot_wireframe(*xyz, color=color, lw=0.3, label=label)
 
 
@@ -160,7 +160,7 @@ def draw_robot(robot, q=None, path=None, *, ax=None, axis_length=None, labels=Tr
         for k in kinds:
             name, e = (k, translational_ellipsoid(robot, q, k, jj, tool_obj)) \
                 if isinstance(k, str) else k
-            draw_ellipsoid(ax, centre, e, length=length, scale=ellipsoid_scale,
+            _draw_ellipsoid(ax, centre, e, length=length, scale=ellipsoid_scale,
                            label=f"{name} ellipsoid",
                            color=ELLIPSOID_COLORS.get(name, "tab:red"))
     lo, hi = pts.min(axis=0), pts.max(axis=0)
@@ -177,3 +177,6 @@ def draw_robot(robot, q=None, path=None, *, ax=None, axis_length=None, labels=Tr
         if hasattr(handle, "set_linewidth"):
             handle.set_linewidth(max(float(np.max(handle.get_linewidth())), 1.5))
     return finish(fig, path, layout=False)
+
+
+__all__ = ["draw_robot", "frame_origins"]

@@ -9,7 +9,7 @@ to the world frame with ``base=True``) and a current configuration ``q^c``:
    unit quaternion, accurate for every angle up to pi);
 3. stop when ``||dXp|| < tol`` and ``||dXr|| < tol``;
 4. step limits: ``dXp <- Sp dXp/||dXp||`` if ``||dXp|| > Sp``, idem ``dXr`` with
-   ``Sr`` (the seed's 0.2 m and 0.2 rad by default), to stay in the domain of
+   ``Sr`` (0.2 m and 0.2 rad by default, Khalil & Dombre §6.6), to stay in the domain of
    the first-order model;
 5. damped least squares ``dq = J^T (J J^T + lambda^2 I)^-1 dX`` with
    ``J = 0J_E(q^c)`` (columns of the joints on the chain of j; the minimum-norm
@@ -28,14 +28,12 @@ A lane stops when it converges, when its error has not decreased by 0.1 % for
 reach from there), or at ``max_iter``.
 
 Status of a target: ``'converged'`` (at least one solution), ``'unreachable'``
-(every restart stopped at a local minimum of the error: the seed's criterion
-"no convergence for many random initial values"), ``'max_iter'`` (no solution
+(every restart stopped at a local minimum of the error: the criterion of Khalil & Dombre
+§6.6, "no convergence for many random initial values"), ``'max_iter'`` (no solution
 and some restart was still progressing).  Solutions are deduplicated modulo 2
 pi for revolute joints (``dedup_tol`` on every joint).
 """
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
@@ -44,33 +42,12 @@ from ..description.arguments import joint_array
 from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..geometry.direct import dgm
-from ..geometry.pose_error import pose_error, rotation_error  # noqa: F401 (public here too)
+from ..geometry.igm_result import IGMResult
+from ..geometry.pose_errors import pose_error
 from ..geometry.transforms import transform_to_numpy
 from .jacobians import resolve_frame, pose_and_jacobian
 
-CONVERGED, UNREACHABLE, MAX_ITER = "converged", "unreachable", "max_iter"
-
-
-@dataclass(frozen=True)
-class IGMResult:
-    """Solutions of one target.
-
-    ``q``: (n_sol, NJ) distinct solutions (joints off the chain keep their
-    seed value); ``status``: converged / unreachable / max_iter; ``error``:
-    smallest final pose error ``max(||dXp||, ||dXr||)`` over the restarts;
-    ``n_converged``: restarts that converged (before deduplication);
-    ``iterations``: iterations of the longest restart.
-    """
-
-    q: np.ndarray
-    status: str
-    error: float
-    n_converged: int
-    iterations: int
-
-    @property
-    def n_solutions(self) -> int:
-        return len(self.q)
+_CONVERGED, _UNREACHABLE, _MAX_ITER = "converged", "unreachable", "max_iter"
 
 
 def _num(x):
@@ -218,9 +195,12 @@ def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_re
                 patience=30, dedup_tol=1e-6):
     """All the solutions found for 0T_E = ``T_target`` (4x4, or (..., 4, 4) for many targets).
 
-    Returns an :class:`IGMResult` for one target, a list of them (targets in
-    C order) for a batch.  ``q0``: first seed, (n_q,) or one per target;
-    ``batch=False`` iterates the targets one after the other (less memory).
+    Returns an :class:`~robmod.geometry.IGMResult` (``method="numeric"``), which unpacks as
+    ``q, valid``: q (..., n_solutions, n_q) the distinct solutions of each target, sorted,
+    padded with NaN rows (``valid`` False) to the largest number found over the batch (joints
+    off the chain of j keep their seed value); ``status``, ``error``, ``n_converged`` and
+    ``iterations`` over the batch shape (...).  ``q0``: first seed, (n_q,) or one per
+    target; ``batch=False`` iterates the targets one after the other (less memory).
     See the module documentation for the algorithm and the statuses.
     """
     tool, j = resolve_frame(robot, j, tool)
@@ -230,7 +210,7 @@ def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_re
     if Td.shape[-2:] != (4, 4):
         raise RobmodError(f"T_target must be (..., 4, 4), got shape {Td.shape}")
     check_transform("T_target", Td)
-    single = Td.ndim == 2
+    shape = Td.shape[:-2]
     Td = Td.reshape(-1, 4, 4)
     if base:
         Z = transform_to_numpy(robot.base)
@@ -253,7 +233,9 @@ def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_re
                                    damping=damping, joint_limits=joint_limits, rng=rng,
                                    prismatic_range=prismatic_range, patience=patience,
                                    dedup_tol=dedup_tol))
-        return out
+        return _result(shape, nj, [r.q[r.valid] for r in out], [str(r.status) for r in out],
+                       [r.error for r in out], [r.n_converged for r in out],
+                       [r.iterations for r in out])
     rng = np.random.default_rng(rng)
     slo, shi, clo, chi, wrap = joint_domain(robot, np.array(active_frames, dtype=int), joint_limits,
                                                prismatic_range)
@@ -274,17 +256,35 @@ def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_re
     ok = err < tol
     is_rev = np.array([robot.frame(k).sigma != PRISMATIC for k in active_frames])
     keep = _dedupe(Qf, ok, active, is_rev, dedup_tol)
-    results = []
+    sols, status = [], []
     for t in range(N):  # packaging only: the iteration above is one batch
-        sols = Qf[t][keep[t]]
-        order = np.lexsort(sols[:, ::-1].T) if len(sols) else []
-        sols = sols[order]
+        st = Qf[t][keep[t]]
+        sols.append(st[np.lexsort(st[:, ::-1].T)] if len(st) else st)
         if ok[t].any():
-            status = CONVERGED
+            status.append(_CONVERGED)
         elif stalled[t].all():
-            status = UNREACHABLE
+            status.append(_UNREACHABLE)
         else:
-            status = MAX_ITER
-        results.append(IGMResult(q=sols, status=status, error=float(err[t].min()),
-                                 n_converged=int(ok[t].sum()), iterations=int(iters[t].max())))
-    return results[0] if single else results
+            status.append(_MAX_ITER)
+    return _result(shape, nj, sols, status, err.min(axis=1), ok.sum(axis=1), iters.max(axis=1))
+
+
+def _result(shape, nj, sols, status, error, n_converged, iterations) -> IGMResult:
+    """The solutions of N targets padded into one :class:`IGMResult` of batch ``shape``."""
+    n = max((len(s) for s in sols), default=0)
+    q = np.full((len(sols), n, nj), np.nan)
+    valid = np.zeros((len(sols), n), dtype=bool)
+    for t, s in enumerate(sols):
+        q[t, :len(s)] = s
+        valid[t, :len(s)] = True
+
+    def per_target(x, dtype):
+        return np.asarray(x, dtype=dtype).reshape(shape)[()]
+
+    return IGMResult(q.reshape(shape + (n, nj)), valid.reshape(shape + (n,)), "numeric",
+                     status=per_target(status, str), error=per_target(error, float),
+                     n_converged=per_target(n_converged, int),
+                     iterations=per_target(iterations, int))
+
+
+__all__ = ["igm_numeric"]

@@ -22,7 +22,7 @@ All functions take a Jacobian ``J`` (..., m, n) and task velocities ``xd``
 
 The solver objects at the end (:class:`PseudoInverse`, ...) wrap these as
 callables ``solver(J, xd, q) -> qd`` for resolved-rate control
-(:mod:`robmod.kinematics.resolved_rate`).
+(:mod:`robmod.kinematics.resolved_motion`).
 """
 from __future__ import annotations
 
@@ -33,13 +33,8 @@ import numpy as np
 import sympy as sp
 
 from ..errors import RobmodError
-from .analysis import manipulability, task_jacobian
+from .analysis import manipulability, task_rows_jacobian
 
-__all__ = ["pinv", "null_space_projector", "ikm_pinv", "damping_factor", "dls_inverse",
-           "ikm_dls", "weighted_pinv", "ikm_weighted", "ikm_null_space", "ikm_task_priority",
-           "ikm_extended", "greville_pinv", "numerical_gradient", "JointLimitCriterion",
-           "ManipulabilityCriterion", "PseudoInverse", "DampedLeastSquares",
-           "WeightedPseudoInverse", "NullSpaceOptimization", "TaskPriority", "ExtendedJacobian"]
 
 
 def _mv(A, x):
@@ -88,10 +83,10 @@ def ikm_pinv(J, xd, z=None, rtol=None) -> np.ndarray:
 
 
 # -- damped least squares ------------------------------------------------------------------------
-FIXED, MANIPULABILITY, SINGULAR_VALUE = "fixed", "manipulability", "singular_value"
+_FIXED, _MANIPULABILITY, _SINGULAR_VALUE = "fixed", "manipulability", "singular_value"
 
 
-def damping_factor(J, rule: str = SINGULAR_VALUE, *, lam=0.003, w0=None, eps=None) -> np.ndarray:
+def damping_factor(J, rule: str = _SINGULAR_VALUE, *, lam=0.003, w0=None, eps=None) -> np.ndarray:
     """Damping lambda (...,) of the damped least squares (Khalil & Dombre §6.4.2).
 
     * ``'fixed'``: ``lambda = lam`` (Wampler's 0.003 by default);
@@ -103,14 +98,14 @@ def damping_factor(J, rule: str = SINGULAR_VALUE, *, lam=0.003, w0=None, eps=Non
     """
     J = _J(J)
     batch = J.shape[:-2]
-    if rule == FIXED:
+    if rule == _FIXED:
         return np.broadcast_to(np.asarray(lam, dtype=float), batch)
-    if rule == MANIPULABILITY:
+    if rule == _MANIPULABILITY:
         if w0 is None:
             raise RobmodError("the manipulability rule [6.20] needs the threshold w0")
         w = manipulability(J)
         return np.where(w < w0, lam * (1 - w / w0) ** 2, 0.0)
-    if rule == SINGULAR_VALUE:
+    if rule == _SINGULAR_VALUE:
         eps = 0.05 if eps is None else eps
         smin = np.linalg.svd(J, compute_uv=False)[..., -1]
         return np.sqrt(np.maximum(eps**2 - smin**2, 0.0))
@@ -130,7 +125,7 @@ def dls_inverse(J, lam) -> np.ndarray:
     return np.swapaxes(Vt, -1, -2) @ (g[..., :, None] * np.swapaxes(U, -1, -2))
 
 
-def ikm_dls(J, xd, rule: str = SINGULAR_VALUE, *, lam=0.003, w0=None, eps=None) -> np.ndarray:
+def ikm_dls(J, xd, rule: str = _SINGULAR_VALUE, *, lam=0.003, w0=None, eps=None) -> np.ndarray:
     """Damped least-squares qd: minimum of ||xd - J qd||^2 + lambda^2 ||qd||^2 ([6.13])."""
     J = _J(J)
     lamb = damping_factor(J, rule, lam=lam, w0=w0, eps=eps)
@@ -180,8 +175,8 @@ class JointLimitCriterion:
     ``y = (q - qmoy)/dq``: ``p = 2`` gives the quadratic criterion
     ``phi = sum y_i^2`` [6.36] (gradient ``2 (q_i - qmoy_i)/dq_i^2``, [6.37]);
     ``p > 2`` the p-norm ``phi = (sum |y_i|^p)^(1/p)`` [6.39] (normalized by dq
-    as in [6.38]; p = 6 is the seed's approximation of max |y_i| [6.38]).
-    ``qmoy`` may be overridden (seed note: move it off a singular configuration).
+    as in [6.38]; p = 6 is Khalil & Dombre's approximation of max |y_i| [6.38]).
+    ``qmoy`` may be overridden (Khalil & Dombre's note: move it off a singular configuration).
     """
 
     qmin: Any
@@ -237,7 +232,7 @@ class ManipulabilityCriterion:
     h: float = 1e-6
 
     def value(self, q) -> np.ndarray:
-        return manipulability(task_jacobian(self.robot, q, self.j, self.i, self.tool, self.rows))
+        return manipulability(task_rows_jacobian(self.robot, q, self.j, self.i, self.tool, self.rows))
 
     def gradient(self, q) -> np.ndarray:
         return numerical_gradient(self.value, q, self.h)
@@ -342,7 +337,7 @@ class PseudoInverse:
 class DampedLeastSquares:
     """Damped least squares with a damping rule of :func:`damping_factor`."""
 
-    rule: str = SINGULAR_VALUE
+    rule: str = _SINGULAR_VALUE
     lam: float = 0.003
     w0: Any = None
     eps: Any = None
@@ -400,3 +395,10 @@ class ExtendedJacobian:
     def __call__(self, J, xd, q):
         Jh, xcd = self.constraint(q)
         return ikm_extended(J, xd, Jh, xcd)
+
+
+__all__ = ["pinv", "null_space_projector", "ikm_pinv", "damping_factor", "dls_inverse", "ikm_dls",
+           "weighted_pinv", "ikm_weighted", "ikm_null_space", "numerical_gradient",
+           "JointLimitCriterion", "ManipulabilityCriterion", "ikm_task_priority", "ikm_extended",
+           "greville_pinv", "PseudoInverse", "DampedLeastSquares", "WeightedPseudoInverse",
+           "NullSpaceOptimization", "TaskPriority", "ExtendedJacobian"]

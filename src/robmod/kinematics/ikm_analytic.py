@@ -7,7 +7,7 @@ the form [6.7], [6.9] ``[Xa; Xb] = [A 0; B C] [qa; qb]`` (A, C: 3x3, regular):
   every element symbolic and simplified (``S^2 + C^2 = 1``, parallel axes folded
   into ``S23 = sin(q2 + q3)``), common sub-expressions named ``V1, V2, ...``;
 * second method [6.10]: ``A qa = Xa`` then ``C qb = Xb - B qa`` (``XP{r}`` = the
-  seed's X'r); ``solve="substitution"`` (default) solves each 3x3 system through
+  Khalil & Dombre's X'r); ``solve="substitution"`` (default) solves each 3x3 system through
   its own block-triangular structure (one unknown at a time where a row allows it,
   a small simplified inverse otherwise), ``solve="inverse"`` applies the explicit
   simplified A^-1 and C^-1 as printed in Example 6.1.
@@ -19,7 +19,7 @@ RX-90).  No such block (no spherical wrist, tool point off the wrist centre):
 :class:`~robmod.errors.RobmodError`.
 
 Task velocity ``X = [V; w]``: linear velocity of O_j (O_E with a tool) then
-angular velocity.  ``velocity_frame="i"`` (default, the seed's choice): both
+angular velocity.  ``velocity_frame="i"`` (default, Khalil & Dombre's choice): both
 expressed in the chosen frame i, inputs ``X1..X6``; ``velocity_frame=0``: both
 expressed in frame 0 (inputs ``X0_1..X0_6``), the model first computes
 ``iX = diag(iA0, iA0) 0X`` with ``0A_i`` from the DGM.
@@ -55,9 +55,8 @@ from ..symbolic.model import Output, customize
 from .analysis import expanded_outputs, factorize_singular, reduce_pythagoras
 from .jacobians import check_q, resolve_frame, jacobian_model
 
-__all__ = ["BlockIKM", "block_ikm", "ikm_block_algorithm", "ikm_block_model", "ikm_block"]
 
-X_SYMBOLS = sp.symbols("X1:7")
+_X_SYMBOLS = sp.symbols("X1:7")
 
 
 # -- trigonometric normal forms -------------------------------------------------------------
@@ -138,7 +137,7 @@ def _jacobian(robot, i, j, tool, raw=None):
 
 def _zero_blocks(J):
     """Candidate (rows_a, cols_a, rows_b, cols_b) with J[rows_a, cols_b] structurally zero,
-    the seed's ordering (rows 1-3 and joints 1-3 first) first."""
+    Khalil & Dombre's ordering (rows 1-3 and joints 1-3 first) first."""
     zero = [[J[r, c] == 0 for c in range(6)] for r in range(6)]
     cands = []
     for ra in itertools.combinations(range(6), 3):
@@ -268,7 +267,7 @@ class BlockIKM:
                 names[r, c] = f"JI{self.joints[r]}{c + 1}"
                 steps.append((names[r, c], e))
             for r in range(6):
-                steps.append((outs[r], sp.Add(*[sym(names[r, c]) * X_SYMBOLS[c]
+                steps.append((outs[r], sp.Add(*[sym(names[r, c]) * _X_SYMBOLS[c]
                                                 for c in range(6) if (r, c) in names])))
             return steps, outs
         J, used = self.jacobian, set()
@@ -290,13 +289,13 @@ class BlockIKM:
                 for a in range(3):
                     steps.append((self._qname(cols[a]), sp.Add(*[
                         e * xs[b] for (aa, b), e in inv[k].items() if aa == a])))
-            apply(0, self.cols_a, [X_SYMBOLS[r] for r in self.rows_a])
+            apply(0, self.cols_a, [_X_SYMBOLS[r] for r in self.rows_a])
         else:
-            self._solve(self.rows_a, self.cols_a, [X_SYMBOLS[r] for r in self.rows_a],
+            self._solve(self.rows_a, self.cols_a, [_X_SYMBOLS[r] for r in self.rows_a],
                         jsym, steps)
         xp = []
         for r in self.rows_b:
-            e = X_SYMBOLS[r] - sp.Add(*[jsym(r, c) * sym(self._qname(c))
+            e = _X_SYMBOLS[r] - sp.Add(*[jsym(r, c) * sym(self._qname(c))
                                         for c in self.cols_a if J[r, c] != 0])
             steps.append((f"XP{r + 1}", e))
             xp.append(sym(f"XP{r + 1}"))
@@ -426,7 +425,7 @@ def ikm_block_algorithm(ctx, blk: BlockIKM, xd, method=2, solve="substitution",
         if s not in env:
             sn, cs = ctx.sincos(ev(f.args[0]), str(s)[1:].lstrip("_"))
             env[s] = sn if isinstance(f, sp.sin) else cs
-    for p in set().union(*[e.free_symbols for _, e in steps]) - set(env) - set(X_SYMBOLS) \
+    for p in set().union(*[e.free_symbols for _, e in steps]) - set(env) - set(_X_SYMBOLS) \
             - {sp.Symbol(n) for n, _ in steps}:
         if values is not None and str(p) not in values:
             raise RobmodError(f"no numeric value for parameter {p} of robot {robot.name!r}")
@@ -439,10 +438,10 @@ def ikm_block_algorithm(ctx, blk: BlockIKM, xd, method=2, solve="substitution",
         for part in (0, 3):
             v = [xd[part + r] for r in range(3)]
             for k in range(3):
-                env[X_SYMBOLS[part + k]] = ctx.var(dot([T[0][k], T[1][k], T[2][k]], v),
+                env[_X_SYMBOLS[part + k]] = ctx.var(dot([T[0][k], T[1][k], T[2][k]], v),
                                                    f"X{part + k + 1}")
     elif velocity_frame in (0, "i"):
-        env.update(zip(X_SYMBOLS, xd))
+        env.update(zip(_X_SYMBOLS, xd))
     else:
         raise RobmodError("velocity_frame must be 'i' (frame of the Jacobian) or 0")
     for name, expr in steps:
@@ -457,7 +456,7 @@ def ikm_block_model(blk: BlockIKM, method=2, solve="substitution", velocity_fram
     """Customized model of the analytic IKM (inputs q and X1..X6, or X0_1..X0_6 in frame 0)."""
     robot = blk.robot
     q = tuple(robot.frame(k).q for k in robot.joints)
-    xs = X_SYMBOLS if velocity_frame == "i" else sp.symbols("X0_1:7")
+    xs = _X_SYMBOLS if velocity_frame == "i" else sp.symbols("X0_1:7")
     names = [f"QP{k}" for k in robot.joints]
 
     def algorithm(ctx):
@@ -497,3 +496,6 @@ def ikm_block(robot, q, xd, method=2, *, i=None, j=None, tool=None, velocity_fra
         qd = ikm_block_algorithm(ctx, blk, [xd[..., k] for k in range(6)], method, solve,
                                  velocity_frame, values=_values(robot))
     return np.stack([np.broadcast_to(np.asarray(x, dtype=float), batch) for x in qd], axis=-1)
+
+
+__all__ = ["BlockIKM", "block_ikm", "ikm_block_algorithm", "ikm_block_model", "ikm_block"]

@@ -38,7 +38,7 @@ from ..symbolic import fastpath
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
 
-IDENTITY3 = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+_IDENTITY3 = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
 
 
 def resolve_frame(robot, j, tool):
@@ -93,22 +93,22 @@ def jacobian_parts(ctx, robot, j=None, i=0, tool=None):
 
     # rotations iA_k: from frame i to the common ancestor c, then along j's chain
     c = common_ancestor(robot, i, j)
-    Ac = IDENTITY3  # cA_i, forward along the path c -> i
+    Ac = _IDENTITY3  # cA_i, forward along the path c -> i
     for k in chain_path(robot, c, i):
         Rk = [row[:3] for row in fm(k)]
-        Ac = Rk if Ac is IDENTITY3 else _rot_mul(ctx, Ac, Rk, f"T{c}{k}")
-    A = {c: IDENTITY3 if Ac is IDENTITY3 else [[Ac[r][cc] for r in range(3)] for cc in range(3)]}
+        Ac = Rk if Ac is _IDENTITY3 else _rot_mul(ctx, Ac, Rk, f"T{c}{k}")
+    A = {c: _IDENTITY3 if Ac is _IDENTITY3 else [[Ac[r][cc] for r in range(3)] for cc in range(3)]}
     pos = chain.index(c)
     needed = [k for k in chain[1:] if robot.frame(k).is_joint]
     top = min((chain.index(k) for k in needed), default=pos)
     for k in chain[pos + 1:]:  # below c: iA_k = iA_a(k) a(k)A_k
         a = robot.frame(k).ant
         Rk = [row[:3] for row in fm(k)]
-        A[k] = Rk if A[a] is IDENTITY3 else _rot_mul(ctx, A[a], Rk, f"T{i}{k}")
+        A[k] = Rk if A[a] is _IDENTITY3 else _rot_mul(ctx, A[a], Rk, f"T{i}{k}")
     for idx in range(pos, top, -1):  # above c: iA_a(k) = iA_k (a(k)A_k)^T
         k, a = chain[idx], chain[idx - 1]
         Rk = [row[:3] for row in fm(k)]
-        A[a] = ([[Rk[cc][r] for cc in range(3)] for r in range(3)] if A[k] is IDENTITY3
+        A[a] = ([[Rk[cc][r] for cc in range(3)] for r in range(3)] if A[k] is _IDENTITY3
                 else _rot_mul(ctx, A[k], Rk, f"T{i}{a}", transpose_b=True))
 
     columns = {}
@@ -146,7 +146,7 @@ def check_q(robot, q, name: str = "q"):
     return joint_array(robot, name, q)
 
 
-def joint_columns(robot) -> list[int]:
+def _joint_columns(robot) -> list[int]:
     """Columns of a 6 x NJ frame-indexed matrix that hold joint variables (fixed ones dropped)."""
     return [j - 1 for j in robot.joints]
 
@@ -166,7 +166,7 @@ def _jacobian_numpy(robot, opts, q):
     q = check_q(robot, q)
     ctx = NumericContext(robot, q=q)
     J = stack(jacobian_algorithm(ctx, robot, j, i, tool), q.shape[:-1])
-    out = J[..., joint_columns(robot)]
+    out = J[..., _joint_columns(robot)]
     for k, (a, m, _) in robot.mimic.items():      # a dependent joint: J_a + m J_k
         if k - 1 < J.shape[-1]:
             out[..., robot.joint_index[a]] += m * J[..., k - 1]
@@ -178,7 +178,7 @@ def _fast_jacobian_model(robot, opts):
     j, i, tool = opts
     if robot.mimic:
         return None           # the NumPy path adds the mimic joints' columns
-    cols = joint_columns(robot)
+    cols = _joint_columns(robot)
 
     def algorithm(ctx):
         rows = jacobian_algorithm(ctx, robot, j, i, tool)
@@ -209,7 +209,7 @@ def pose_and_jacobian(robot, q, j=None, tool=None):
         if k <= nj:
             for r in range(6):
                 rows[r][k - 1] = col[r]
-    return stack(T, batch), stack(rows, batch)[..., joint_columns(robot)]
+    return stack(T, batch), stack(rows, batch)[..., _joint_columns(robot)]
 
 
 def jacobian_model(robot, j=None, i=0, tool=None):
@@ -225,3 +225,6 @@ def jacobian_model(robot, j=None, i=0, tool=None):
 
     return customize(f"{robot.name}_jacobian", algorithm, robot, inputs={"q": q},
                      title=f"Kinematic Jacobian {i}J{end} of {robot.name}")
+
+
+__all__ = ["jacobian", "jacobian_model", "jacobian_algorithm", "pose_and_jacobian"]

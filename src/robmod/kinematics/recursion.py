@@ -24,7 +24,7 @@ from ..description.robot import FIXED, PRISMATIC, REVOLUTE
 from ..geometry.direct import frame_matrix
 from ..symbolic.algebra import add, mul
 
-ZERO3 = (0, 0, 0)
+_ZERO3 = (0, 0, 0)
 
 
 def rot_t(R, v):
@@ -88,9 +88,9 @@ def forward(ctx, robot, frames=None, *, velocity=True, acceleration=True, base_m
     """
     p = ctx.param
     k = LinkKinematics(ctx)
-    k.W[0] = [p(x) for x in robot.W0] if base_motion else list(ZERO3)
-    k.WP[0] = [p(x) for x in robot.WP0] if base_motion else list(ZERO3)
-    vp0 = [p(x) for x in robot.VP0] if base_motion else list(ZERO3)
+    k.W[0] = [p(x) for x in robot.W0] if base_motion else list(_ZERO3)
+    k.WP[0] = [p(x) for x in robot.WP0] if base_motion else list(_ZERO3)
+    vp0 = [p(x) for x in robot.VP0] if base_motion else list(_ZERO3)
     if gravity:
         vp0 = [add(v, -p(g)) for v, g in zip(vp0, robot.gravity)]
     k.VP[0] = vp0
@@ -123,3 +123,6 @@ def forward(ctx, robot, frames=None, *, velocity=True, acceleration=True, base_m
                       add(vp[2], qdd)]
             k.VP[j] = named(ctx, vp, "VP", j)
     return k
+
+
+__all__ = ["forward", "LinkKinematics", "u_matrix"]

@@ -63,7 +63,7 @@ from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
 from .recursion import forward, named, rot, rot_t
 
-ZERO3 = [0, 0, 0]
+_ZERO3 = [0, 0, 0]
 
 
 def _resolve(robot, j, i, tool):
@@ -104,7 +104,7 @@ def second_order_algorithm(ctx, robot, j=None, i=0, tool=None, qdd=False):
         vsp = named(ctx, [add(VP[a][r], dot(Ua[r], P)) for r in range(3)], "VSP", j)
         # in frame a: WI x qd a_j = w_a x qd z_j, with z_j = third column of aR_j
         z = [R[j][r][2] for r in range(3)]
-        wxz = [mul(x, qd) for x in cross(W[a], z)] if moving else ZERO3
+        wxz = [mul(x, qd) for x in cross(W[a], z)] if moving else _ZERO3
         rev = f.sigma == REVOLUTE
         wp = named(ctx, [add(WP[a][r], wxz[r] if rev else 0, mul(qa, z[r]) if rev else 0)
                           for r in range(3)], "WPF", a)
@@ -194,3 +194,7 @@ def jdot_qdot_model(robot, j=None, i=0, tool=None):
                      inputs={"q": tuple(joint_variable(k) for k in joints),
                              "qd": tuple(joint_velocity(k) for k in joints)},
                      title=f"Second-order term {i}Jdot{end} qd of {robot.name} ([5.47], qdd = 0)")
+
+
+__all__ = ["jdot_qdot", "jdot_qdot_model", "jdot_qdot_algorithm", "acceleration",
+           "second_order_algorithm"]

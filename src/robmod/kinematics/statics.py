@@ -28,8 +28,6 @@ from ..geometry.direct import dgm
 from ..geometry.screws import transform_wrench, wrench_transform
 from .analysis import as_jacobian
 
-__all__ = ["joint_torques", "transport_wrench", "wrench_transport_matrix", "virtual_powers",
-           "wrench_from_torques"]
 
 
 def _vec(x, n, what):
@@ -86,3 +84,7 @@ def virtual_powers(J, qd, f, q=None, **task):
     gamma = joint_torques(J, f)
     xd = np.einsum("...ki,...i->...k", J, qd)
     return np.sum(qd * gamma, axis=-1), np.sum(xd * np.asarray(f, float), axis=-1)
+
+
+__all__ = ["joint_torques", "wrench_from_torques", "wrench_transport_matrix", "transport_wrench",
+           "virtual_powers"]

@@ -11,7 +11,7 @@ required displacement and its row of H are::
     dr_j = 0N_j^T 0dP_Ej = H_j 0J_n dq,   H_j = [0N_j^T, (L_j x 0N_j)^T]
 
 with ``L_j = 0R_n nP_Ej`` (frame-0 form acting on ``0J_n``, velocity of O_n);
-:meth:`VirtualJoint.H_n` gives the seed's form [6.54]
+:meth:`VirtualJoint.H_n` gives Khalil & Dombre's form [6.54]
 ``H_j = 0N_j^T 0R_n [I3, -nP^_Ej]`` acting on ``nJ_n`` (both are equal:
 ``H_n = H diag(0R_n, 0R_n)``).  The task is ``dX = H 0J_n dq`` [6.50]; n is the
 end frame of the Jacobian (frame j, or the tool frame E when ``tool`` is given,
@@ -41,7 +41,7 @@ parallel to the frame-0 coordinate planes [6.55]; cylindrical = 2 points of the
 tool line on the two planes (4); revolute = cylindrical + point-to-point (7
 equations, rank 5; ``minimal=True``: cylindrical + the point on the plane normal
 to the line, 5); prismatic = two plane-to-plane contacts (6 equations, rank 5;
-``minimal=True``: the seed's five point contacts); fixed = the complete
+``minimal=True``: Khalil & Dombre's five point contacts); fixed = the complete
 description (position rows [I3, -L^] and orientation rows [0, I3], the
 orientation error ``theta u`` of ``rot(u, theta) = 0R_D (0R_E)^T``).  Lengths
 (``length``, ``size``: distance between the chosen tool points) only affect the
@@ -60,14 +60,10 @@ from typing import Callable
 import numpy as np
 
 from ..errors import RobmodError
-from .ik_numeric import rotation_error
+from ..geometry.pose_errors import rotation_error
 from .ikm import pinv
 from .jacobians import check_q, pose_and_jacobian
 
-__all__ = ["TABLE_6_2", "PointContact", "VirtualJoint", "point_contact", "line_contact",
-           "planar_contact", "cylindrical_groove", "spherical", "cylindrical", "revolute",
-           "prismatic", "fixed", "virtual_joint", "reduced_jacobian", "task_residual",
-           "TaskSolution", "solve_task"]
 
 #: Table 6.2: kind -> (tool elements, environment elements, independent equations, total)
 TABLE_6_2 = {
@@ -162,7 +158,8 @@ class VirtualJoint:
         return np.concatenate(rows, axis=-2)
 
     def H_n(self, T) -> np.ndarray:
-        """H (..., c, 6) acting on nJ_n: the seed's form [6.54], ``0N^T 0R_n [I3, -nP^_E]``."""
+        """H (..., c, 6) acting on nJ_n: Khalil & Dombre's form [6.54],
+        ``0N^T 0R_n [I3, -nP^_E]``."""
         R, _ = self._pose(T)
         H = self.H(T)
         blk = np.zeros(R.shape[:-2] + (6, 6))
@@ -189,20 +186,20 @@ def _contacts(points, plane_point, normals):
 
 
 # -- the virtual joints (tool elements in frame n, environment elements in frame 0) ---------
-def point_contact(point, plane_point, normal) -> VirtualJoint:
+def _point_contact(point, plane_point, normal) -> VirtualJoint:
     """Point on plane [6.51]-[6.52]: tool ``point`` onto the plane (``plane_point``, ``normal``)."""
     return VirtualJoint("point_contact", _contacts([_vec(point, "point")], plane_point,
                                                    [_unit(normal, "normal")]))
 
 
-def line_contact(point, direction, plane_point, normal, length=0.1) -> VirtualJoint:
+def _line_contact(point, direction, plane_point, normal, length=0.1) -> VirtualJoint:
     """Line on plane [6.53]: two points of the tool line (``point``, ``direction``) on the plane."""
     p, d = _vec(point, "point"), _unit(direction, "direction")
     return VirtualJoint("line_contact", _contacts([p, p + length * d], plane_point,
                                                   [_unit(normal, "normal")]))
 
 
-def planar_contact(point, normal, plane_point, plane_normal, size=0.1) -> VirtualJoint:
+def _planar_contact(point, normal, plane_point, plane_normal, size=0.1) -> VirtualJoint:
     """Plane on plane: three non-aligned points of the tool plane (``point``, ``normal``, frame n)
     on the plane of the environment (``plane_point``, ``plane_normal``)."""
     p = _vec(point, "point")
@@ -212,13 +209,13 @@ def planar_contact(point, normal, plane_point, plane_normal, size=0.1) -> Virtua
                                                     [_unit(plane_normal, "plane_normal")]))
 
 
-def cylindrical_groove(point, line_point, line_direction) -> VirtualJoint:
+def _cylindrical_groove(point, line_point, line_direction) -> VirtualJoint:
     """Point on line: the tool point on two orthogonal planes whose intersection is the line."""
     return VirtualJoint("cylindrical_groove", _contacts(
         [_vec(point, "point")], line_point, _normals(_unit(line_direction, "line_direction"))))
 
 
-def spherical(point, target) -> VirtualJoint:
+def _spherical(point, target) -> VirtualJoint:
     """Point on point [6.55]: three point contacts on planes parallel to the frame-0 planes."""
     return VirtualJoint("spherical", _contacts([_vec(point, "point")], target, list(np.eye(3))))
 
@@ -228,14 +225,14 @@ def _line_points(point, direction, length):
     return p, d, [p, p + length * d]
 
 
-def cylindrical(point, direction, line_point, line_direction, length=0.1) -> VirtualJoint:
+def _cylindrical(point, direction, line_point, line_direction, length=0.1) -> VirtualJoint:
     """Line on line: two points of the tool line on two orthogonal planes through the line."""
     _, _, pts = _line_points(point, direction, length)
     return VirtualJoint("cylindrical", _contacts(
         pts, line_point, _normals(_unit(line_direction, "line_direction"))))
 
 
-def revolute(point, direction, line_point, line_direction, length=0.1,
+def _revolute(point, direction, line_point, line_direction, length=0.1,
              minimal=False) -> VirtualJoint:
     """Line-point on line-point: the tool line (through ``point``) on the environment line and
     ``point`` onto ``line_point`` (7 equations, rank 5), or, ``minimal=True``, ``point`` on the
@@ -247,14 +244,14 @@ def revolute(point, direction, line_point, line_direction, length=0.1,
     return VirtualJoint("revolute", cs)
 
 
-def prismatic(point, direction, direction2, line_point, line_direction, line_direction2,
+def _prismatic(point, direction, direction2, line_point, line_direction, line_direction2,
               length=0.1, minimal=False) -> VirtualJoint:
     """Plane-plane on plane-plane: the tool lines UE1 (``point``, ``direction``: the free
     translation) and UE2 (``direction2``, perpendicular) onto UD1, UD2 through ``line_point``.
 
     Default: two plane-to-plane contacts (6 equations, rank 5), the tool planes (UE1, UE2)
     and (UE1, UE1 x UE2) on the planes (UD1, UD2) and (UD1, UD1 x UD2).  ``minimal=True``:
-    the seed's five point contacts, two points of UE1 on two orthogonal planes through UD1
+    Khalil & Dombre's five point contacts, two points of UE1 on two orthogonal planes through UD1
     and a point of UE2 on the plane of UD1 and UD2.
     """
     p, d1, pts = _line_points(point, direction, length)
@@ -271,7 +268,7 @@ def prismatic(point, direction, direction2, line_point, line_direction, line_dir
     return VirtualJoint("prismatic", cs)
 
 
-def fixed(target, tool_frame=None) -> VirtualJoint:
+def _fixed(target, tool_frame=None) -> VirtualJoint:
     """Fixed rigid pairing: the frame E (``tool_frame`` = nT_E, default identity) onto the
     ``target`` frame 0T_D: the complete description dX = J dq (6 equations)."""
     TD = np.asarray(target, dtype=float)
@@ -282,10 +279,10 @@ def fixed(target, tool_frame=None) -> VirtualJoint:
     return VirtualJoint("fixed", cs, (TE[:3, :3].copy(), TD[:3, :3].copy()))
 
 
-_FACTORIES = {"point_contact": point_contact, "line_contact": line_contact,
-              "planar_contact": planar_contact, "cylindrical_groove": cylindrical_groove,
-              "spherical": spherical, "cylindrical": cylindrical, "revolute": revolute,
-              "prismatic": prismatic, "fixed": fixed}
+_FACTORIES = {"point_contact": _point_contact, "line_contact": _line_contact,
+              "planar_contact": _planar_contact, "cylindrical_groove": _cylindrical_groove,
+              "spherical": _spherical, "cylindrical": _cylindrical, "revolute": _revolute,
+              "prismatic": _prismatic, "fixed": _fixed}
 _ALIASES = {"point": "point_contact", "point_on_plane": "point_contact",
             "line": "line_contact", "line_on_plane": "line_contact",
             "planar": "planar_contact", "plane": "planar_contact",
@@ -362,3 +359,7 @@ def solve_task(robot, q0, task: VirtualJoint, *, j=None, tool=None,
         q = q + dq
         path.append(q.copy())
     return TaskSolution(q, np.array(path), np.array(res), res[-1] < tol)
+
+
+__all__ = ["TABLE_6_2", "PointContact", "VirtualJoint", "virtual_joint", "reduced_jacobian",
+           "task_residual", "TaskSolution", "solve_task"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dynamics.operational_space import dynamic_ellipsoid
+from ..dynamics.operational import dynamic_ellipsoid
 from ..errors import RobmodError
 from ..kinematics.drawing import (ELLIPSOID_KINDS, draw_robot, ellipsoid_kinds, end_frame,
                                   translational_ellipsoid)
@@ -46,3 +46,6 @@ def robot_plot(robot, q=None, path=None, *, ax=None, ellipsoid=None, ellipsoid_s
               if isinstance(k, str) else k for k in ellipsoid_kinds(ellipsoid)]
     return draw_robot(robot, q, path, ax=ax, axis_length=axis_length, labels=labels,
                       ellipsoid=chosen, ellipsoid_scale=ellipsoid_scale, j=j, tool=tool)
+
+
+__all__ = ["manipulability_ellipsoid", "robot_plot"]

@@ -35,7 +35,7 @@ def identification_plot(obj, path=None, *, ax=None):
     if isinstance(obj, Validation):
         return validation_figure(obj, path, ax=ax)
     if isinstance(obj, DynamicIdentification):
-        return fit_figure(fitted(obj), path, ax=ax)
+        return fit_figure(_fitted(obj), path, ax=ax)
     raise RobmodError(f"identification_plot takes a fitted DynamicIdentification or a "
                       f"Validation, got {type(obj).__name__}")
 
@@ -46,10 +46,13 @@ def parameters_plot(est, path=None, *, ax=None):
     if not isinstance(est, DynamicIdentification):
         raise RobmodError(f"parameters_plot takes a fitted DynamicIdentification, got "
                           f"{type(est).__name__}")
-    return parameters_figure(fitted(est), path, ax=ax)
+    return parameters_figure(_fitted(est), path, ax=ax)
 
 
-def fitted(est):
+def _fitted(est):
     if not hasattr(est, "params_"):
         raise RobmodError("the estimator is not fitted: call fit(data) first")
     return est
+
+
+__all__ = ["trajectory_plot", "simulation_plot", "identification_plot", "parameters_plot"]

@@ -28,7 +28,7 @@ PLANES = {"xy": (0, 1), "xz": (0, 2), "yz": (1, 2)}
 INDEX_LABELS = {"manipulability": "w = sqrt(det(J J^T))", "sigma_min": "smallest singular value"}
 
 
-def task_rows(J, rows=None) -> np.ndarray:
+def _task_rows(J, rows=None) -> np.ndarray:
     """J restricted to ``rows`` (indices into vx vy vz wx wy wz); default: the translational
     rows that are not zero over the whole batch."""
     if rows is None:
@@ -48,14 +48,14 @@ def manipulability_index(J, index: str = "manipulability") -> np.ndarray:
     return np.prod(s, axis=-1) if index == "manipulability" else s[..., -1]
 
 
-def plane_axes(plane: str):
+def _plane_axes(plane: str):
     if plane not in PLANES:
         raise RobmodError(f"plane must be one of {', '.join(PLANES)}, got {plane!r}")
     a, b = PLANES[plane]
     return a, b, 3 - a - b
 
 
-def image(ax, values, x, y, label):
+def _image(ax, values, x, y, label):
     """``values`` (len(y), len(x)) as an image whose pixels are centred on the grid points."""
     dx = (x[-1] - x[0]) / max(len(x) - 1, 1) / 2 or 0.5
     dy = (y[-1] - y[0]) / max(len(y) - 1, 1) / 2 or 0.5
@@ -85,7 +85,7 @@ def manipulability_plot(robot, q=None, path=None, *, joints=(2, 3), index="manip
                           f"got {joints}")
     if not (isinstance(resolution, (int, np.integer)) and resolution >= 2):
         raise RobmodError(f"resolution must be an integer >= 2, got {resolution!r}")
-    pa, pb, _ = plane_axes(plane)
+    pa, pb, _ = _plane_axes(plane)
     tool, j = end_frame(robot, j, tool)
     if ranges is None:
         lo, hi = joint_domain(robot, joints)[:2]
@@ -97,9 +97,9 @@ def manipulability_plot(robot, q=None, path=None, *, joints=(2, 3), index="manip
     Q = np.tile(q, (A.size, 1))
     Q[:, ia], Q[:, ib] = A.ravel(), B.ravel()
     P = dgm(robot, Q, j=j, tool=tool)[:, :3, 3]
-    w = manipulability_index(task_rows(jacobian(robot, Q, j=j, tool=tool), rows), index)
+    w = manipulability_index(_task_rows(jacobian(robot, Q, j=j, tool=tool), rows), index)
     fig, (left, right) = panels(path, ax, 1, 2, figsize=(12, 5))
-    image(left, w.reshape(A.shape), qa, qb, INDEX_LABELS[index])
+    _image(left, w.reshape(A.shape), qa, qb, INDEX_LABELS[index])
     left.plot([q[ia]], [q[ib]], "w+", ms=10)
     left.set_xlabel(f"q{joints[0]}")
     left.set_ylabel(f"q{joints[1]}")
@@ -113,7 +113,7 @@ def manipulability_plot(robot, q=None, path=None, *, joints=(2, 3), index="manip
     return finish(fig, path, layout=ax is None)
 
 
-def joint_samples(robot, samples: int, seed=0) -> np.ndarray:
+def _joint_samples(robot, samples: int, seed=0) -> np.ndarray:
     """Configurations uniform in the joint box (limits, else [-pi, pi] / [-1, 1])."""
     if not (isinstance(samples, (int, np.integer)) and samples >= 1):
         raise RobmodError(f"samples must be a positive integer, got {samples!r}")
@@ -134,14 +134,14 @@ def workspace_plot(robot_or_map, path=None, *, plane="xz", samples: int = 20000,
     Of a WorkspaceMap (``workspace_map`` on Dask, ``robmod workspace``): its voxels
     summed along the normal — the samples reaching each cell, and their mean
     manipulability — as two images (``ax``: 2 Axes)."""
-    pa, pb, pn = plane_axes(plane)
+    pa, pb, pn = _plane_axes(plane)
     if hasattr(robot_or_map, "counts") and hasattr(robot_or_map, "edges"):
-        return map_slices(robot_or_map, path, pa, pb, pn, ax)
+        return _map_slices(robot_or_map, path, pa, pb, pn, ax)
     robot = robot_or_map
     if index is not None and index not in INDICES:
         raise RobmodError(f"index must be one of {', '.join(INDICES)} or None, got {index!r}")
     tool, j = end_frame(robot, j, tool)
-    Q = joint_samples(robot, samples, seed)
+    Q = _joint_samples(robot, samples, seed)
     P = dgm(robot, Q, j=j, tool=tool)[:, :3, 3]
     if thickness is None:
         thickness = 0.1 * float(np.ptp(P[:, pn])) or 1e-9
@@ -151,7 +151,7 @@ def workspace_plot(robot_or_map, path=None, *, plane="xz", samples: int = 20000,
     if index is None:
         ax1.scatter(P[:, pa], P[:, pb], s=2, color="tab:blue")
     else:
-        J = task_rows(jacobian(robot, Q[keep], j=j, tool=tool), rows)
+        J = _task_rows(jacobian(robot, Q[keep], j=j, tool=tool), rows)
         sc = ax1.scatter(P[:, pa], P[:, pb], c=manipulability_index(J, index), s=2)
         fig.colorbar(sc, ax=ax1, label=INDEX_LABELS[index])
     n = "xyz"[pn]
@@ -163,7 +163,7 @@ def workspace_plot(robot_or_map, path=None, *, plane="xz", samples: int = 20000,
     return finish(fig, path, layout=ax is None)
 
 
-def map_slices(m, path, pa, pb, pn, ax):
+def _map_slices(m, path, pa, pb, pn, ax):
     """Counts and mean manipulability of a WorkspaceMap summed along axis ``pn``."""
     counts = np.asarray(m.counts).sum(axis=pn)
     w_sum = np.asarray(m.w_voxel_sum).sum(axis=pn)
@@ -173,11 +173,15 @@ def map_slices(m, path, pa, pb, pn, ax):
     ca, cb = (ea[:-1] + ea[1:]) / 2, (eb[:-1] + eb[1:]) / 2
     fig, (left, right) = panels(path, ax, 1, 2, figsize=(12, 5))
     # counts[a, b] with a along the first plane axis: the image rows are b
-    image(left, np.where(counts > 0, counts, np.nan).T, ca, cb, "samples per cell")
-    image(right, w_mean.T, ca, cb, "mean manipulability")
+    _image(left, np.where(counts > 0, counts, np.nan).T, ca, cb, "samples per cell")
+    _image(right, w_mean.T, ca, cb, "mean manipulability")
     for a, title in ((left, f"workspace: {m.n_samples} samples"),
                      (right, f"manipulability (max {m.w_max:.3g})")):
         a.set_xlabel(f"{'xyz'[pa]}0")
         a.set_ylabel(f"{'xyz'[pb]}0")
         a.set_title(title, fontsize=9)
     return finish(fig, path, layout=ax is None)
+
+
+__all__ = ["INDICES", "PLANES", "manipulability_index", "manipulability_plot",
+           "workspace_plot"]

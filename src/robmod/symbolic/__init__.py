@@ -1,7 +1,22 @@
 """The customizing engine: contexts, customized models, operation counts, export, compilation."""
-from .context import NumericContext, SymbolicContext
+from .compile import CompiledModel
+from .context import SymbolicContext, NumericContext
 from .count import OpCount, count_ops
+from .differentiation import derivative
+from .fastpath import set_backend, backend, clear
 from .model import CustomModel, Output, customize
 
-__all__ = ["SymbolicContext", "NumericContext", "CustomModel", "Output", "customize", "OpCount",
-           "count_ops"]
+__all__ = [
+    # compile
+    "CompiledModel",
+    # context
+    "SymbolicContext", "NumericContext",
+    # count
+    "OpCount", "count_ops",
+    # differentiation
+    "derivative",
+    # fastpath
+    "set_backend", "backend", "clear",
+    # model
+    "CustomModel", "Output", "customize",
+]

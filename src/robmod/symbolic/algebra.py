@@ -65,7 +65,7 @@ def cross(a, b):
             add(mul(a[0], b[1]), -mul(a[1], b[0]))]
 
 
-def name_vec(ctx, v, name, suffixes=("1", "2", "3")):
+def _name_vec(ctx, v, name, suffixes=("1", "2", "3")):
     return [ctx.var(x, f"{name}{s}") for x, s in zip(v, suffixes)]
 
 
@@ -74,11 +74,11 @@ def name_mat(ctx, m, name):
             for r, row in enumerate(m)]
 
 
-def mat_vec(R, v):
+def _mat_vec(R, v):
     return [dot(row, v) for row in R]
 
 
-def matT_vec(R, v):
+def _matT_vec(R, v):
     return [dot([R[0][k], R[1][k], R[2][k]], v) for k in range(3)]
 
 
@@ -130,3 +130,6 @@ def stack(nested, batch_shape=None) -> np.ndarray:
         flat = flat[:-1]
     out = np.stack(flat, axis=-1)
     return out.reshape(out.shape[:-1] + (rows, cols))
+
+
+__all__ = []

@@ -32,12 +32,12 @@ from .lanes import lanes_source
 from .vector_trig import batch_source
 
 
-def vector_trig_enabled() -> bool:
+def _vector_trig_enabled() -> bool:
     """Batched sin/cos by the vectorized pre-pass (``ROBMOD_VECTOR_TRIG=0`` turns it off)."""
     return os.environ.get("ROBMOD_VECTOR_TRIG", "1") != "0"
 
-CFLAGS = ["-O3", "-fPIC", "-shared", "-fno-math-errno", "-std=c99"]
-CHUNK = 1 << 16
+_CFLAGS = ["-O3", "-fPIC", "-shared", "-fno-math-errno", "-std=c99"]
+_CHUNK = 1 << 16
 
 _WRAPPER = r"""
 static PyArrayObject *rm_arr(PyObject *o, npy_intp need, const char *what)
@@ -238,7 +238,7 @@ def extension_source(model) -> tuple[str, str]:
     out_dims = list(model.outputs[0].shape) if len(model.outputs) == 1 else [nout]
     wrapper = _WRAPPER
     vsrc = None
-    if vector_trig_enabled():   # vectorized across configurations, else sin/cos pre-pass only
+    if _vector_trig_enabled():   # vectorized across configurations, else sin/cos pre-pass only
         vsrc = lanes_source(model, "rm_model") or batch_source(model, "rm_model")
     if vsrc is not None:  # sin/cos of the batch from a vectorized pre-pass
         src += "\n" + vsrc
@@ -252,7 +252,7 @@ def extension_source(model) -> tuple[str, str]:
               f"{{{', '.join(map(str, out_dims))}}};\n"
               f"#define RM_CALL_SINGLE rm_model({single_args})\n"
               f"#define RM_CALL_BATCH rm_model_{'v' if vsrc else ''}batch({batch_args})\n")
-    digest = hashlib.sha256((src + wrapper + consts + " ".join(CFLAGS) + sys.version
+    digest = hashlib.sha256((src + wrapper + consts + " ".join(_CFLAGS) + sys.version
                              + sysconfig.get_platform() + np.__version__).encode()).hexdigest()[:24]
     modname = f"rm_{digest}"
     full = consts + src.replace("#include <math.h>", "#include <math.h>\n") + wrapper
@@ -264,7 +264,7 @@ def extension_source(model) -> tuple[str, str]:
     return modname, full
 
 
-def build_extension(model, verbose: bool = False):
+def _build_extension(model, verbose: bool = False):
     """Compile (or load from the cache) the extension module of ``model``; None if impossible."""
     if compiler() is None or python_include() is None:
         return None
@@ -301,7 +301,7 @@ def build_from_source(modname: str, source: str, verbose: bool = False):
             c_file = Path(tmp) / f"{modname}.c"
             c_file.write_text(source)
             out = Path(tmp) / f"{modname}{suffix}"
-            cmd = [cc, *CFLAGS, f"-I{inc}", f"-I{np.get_include()}", str(c_file), "-o",
+            cmd = [cc, *_CFLAGS, f"-I{inc}", f"-I{np.get_include()}", str(c_file), "-o",
                    str(out), "-lm"]
             res = None
             if "rm_vtrig" in source:  # glibc's vector math library when it links
@@ -336,7 +336,7 @@ class CompiledModel:
         self.shapes = [o.shape for o in model.outputs]
         self._ext = None
         if backend in ("auto", "c"):
-            self._ext = build_extension(model)
+            self._ext = _build_extension(model)
             if self._ext is None and backend == "c":
                 raise RuntimeError("no C compiler or Python headers: cannot compile")
         self.backend = "c" if self._ext is not None else "numpy"
@@ -419,17 +419,17 @@ class CompiledModel:
     def _numpy_chunks(self, arrays, params):
         batch = arrays[0].shape[:-1] if arrays else ()
         n = int(math.prod(batch))
-        if n <= CHUNK:
+        if n <= _CHUNK:
             return self._np(*arrays, params=params)
         flat = [a.reshape(n, a.shape[-1]) for a in arrays]
         outs = None
-        for i in range(0, n, CHUNK):
-            res = self._np(*[a[i:i + CHUNK] for a in flat], params=params)
+        for i in range(0, n, _CHUNK):
+            res = self._np(*[a[i:i + _CHUNK] for a in flat], params=params)
             res = res if isinstance(res, tuple) else (res,)
             if outs is None:  # preallocated: peak memory is the output plus one chunk
                 outs = [np.empty((n,) + r.shape[1:]) for r in res]
             for o, r in zip(outs, res):
-                o[i:i + CHUNK] = r
+                o[i:i + _CHUNK] = r
         outs = [o.reshape(batch + o.shape[1:]) for o in outs]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
@@ -454,3 +454,6 @@ class CompiledModel:
 
 def compile_model(model, backend: str = "auto") -> CompiledModel:
     return CompiledModel(model, backend)
+
+
+__all__ = ["CompiledModel"]

@@ -35,7 +35,7 @@ def is_trivial(expr) -> bool:
     return False
 
 
-def fold_pythagoras(expr, pairs):
+def _fold_pythagoras(expr, pairs):
     """Replace ``a*S**2 + a*C**2`` by ``a`` for each (S, C) pair of a sine and its cosine."""
     if not expr.is_Add:
         return expr
@@ -91,7 +91,7 @@ class SymbolicContext:
         """Name ``expr`` if it holds an operation; return the symbol (or ``expr`` itself)."""
         expr = sp.sympify(expr)  # safe: built by robmod algorithms, never from file text
         if self._pairs and expr.is_Add:
-            expr = fold_pythagoras(expr, self._pairs)
+            expr = _fold_pythagoras(expr, self._pairs)
         if is_trivial(expr):
             return expr
         sym = self._new_symbol(name)
@@ -207,3 +207,6 @@ class NumericContext:
                 raise RobmodError(f"angle {angle} is symbolic in a numeric evaluation")
             return float(sp.sin(angle)), float(sp.cos(angle))
         return np.sin(angle), np.cos(angle)
+
+
+__all__ = ["SymbolicContext", "NumericContext"]

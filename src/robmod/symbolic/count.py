@@ -103,3 +103,6 @@ def _count(e):
         mm, aa, ff = _count(arg)
         m, a, f = m + mm, a + aa, f + ff
     return m, a, f
+
+
+__all__ = ["OpCount", "count_ops"]

@@ -460,3 +460,6 @@ def write_model_files(model, directory, formats=("txt", "py", "c", "m", "tex")):
         write_text_atomic(directory / name, text)
         written.append(directory / name)
     return written
+
+
+__all__ = []

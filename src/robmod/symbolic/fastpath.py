@@ -38,8 +38,8 @@ import numpy as np
 
 from ..errors import RobmodError
 
-POLICIES = ("auto", "compiled", "numpy")
-THREAD_MIN = 20000          # batches at least this large are split over the cores
+_POLICIES = ("auto", "compiled", "numpy")
+_THREAD_MIN = 20000          # batches at least this large are split over the cores
 _STATE = {"policy": os.environ.get("ROBMOD_BACKEND", "auto"), "told": False, "pool": None}
 _NUMPY_ONLY = [_STATE["policy"] == "numpy"]   # read on every call: a list, not a lookup
 _GLOBAL: dict = {}          # (content key, model key) -> Entry, shared by equal robots
@@ -48,8 +48,8 @@ _LOCK = threading.Lock()
 
 def set_backend(policy: str) -> str:
     """Set the policy (``"auto"``, ``"compiled"`` or ``"numpy"``); returns the previous one."""
-    if policy not in POLICIES:
-        raise RobmodError(f"backend must be one of {', '.join(POLICIES)}, got {policy!r}")
+    if policy not in _POLICIES:
+        raise RobmodError(f"backend must be one of {', '.join(_POLICIES)}, got {policy!r}")
     old, _STATE["policy"] = _STATE["policy"], policy
     _NUMPY_ONLY[0] = policy == "numpy"
     return old
@@ -57,22 +57,22 @@ def set_backend(policy: str) -> str:
 
 def backend() -> str:
     p = _STATE["policy"]
-    if p not in POLICIES:
-        raise RobmodError(f"ROBMOD_BACKEND must be one of {', '.join(POLICIES)}, got {p!r}")
+    if p not in _POLICIES:
+        raise RobmodError(f"ROBMOD_BACKEND must be one of {', '.join(_POLICIES)}, got {p!r}")
     return p
 
 
-def budget() -> float:
+def _budget() -> float:
     try:
         return float(os.environ.get("ROBMOD_COMPILE_AFTER", "1.0"))
     except ValueError:
         raise RobmodError("ROBMOD_COMPILE_AFTER must be a number of seconds") from None
 
 
-class FastFunction:
+class _FastFunction:
     """A compiled model bound to its parameter vector: ``single`` for one configuration
     (checks in C; None when the inputs are not clean 1-D float arrays), ``batch`` for arrays
-    with leading dimensions (split over the cores above :data:`THREAD_MIN` samples)."""
+    with leading dimensions (split over the cores above :data:`_THREAD_MIN` samples)."""
 
     __slots__ = ("ext", "sizes", "shape", "params", "nout", "single")
 
@@ -113,7 +113,7 @@ class FastFunction:
         out = np.empty((n, self.nout))
         run = self.ext.checked_batch if check else self.ext.batch
         workers = os.cpu_count() or 1
-        if n >= THREAD_MIN and workers > 1:
+        if n >= _THREAD_MIN and workers > 1:
             pool = _STATE["pool"] or _STATE.setdefault("pool", None)
             if pool is None:
                 pool = _STATE["pool"] = ThreadPoolExecutor(max_workers=workers)
@@ -126,7 +126,7 @@ class FastFunction:
         return out.reshape(batch + self.shape) if ok else None
 
 
-class Entry:
+class _Entry:
     """The state of one (robot content, model) pair: NumPy time spent, compiled function."""
 
     __slots__ = ("fn", "spent", "unsupported", "key", "index")
@@ -155,7 +155,7 @@ def _index_path(robot, key) -> Path:
     return cache_dir() / "index" / f"{digest.hexdigest()[:32]}.json"
 
 
-def entry(robot, key) -> Entry:
+def entry(robot, key) -> _Entry:
     """The entry of ``robot`` and model ``key`` (kept on the robot: immutable data)."""
     own = robot.__dict__.get("_fastpath")
     if own is None:
@@ -168,7 +168,7 @@ def entry(robot, key) -> Entry:
             if e is None:
                 if len(_GLOBAL) > 256:
                     _GLOBAL.clear()
-                e = _GLOBAL[gkey] = Entry(None)
+                e = _GLOBAL[gkey] = _Entry(None)
         own[key] = e
     return e
 
@@ -199,7 +199,7 @@ def _load_indexed(e, robot, key):
     params = _values(robot, meta["params"]) if meta["params"] else None
     if meta["params"] and params is None:
         return None
-    return FastFunction(ext, meta["sizes"], meta["shape"], params)
+    return _FastFunction(ext, meta["sizes"], meta["shape"], params)
 
 
 def _compile(e, robot, key, build):
@@ -249,12 +249,12 @@ def _compile(e, robot, key, build):
         os.replace(tmp, path)
     except OSError:
         pass
-    return FastFunction(ext, gsizes, shape, params)
+    return _FastFunction(ext, gsizes, shape, params)
 
 
-def lookup(robot, key, build, *, force=False):
+def _lookup(robot, key, build, *, force=False):
     """The compiled function of ``robot`` for model ``key`` if the policy gives one now, else
-    None (the caller takes its NumPy path and reports the time with :func:`spent`).
+    None (the caller takes its NumPy path and reports the time with :func:`_spent`).
     ``build()`` returns the customized model whose single output is exactly what the plain
     function returns, or None if the fast path does not apply to this robot."""
     e = entry(robot, key)
@@ -272,7 +272,7 @@ def lookup(robot, key, build, *, force=False):
             return fn
         if e.spent == 0.0:
             e.spent = 1e-12
-    if policy == "compiled" or e.spent >= budget():
+    if policy == "compiled" or e.spent >= _budget():
         e.fn = _compile(e, robot, key, build)
     return e.fn
 
@@ -301,7 +301,7 @@ def evaluate(robot, key, spec, opts, *xs):
     e = robot.__dict__.get("_fastpath", _NONE).get(key)
     fn = e.fn if e is not None and not _NUMPY_ONLY[0] else None
     if fn is None and not _NUMPY_ONLY[0]:
-        fn = lookup(robot, key, lambda: spec.build(robot, opts))
+        fn = _lookup(robot, key, lambda: spec.build(robot, opts))
     if fn is not None:
         out = _compiled(fn, spec, robot, xs)
         if out is not None:
@@ -310,7 +310,7 @@ def evaluate(robot, key, spec, opts, *xs):
     try:
         return spec.numpy(robot, opts, *xs)
     finally:
-        spent(robot, key, time.perf_counter() - t0)
+        _spent(robot, key, time.perf_counter() - t0)
 
 
 def _compiled(fn, spec, robot, xs):
@@ -328,17 +328,17 @@ def _compiled(fn, spec, robot, xs):
     return fn.single(*(np.ascontiguousarray(a, dtype=float) for a in arrays))
 
 
-def spent(robot, key, seconds: float) -> None:
+def _spent(robot, key, seconds: float) -> None:
     entry(robot, key).spent += seconds
 
 
-def timed(robot, key, fn, *args, **kw):
+def _timed(robot, key, fn, *args, **kw):
     """``fn(*args, **kw)`` with its time counted against the compile budget."""
     t0 = time.perf_counter()
     try:
         return fn(*args, **kw)
     finally:
-        spent(robot, key, time.perf_counter() - t0)
+        _spent(robot, key, time.perf_counter() - t0)
 
 
 def clear() -> None:
@@ -347,3 +347,6 @@ def clear() -> None:
         for e in _GLOBAL.values():   # robots hold their entries: reset them in place
             e.fn, e.spent, e.unsupported, e.index = None, 0.0, False, None
         _GLOBAL.clear()
+
+
+__all__ = ["set_backend", "backend", "clear"]

@@ -36,7 +36,7 @@ _VECTORIZABLE = (sp.sin, sp.cos, sp.sign, sp.Abs)
 MIN_OPS_PER_OUTPUT = 12
 
 
-def vectorizable(model) -> bool:
+def _vectorizable(model) -> bool:
     """True when every statement is arithmetic, sqrt, |x|, sign or a movable sin/cos, and
     the model computes enough per output (at least :data:`MIN_OPS_PER_OUTPUT` operations):
     the DGM and the Jacobian mostly copy (12 to 42 outputs for 40 to 120 operations), and
@@ -59,7 +59,7 @@ def vectorizable(model) -> bool:
     return True
 
 
-def hoisted(model) -> set:
+def _hoisted(model) -> set:
     """Statements that depend on the parameters only (computed once per call)."""
     params = set(model.inputs.get("params", ()))
     out = set()
@@ -72,7 +72,7 @@ def hoisted(model) -> set:
 def lanes_source(model, fname: str) -> str | None:
     """C source of ``void {fname}_vbatch(long n, inputs..., double *out)`` (the signature of
     ``{fname}_batch``), or None when the model does not vectorize."""
-    if not vectorizable(model):
+    if not _vectorizable(model):
         return None
     args, where = trig_prepass(model)
     names = Names("c")
@@ -86,7 +86,7 @@ def lanes_source(model, fname: str) -> str | None:
         for k, s in enumerate(model.inputs[g]):
             row[s] = len(row)
     nin, nt = len(row), max(len(args), 1)
-    once = hoisted(model)
+    once = _hoisted(model)
     bparams = [f"const double *B_{names(sp.Symbol(g))}" for g in groups]
     sig = f"({', '.join(['long n'] + bparams + ['double *out'])})"
     body = ["{", f"    double rm_in[{max(nin, 1) * BLOCK}] = {{0}}, rm_x[{nt * BLOCK}] = {{0}},"
@@ -153,3 +153,6 @@ def lanes_source(model, fname: str) -> str | None:
         f"    if (__builtin_cpu_supports(\"avx2\")) {{ {fname}_lanes_avx2({call}); return; }}",
         "#endif",
         f"    {fname}_lanes({call});", "}", ""])
+
+
+__all__ = []

@@ -18,7 +18,7 @@ parameters) and offers the customization passes:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Sequence
 
 import sympy as sp
@@ -276,4 +276,4 @@ def customize(name: str, algorithm: Callable, robot=None, *,
     return model.pruned() if prune else model
 
 
-__all__ = ["CustomModel", "Output", "customize", "OpCount", "field"]
+__all__ = ["CustomModel", "Output", "customize"]

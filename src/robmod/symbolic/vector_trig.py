@@ -111,3 +111,6 @@ def batch_source(model, fname: str) -> str | None:
                 f"out + (i0 + i) * {total});")
     body += ["    }", "}", ""]
     return "\n".join(body)
+
+
+__all__ = []

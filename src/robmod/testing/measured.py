@@ -37,3 +37,6 @@ def simulated_log(robot, trajectory, *, duration=None, rate: float = 1000.0,
     if velocity_noise is not None:
         meas_qd = qd + rng.normal(size=qd.shape) * velocity_noise
     return clean(MeasuredData(t, q, meas_qd, tau, source="simulated log"))
+
+
+__all__ = ["simulated_log"]

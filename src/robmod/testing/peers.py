@@ -137,3 +137,6 @@ def toppra_parameterization(robot, W, lim, N, discretization="collocation"):
     alg = ta.TOPPRA(cons, path, gridpoints=np.linspace(0, 1, N + 1),
                     parametrizer="ParametrizeConstAccel")
     return alg.compute_trajectory(0, 0).duration, alg.problem_data.sd_vec
+
+
+__all__ = ["PinocchioRobot", "rtb_robot", "toppra_parameterization"]

@@ -71,3 +71,6 @@ def random_robot(rng, n: int = 6, tree: bool = False, prismatic: bool = True,
     if dynamics:
         robot = with_random_dynamics(robot, rng)
     return robot
+
+
+__all__ = ["random_robot", "with_random_dynamics", "random_inertial"]

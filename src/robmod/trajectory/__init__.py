@@ -15,18 +15,33 @@
 """
 from .base import Sample, Trajectory
 from .blends import ViaBlends, via_blends
-from .jerk_limited import DoubleS, JerkLimited, double_s, jerk_limited, minimum_time_jerk
-from .point_to_point import (JERK_LAW, LAWS, PointToPoint, Synchronisation, cubic, minimum_time,
-                             point_to_point, quintic, synchronise, trapezoidal)
+from .s_curves import JerkLimited, jerk_limited, DoubleS, double_s, minimum_time_jerk
 from .path import JointPath
-from .scaling import TimeScaled, scale_to_torques, slow_down
-from .task_space import TaskLine, fixed_axis_rotation, task_line
-from .topp import ConstraintUse, TimeOptimal, topp
-from .via_points import ViaPoints, via_points
+from .laws import (LAWS, JERK_LAW, PointToPoint, point_to_point, Synchronisation,
+                             synchronise, minimum_time, quintic, cubic, trapezoidal)
+from .scaling import TimeScaled, slow_down, scale_to_torques
+from .task_space import TaskLine, task_line, fixed_axis_rotation
+from .time_optimal import topp, TimeOptimal, ConstraintUse
+from .waypoints import ViaPoints, via_points
 
-__all__ = ["Sample", "Trajectory", "LAWS", "PointToPoint", "Synchronisation", "point_to_point",
-           "minimum_time", "synchronise", "quintic", "cubic", "trapezoidal", "ViaPoints",
-           "via_points", "TimeScaled", "slow_down", "scale_to_torques", "TaskLine", "task_line",
-           "fixed_axis_rotation", "JERK_LAW", "JerkLimited", "DoubleS", "double_s",
-           "jerk_limited", "minimum_time_jerk", "topp", "TimeOptimal", "ConstraintUse",
-           "JointPath", "ViaBlends", "via_blends"]
+__all__ = [
+    # base
+    "Sample", "Trajectory",
+    # blends
+    "ViaBlends", "via_blends",
+    # s_curves
+    "JerkLimited", "jerk_limited", "DoubleS", "double_s", "minimum_time_jerk",
+    # path
+    "JointPath",
+    # laws
+    "LAWS", "JERK_LAW", "PointToPoint", "point_to_point", "Synchronisation", "synchronise",
+    "minimum_time", "quintic", "cubic", "trapezoidal",
+    # scaling
+    "TimeScaled", "slow_down", "scale_to_torques",
+    # task_space
+    "TaskLine", "task_line", "fixed_axis_rotation",
+    # time_optimal
+    "topp", "TimeOptimal", "ConstraintUse",
+    # waypoints
+    "ViaPoints", "via_points",
+]

@@ -164,3 +164,6 @@ def robot_limits(robot, n: int):
     if len(dofs(robot)) != n:
         raise RobmodError(f"the robot has {len(dofs(robot))} joints, the motion {n}")
     return out
+
+
+__all__ = ["Sample", "Trajectory"]

@@ -139,3 +139,6 @@ def via_blends(points, *, qd_max=None, qdd_max=None, robot=None) -> ViaBlends:
             lo, hi = (mid, hi) if _plan(P, T * mid, kv, ka) is None else (lo, mid)
         T = T * hi
     return ViaBlends(P, T, kv, ka)
+
+
+__all__ = ["ViaBlends", "via_blends"]

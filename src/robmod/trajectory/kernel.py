@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-SOURCE = r"""
+_SOURCE = r"""
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
@@ -198,16 +198,16 @@ PyMODINIT_FUNC PyInit_RM_MODNAME(void) { return PyModule_Create(&rm_module); }
 _MODULE: list = []
 
 
-def kernel():
+def _kernel():
     """The compiled module (``solve``), or None without a C compiler (or when turned off)."""
     if os.environ.get("ROBMOD_TOPP_KERNEL", "1") == "0":
         return None
     if not _MODULE:
         from ..symbolic.compile import build_from_source
 
-        name = "rm_topp_" + hashlib.sha256(SOURCE.encode()).hexdigest()[:20]
+        name = "rm_topp_" + hashlib.sha256(_SOURCE.encode()).hexdigest()[:20]
         try:
-            _MODULE.append(build_from_source(name, SOURCE.replace("RM_MODNAME", name)))
+            _MODULE.append(build_from_source(name, _SOURCE.replace("RM_MODNAME", name)))
         except (OSError, ImportError):
             _MODULE.append(None)
     return _MODULE[0]
@@ -218,7 +218,7 @@ def solve(a, b, lo, hi, xmax, delta, x_start, x_end):
     info) with status 0 (done), 1 (a static set is empty), 2 (the controllable set at stage
     info[2] is empty, rows info[:2]), 3 (x_end not admissible), 4 (x_start not
     controllable); None without the kernel."""
-    mod = kernel()
+    mod = _kernel()
     if mod is None:
         return None
     N1, p = a.shape
@@ -227,3 +227,6 @@ def solve(a, b, lo, hi, xmax, delta, x_start, x_end):
     xs, us, info = np.zeros(N1), np.zeros(N1 - 1), np.zeros(3)
     status = mod.solve(N1 - 1, p, *c, float(x_start), float(x_end), X, ok, K, xs, us, info)
     return status, X, ok.astype(bool), K, xs, us, info.astype(int)
+
+
+__all__ = []

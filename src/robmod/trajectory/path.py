@@ -79,3 +79,6 @@ def path_grid(grid, default: int = 200) -> np.ndarray:
     if s[0] != 0.0 or s[-1] != 1.0 or np.any(np.diff(s) <= 0):
         raise RobmodError("grid: the values of s must increase strictly from 0 to 1")
     return s
+
+
+__all__ = ["JointPath"]

@@ -16,7 +16,7 @@ from ..figures import finish, panels
 JOINT_PANELS = ("q", "qd", "qdd", "jerk")
 
 
-def draw_joint_panels(ax, traj, t, s, limits=None):
+def _draw_joint_panels(ax, traj, t, s, limits=None):
     """q, qd, qdd, jerk (columns of ``s`` at ``t``) on four Axes; dotted +-limits
     (``limits`` = (qd_max, qdd_max), None where unknown); grey lines at the phases."""
     for j in range(traj.n):
@@ -42,11 +42,11 @@ def joint_figure(traj, path=None, limits=None, rate: float = 500.0, *, ax=None):
     fig, axes = panels(path, ax, 4, 1, figsize=(8, 9), sharex=True)
     t = traj.times(rate)
     lim = limits if limits is not None else getattr(traj, "limits", None)
-    draw_joint_panels(axes, traj, t, traj.sample(t), lim)
+    _draw_joint_panels(axes, traj, t, traj.sample(t), lim)
     return finish(fig, path, layout=ax is None)
 
 
-def rotation_angle(R) -> np.ndarray:
+def _rotation_angle(R) -> np.ndarray:
     """The angle of rotations R (..., 3, 3), accurate near 0 (atan2 of sin and cos)."""
     s = 0.5 * np.linalg.norm(np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0],
                                        R[..., 1, 0] - R[..., 0, 1]], axis=-1), axis=-1)
@@ -54,14 +54,14 @@ def rotation_angle(R) -> np.ndarray:
     return np.arctan2(s, c)
 
 
-def task_line_errors(traj, t, q=None):
+def _task_line_errors(traj, t, q=None):
     """(position error (T,), orientation error (T,)): ||P(q(t)) - P(t)|| and the angle of
     R(t)^T R(q(t)), the DGM of the joint values (``q``: sampled at ``t``) against the line."""
     planned = traj.pose(t)
     reached = traj.solver.dgm(traj.sample(t).q if q is None else q)
     dp = np.linalg.norm(reached[..., :3, 3] - planned[..., :3, 3], axis=-1)
     R = np.swapaxes(planned[..., :3, :3], -1, -2) @ reached[..., :3, :3]
-    return dp, rotation_angle(R)
+    return dp, _rotation_angle(R)
 
 
 def task_line_figure(traj, path=None, rate: float = 500.0, *, ax=None):
@@ -84,11 +84,14 @@ def task_line_figure(traj, path=None, rate: float = 500.0, *, ax=None):
     left[1].set_ylabel("speeds")
     left[1].legend(loc="best", fontsize="small")
     s = traj.sample(t)
-    dp, dr = task_line_errors(traj, t, s.q)
+    dp, dr = _task_line_errors(traj, t, s.q)
     left[2].plot(t, dp, color="tab:red")
     left[2].set_ylabel("position error")
     left[3].plot(t, dr, color="tab:red")
     left[3].set_ylabel("orientation error (rad)")
     left[3].set_xlabel("t (s)")
-    draw_joint_panels(axes[:, 1], traj, t, s, traj.limits)
+    _draw_joint_panels(axes[:, 1], traj, t, s, traj.limits)
     return finish(fig, path, layout=ax is None)
+
+
+__all__ = []

@@ -28,7 +28,7 @@ from ..errors import RobmodError
 
 #: cap on x where nothing bounds it (a point where the path does not move): keeps the
 #: arithmetic finite (a velocity of 1e15 per unit of s)
-XCAP = 1e30
+_XCAP = 1e30
 
 
 class Infeasible(RobmodError):
@@ -47,7 +47,7 @@ def _tolerance(*xs) -> float:
     return 1e-9 * max([1e-12] + [abs(x) for x in xs if np.isfinite(x)])
 
 
-def static_sets(a, b, lo, hi, xmax):
+def _static_sets(a, b, lo, hi, xmax):
     """(X_lo, X_hi, ok) of every grid point: the projection on x of the constraints,
     ``ok`` False where it is empty.  Arrays (N+1, p) and (N+1,)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -72,13 +72,13 @@ def static_sets(a, b, lo, hi, xmax):
         lower = np.maximum(lower, np.where(fixed & (b != 0), xb_lo, -np.inf).max(axis=1,
                                                                                 initial=-np.inf))
         ok &= ~np.any(fixed & (b == 0) & ((lo > 0) | (hi < 0)), axis=1)
-    x_hi = np.minimum(np.minimum(upper, xmax), XCAP)
+    x_hi = np.minimum(np.minimum(upper, xmax), _XCAP)
     x_lo = np.maximum(lower, 0.0)
     ok &= x_lo <= x_hi + 1e-9 * np.maximum(np.abs(x_hi), 1e-12)
     return x_lo, np.maximum(x_hi, x_lo), ok
 
 
-def at_rest_conflict(a, b, lo, hi) -> tuple:
+def _at_rest_conflict(a, b, lo, hi) -> tuple:
     """The rows that cannot hold together at x = 0 (at rest) at one grid point: one row
     that no acceleration affects, or the pair (lower bound on u, upper bound on u)."""
     for k in range(len(a)):
@@ -90,7 +90,7 @@ def at_rest_conflict(a, b, lo, hi) -> tuple:
     return (int(np.argmax(u_low)), int(np.argmin(u_up)))
 
 
-def backward_coefficients(a, b, lo, hi, delta):
+def _backward_coefficients(a, b, lo, hi, delta):
     """G (N, 2, p, 3): at stage i < N, row r, the bound on x given K_i+1 = [K_lo, K_hi] is
     G[i, 0, r] . (1, K_lo, K_hi) from above and -G[i, 1, r] . (1, K_lo, K_hi) from below."""
     a, b, lo, hi = a[:-1], b[:-1], lo[:-1], hi[:-1]
@@ -119,7 +119,7 @@ def backward_coefficients(a, b, lo, hi, delta):
     return G
 
 
-def forward_coefficients(a, b, lo, hi):
+def _forward_coefficients(a, b, lo, hi):
     """F (N, p, 2): the greatest admissible u at stage i and state x is min_r F[i, r] .
     (1, -x)."""
     a, b, lo, hi = a[:-1], b[:-1], lo[:-1], hi[:-1]
@@ -131,7 +131,7 @@ def forward_coefficients(a, b, lo, hi):
     return F
 
 
-def controllable_sets(G, x_lo, x_hi, x_end):
+def _controllable_sets(G, x_lo, x_hi, x_end):
     """K (N+1, 2) backward from K_N = {x_end}; raises :class:`Infeasible` at the first
     (from the end) grid point whose controllable set is empty."""
     N = G.shape[0]
@@ -158,7 +158,7 @@ def controllable_sets(G, x_lo, x_hi, x_end):
     return K
 
 
-def forward_pass(F, K, delta, x_start):
+def _forward_pass(F, K, delta, x_start):
     """(x (N+1,), u (N,)): the greedy time-optimal states and controls from x_start."""
     N = F.shape[0]
     if not (K[0, 0] - _tolerance(K[0, 0]) <= x_start <= K[0, 1] + _tolerance(K[0, 1])):
@@ -191,20 +191,20 @@ def solve(a, b, lo, hi, xmax, delta, x_start, x_end, compiled: bool = True):
 
     res = compiled_solve(a, b, lo, hi, xmax, delta, x_start, x_end) if compiled else None
     if res is None:
-        x_lo, x_hi, ok = static_sets(a, b, lo, hi, xmax)
+        x_lo, x_hi, ok = _static_sets(a, b, lo, hi, xmax)
     else:
         status, X, ok, K, xs, us, info = res
         x_lo, x_hi = X[:, 0], X[:, 1]
     if not np.all(ok):
         i = int(np.flatnonzero(~ok)[0])
         raise Infeasible(f"no admissible velocity at grid point {i}", "static", i,
-                         at_rest_conflict(a[i], b[i], lo[i], hi[i]))
+                         _at_rest_conflict(a[i], b[i], lo[i], hi[i]))
     if not (x_lo[-1] <= x_end <= x_hi[-1] * (1 + 1e-9)):
         raise Infeasible("end state not admissible", "end", len(x_lo) - 1,
                          K=np.column_stack([x_lo, x_hi]))
     if res is None:
-        K = controllable_sets(backward_coefficients(a, b, lo, hi, delta), x_lo, x_hi, x_end)
-        xs, us = forward_pass(forward_coefficients(a, b, lo, hi), K, delta, x_start)
+        K = _controllable_sets(_backward_coefficients(a, b, lo, hi, delta), x_lo, x_hi, x_end)
+        xs, us = _forward_pass(_forward_coefficients(a, b, lo, hi), K, delta, x_start)
         return xs, us, K
     if status == 2:
         raise Infeasible(f"empty controllable set at grid point {info[2]}", "dynamic",
@@ -212,3 +212,6 @@ def solve(a, b, lo, hi, xmax, delta, x_start, x_end, compiled: bool = True):
     if status == 4:
         raise Infeasible("start state outside the controllable set", "start", 0, K=K)
     return xs, us, K
+
+
+__all__ = []

@@ -68,3 +68,6 @@ def scale_to_torques(traj: Trajectory, robot, tau_max=None, *, rate: float = 100
     if res.c <= 1.0:
         return traj
     return TimeScaled(traj, res.c, res.joint, float(res.t[res.sample]))
+
+
+__all__ = ["TimeScaled", "slow_down", "scale_to_torques"]

@@ -35,7 +35,7 @@ from ..description.robot import REVOLUTE
 from ..errors import RobmodError
 from ..geometry.direct import dgm
 from ..geometry.inverse import igm
-from ..geometry.pose_error import pose_error
+from ..geometry.pose_errors import pose_error
 from ..geometry.rotations import rot_axis
 from ..kinematics import jacobian, jdot_qdot, pose_and_jacobian
 
@@ -74,7 +74,7 @@ class LineGeometry:
         return T
 
 
-def numeric_limit(v):
+def _numeric_limit(v):
     if v is None:
         return None
     try:
@@ -91,10 +91,10 @@ class JointSolver:
         joints = robot.joints
         self.revolute = np.array([robot.frame(j).sigma == REVOLUTE for j in joints])
         lims = [robot.link(j).limits if j <= robot.n_links else None for j in joints]
-        self.qmin = np.array([-np.inf if lim is None or numeric_limit(lim.qmin) is None
-                              else numeric_limit(lim.qmin) for lim in lims])
-        self.qmax = np.array([np.inf if lim is None or numeric_limit(lim.qmax) is None
-                              else numeric_limit(lim.qmax) for lim in lims])
+        self.qmin = np.array([-np.inf if lim is None or _numeric_limit(lim.qmin) is None
+                              else _numeric_limit(lim.qmin) for lim in lims])
+        self.qmax = np.array([np.inf if lim is None or _numeric_limit(lim.qmax) is None
+                              else _numeric_limit(lim.qmax) for lim in lims])
 
     # -- positions --------------------------------------------------------------------------
 
@@ -182,7 +182,7 @@ class JointSolver:
 
 
 @dataclass(frozen=True)
-class PathProblem:
+class _PathProblem:
     """The first point of the path where it cannot be followed."""
 
     r: float
@@ -197,7 +197,7 @@ def track_igm(solver: JointSolver, r, q_start, branch_tol):
     q = np.zeros((len(r), q_start.size))
     q0, d0 = solver.nearest(Q[:1], valid[:1], q_start[None])
     if not np.isfinite(d0[0]):
-        return q[:0], PathProblem(0.0, "unreachable pose", "the start pose has no IGM solution")
+        return q[:0], _PathProblem(0.0, "unreachable pose", "the start pose has no IGM solution")
     q[0] = q0[0]
     qp0 = solver.rates(q[:1])[0][0]
     for k in range(1, len(r)):
@@ -208,10 +208,10 @@ def track_igm(solver: JointSolver, r, q_start, branch_tol):
             pred = q[k - 1] + (q[k - 1] - q[k - 2]) * (dr / (r[k - 1] - r[k - 2]))
         qk, dk = solver.nearest(Q[k:k + 1], valid[k:k + 1], pred[None])
         if not valid[k].any():
-            return q[:k], PathProblem(r[k], "unreachable pose", "no solution of the IGM (outside "
+            return q[:k], _PathProblem(r[k], "unreachable pose", "no solution of the IGM (outside "
                                       "the workspace)")
         if dk[0] > branch_tol:
-            return q[:k], PathProblem(r[k], "branch change", f"the nearest IGM solution is "
+            return q[:k], _PathProblem(r[k], "branch change", f"the nearest IGM solution is "
                                       f"{dk[0]:.3g} from the continuation of the branch "
                                       "followed (through or near a singularity)")
         q[k] = qk[0]
@@ -227,7 +227,7 @@ def track_ikm(solver: JointSolver, r, q_start, branch_tol, coarse=41):
 
     q0, d0 = solver.newton(solver.geom.pose(np.zeros(1)), q_start[None])
     if not np.isfinite(d0[0]):
-        return q_start[None, :0], PathProblem(0.0, "unreachable pose", "no convergence of the "
+        return q_start[None, :0], _PathProblem(0.0, "unreachable pose", "no convergence of the "
                                               "inverse kinematic model at the start pose")
     dr0 = 1.0 / (coarse - 1)
     dr_min = max(float(np.min(np.diff(r))), 1e-9)
@@ -242,7 +242,7 @@ def track_ikm(solver: JointSolver, r, q_start, branch_tol, coarse=41):
             try:
                 qp, qpp, _ = solver.rates(qk)
             except RobmodError:
-                problem = PathProblem(rc[-1] + dr, "singular configuration",
+                problem = _PathProblem(rc[-1] + dr, "singular configuration",
                                       "the Jacobian is singular")
                 break
             rc.append(min(rc[-1] + dr, 1.0))
@@ -250,7 +250,7 @@ def track_ikm(solver: JointSolver, r, q_start, branch_tol, coarse=41):
             qpc.append(qp[0])
             dr = min(2 * dr, dr0)
         elif dr <= dr_min:
-            problem = PathProblem(rc[-1] + dr, "unreachable pose" if not np.isfinite(dk[0]) else
+            problem = _PathProblem(rc[-1] + dr, "unreachable pose" if not np.isfinite(dk[0]) else
                                   "branch change", "no convergence of the inverse kinematic model "
                                   "(outside the workspace or through a singularity)")
             break
@@ -264,7 +264,7 @@ def track_ikm(solver: JointSolver, r, q_start, branch_tol, coarse=41):
     wrong = np.flatnonzero(~(dist <= branch_tol))
     if wrong.size:
         k = wrong[0]
-        return q[:k], PathProblem(r[k], "branch change", "the inverse kinematic model leaves the "
+        return q[:k], _PathProblem(r[k], "branch change", "the inverse kinematic model leaves the "
                                   "branch followed (near a singularity)")
     return q, problem
 
@@ -278,14 +278,17 @@ def first_problem(solver: JointSolver, r, q, problem, singular_tol):
         s = solver.singular_values(q)[..., -1]
         k = np.flatnonzero(s < singular_tol)
         if k.size:
-            found.append(PathProblem(r[k[0]], "singular configuration", "the smallest singular "
+            found.append(_PathProblem(r[k[0]], "singular configuration", "the smallest singular "
                                      f"value of J is {s[k[0]]:.3g} < {singular_tol:g} (a singular "
                                      f"configuration, q = {np.round(q[k[0]], 4).tolist()})"))
         out = (q < solver.qmin - 1e-12) | (q > solver.qmax + 1e-12)
         k = np.flatnonzero(out.any(axis=-1))
         if k.size:
             j = int(np.flatnonzero(out[k[0]])[0])
-            found.append(PathProblem(r[k[0]], "joint limit", f"q{j + 1} = {q[k[0], j]:.6g} is "
+            found.append(_PathProblem(r[k[0]], "joint limit", f"q{j + 1} = {q[k[0], j]:.6g} is "
                                      f"outside its limits [{solver.qmin[j]:g}, "
                                      f"{solver.qmax[j]:g}]"))
     return min(found, key=lambda p: p.r) if found else None
+
+
+__all__ = []

@@ -13,7 +13,7 @@ From the initial location T^i = (R^i, P^i) to the final one T^f = (R^f, P^f) of 
   omega = R^i u rd alpha (8.57).  With ``axis="base"`` the axis u0 = R^i u is fixed in frame 0
   and R(t) = rot(u0, r(t) alpha) R^i ((8.56); the same rotations, written in frame 0);
 * the two variables D = ||P^f - P^i|| and alpha are timed together by one law of
-  :func:`~robmod.trajectory.point_to_point` with the task-space limits (linear speed and
+  :func:`~robmod.trajectory.laws.point_to_point` with the task-space limits (linear speed and
   acceleration, angular speed and acceleration): ``point_to_point([0, 0], [D, alpha], law,
   qd_max=[v_max, w_max], qdd_max=[a_max, wd_max])`` gives the synchronised r(t) (§8.3).
 
@@ -50,11 +50,11 @@ from ..geometry.rotations import angle_axis
 from ..kinematics import igm_numeric
 from ..kinematics.ik_numeric import check_transform
 from .base import Trajectory, joint_vector, limit_vector, robot_limits
-from .point_to_point import LAWS, PointToPoint, point_to_point
+from .laws import LAWS, PointToPoint, point_to_point
 from .task_path import (JointSolver, LineGeometry, first_problem, track_igm, track_ikm)
 
 
-def as_transform(T, name: str) -> np.ndarray:
+def _as_transform(T, name: str) -> np.ndarray:
     """A finite 4x4 homogeneous transform (a 3x4 is completed)."""
     try:
         T = np.asarray(T, dtype=float)
@@ -184,7 +184,7 @@ class TaskLine(Trajectory):
                 rj * qp + 3 * rd * rdd * qpp + rd ** 3 * qppp)
 
 
-def task_profile(D, alpha, law, duration, task_limits):
+def _task_profile(D, alpha, law, duration, task_limits):
     lim = None if task_limits is None else dict(qd_max=task_limits[0], qdd_max=task_limits[1])
     try:
         return point_to_point([0.0, 0.0], [D, alpha], law, duration=duration, **(lim or {}))
@@ -194,7 +194,7 @@ def task_profile(D, alpha, law, duration, task_limits):
                           .replace("qdd_max", "a_max, wd_max")) from None
 
 
-def time_of(profile: PointToPoint, r: float) -> float:
+def _time_of(profile: PointToPoint, r: float) -> float:
     """The first time at which the law reaches r (bisection; r(t) is nondecreasing)."""
     T = profile.duration
     D = profile.D
@@ -264,14 +264,14 @@ def task_line(robot, start, end, law: str = "quintic", *, duration=None, v_max=N
         T_i = dgm(robot, q_i, tool=tool)
         q_start = q_i if q_start is None else q_start
     else:
-        T_i = as_transform(start, "start")
-    T_f = as_transform(end, "end")
+        T_i = _as_transform(start, "start")
+    T_f = _as_transform(end, "end")
     q_start = None if q_start is None else joint_vector(q_start, n, "q_start")
     alpha, u = fixed_axis_rotation(T_i, T_f, "tool")
     geom = LineGeometry(T_i[:3, 3].copy(), T_f[:3, 3] - T_i[:3, 3], T_i[:3, :3].copy(), u,
                         alpha, axis)
     tlim = _task_limits(v_max, a_max, w_max, wd_max)
-    profile = task_profile(float(np.linalg.norm(geom.dP)), alpha, law, duration, tlim)
+    profile = _task_profile(float(np.linalg.norm(geom.dP)), alpha, law, duration, tlim)
     solver = JointSolver(robot, tool, method, geom)
 
     # the branch followed, on a dense grid of r, and the first problem along it
@@ -279,17 +279,17 @@ def task_line(robot, start, end, law: str = "quintic", *, duration=None, v_max=N
         if method == "igm":
             q_start = np.zeros(n)
         else:
-            found = igm_numeric(robot, T_i, tool=tool, rng=0)
-            if not len(found.q):
+            found = igm_numeric(robot, T_i, tool=tool, rng=0).solutions()
+            if not len(found):
                 raise RobmodError("task-space line: the start pose is unreachable (no solution "
                                   "of the numeric IGM); give q_start")
-            q_start = found.q[0]
+            q_start = found[0]
     r = np.linspace(0.0, 1.0, int(n_check))
     track = track_igm if method == "igm" else track_ikm
     q, problem = track(solver, r, q_start, branch_tol)
     problem = first_problem(solver, r, q, problem, singular_tol)
     if problem is not None:
-        t = time_of(profile, problem.r)
+        t = _time_of(profile, problem.r)
         P = geom.pose(np.array(problem.r))[:3, 3]
         raise RobmodError(f"task-space line: {problem.kind} at t = {t:.6g} s of "
                           f"{profile.duration:.6g} s "
@@ -298,10 +298,10 @@ def task_line(robot, start, end, law: str = "quintic", *, duration=None, v_max=N
     qp = solver.rates(q)[0]
     traj = TaskLine(robot, T_i, T_f, alpha, u if axis == "tool" else geom.u0, axis, profile,
                     solver, r, q, qp, method, 1.0, None, tlim, branch_tol)
-    return fit_joint_limits(traj, robot, qd_max, qdd_max, duration, law, n_check)
+    return _fit_joint_limits(traj, robot, qd_max, qdd_max, duration, law, n_check)
 
 
-def fit_joint_limits(traj: TaskLine, robot, qd_max, qdd_max, duration, law, n_check):
+def _fit_joint_limits(traj: TaskLine, robot, qd_max, qdd_max, duration, law, n_check):
     """Check the joint velocity/acceleration limits on a dense time grid and slow the motion
     uniformly when they are exceeded."""
     n = traj.n
@@ -330,7 +330,10 @@ def fit_joint_limits(traj: TaskLine, robot, qd_max, qdd_max, duration, law, n_ch
     if k > 1.0:
         k *= 1 + 1e-9
         D, alpha = traj.profile.D
-        profile = task_profile(D, alpha, law, T0 * k, traj.task_limits)
+        profile = _task_profile(D, alpha, law, T0 * k, traj.task_limits)
     return TaskLine(traj.robot, traj.T_start, traj.T_end, traj.alpha, traj.u, traj.axis, profile,
                     traj.solver, traj.r_ref, traj.q_ref, traj.qp_ref, traj.method, k, limits,
                     traj.task_limits, traj.branch_tol)
+
+
+__all__ = ["TaskLine", "task_line", "fixed_axis_rotation"]

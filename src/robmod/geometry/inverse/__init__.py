@@ -10,7 +10,8 @@
   ``kT0 U0 nTm = kTm`` and returns an :class:`IGMSolution`: the steps (joint,
   equation type, equations used, formulas per branch), its text in the books'
   style, and a batched numeric evaluation built as a customized model.
-* :func:`igm` is the numeric convenience: ``(q, valid)`` for targets T.
+* :func:`igm` is the numeric convenience: an :class:`~robmod.geometry.IGMResult` for
+  targets T, which unpacks as ``q, valid``.
 
 Robots with a spherical wrist are decoupled automatically (position first).
 Redundant robots need ``fixed`` joints; when no closed form is found,
@@ -26,10 +27,10 @@ import numpy as np
 
 from ...errors import RobmodError
 from .paul import paul_search
-from .solution import IGMEvaluation, IGMSolution, IGMStep
+from .solution import IGMSolution, IGMStep
 
 _CACHE: dict = {}
-ALL_FAMILIES = ("elem", "inv", "norm")
+_ALL_FAMILIES = ("elem", "inv", "norm")
 
 
 def _fixed_joints(fixed):
@@ -93,7 +94,7 @@ def igm_model(robot, fixed=None, *, j=None, families=None) -> IGMSolution:
             try:
                 system, steps = paul_search(robot, joints, ("elem",))
             except RobmodError:
-                system, steps = paul_search(robot, joints, ALL_FAMILIES)
+                system, steps = paul_search(robot, joints, _ALL_FAMILIES)
         else:
             system, steps = paul_search(robot, joints, tuple(families))
     except RobmodError as e:
@@ -106,7 +107,8 @@ def igm_model(robot, fixed=None, *, j=None, families=None) -> IGMSolution:
 
 def igm(robot, T, fixed=None, *, j=None, tool=None, base=False, params=None, tol=1e-9,
         method="auto"):
-    """Numeric analytic IGM: ``(q, valid)`` with q (..., n_branches, n_joints).
+    """Numeric analytic IGM: an :class:`~robmod.geometry.IGMResult`, which unpacks as
+    ``q, valid`` with q (..., n_branches, n_joints) and valid (..., n_branches).
 
     ``T`` (..., 4, 4) is 0Tn, or fTE with ``base=True`` / ``tool=name`` (the world
     frame Z and the tool matrix E are removed numerically first).  ``fixed`` is a dict
@@ -117,6 +119,8 @@ def igm(robot, T, fixed=None, *, j=None, tool=None, base=False, params=None, tol
     A 6R robot without a closed form is solved numerically (see :mod:`.fallback`):
     Pieper's quartic (8 branches) for a spherical wrist, the general-6R eigenvalue
     method (16 branches, the first ones valid) otherwise; q is NaN on invalid branches.
+    ``result.method`` says which (``"paul"``, ``"pieper"``, ``"general6r"``); the closed
+    form and Pieper's method also give ``singular`` and ``residual`` per branch.
     ``method``: ``"auto"`` (that order), ``"paul"`` (closed form only), ``"pieper"`` or
     ``"general6r"`` (skip the closed-form search).
     """
@@ -193,4 +197,4 @@ def _strip(robot, T, tool, base):
     return T
 
 
-__all__ = ["igm_model", "igm", "IGMSolution", "IGMStep", "IGMEvaluation"]
+__all__ = ["igm_model", "igm", "IGMSolution", "IGMStep"]

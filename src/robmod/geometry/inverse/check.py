@@ -17,7 +17,7 @@ import sympy as sp
 from ...description.expr import as_expr
 from . import polys as P
 
-N_SAMPLES = 3
+_N_SAMPLES = 3
 
 
 def robot_values(robot, params) -> dict:
@@ -51,7 +51,7 @@ class Samples:
         self.param_values = robot_values(system.robot, params)
         rng = np.random.default_rng(seed)
         self.values = []
-        for _ in range(N_SAMPLES):
+        for _ in range(_N_SAMPLES):
             q = {j: rng.uniform(-math.pi, math.pi) if system.robot.frame(j).sigma == 0
                  else rng.uniform(0.2, 0.8) for j in system.joints}
             self.values.append(self._sample(q))
@@ -113,7 +113,7 @@ class Samples:
         for s in self.values:
             vals = s["vals"]
             try:
-                branches = branch_values(cand.solver, lambda p: self.value_at(p, vals))
+                branches = _branch_values(cand.solver, lambda p: self.value_at(p, vals))
             except (ZeroDivisionError, OverflowError, ValueError):
                 return False
             true = s["truth"][var.id]
@@ -135,7 +135,7 @@ def _sqrt_pos(x):
     return math.sqrt(x) if x > 0 else 0.0
 
 
-def branch_values(solver, ev) -> list:
+def _branch_values(solver, ev) -> list:
     """Numeric values of every branch of a solver (``ev`` evaluates a polynomial)."""
     d, kind, case = solver.data, solver.kind, solver.case
     if kind == "type1":
@@ -173,3 +173,6 @@ def branch_values(solver, ev) -> list:
             return []
         return [math.atan2(det * ns, det * nc)]
     raise ValueError(kind)
+
+
+__all__ = []

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from . import polys as P
 
 # rank classes: lower is preferred (fewer branches, better conditioned, simpler)
-RANK = {
+_RANK = {
     ("type1", "const"): 0.0, ("type3", "const"): 1.0, ("type3", "gram"): 1.5,
     ("type1", "lsq"): 1.0, ("type1", "var"): 2.5, ("type3", "var"): 2.0,
     ("type2", "iii"): 3.0, ("quad", "b0"): 3.5, ("quad", "full"): 6.0,
@@ -38,7 +38,7 @@ DERIVED_EXTRA = {"SQ": 1.0, "ELIM": 1.0}
 
 
 @dataclass
-class Solver:
+class _Solver:
     """How to compute one variable: the kind of formula and its coefficients (polynomials)."""
 
     kind: str                  # type1, type2, type3, quad
@@ -48,13 +48,13 @@ class Solver:
 
     @property
     def rank(self) -> float:
-        return RANK[(self.kind, self.case)]
+        return _RANK[(self.kind, self.case)]
 
 
 @dataclass
 class Candidate:
     var: int
-    solver: Solver
+    solver: _Solver
     eqs: tuple                 # pool equation ids
     forms: tuple               # forms of those equations (unknown generators and K's)
     label: str                 # 'type 2', 'type 6', ...
@@ -71,7 +71,7 @@ def param_only(g: P.Gens, p: dict) -> bool:
     return all(g.roles[x] == "p" for x in P.gens_of(p))
 
 
-def split_linear(form: dict, gens: tuple):
+def _split_linear(form: dict, gens: tuple):
     """``(X, Y, Z)`` with form = X S + Y C - Z, or None if form is not linear in (S, C)."""
     s, c = gens
     parts = P.split(form, {s, c})
@@ -80,60 +80,60 @@ def split_linear(form: dict, gens: tuple):
     return parts.get(((s, 1),), {}), parts.get(((c, 1),), {}), P.neg(parts.get((), {}))
 
 
-def analyze_single(g: P.Gens, form: dict, var) -> Solver | None:
+def analyze_single(g: P.Gens, form: dict, var) -> _Solver | None:
     """Type 1 or 2 (or a second-degree equation in r) in one variable."""
     if var.kind == "angle":
-        lin = split_linear(form, var.gens)
+        lin = _split_linear(form, var.gens)
         if lin is None:
             return None
         X, Y, Z = lin
         if not X and not Y:
             return None
         case = "iii" if not Z else "i" if not X else "ii" if not Y else "iv"
-        return Solver("type2", case, {"X": X, "Y": Y, "Z": Z}, 2)
+        return _Solver("type2", case, {"X": X, "Y": Y, "Z": Z}, 2)
     q = var.gens[0]
     parts = P.split(form, {q})
     deg = max((dict(m).get(q, 0) for m in parts), default=0)
     if deg == 1 and set(parts) <= {(), ((q, 1),)}:
         a, c = parts[((q, 1),)], parts.get((), {})
-        return Solver("type1", "const" if param_only(g, a) else "var",
+        return _Solver("type1", "const" if param_only(g, a) else "var",
                       {"X": a, "Y": P.neg(c)}, 1)
     if deg == 2 and set(parts) <= {(), ((q, 1),), ((q, 2),)}:
         a, b, c = parts[((q, 2),)], parts.get(((q, 1),), {}), parts.get((), {})
-        return Solver("quad", "b0" if not b else "full", {"a": a, "b": b, "c": c}, 2)
+        return _Solver("quad", "b0" if not b else "full", {"a": a, "b": b, "c": c}, 2)
     return None
 
 
-def analyze_type3(g: P.Gens, lin1, lin2, reduce) -> Solver | None:
+def analyze_type3(g: P.Gens, lin1, lin2, reduce) -> _Solver | None:
     (X1, Y1, Z1), (X2, Y2, Z2) = lin1, lin2
     det = reduce(P.sub(P.mul(X1, Y2), P.mul(X2, Y1)))
     if not det:
         return None
     data = {"X1": X1, "Y1": Y1, "Z1": Z1, "X2": X2, "Y2": Y2, "Z2": Z2, "det": det}
-    return Solver("type3", "const" if param_only(g, det) else "var", data, 1)
+    return _Solver("type3", "const" if param_only(g, det) else "var", data, 1)
 
 
-def analyze_gram(g: P.Gens, lins, reduce) -> Solver | None:
+def analyze_gram(g: P.Gens, lins, reduce) -> _Solver | None:
     """Several type-2 equations whose matrix M has M^T M = w I with w constant."""
     G11 = reduce(P.total(*[P.mul(X, X) for X, _, _ in lins]))
     G22 = reduce(P.total(*[P.mul(Y, Y) for _, Y, _ in lins]))
     G12 = reduce(P.total(*[P.mul(X, Y) for X, Y, _ in lins]))
     if G12 or not G11 or G11 != G22 or not param_only(g, G11):
         return None
-    return Solver("type3", "gram", {"rows": tuple(lins), "w": G11}, 1)
+    return _Solver("type3", "gram", {"rows": tuple(lins), "w": G11}, 1)
 
 
-def analyze_lsq1(g: P.Gens, lins, reduce) -> Solver | None:
+def analyze_lsq1(g: P.Gens, lins, reduce) -> _Solver | None:
     """Type-1 equations ``X_i r = Y_i`` with sum X_i^2 constant."""
     w = reduce(P.total(*[P.mul(X, X) for X, _ in lins]))
     if not w or not param_only(g, w):
         return None
-    return Solver("type1", "lsq", {"rows": tuple(lins), "w": w}, 1)
+    return _Solver("type1", "lsq", {"rows": tuple(lins), "w": w}, 1)
 
 
 def sum_of_squares(form1, form2, v, reduce):
     """Eliminate angle v from two equations linear in (Sv, Cv): the eliminant, or None."""
-    l1, l2 = split_linear(form1, v.gens), split_linear(form2, v.gens)
+    l1, l2 = _split_linear(form1, v.gens), _split_linear(form2, v.gens)
     if l1 is None or l2 is None:
         return None
     (A1, B1, D1), (A2, B2, D2) = l1, l2
@@ -242,3 +242,6 @@ def conditioning(solver) -> float:
         det = solver.data["det"]
         return len(det) + 0.1 * max(sum(e for _, e in m) for m in det)
     return 0.0
+
+
+__all__ = []

@@ -8,7 +8,8 @@
   elimination, up to 16 solutions, :func:`robmod.geometry.igm_general6r.igm_general6r`).
 
 Both are numeric (NumPy), solved target by target over the batch; the result has the
-shape of the closed-form IGM: ``(q, valid)``, q (..., B, 6) with NaN on invalid branches.
+shape of the closed-form IGM: an :class:`~robmod.geometry.IGMResult`, q (..., B, 6) with NaN on
+invalid branches.
 """
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ import numpy as np
 from ...errors import RobmodError
 from ..igm_general6r import chain_constants, igm_general6r
 from ..igm_pieper import N_BRANCHES, has_spherical_wrist, igm_pieper
+from ..igm_result import IGMResult
 
-GENERAL6R_BRANCHES = 16
+_GENERAL6R_BRANCHES = 16
 
 
 def fallback_method(robot) -> str | None:
@@ -56,27 +58,35 @@ def no_special_axes(robot, tol=1e-9) -> bool:
 
 
 def solve_fallback(robot, T, method, tol=1e-9):
-    """``(q, valid)`` for targets T (..., 4, 4) by ``method`` (see :func:`fallback_method`)."""
+    """The :class:`IGMResult` for targets T (..., 4, 4) by ``method`` (see
+    :func:`fallback_method`); Pieper's method also gives ``singular`` and ``residual``."""
     joints, _ = chain_constants(robot)
     idx = np.array(joints) - 1
     batch = T.shape[:-2]
     flat = T.reshape((-1, 4, 4))
-    nb = N_BRANCHES if method == "pieper" else GENERAL6R_BRANCHES
+    nb = N_BRANCHES if method == "pieper" else _GENERAL6R_BRANCHES
     q = np.full((len(flat), nb, len(joints)), np.nan)
     valid = np.zeros((len(flat), nb), bool)
+    singular = np.zeros((len(flat), nb), bool)
+    residual = np.full((len(flat), nb), np.inf)
     for k, Tk in enumerate(flat):
         if not np.all(np.isfinite(Tk)):
             continue
         if method == "pieper":
-            qk, vk = igm_pieper(robot, Tk, tol=min(tol, 1e-10))
-            q[k] = qk[:, idx]
-            valid[k] = vk
+            res = igm_pieper(robot, Tk, tol=min(tol, 1e-10))
+            q[k] = res.q[:, idx]
+            valid[k], singular[k], residual[k] = res.valid, res.singular, res.residual
         else:
-            sols, _ = igm_general6r(robot, Tk, tol=min(tol, 1e-10))
+            sols = igm_general6r(robot, Tk, tol=min(tol, 1e-10)).q
             q[k, :len(sols)] = sols[:, idx]
             valid[k, :len(sols)] = True
     q[~valid] = np.nan
-    return q.reshape(batch + (nb, len(joints))), valid.reshape(batch + (nb,))
+    if method != "pieper":
+        singular = residual = None
+    else:
+        singular, residual = singular.reshape(batch + (nb,)), residual.reshape(batch + (nb,))
+    return IGMResult(q.reshape(batch + (nb, len(joints))), valid.reshape(batch + (nb,)), method,
+                     singular=singular, residual=residual)
 
 
-__all__ = ["fallback_method", "no_special_axes", "solve_fallback", "GENERAL6R_BRANCHES"]
+__all__ = []

@@ -15,7 +15,7 @@ import sympy as sp
 EPS = sp.Symbol("eps")
 
 
-def max0(x):
+def _max0(x):
     return (x + sp.Abs(x)) / 2
 
 
@@ -41,7 +41,7 @@ def solver_formula(solver, ev, eps, name=lambda e, n: e, clip=True):
     """
     d, kind, case = solver.data, solver.kind, solver.case
     out = {"sing": None, "nosol": None, "coeffs": {}}
-    mx = max0 if clip else _plain
+    mx = _max0 if clip else _plain
     named = name
 
     def name(e, label):  # noqa: F811 - records the definition, then names
@@ -133,3 +133,6 @@ def describe(solver) -> str:
     if case == "gram":
         return "Xi S + Yi C = Zi (i = 1..3) with M^T M constant: S, C by least squares"
     return "X1 S + Y1 C = Z1, X2 S + Y2 C = Z2 (Cramer's rule [A1.12]-[A1.14])"
+
+
+__all__ = []

@@ -24,23 +24,23 @@ from . import polys as P
 from .check import Samples
 from .system import System
 
-MAX_PAIR_EQS = 12      # equations per pair of unknowns examined for types 4-8
-MAX_TYPE3_EQS = 16
-TRIES = 3              # candidates tried per stage when backtracking
-MAX_NODES = 60
-SPURIOUS = 2.0         # rank penalty of a formula singular where the robot is not
-FAMILY_NAMES = {"elem": "their elements", "inv": "the position column of their inverses",
+_MAX_PAIR_EQS = 12      # equations per pair of unknowns examined for types 4-8
+_MAX_TYPE3_EQS = 16
+_TRIES = 3              # candidates tried per stage when backtracking
+_MAX_NODES = 60
+_SPURIOUS = 2.0         # rank penalty of a formula singular where the robot is not
+_FAMILY_NAMES = {"elem": "their elements", "inv": "the position column of their inverses",
                 "norm": "the squared norm of their position column"}
 
 
-class Span:
+class _Span:
     """The span of the known variables' joint vectors (exact Gaussian elimination)."""
 
     def __init__(self, rows=None):
         self.rows = list(rows or [])     # (pivot, vector)
 
-    def copy(self) -> "Span":
-        return Span(self.rows)
+    def copy(self) -> "_Span":
+        return _Span(self.rows)
 
     def _reduce(self, vec):
         v = [Fraction(x) for x in vec]
@@ -62,7 +62,7 @@ class Span:
         return False
 
 
-class Search:
+class _Search:
     def __init__(self, system: System):
         self.sys = system
         self.g = system.g
@@ -89,7 +89,7 @@ class Search:
         return self.sys.reduce(p)
 
     # ---- candidates --------------------------------------------------------------------------
-    def candidates(self, span: Span) -> list:
+    def candidates(self, span: _Span) -> list:
         V = self.sys.vars
         singles, pairs = defaultdict(list), defaultdict(list)
         for eq in self.pool:
@@ -115,7 +115,7 @@ class Search:
         # spurious singularity of the chosen equations (C1 = 0 for equations of U0 = 0T6)
         sing = E.sing_poly(self.g, solver, self.reduce)
         if sing is not None and any(self.g.roles[x] in ("S", "C") for x in P.gens_of(sing)):
-            extra_rank += SPURIOUS
+            extra_rank += _SPURIOUS
         return E.Candidate(var.id, solver, tuple(e.id for e in eqs), tuple(forms), label,
                            check=check, rank=solver.rank + extra_rank, size=size, **kw)
 
@@ -134,7 +134,7 @@ class Search:
         g = self.g
         lins.sort(key=lambda t: (not (E.param_only(g, t[2][0]) and E.param_only(g, t[2][1])),
                                  len(t[1]), t[0].id))
-        lins = lins[:MAX_TYPE3_EQS]
+        lins = lins[:_MAX_TYPE3_EQS]
         found_const = False
         for (e1, f1, l1), (e2, f2, l2) in combinations(lins, 2):
             s = E.analyze_type3(self.g, l1, l2, self.reduce)
@@ -168,7 +168,7 @@ class Search:
 
     def _pairs(self, vars2, lst) -> list:
         out = []
-        lst = sorted(lst, key=lambda t: (len(t[1]), t[0].id))[:MAX_PAIR_EQS]
+        lst = sorted(lst, key=lambda t: (len(t[1]), t[0].id))[:_MAX_PAIR_EQS]
         for (e1, f1), (e2, f2) in combinations(lst, 2):
             for k in range(2):
                 v, u = vars2[k], vars2[1 - k]
@@ -204,11 +204,11 @@ class Search:
         return out
 
     # ---- search --------------------------------------------------------------------------------
-    def done(self, span: Span) -> bool:
+    def done(self, span: _Span) -> bool:
         return all(span.contains(self.sys.var_of((j,)).vector) for j in self.sys.joints)
 
     def run(self):
-        span = Span()
+        span = _Span()
         for j in self.sys.fixed:
             span.add(self.sys.var_of((j,)).vector)
         return self._dfs(span, [])
@@ -219,12 +219,12 @@ class Search:
         if len(steps) > len(self.best_partial):
             self.best_partial = list(steps)
         self.nodes += 1
-        if self.nodes > MAX_NODES:
+        if self.nodes > _MAX_NODES:
             return None
         cands = self.candidates(span)
         seen_vars = []
         for c in cands:
-            if len(seen_vars) >= TRIES:
+            if len(seen_vars) >= _TRIES:
                 break
             if (c.var, c.solver.kind, c.solver.case) in seen_vars:
                 continue
@@ -248,7 +248,7 @@ def paul_search(robot, fixed=(), families=("elem", "inv", "norm")):
             f"no closed form found for {robot.name!r}: {len(free)} unknown joints for a "
             f"6-dof task (redundant robot); give the values of {len(free) - 6} joint(s) with "
             f"fixed=[...]")
-    search = Search(system)
+    search = _Search(system)
     steps = search.run()
     if steps is None:
         got = [system.vars[c.var].name for c in search.best_partial]
@@ -260,7 +260,7 @@ def paul_search(robot, fixed=(), families=("elem", "inv", "norm")):
         raise RobmodError(
             f"no closed form found for {robot.name!r}{given}"
             f" by Paul's method: tried the equations kT0 U0 nTm = kTm for all 0 <= k < m <= "
-            f"{system.n} ({', '.join(FAMILY_NAMES[f] for f in system.families)}), "
+            f"{system.n} ({', '.join(_FAMILY_NAMES[f] for f in system.families)}), "
             f"equation types 1 to 8 and common factors, {search.nodes} search nodes; "
             f"best partial solution: {', '.join(got) or 'none'}; not determined: "
             f"{', '.join(left)} (igm(robot, T) of a 6R robot falls back to Pieper's quartic "
@@ -271,3 +271,6 @@ def paul_search(robot, fixed=(), families=("elem", "inv", "norm")):
         c.extra["sing"] = p
         c.extra["sing_typ"] = search.samples.typical(p) if p is not None else 1.0
     return system, steps
+
+
+__all__ = []

@@ -95,11 +95,11 @@ def gens_of(p: dict) -> set:
     return {g for m in p for g, _ in m}
 
 
-def is_const(p: dict) -> bool:
+def _is_const(p: dict) -> bool:
     return all(not m for m in p)
 
 
-def const_value(p: dict):
+def _const_value(p: dict):
     return p.get((), 0)
 
 
@@ -149,7 +149,7 @@ def join(parts: dict) -> dict:
     return {m: c for m, c in out.items() if c}
 
 
-def degree(p: dict, g: int) -> int:
+def _degree(p: dict, g: int) -> int:
     return max((e for m in p for h, e in m if h == g), default=0)
 
 
@@ -157,7 +157,7 @@ def min_degree(p: dict, g: int) -> int:
     return min((dict(m).get(g, 0) for m in p), default=0)
 
 
-def leading(p: dict):
+def _leading(p: dict):
     """A deterministic leading coefficient (of the largest monomial)."""
     return p[max(p)]
 
@@ -170,11 +170,11 @@ def key(p: dict, lead=None):
     """
     if not p:
         return frozenset(), 1
-    c = p[max(p, key=lead)] if lead else leading(p)
+    c = p[max(p, key=lead)] if lead else _leading(p)
     return frozenset((m, Fraction(v) / c) for m, v in p.items()), c
 
 
-def to_fraction(x) -> Fraction:
+def _to_fraction(x) -> Fraction:
     """A rational from a SymPy number (floats by their decimal text, so 0.4318 is exact)."""
     x = sp.sympify(x)  # safe: numbers from robmod's own expressions
     if x.is_Integer:
@@ -216,7 +216,7 @@ class Gens:
         """A polynomial from a SymPy expression in registered symbols (numbers made rational)."""
         expr = sp.sympify(expr)  # safe: robot parameters are already SymPy expressions
         if expr.is_Number or not expr.free_symbols:
-            return const(to_fraction(expr))
+            return const(_to_fraction(expr))
         if expr.is_Symbol:
             if expr not in self.index:
                 raise RobmodError(f"unexpected symbol {expr} in Paul's method")
@@ -274,3 +274,6 @@ class Gens:
             elif self.owner[g] is not None:
                 out.add(self.owner[g])
         return out
+
+
+__all__ = []

@@ -19,9 +19,9 @@ from ...errors import RobmodError
 from ...symbolic.export import Names, Printer
 from . import equations as E
 from . import polys as P
+from ..igm_result import IGMResult
 from .check import robot_values
 from .formulas import EPS, describe, solver_formula
-from .system import TARGET
 
 
 @dataclass(frozen=True)
@@ -40,16 +40,6 @@ class IGMStep:
     branches: int
     singular: str = ""
     no_solution: str = ""
-
-
-@dataclass
-class IGMEvaluation:
-    """Numeric result: q (..., B, n), valid and singular (..., B), residual (..., B)."""
-
-    q: np.ndarray
-    valid: np.ndarray
-    singular: np.ndarray
-    residual: np.ndarray
 
 
 class IGMSolution:
@@ -304,8 +294,9 @@ class IGMSolution:
         out.update(given)
         return out
 
-    def evaluate(self, T, qfixed=None, params=None, tol=1e-9, sing_tol=1e-12) -> IGMEvaluation:
-        """All branches at targets T (..., 4, 4) or (..., 3, 4).
+    def evaluate(self, T, qfixed=None, params=None, tol=1e-9, sing_tol=1e-12) -> IGMResult:
+        """All branches at targets T (..., 4, 4) or (..., 3, 4): an :class:`IGMResult` with
+        ``singular`` and ``residual`` per branch.
 
         A branch is valid when its joint values are finite and the residuals of the
         equations solved (types 1, 2 and the pairs of types 4-8) are below
@@ -347,12 +338,12 @@ class IGMSolution:
                 resid = np.maximum(resid, np.maximum(err_r, err_p / scale))
                 valid &= (err_r <= tol) & (err_p <= tol * scale)
             singular = np.any(np.abs(sing) <= sing_tol, axis=-1)
-        return IGMEvaluation(q, valid, singular & finite, resid)
+        return IGMResult(q, valid, "paul", singular=singular & finite, residual=resid)
 
-    def solve(self, T, qfixed=None, params=None, tol=1e-9):
-        """``(q, valid)``: q (..., n_branches, n_joints), valid (..., n_branches)."""
-        ev = self.evaluate(T, qfixed, params, tol)
-        return ev.q, ev.valid
+    def solve(self, T, qfixed=None, params=None, tol=1e-9) -> IGMResult:
+        """:meth:`evaluate` with the default singularity tolerance; unpacks as ``q, valid``:
+        q (..., n_branches, n_joints), valid (..., n_branches)."""
+        return self.evaluate(T, qfixed, params, tol)
 
 
 def _data_polys(c) -> tuple:
@@ -372,4 +363,4 @@ def _derived_type(c) -> str:
     return {"type2": "type 2", "quad": "second degree in r", "type1": "type 1"}[c.solver.kind]
 
 
-__all__ = ["IGMSolution", "IGMStep", "IGMEvaluation", "TARGET"]
+__all__ = ["IGMSolution", "IGMStep"]

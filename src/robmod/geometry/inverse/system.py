@@ -35,7 +35,7 @@ TARGET = ("sx", "sy", "sz", "nx", "ny", "nz", "ax", "ay", "az", "Px", "Py", "Pz"
 
 
 @dataclass
-class Var:
+class _Var:
     """An unknown: a sum of consecutive revolute angles, or a prismatic joint variable."""
 
     id: int
@@ -48,7 +48,7 @@ class Var:
 
 
 @dataclass
-class Equation:
+class _Equation:
     id: int
     poly: dict
     vars: frozenset
@@ -102,7 +102,7 @@ class System:
         joint_syms = {f.q for f in robot.frames if f.q is not None}
         for s in sorted(params - joint_syms, key=str):
             self.g.add(s, "p")
-        self.vars: list[Var] = []
+        self.vars: list[_Var] = []
         self._by_joints: dict = {}
         for j in self.joints:
             self.var_of((j,))
@@ -111,7 +111,7 @@ class System:
         self.U0 = [[P.gen(t[c * 3 + r]) for c in range(4)] for r in range(3)]
 
     # ---- variables --------------------------------------------------------------------------
-    def var_of(self, joints: tuple) -> Var:
+    def var_of(self, joints: tuple) -> _Var:
         v = self._by_joints.get(joints)
         if v is not None:
             return v
@@ -120,13 +120,13 @@ class System:
         frames = [self.robot.frame(j) for j in joints]
         if frames[0].sigma == PRISMATIC:
             g = self.g.add(frames[0].q, "q", vid)
-            v = Var(vid, "prism", joints, vec, str(frames[0].q), (g,), frames[0].r)
+            v = _Var(vid, "prism", joints, vec, str(frames[0].q), (g,), frames[0].r)
         else:
             tag = _tag(joints)
             s = self.g.add(sp.Symbol(f"S{tag}"), "S", vid)
             c = self.g.add(sp.Symbol(f"C{tag}"), "C", vid)
             self.g.trig[s] = c
-            v = Var(vid, "angle", joints, vec, f"th{tag}", (s, c),
+            v = _Var(vid, "angle", joints, vec, f"th{tag}", (s, c),
                     sp.Add(*[f.theta for f in frames]))
         self.vars.append(v)
         self._by_joints[joints] = v
@@ -151,7 +151,7 @@ class System:
         rz = [[cg, P.neg(sg), zero, zero], [sg, cg, zero, zero], [zero, zero, one, self._num(f.b)]]
         rx = [[one, zero, zero, self._num(f.d)], [zero, ca, P.neg(sa), zero],
               [zero, sa, ca, zero]]
-        return mat_mul(rz, rx)
+        return _mat_mul(rz, rx)
 
     @staticmethod
     def _rotz(s, c, p):
@@ -177,11 +177,11 @@ class System:
         pre = self._pre(f)
         if f.sigma == FIXED:
             s, c = self._trig_const(f.theta)
-            return mat_mul(pre, self._rotz(s, c, [{}, {}, self._num(f.r)]))
+            return _mat_mul(pre, self._rotz(s, c, [{}, {}, self._num(f.r)]))
         if f.sigma == PRISMATIC:
             s, c = self._trig_const(f.theta)
             r = P.add(P.gen(self.var_of((run[0],)).gens[0]), self._num(f.r))
-            return mat_mul(pre, self._rotz(s, c, [{}, {}, r]))
+            return _mat_mul(pre, self._rotz(s, c, [{}, {}, r]))
         px, py, pz = {}, {}, self._num(f.r)
         for k in range(1, len(run)):
             fk = self.robot.frame(run[k])
@@ -191,15 +191,15 @@ class System:
             py = P.add(py, P.mul(d, P.gen(s)))
             pz = P.add(pz, self._num(fk.r))
         s, c = self.var_of(tuple(run)).gens
-        return mat_mul(pre, self._rotz(P.gen(s), P.gen(c), [px, py, pz]))
+        return _mat_mul(pre, self._rotz(P.gen(s), P.gen(c), [px, py, pz]))
 
     def chain(self, a: int, b: int) -> list:
         """aTb (frames a+1..b, parallel runs merged inside a+1..b)."""
         key = (a, b)
         if key not in self._chains:
-            M = identity()
+            M = _identity()
             for run in self.runs(a, b):
-                M = mat_mul(M, self._run_matrix(run))
+                M = _mat_mul(M, self._run_matrix(run))
             self._chains[key] = M
         return self._chains[key]
 
@@ -211,14 +211,14 @@ class System:
         owner = self.g.owner
         return frozenset(owner[g] for g in P.gens_of(p) if owner[g] is not None)
 
-    def pool(self) -> list[Equation]:
+    def pool(self) -> list[_Equation]:
         if getattr(self, "equations", None) is None:
             self.equations = self._pool()
         return self.equations
 
-    def _pool(self) -> list[Equation]:
+    def _pool(self) -> list[_Equation]:
         n = self.n
-        eqs: list[Equation] = []
+        eqs: list[_Equation] = []
         seen = set()
 
         def push(poly, kind, k, m, row=0, col=0):
@@ -232,7 +232,7 @@ class System:
             if key in seen:
                 return
             seen.add(key)
-            eqs.append(Equation(len(eqs), poly, vs, kind, k, m, row, col))
+            eqs.append(_Equation(len(eqs), poly, vs, kind, k, m, row, col))
 
         t = self.target
         tg = [P.gen(g) for g in t]
@@ -242,21 +242,21 @@ class System:
         U0inv = [[Rt[c][r] for c in range(3)]
                  + [P.neg(P.total(*[P.mul(Rt[k][r], Pt[k]) for k in range(3)]))]
                  for r in range(3)]
-        left = {k: mat_mul(mat_inv(self.chain(0, k)), self.U0) for k in range(n)}
-        right = {m: mat_inv(self.chain(m, n)) for m in range(1, n + 1)}
+        left = {k: _mat_mul(_mat_inv(self.chain(0, k)), self.U0) for k in range(n)}
+        right = {m: _mat_inv(self.chain(m, n)) for m in range(1, n + 1)}
         for k in range(n):
             O = [self.chain(0, k)[r][3] for r in range(3)]
             d = [P.sub(Pt[r], O[r]) for r in range(3)]
             dd = P.total(*[P.mul(x, x) for x in d])
             for m in range(n, k, -1):
-                L = mat_mul(left[k], right[m]) if m < n else left[k]
+                L = _mat_mul(left[k], right[m]) if m < n else left[k]
                 R = self.chain(k, m)
                 for r in range(3):
                     for c in range(4):
                         push(P.sub(L[r][c], R[r][c]), "elem", k, m, r, c)
                 # inverse: (kT0 U0 nTm)^-1 = mTn U0^-1 0Tk
-                Li = mat_mul(mat_mul(self.chain(m, n), U0inv), self.chain(0, k))
-                Ri = mat_inv(R)
+                Li = _mat_mul(_mat_mul(self.chain(m, n), U0inv), self.chain(0, k))
+                Ri = _mat_inv(R)
                 for r in range(3):
                     push(P.sub(Li[r][3], Ri[r][3]), "inv", k, m, r, 3)
                 # |kT0 (U0 w)|^2 = |w|^2 + |P - Ok|^2 + 2 (P - Ok).(R w),  w = nTm position
@@ -269,12 +269,12 @@ class System:
         return eqs
 
 
-def identity() -> list:
+def _identity() -> list:
     one = P.const(1)
     return [[one if r == c else {} for c in range(4)] for r in range(3)]
 
 
-def mat_mul(A, B) -> list:
+def _mat_mul(A, B) -> list:
     """Product of two 3x4 homogeneous matrices (last row 0 0 0 1 implied)."""
     out = []
     for r in range(3):
@@ -288,7 +288,7 @@ def mat_mul(A, B) -> list:
     return out
 
 
-def mat_inv(A) -> list:
+def _mat_inv(A) -> list:
     out = []
     for r in range(3):
         row = [A[c][r] for c in range(3)]
@@ -296,3 +296,5 @@ def mat_inv(A) -> list:
         out.append(row)
     return out
 
+
+__all__ = []

@@ -131,3 +131,6 @@ def unroll(sol):
     return customize(f"{sol.robot.name}_igm", algorithm, sol.robot, inputs=inputs,
                      title=f"Inverse geometric model of {sol.robot.name} ({sol.method}), "
                            f"{sol.n_branches} branches")
+
+
+__all__ = []

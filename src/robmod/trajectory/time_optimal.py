@@ -200,7 +200,7 @@ def _rows(q, dq, ddq, qdd_max, tau_max, idm_fn):
     return A, B, LO, HI, names, gravity
 
 
-def interpolated(a, b, lo, hi, names, delta):
+def _interpolated(a, b, lo, hi, names, delta):
     """The rows of the interpolation scheme (Pham & Pham 2018): at stage i, those of
     s_i+1 with x_i+1 = x_i + 2 Δ_i u_i, i.e. (a_i+1 + 2 Δ_i b_i+1) u + b_i+1 x, added to
     those of s_i (the last stage repeats its own)."""
@@ -275,7 +275,7 @@ def topp(path, robot=None, *, qd_max=None, qdd_max=None, tau_max=None, grid=None
     a, b, lo, hi, names, gravity = _rows(q, dq, ddq, qdd_lim, tau_lim, idm_fn)
     delta = np.diff(s)
     if discretization == "interpolation":
-        a, b, lo, hi, names = interpolated(a, b, lo, hi, names, delta)
+        a, b, lo, hi, names = _interpolated(a, b, lo, hi, names, delta)
     try:
         x, u, K = solve(a, b, lo, hi, xmax, delta, x_start, x_end, compiled=compiled)
     except Infeasible as e:
@@ -307,3 +307,6 @@ def topp(path, robot=None, *, qd_max=None, qdd_max=None, tau_max=None, grid=None
     t = np.concatenate([[0.0], np.cumsum(2 * delta / speed)])
     return TimeOptimal(jp, s, sd, u, t, qd_lim, qdd_lim,
                        tau_lim if np.any(np.isfinite(tau_lim)) else None, discretization, idm_fn)
+
+
+__all__ = ["topp", "TimeOptimal", "ConstraintUse"]

@@ -60,3 +60,6 @@ def warmup(robot, models=tuple(MODELS)) -> dict:
     finally:
         fastpath.set_backend(old)
     return report
+
+
+__all__ = ["warmup"]

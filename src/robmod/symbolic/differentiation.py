@@ -72,3 +72,6 @@ def derivative(model: CustomModel, wrt, keep_outputs: bool = True) -> CustomMode
     new = replace(model, name=f"{model.name}_d", statements=tuple(stmts) + tuple(ctx.statements),
                   outputs=outputs, title=f"{model.title} and its derivatives")
     return new.pruned()
+
+
+__all__ = ["derivative"]

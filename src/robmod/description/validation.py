@@ -18,7 +18,7 @@ from ..errors import DescriptionError, Location
 from .robot import DYNAMIC, FIXED, GEOMETRIC, LIMITS, PRISMATIC, REVOLUTE, Robot, joint_variable
 
 #: relative tolerance of the inertia-consistency checks
-INERTIA_TOL = 1e-9
+_INERTIA_TOL = 1e-9
 
 
 def _fail(msg, j, fieldname, locations):
@@ -185,10 +185,13 @@ def _check_link(link, locations):
     JG = J - (s @ s * np.eye(3) - np.outer(s, s)) / M
     scale = max(abs(np.trace(J)), abs(np.trace(JG)), 1e-300)
     ev = np.linalg.eigvalsh(JG)
-    if ev[0] < -INERTIA_TOL * scale:
+    if ev[0] < -_INERTIA_TOL * scale:
         _fail(f"inertia tensor about the centre of mass is not positive semi-definite "
               f"(eigenvalues {np.array2string(ev, precision=4)}): check XX..ZZ against MX, MY, "
               "MZ and M (inertia is about O_j, not about the centre of mass)", j, "XX", locations)
-    if ev[0] + ev[1] < ev[2] - INERTIA_TOL * scale:
+    if ev[0] + ev[1] < ev[2] - _INERTIA_TOL * scale:
         _fail(f"principal inertias about the centre of mass {np.array2string(ev, precision=4)} "
               "violate the triangle inequality (I1 + I2 >= I3)", j, "XX", locations)
+
+
+__all__ = ["validate"]

@@ -76,19 +76,19 @@ from ..symbolic.model import Output, customize
 from .jacobians import check_q, resolve_frame, jacobian_parts, pose_and_jacobian
 
 #: rows of Omega_r for each representation
-ROWS = {"rpy": 3, "zxz": 3, "quaternion": 4, "cosines": 9}
+_ROWS = {"rpy": 3, "zxz": 3, "quaternion": 4, "cosines": 9}
 _ALIASES = {"euler": "zxz", "euler_zxz": "zxz", "quat": "quaternion", "quaternions": "quaternion",
             "direction_cosines": "cosines", "cd": "cosines"}
-DEFAULT_TOL = 1e-9
+_DEFAULT_TOL = 1e-9
 
 
-def representation_name(representation: str) -> str:
+def _representation_name(representation: str) -> str:
     """The canonical name of a representation (aliases: euler, quat, direction_cosines)."""
     key = str(representation).lower()
     key = _ALIASES.get(key, key)
-    if key not in ROWS:
+    if key not in _ROWS:
         raise RobmodError(f"unknown orientation representation {representation!r}; "
-                          f"use one of {', '.join(ROWS)}")
+                          f"use one of {', '.join(_ROWS)}")
     return key
 
 
@@ -99,14 +99,14 @@ def _skew(v):
 
 # ------------------------------------------------------------------ Omega_r over scalars
 
-def omega_r_algorithm(ctx, representation, c):
+def _omega_r_algorithm(ctx, representation, c):
     """Omega_r (m x 3 nested list) from the coordinates ``c`` (context scalars).
 
     ``c``: rpy / zxz ``{"sphi", "cphi", "sth", "cth"}`` (optionally ``"ik"``, the already
     computed 1/cos(theta), resp. 1/sin(theta)); quaternion ``{"Q": [Q0..Q3]}`` (optionally
     ``"H"`` = Q/2); cosines ``{"s", "n", "a"}`` (3-vectors).
     """
-    rep = representation_name(representation)
+    rep = _representation_name(representation)
     if rep == "cosines":  # [5.57]: d(x)/dt = w x x = -x^ w
         return [[-e for e in row] for v in (c["s"], c["n"], c["a"]) for row in _skew(v)]
     if rep == "quaternion":  # [5.69]
@@ -130,9 +130,9 @@ def omega_r_algorithm(ctx, representation, c):
             [ctx.var(mul(sp_, k), "OM31"), ctx.var(-mul(cp, k), "OM32"), 0]]
 
 
-def omega_r_inverse_algorithm(ctx, representation, c):
+def _omega_r_inverse_algorithm(ctx, representation, c):
     """The inverse ([5.61], [5.64]) or left inverse ([5.59], [5.70]) of Omega_r (3 x m)."""
-    rep = representation_name(representation)
+    rep = _representation_name(representation)
     if rep == "cosines":
         blocks = [_skew(c[k]) for k in ("s", "n", "a")]
         return [[x / 2 for b in blocks for x in b[r]] for r in range(3)]
@@ -195,9 +195,9 @@ def _singular(rep, c, tol):
 
 
 def representation_singular(representation, x=None, *, angles=None, R=None,
-                            tol: float = DEFAULT_TOL) -> np.ndarray:
+                            tol: float = _DEFAULT_TOL) -> np.ndarray:
     """Mask of the representation singularities (always False for quaternions and cosines)."""
-    rep = representation_name(representation)
+    rep = _representation_name(representation)
     c, batch = _coords_numeric(rep, x, angles, R)
     s = _singular(rep, c, tol)
     return np.zeros(batch, dtype=bool) if s is None else np.asarray(s)
@@ -217,19 +217,19 @@ def _omega_r_numeric(rep, c, batch, tol, on_singular):
         guard = "cth" if rep == "rpy" else "sth"
         c[guard] = np.where(sing, 1.0, c[guard])
     with np.errstate(divide="ignore", invalid="ignore"):
-        om = stack(omega_r_algorithm(NumericContext(), rep, c), batch)
+        om = stack(_omega_r_algorithm(NumericContext(), rep, c), batch)
     if sing is not None and np.any(sing):
         om = np.where(np.asarray(sing)[..., None, None], np.nan, om)
     return om
 
 
-def omega_matrix(representation, x=None, *, angles=None, R=None, tol: float = DEFAULT_TOL,
+def omega_matrix(representation, x=None, *, angles=None, R=None, tol: float = _DEFAULT_TOL,
                  on_singular: str = "raise") -> np.ndarray:
     """Omega = diag(I3, Omega_r) ([5.50]): (..., 3 + m, 6), maps [V; w] to Xdot."""
-    rep = representation_name(representation)
+    rep = _representation_name(representation)
     c, batch = _coords_numeric(rep, x, angles, R)
     om = _omega_r_numeric(rep, c, batch, tol, on_singular)
-    m = ROWS[rep]
+    m = _ROWS[rep]
     out = np.zeros(om.shape[:-2] + (3 + m, 6))
     out[..., :3, :3] = np.eye(3)
     out[..., 3:, 3:] = om
@@ -238,10 +238,10 @@ def omega_matrix(representation, x=None, *, angles=None, R=None, tol: float = DE
 
 def omega_inverse(representation, x=None, *, angles=None, R=None) -> np.ndarray:
     """diag(I3, Omega_r^-1) ([5.53]) or the left inverse ([5.54]-[5.55]): (..., 6, 3 + m)."""
-    rep = representation_name(representation)
+    rep = _representation_name(representation)
     c, batch = _coords_numeric(rep, x, angles, R)
-    inv = stack(omega_r_inverse_algorithm(NumericContext(), rep, c), batch)
-    m = ROWS[rep]
+    inv = stack(_omega_r_inverse_algorithm(NumericContext(), rep, c), batch)
+    m = _ROWS[rep]
     out = np.zeros(inv.shape[:-2] + (6, 3 + m))
     out[..., :3, :3] = np.eye(3)
     out[..., 3:, 3:] = inv
@@ -260,15 +260,15 @@ def task_coordinates(robot, q, representation="rpy", j=None, tool=None) -> np.nd
     """X = [0P_j; Xr] (..., 3 + m) at q (angles and quaternions: first branch, Q0 >= 0)."""
     from ..geometry.direct import dgm
 
-    rep = representation_name(representation)
+    rep = _representation_name(representation)
     T = dgm(robot, q, j, tool=tool)
     return np.concatenate([T[..., :3, 3], _orientation(rep, T[..., :3, :3])], axis=-1)
 
 
 def task_jacobian(robot, q, representation="rpy", j=None, tool=None, *,
-                  tol: float = DEFAULT_TOL, on_singular: str = "raise") -> np.ndarray:
+                  tol: float = _DEFAULT_TOL, on_singular: str = "raise") -> np.ndarray:
     """J_x = Omega 0J_j ([5.51]-[5.52]): (..., 3 + m, NJ), with Xdot = J_x qd."""
-    rep = representation_name(representation)
+    rep = _representation_name(representation)
     q = check_q(robot, q)
     T, J = pose_and_jacobian(robot, q, j, tool)
     c, batch = _coords_numeric(rep, None, None, T[..., :3, :3])
@@ -308,7 +308,7 @@ def _coords_from_R(ctx, rep, R):
     return c, [ctx.var(a, n) for a, n in zip(angles, ("PHI", "THETA", "PSI"))]
 
 
-def jx_name(r, c, rows, cols):
+def _jx_name(r, c, rows, cols):
     """Name of element (r, c) (0-based) of J_x: ``JX{r}{c}``, ``JX{r}_{c}`` beyond 9."""
     sep = "_" if max(rows, cols) > 9 else ""
     return f"JX{r + 1}{sep}{c + 1}"
@@ -316,7 +316,7 @@ def jx_name(r, c, rows, cols):
 
 def task_jacobian_algorithm(ctx, robot, representation, j=None, tool=None, coordinates=False):
     """J_x ((3 + m) x NJ nested list) and, if ``coordinates``, X (3 + m scalars) from 0R_j."""
-    rep = representation_name(representation)
+    rep = _representation_name(representation)
     columns, A, P, tool, j = jacobian_parts(ctx, robot, j, 0, tool)
     R = A[j]
     if tool is not None:
@@ -324,16 +324,16 @@ def task_jacobian_algorithm(ctx, robot, representation, j=None, tool=None, coord
         R = [[ctx.var(dot(R[r], [RE[0][c], RE[1][c], RE[2][c]]), f"T0E{r + 1}{c + 1}")
               for c in range(3)] for r in range(3)]
     c, xr = _coords_from_R(ctx, rep, R)
-    om = omega_r_algorithm(ctx, rep, c)
+    om = _omega_r_algorithm(ctx, rep, c)
     nj = robot.n_joints
-    rows = [[0] * nj for _ in range(3 + ROWS[rep])]
+    rows = [[0] * nj for _ in range(3 + _ROWS[rep])]
     for k, col in columns.items():
         if k > nj:
             continue
         for r in range(3):
-            rows[r][k - 1] = ctx.var(col[r], jx_name(r, k - 1, len(rows), nj))
+            rows[r][k - 1] = ctx.var(col[r], _jx_name(r, k - 1, len(rows), nj))
         for r, orow in enumerate(om):
-            rows[3 + r][k - 1] = ctx.var(dot(orow, col[3:]), jx_name(3 + r, k - 1, len(rows), nj))
+            rows[3 + r][k - 1] = ctx.var(dot(orow, col[3:]), _jx_name(3 + r, k - 1, len(rows), nj))
     if not coordinates:
         return rows, None
     return rows, list(P[0]) + list(xr)
@@ -341,14 +341,14 @@ def task_jacobian_algorithm(ctx, robot, representation, j=None, tool=None, coord
 
 def task_jacobian_model(robot, representation="rpy", j=None, tool=None, coordinates=False):
     """Customized symbolic J_x (output ``Jx``; with ``coordinates`` also ``X``)."""
-    rep = representation_name(representation)
+    rep = _representation_name(representation)
     tool_obj, jj = resolve_frame(robot, j, tool)
     end = "E" if tool_obj is not None else str(jj)
     q = tuple(robot.frame(k).q for k in robot.joints)
 
     def algorithm(ctx):
         rows, X = task_jacobian_algorithm(ctx, robot, rep, jj, tool_obj, coordinates)
-        names = [jx_name(r, c, len(rows), len(rows[0])) for r in range(len(rows))
+        names = [_jx_name(r, c, len(rows), len(rows[0])) for r in range(len(rows))
                  for c in range(len(rows[0]))]
         out = [Output.matrix("Jx", rows, names)]
         if X is not None:
@@ -357,3 +357,7 @@ def task_jacobian_model(robot, representation="rpy", j=None, tool=None, coordina
 
     return customize(f"{robot.name}_task_jacobian_{rep}", algorithm, robot, inputs={"q": q},
                      title=f"Task-coordinate Jacobian ({rep}) of frame {end} of {robot.name}")
+
+
+__all__ = ["task_jacobian", "task_jacobian_model", "task_jacobian_algorithm", "task_coordinates",
+           "omega_matrix", "omega_inverse", "representation_singular"]

@@ -23,7 +23,7 @@ so that the joints start and finish together (synchronised, homothetic profiles)
 
 * ``jerk-limited``: the time-optimal seven-phase "double S" under velocity, acceleration and
   jerk limits (the constant-jerk variant of §8.3.4 made minimum-time), in
-  :mod:`robmod.trajectory.jerk_limited`.
+  :mod:`robmod.trajectory.s_curves`.
 
 A longer ``duration`` than the minimum stretches the law in time (limits still hold).
 """
@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import RobmodError
 from .base import StraightLine, joint_vector, limit_vector, robot_limits
-from .jerk_limited import JerkLimited, jerk_limited
+from .s_curves import JerkLimited, jerk_limited
 
 LAWS = ("linear", "cubic", "quintic", "bang-bang", "trapezoidal", "continuous-acceleration")
 JERK_LAW = "jerk-limited"     # also needs a jerk limit, qddd_max
@@ -50,7 +50,7 @@ def _polynomial(coeffs, T, t):
     return (p(s), p.deriv(1)(s) / T, p.deriv(2)(s) / T ** 2, p.deriv(3)(s) / T ** 3)
 
 
-POLYNOMIALS = {"linear": [0, 1], "cubic": [0, 0, 3, -2], "quintic": [0, 0, 0, 10, -15, 6]}
+_POLYNOMIALS = {"linear": [0, 1], "cubic": [0, 0, 3, -2], "quintic": [0, 0, 0, 10, -15, 6]}
 
 
 def _blend(tau, T, t, start):
@@ -102,13 +102,13 @@ def minimum_time(law: str, D, qd_max, qdd_max) -> np.ndarray:
     if law == "trapezoidal":
         return np.where(D > kv ** 2 / ka, kv / ka + D / np.where(kv > 0, kv, 1), 2 * np.sqrt(D / ka))
     if law == "continuous-acceleration":
-        kv2 = reachable_velocity(law, D, kv, ka)
+        kv2 = _reachable_velocity(law, D, kv, ka)
         return np.where(D > 0, 1.5 * kv2 / ka + D / np.where(kv2 > 0, kv2, 1), 0.0)
     raise RobmodError(f"law must be one of {', '.join(LAWS)}, got {law!r} (the jerk-limited law: "
                       f"minimum_time_jerk)")
 
 
-def reachable_velocity(law, D, kv, ka):
+def _reachable_velocity(law, D, kv, ka):
     """k_v, or the peak velocity a joint reaches without cruise ((8.35), (8.47))."""
     D = np.abs(D)
     if law == "trapezoidal":
@@ -132,16 +132,16 @@ class Synchronisation:
 
 #: displacements up to this size (rad or m) are rounding noise, not a motion: the trajectory
 #: holds its end from t = 0 (duration 0)
-NO_MOTION = 1e-12
+_NO_MOTION = 1e-12
 
 
 def synchronise(law: str, D, qd_max, qdd_max) -> Synchronisation:
     """Homothetic synchronisation of a trapezoidal or continuous-acceleration motion."""
     D = np.asarray(D, dtype=float)
     ka = np.asarray(qdd_max, float)
-    kv = reachable_velocity(law, D, np.asarray(qd_max, float), ka)
+    kv = _reachable_velocity(law, D, np.asarray(qd_max, float), ka)
     aD = np.abs(D)
-    moving = np.flatnonzero(aD > 1e-12 * aD.max()) if aD.size and aD.max() > NO_MOTION else []
+    moving = np.flatnonzero(aD > 1e-12 * aD.max()) if aD.size and aD.max() > _NO_MOTION else []
     if len(moving) == 0:
         return Synchronisation(0.0, 0.0, kv, np.zeros_like(D), np.zeros_like(D), -1)
     r = int(moving[np.argmax(aD[moving])])   # any moving joint works; the largest is best
@@ -180,8 +180,8 @@ class PointToPoint(StraightLine):
         if self.duration == 0:
             z = np.zeros_like(t)
             return np.ones_like(t), z, z, z
-        if self.law in POLYNOMIALS:
-            r = _polynomial(POLYNOMIALS[self.law], T0, u)
+        if self.law in _POLYNOMIALS:
+            r = _polynomial(_POLYNOMIALS[self.law], T0, u)
         elif self.law == "continuous-acceleration":
             r = _continuous(self.tau, T0, u)
         else:
@@ -246,7 +246,7 @@ def point_to_point(q0, q1, law: str = "quintic", *, duration=None, qd_max=None, 
         sync = None
         T = float(np.max(minimum_time(law, D, kv, ka))) if n else 0.0
         tau = T / 2 if law == "bang-bang" else 0.0
-    if T < 1e-9 or not np.any(np.abs(D) > NO_MOTION):   # no motion (rounding noise): hold q1
+    if T < 1e-9 or not np.any(np.abs(D) > _NO_MOTION):   # no motion (rounding noise): hold q1
         T, tau = 0.0, 0.0
     stretch = 1.0
     if duration is not None:
@@ -273,3 +273,7 @@ def cubic(q0, q1, **kw) -> PointToPoint:
 
 def trapezoidal(q0, q1, **kw) -> PointToPoint:
     return point_to_point(q0, q1, "trapezoidal", **kw)
+
+
+__all__ = ["LAWS", "JERK_LAW", "PointToPoint", "point_to_point", "Synchronisation", "synchronise",
+           "minimum_time", "quintic", "cubic", "trapezoidal"]

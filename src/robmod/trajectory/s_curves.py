@@ -77,7 +77,7 @@ def double_s(D, v, a, j) -> DoubleS:
     return DoubleS(Tj, Ta, Tv, 2 * Ta + Tv, v_peak, a_peak, j)
 
 
-def unit_double_s(v: float, a: float, j: float) -> DoubleS:
+def _unit_double_s(v: float, a: float, j: float) -> DoubleS:
     """:func:`double_s` of a unit distance for scalar limits (the same closed forms, in floats:
     the common profile of a synchronised motion is built in microseconds)."""
     if v * j >= a * a:
@@ -195,7 +195,7 @@ def jerk_limited(q0, q1, *, qd_max, qdd_max, qddd_max, duration=None) -> JerkLim
         # (distances below 1e-12 of the largest are rounding noise: no limit of their own)
         moving = aD > 1e-12 * big
         V, A, Jr = (np.stack((kv, ka, kj))[:, moving] / aD[moving]).min(axis=1).tolist()
-        prof = unit_double_s(V, A, Jr)
+        prof = _unit_double_s(V, A, Jr)
         T = float(prof.T)
     stretch = 1.0
     if duration is not None:
@@ -215,3 +215,6 @@ def jerk_limited(q0, q1, *, qd_max, qdd_max, qddd_max, duration=None) -> JerkLim
     else:
         phases = (("start", 0.0), ("end", 0.0))
     return JerkLimited(q0, q1, T, prof, (kv, ka, kj), stretch, phases)
+
+
+__all__ = ["JerkLimited", "jerk_limited", "DoubleS", "double_s", "minimum_time_jerk"]

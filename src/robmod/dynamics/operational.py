@@ -184,3 +184,7 @@ def dynamic_ellipsoid(robot, q, *, j=None, tool=None, rows=(0, 1, 2),
     J = _task_jacobian(robot, q, j, tool, rows)
     JBi = np.swapaxes(np.linalg.solve(np.swapaxes(B, -1, -2), np.swapaxes(J, -1, -2)), -1, -2)
     return velocity_ellipsoid(JBi)
+
+
+__all__ = ["OperationalSpace", "operational_space", "DynamicEllipsoid",
+           "dynamic_manipulability_ellipsoid", "dynamic_ellipsoid"]

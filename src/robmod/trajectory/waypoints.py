@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import RobmodError
 from .base import Trajectory, limit_vector, via_point_rows
-from .point_to_point import minimum_time
+from .laws import minimum_time
 
 
 @dataclass(frozen=True)
@@ -96,3 +96,6 @@ def via_points(points, times=None, *, qd_max=None, qdd_max=None, robot=None,
                                   "slower would fit): give longer times or no times")
             traj = ViaPoints(P, knots * k * (1 + 1e-9), limits)
     return traj
+
+
+__all__ = ["ViaPoints", "via_points"]

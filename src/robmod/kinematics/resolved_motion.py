@@ -18,7 +18,7 @@ desired velocity, either the 6 components (v, omega) or only the task rows.
 ``rows`` (default: all 6 for a location, (0, 1, 2) for a position) selects the
 task components, e.g. ``(0, 1)`` for a planar positioning task.
 
-:func:`planar3r` builds the three-link planar robot of the seed's Figs 6.3-6.4
+:func:`planar3r` builds the three-link planar robot of Khalil & Dombre's Figs 6.3-6.4
 from a small YAML description.
 """
 from __future__ import annotations
@@ -30,11 +30,10 @@ import numpy as np
 
 from ..description.io_yaml import loads_yaml
 from ..errors import RobmodError
-from .ik_numeric import rotation_error
+from ..geometry.pose_errors import rotation_error
 from .ikm import PseudoInverse
 from .jacobians import check_q, pose_and_jacobian
 
-__all__ = ["ResolvedRateResult", "resolved_rate", "planar3r"]
 
 
 @dataclass(frozen=True)
@@ -130,7 +129,7 @@ def resolved_rate(robot, q0, path: Callable, t, solver=None, *, j=None, tool=Non
     return ResolvedRateResult(t, Q, QD, E, rows)
 
 
-PLANAR3R_YAML = """\
+_PLANAR3R_YAML = """\
 robmod: 1
 name: planar3r
 description: "Three-link planar arm (Khalil & Dombre Figs 6.3-6.4); tool 'tip' at the end of link 3"
@@ -162,8 +161,11 @@ def planar3r(l1=1.0, l2=1.0, l3=0.5, qmin=None, qmax=None, numeric=True):
         hi = np.broadcast_to(np.asarray(np.pi if qmax is None else qmax, float), (3,))
         joints = "".join(f"  - {{j: {k + 1}, qmin: {float(lo[k])!r}, qmax: {float(hi[k])!r}}}\n"
                          for k in range(3))
-    text = PLANAR3R_YAML.format(l1=float(l1), l2=float(l2), l3=float(l3), joints=joints)
+    text = _PLANAR3R_YAML.format(l1=float(l1), l2=float(l2), l3=float(l3), joints=joints)
     if not joints:
         text = text.replace("joints:\n", "")
     robot = loads_yaml(text, "<planar3r>")
     return robot.numeric() if numeric else robot
+
+
+__all__ = ["resolved_rate", "ResolvedRateResult", "planar3r"]
