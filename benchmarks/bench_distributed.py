@@ -23,7 +23,8 @@ import numpy as np
 
 import robmod
 from robmod.distributed import local_cluster, workspace_map
-from robmod.distributed.maps import _block_stats, joint_box, _map_models, _merge_stats, _reach_bound
+from robmod.distributed.maps import (_block_stats, _map_models, _merge_stats, _reach_bound,
+                                     joint_box)
 
 
 def single_process(robot, n, chunk, seed=0, bins=32):

@@ -76,7 +76,8 @@ def test_quadratic_velocity_form_of_seed_003():
         G = quadratic_velocity_matrix(robot, q)
         n = robot.n_joints
         assert G.shape == (5, n, n * (n + 1) // 2)
-        assert np.abs(mv(G, _velocity_products(qd)) - mv(coriolis_matrix(robot, q, qd), qd)).max() \
+        assert np.abs(mv(G, _velocity_products(qd))
+                      - mv(coriolis_matrix(robot, q, qd), qd)).max() \
             < 1e-10
     robot = with_random_dynamics(robmod.load_robot("scara", numeric=True), rng)
     q = rng.uniform(-2, 2, (5, robot.n_joints))

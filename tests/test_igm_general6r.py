@@ -39,7 +39,8 @@ def _check(robot, q, n_restarts=96):
     assert len(sols) % 2 == 0 and len(sols) <= 16
     num = igm_numeric(robot, T, n_restarts=n_restarts, rng=0)
     assert num.n_solutions <= len(sols)
-    assert all(_member(sols, qn, 1e-6) for qn in num.solutions())  # numeric set within the exact set
+    # the numeric set within the exact set
+    assert all(_member(sols, qn, 1e-6) for qn in num.solutions())
     return len(sols), num.n_solutions
 
 

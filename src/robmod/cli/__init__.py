@@ -168,4 +168,3 @@ __all__ = ["main"]
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
-

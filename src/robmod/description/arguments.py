@@ -27,7 +27,6 @@ from ..errors import RobmodError
 from .robot import DYNAMIC, GEOMETRIC
 
 
-
 def symbols_used(robot, scope: str = "dynamics") -> frozenset:
     """Symbols left in the parameters a numeric model reads.
 

@@ -119,7 +119,6 @@ def loads_urdf(text: str, filename: str = "<string>", *, mdh: bool | None = None
     return build_robot(name, links, joints, ctx, mdh, root.line)
 
 
-
 # ============================================================================ writing
 def _num(x) -> str:
     x = float(x)

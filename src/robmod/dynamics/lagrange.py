@@ -62,8 +62,6 @@ def _gravity_numpy(robot, _, q):
     return joint_vector(robot, gravity_algorithm(numeric_context(robot, q=q), robot), shape)
 
 
-
-
 _GRAVITY_SPEC = fastpath.Spec(
     lambda robot, _: gravity_model(robot) if plain_layout(robot) else None,
     lambda robot, q: check_arrays(robot, q, names=("q",))[1], _gravity_numpy)

@@ -41,7 +41,6 @@ from ..symbolic.context import NumericContext
 from .spatial import friction_torque
 
 
-
 def ne_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=True,
                  velocity=True, base_motion=True, acceleration=True):
     """Joint torques GAM_j (j = 1..NL, fixed frames give None) over context scalars.
@@ -230,8 +229,6 @@ def ccg_model(robot):
     without friction, rotor or external wrench)."""
     return idm_model(robot, name="ccg", title="Coriolis, centrifugal and gravity torques",
                      acceleration=False, rotor=False, friction=False, wrench=False)
-
-
 
 
 _COMPILED: dict = {}

@@ -198,7 +198,6 @@ def _rotor_energy_algorithm(ctx, robot, rotors):
 # -- numeric (batched) -----------------------------------------------------------------------
 
 
-
 def rotor_torques(robot, rotors, q, qd, qdd, *, velocity=True, acceleration=True,
                   base_motion=True) -> np.ndarray:
     """GAMR (..., NJ): the rotor terms to add to :func:`robmod.dynamics.idm`."""
@@ -304,4 +303,5 @@ def idm_with_rotors_model(robot, rotors, name="idm_rotors"):
 
 __all__ = ["Rotor", "rotor_torques", "rotor_kinetic_energy", "rotor_inertia_matrix",
            "rotor_coriolis_matrix", "idm_with_rotors", "inertia_matrix_with_rotors",
-           "coriolis_matrix_with_rotors", "rotor_model", "rotor_algorithm", "idm_with_rotors_model"]
+           "coriolis_matrix_with_rotors", "rotor_model", "rotor_algorithm",
+           "idm_with_rotors_model"]

@@ -297,7 +297,6 @@ def igm_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10, sing_tol=1e-9)
     return IGMResult(q, valid, "pieper", singular=sing & valid, residual=resid)
 
 
-
 def _roots_of(fn, degree, L):
     """(roots in tan((q3 - off)/2), off) of a trigonometric polynomial of ``degree`` in q3,
     the offset chosen so that no root sits at q3 - off = pi (the half-tangent's pole)."""

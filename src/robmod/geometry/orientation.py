@@ -40,7 +40,6 @@ from .rotations import (SINGULAR_TOL, AngleAxis, float_array, matrix_of, angle_a
                         rotation_part)
 
 
-
 class AngleSolutions(NamedTuple):
     """The two solution branches of a three-angle orientation set.
 

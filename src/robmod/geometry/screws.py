@@ -35,7 +35,6 @@ import numpy as np
 from .rotations import float_array, angle_axis, homogeneous, rotvec_to_matrix
 
 
-
 def skew(v) -> np.ndarray:
     """Skew-symmetric matrix ``v^`` (..., 3, 3) of v (..., 3): ``skew(v) @ w == cross(v, w)``."""
     v = float_array(v)

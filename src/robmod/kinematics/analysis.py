@@ -35,7 +35,6 @@ from ..geometry.direct import dgm
 from .jacobians import resolve_frame, jacobian, jacobian_model
 
 
-
 # -- the Jacobian of a task ----------------------------------------------------------------------
 def task_rows_jacobian(robot, q, j=None, i=0, tool=None, rows=None) -> np.ndarray:
     """iJ_j (or iJ_E) at q, restricted to the task ``rows`` (indices into Vx Vy Vz wx wy wz).

@@ -36,7 +36,6 @@ from ..errors import RobmodError
 from .analysis import manipulability, task_rows_jacobian
 
 
-
 def _mv(A, x):
     return np.einsum("...ij,...j->...i", A, x)
 
@@ -232,7 +231,8 @@ class ManipulabilityCriterion:
     h: float = 1e-6
 
     def value(self, q) -> np.ndarray:
-        return manipulability(task_rows_jacobian(self.robot, q, self.j, self.i, self.tool, self.rows))
+        return manipulability(task_rows_jacobian(self.robot, q, self.j, self.i, self.tool,
+                                                 self.rows))
 
     def gradient(self, q) -> np.ndarray:
         return numerical_gradient(self.value, q, self.h)

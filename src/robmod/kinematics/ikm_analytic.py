@@ -55,6 +55,7 @@ from ..symbolic.model import Output, customize
 from .analysis import expanded_outputs, factorize_singular, reduce_pythagoras
 from .jacobians import check_q, resolve_frame, jacobian_model
 
+__all__ = ["BlockIKM", "block_ikm", "ikm_block_algorithm", "ikm_block_model", "ikm_block"]
 
 _X_SYMBOLS = sp.symbols("X1:7")
 
@@ -496,6 +497,3 @@ def ikm_block(robot, q, xd, method=2, *, i=None, j=None, tool=None, velocity_fra
         qd = ikm_block_algorithm(ctx, blk, [xd[..., k] for k in range(6)], method, solve,
                                  velocity_frame, values=_values(robot))
     return np.stack([np.broadcast_to(np.asarray(x, dtype=float), batch) for x in qd], axis=-1)
-
-
-__all__ = ["BlockIKM", "block_ikm", "ikm_block_algorithm", "ikm_block_model", "ikm_block"]

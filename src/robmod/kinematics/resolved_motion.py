@@ -35,7 +35,6 @@ from .ikm import PseudoInverse
 from .jacobians import check_q, pose_and_jacobian
 
 
-
 @dataclass(frozen=True)
 class ResolvedRateResult:
     """Joint trajectory and tracking errors of a resolved-rate run.

@@ -29,7 +29,6 @@ from ..geometry.screws import transform_wrench, wrench_transform
 from .analysis import as_jacobian
 
 
-
 def _vec(x, n, what):
     x = np.asarray(x, dtype=float)
     if x.shape[-1:] != (n,):
