@@ -80,8 +80,10 @@ class Search:
         f = self._forms.get(key)
         if f is None:
             gens = {x for v in unknown for x in self.sys.vars[v].gens}
+            # the coefficients are named in the order of their monomials, so the names do not
+            # depend on how the equation was computed
             parts = P.split(eq.poly, gens)
-            f = P.join({m: self.g.name_known(c) for m, c in parts.items()})
+            f = P.join({m: self.g.name_known(parts[m]) for m in sorted(parts)})
             self._forms[key] = f
         return f
 
