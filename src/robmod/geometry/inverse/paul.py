@@ -241,35 +241,49 @@ class Search:
         return None
 
 
-def paul_search(robot, fixed=(), families=("elem", "inv", "norm")):
-    """Run the search; the System, the steps, or a RobmodError naming what was tried."""
-    system = System(robot, fixed, families)
-    free = [j for j in system.joints if j not in system.fixed]
+def paul_search(robot, fixed=(), families=("elem", "inv", "norm"), *, passes=None):
+    """Run the search; the System, the steps, or a RobmodError naming what was tried.
+
+    ``passes``: a sequence of family tuples tried in turn (``(("elem",), ("elem", "inv",
+    "norm"))``: Paul's classical equations first); the polynomials computed for one pass
+    are reused by the next, and the error names the last pass.
+    """
+    passes = tuple(tuple(f) for f in passes) if passes else (tuple(families),)
+    base = System(robot, fixed, passes[0])
+    free = [j for j in base.joints if j not in base.fixed]
     if len(free) > 6:
         raise RobmodError(
             f"no closed form found for {robot.name!r}: {len(free)} unknown joints for a "
             f"6-dof task (redundant robot); give the values of {len(free) - 6} joint(s) with "
             f"fixed=[...]")
-    search = Search(system)
-    steps = search.run()
-    if steps is None:
-        got = [system.vars[c.var].name for c in search.best_partial]
-        left = [f"q{j}" for j in free
-                if not any(j in system.vars[c.var].joints and len(system.vars[c.var].joints) == 1
-                           for c in search.best_partial)]
-        given = (" with " + ", ".join(f"q{j}" for j in system.fixed) + " given"
-                 if system.fixed else "")
-        raise RobmodError(
-            f"no closed form found for {robot.name!r}{given}"
-            f" by Paul's method: tried the equations kT0 U0 nTm = kTm for all 0 <= k < m <= "
-            f"{system.n} ({', '.join(FAMILY_NAMES[f] for f in system.families)}), "
-            f"equation types 1 to 8 and common factors, {search.nodes} search nodes; "
-            f"best partial solution: {', '.join(got) or 'none'}; not determined: "
-            f"{', '.join(left)} (igm(robot, T) of a 6R robot falls back to Pieper's quartic "
-            f"(spherical wrist) or the general-6R solver; otherwise "
-            f"robmod.kinematics.igm_numeric)")
+    for fams in passes:
+        system = base.for_families(fams)
+        search = Search(system)
+        steps = search.run()
+        if steps is not None:
+            break
+    else:
+        raise _failure(robot, system, search, free)
     for c in steps:
         p = E.sing_poly(system.g, c.solver, system.reduce)
         c.extra["sing"] = p
         c.extra["sing_typ"] = search.samples.typical(p) if p is not None else 1.0
     return system, steps
+
+
+def _failure(robot, system, search, free) -> RobmodError:
+    got = [system.vars[c.var].name for c in search.best_partial]
+    left = [f"q{j}" for j in free
+            if not any(j in system.vars[c.var].joints and len(system.vars[c.var].joints) == 1
+                       for c in search.best_partial)]
+    given = (" with " + ", ".join(f"q{j}" for j in system.fixed) + " given"
+             if system.fixed else "")
+    return RobmodError(
+        f"no closed form found for {robot.name!r}{given}"
+        f" by Paul's method: tried the equations kT0 U0 nTm = kTm for all 0 <= k < m <= "
+        f"{system.n} ({', '.join(FAMILY_NAMES[f] for f in system.families)}), "
+        f"equation types 1 to 8 and common factors, {search.nodes} search nodes; "
+        f"best partial solution: {', '.join(got) or 'none'}; not determined: "
+        f"{', '.join(left)} (igm(robot, T) of a 6R robot falls back to Pieper's quartic "
+        f"(spherical wrist) or the general-6R solver; otherwise "
+        f"robmod.kinematics.igm_numeric)")

@@ -13,6 +13,7 @@ grows while the method names known coefficients, and its products are cheap.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -103,29 +104,45 @@ def const_value(p: dict):
     return p.get((), 0)
 
 
-def reduce_trig(p: dict, pairs: dict) -> dict:
-    """Normal form modulo S^2 + C^2 = 1 for every pair ``{S: C}``: S appears with degree <= 1."""
+def reduce_trig(p: dict, pairs: dict, memo: dict | None = None) -> dict:
+    """Normal form modulo S^2 + C^2 = 1 for every pair ``{S: C}``: S appears with degree <= 1.
+
+    ``S^e = S^(e mod 2) (1 - C^2)^(e div 2)``, expanded by the binomial formula; the
+    normal form is unique (the leading terms S^2 are coprime: a Groebner basis), so it
+    does not depend on the order of the reductions.  ``memo`` keeps the expansion of each
+    monomial (valid for one ``pairs``).
+    """
     if not any(g in pairs and e >= 2 for m in p for g, e in m):
         return p
+    if memo is None:
+        memo = {}
     out: dict = {}
-    stack = list(p.items())
-    while stack:
-        mono, c = stack.pop()
-        for k, (g, e) in enumerate(mono):
-            if e >= 2 and g in pairs:
-                cg = pairs[g]
-                base = list(mono)
-                if e == 2:
-                    del base[k]
-                else:
-                    base[k] = (g, e - 2)
-                m1 = tuple(base)
-                stack.append((m1, c))
-                stack.append((_mono_mul(m1, ((cg, 2),)), -c))
-                break
+    for mono, c in p.items():
+        red = memo.get(mono)
+        if red is None:
+            red = memo[mono] = _reduce_monomial(mono, pairs)
+        for m, k in red:
+            out[m] = out.get(m, 0) + (c if k == 1 else c * k)
+    return {m: c for m, c in out.items() if c}
+
+
+def _reduce_monomial(mono, pairs) -> tuple:
+    """``((monomial, integer), ...)``: the normal form of one monomial."""
+    exps = dict(mono)
+    terms = {(): 1}
+    for g, e in mono:
+        if e < 2 or g not in pairs:
+            continue
+        h, cg = e // 2, pairs[g]
+        if e % 2:
+            exps[g] = 1
         else:
-            _accumulate(out, mono, c)
-    return out
+            del exps[g]
+        c0 = exps.pop(cg, 0)
+        # (1 - C^2)^h = sum_i (-1)^i binom(h, i) C^(2i), times the C^c0 already there
+        factor = [(c0 + 2 * i, (-1) ** i * math.comb(h, i)) for i in range(h + 1)]
+        terms = {t + ((cg, ce),) if ce else t: k * b for t, k in terms.items() for ce, b in factor}
+    return tuple((tuple(sorted(list(exps.items()) + list(t))), k) for t, k in terms.items())
 
 
 def split(p: dict, gens: set) -> dict:
@@ -200,6 +217,10 @@ class Gens:
     trig: dict = field(default_factory=dict)       # S id -> C id
     definition: dict = field(default_factory=dict)  # K id -> polynomial in known generators
     _k_memo: dict = field(default_factory=dict)
+
+    def copy(self) -> "Gens":
+        return Gens(list(self.symbols), list(self.roles), list(self.owner), dict(self.index),
+                    dict(self.trig), dict(self.definition), dict(self._k_memo))
 
     def add(self, symbol, role, owner=None) -> int:
         if symbol in self.index:
