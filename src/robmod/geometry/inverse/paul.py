@@ -15,8 +15,8 @@ backtracking search tries the next candidates when a choice leads nowhere.
 from __future__ import annotations
 
 from collections import defaultdict
-from fractions import Fraction
 from itertools import combinations
+from math import gcd
 
 from ...errors import RobmodError
 from . import equations as E
@@ -29,12 +29,25 @@ MAX_TYPE3_EQS = 16
 TRIES = 3              # candidates tried per stage when backtracking
 MAX_NODES = 60
 SPURIOUS = 2.0         # rank penalty of a formula singular where the robot is not
+# the least rank of a candidate from squaring and adding (a type-2 or second-degree equation)
+SQ_MIN_RANK = min(r for (kind, _), r in E.RANK.items() if kind in ("type2", "quad")) \
+    + E.DERIVED_EXTRA["SQ"]
 FAMILY_NAMES = {"elem": "their elements", "inv": "the position column of their inverses",
                 "norm": "the squared norm of their position column"}
 
 
+def _order(item):
+    """Best candidate first; equal ones in the order they were generated."""
+    pos, c = item
+    return c.rank, E.conditioning(c.solver), c.size, c.eqs, pos
+
+
 class Span:
-    """The span of the known variables' joint vectors (exact Gaussian elimination)."""
+    """The span of the known variables' joint vectors (exact Gaussian elimination).
+
+    The vectors have integer entries; the elimination is done without fractions
+    (``v <- row[piv] v - v[piv] row``), which scales the vectors and keeps their zeros.
+    """
 
     def __init__(self, rows=None):
         self.rows = list(rows or [])     # (pivot, vector)
@@ -43,11 +56,14 @@ class Span:
         return Span(self.rows)
 
     def _reduce(self, vec):
-        v = [Fraction(x) for x in vec]
+        v = list(vec)
         for piv, row in self.rows:
             if v[piv]:
-                f = v[piv] / row[piv]
-                v = [a - f * b for a, b in zip(v, row)]
+                a, b = row[piv], v[piv]
+                v = [a * x - b * y for x, y in zip(v, row)]
+                d = gcd(*v)
+                if d > 1:
+                    v = [x // d for x in v]
         return v
 
     def contains(self, vec) -> bool:
@@ -70,6 +86,8 @@ class Search:
         self.samples = Samples(system)
         self.reduced = len(system.joints) - len(system.fixed) < 6
         self._forms: dict = {}
+        self._memo: dict = {}          # analyses of equations and pairs, reused at every stage
+        self._accepted: dict = {}
         self.nodes = 0
         self.tried: list = []
         self.best_partial: list = []
@@ -90,26 +108,60 @@ class Search:
     def reduce(self, p):
         return self.sys.reduce(p)
 
+    def once(self, key, compute):
+        """``compute()``, memoized: an analysis depends only on its equations and unknowns."""
+        try:
+            return self._memo[key]
+        except KeyError:
+            out = self._memo[key] = compute()
+            return out
+
     # ---- candidates --------------------------------------------------------------------------
-    def candidates(self, span: Span) -> list:
+    def candidates(self, span: Span):
+        """The candidates of this stage, best first (a generator).
+
+        An elimination by squaring and adding (types 4 to 8) ranks at least
+        ``SQ_MIN_RANK``: these are computed only when the search gets that far down the
+        list, and the order is that of sorting all the candidates at once.
+        """
         V = self.sys.vars
+        known = {v.id for v in V if span.contains(v.vector)}
+        independent: dict = {}         # unknowns -> their vectors are independent of the span
         singles, pairs = defaultdict(list), defaultdict(list)
         for eq in self.pool:
-            unknown = tuple(sorted(v for v in eq.vars if not span.contains(V[v].vector)))
+            unknown = tuple(sorted(v for v in eq.vars if v not in known))
             if not unknown or len(unknown) > 2:
                 continue
-            s = span.copy()
-            if not all(s.add(V[v].vector) for v in unknown):
+            ok = independent.get(unknown)
+            if ok is None:
+                s = span.copy()
+                ok = independent[unknown] = all(s.add(V[v].vector) for v in unknown)
+            if not ok:
                 continue
             f = self.form(eq, unknown)
             (singles if len(unknown) == 1 else pairs)[unknown].append((eq, f))
-        out = []
-        for (u,), lst in singles.items():
-            out += self._singles(V[u], lst)
+        # (position in the generation order, candidate); for each pair of equations and each
+        # unknown eliminated: squaring and adding, then a common factor
+        first = [((0, i), c) for i, c in enumerate(
+            c for (u,), lst in singles.items() for c in self._singles(V[u], lst))]
+        squares = []
         for U, lst in pairs.items():
-            out += self._pairs([V[x] for x in U], lst)
-        out.sort(key=lambda c: (c.rank, E.conditioning(c.solver), c.size, c.eqs))
-        return out
+            vars2 = [V[x] for x in U]
+            lst = sorted(lst, key=lambda t: (len(t[1]), t[0].id))[:MAX_PAIR_EQS]
+            for (e1, f1), (e2, f2) in combinations(lst, 2):
+                for k in range(2):
+                    job = (vars2, k, e1, f1, e2, f2)
+                    first += [((1, len(squares), 1), c) for c in self._elim(*job)]
+                    squares.append(((1, len(squares), 0), job))
+        first.sort(key=_order)
+        i = 0
+        while i < len(first) and first[i][1].rank < SQ_MIN_RANK:
+            yield first[i][1]
+            i += 1
+        rest = first[i:] + [(pos, c) for pos, job in squares for c in self._square(*job)]
+        rest.sort(key=_order)
+        for _, c in rest:
+            yield c
 
     def _cand(self, var, solver, eqs, forms, label, check, extra_rank=0.0, **kw):
         size = sum(len(f) for f in forms)
@@ -124,11 +176,11 @@ class Search:
     def _singles(self, var, lst) -> list:
         out, lins, type1 = [], [], []
         for eq, f in lst:
-            s = E.analyze_single(self.g, f, var)
-            if s is None:
+            found = self.once(("single", eq.id, var.id), lambda: self._single(eq, f, var))
+            if found is None:
                 continue
-            label = {"type1": "type 1", "type2": "type 2", "quad": "second degree"}[s.kind]
-            out.append(self._cand(var, s, [eq], [f], label, (f,)))
+            s, cand = found
+            out.append(cand)
             if s.kind == "type2":
                 lins.append((eq, f, (s.data["X"], s.data["Y"], s.data["Z"])))
             elif s.kind == "type1" and s.case == "var":
@@ -139,10 +191,11 @@ class Search:
         lins = lins[:MAX_TYPE3_EQS]
         found_const = False
         for (e1, f1, l1), (e2, f2, l2) in combinations(lins, 2):
-            s = E.analyze_type3(self.g, l1, l2, self.reduce)
-            if s is not None:
-                found_const |= s.case == "const"
-                out.append(self._cand(var, s, [e1, e2], [f1, f2], "type 3", ()))
+            cand = self.once(("type3", e1.id, e2.id, var.id), lambda: self._type3(
+                var, e1, f1, l1, e2, f2, l2))
+            if cand is not None:
+                found_const |= cand.solver.case == "const"
+                out.append(cand)
         # least squares over 3 or 4 equations with a constant Gram matrix: for a robot with
         # fewer than six joints this is the projection of the task on what it can do (SCARA:
         # the rotation about z closest to the target's); otherwise only if no constant pair
@@ -152,58 +205,89 @@ class Search:
                 for combo in combinations(lins[:8], size):
                     if len({(t[0].k, t[0].m) for t in combo}) > 1:
                         continue               # one matrix equation: a consistent projection
-                    s = E.analyze_gram(self.g, [t[2] for t in combo], self.reduce)
-                    if s is not None:
-                        out.append(self._cand(var, s, [t[0] for t in combo],
-                                              [t[1] for t in combo], "type 3", (),
-                                              extra_rank=-0.6 if self.reduced else 0.0))
+                    cand = self.once(("gram", var.id) + tuple(t[0].id for t in combo),
+                                     lambda: self._gram(var, combo))
+                    if cand is not None:
+                        out.append(cand)
                         done = True
                         break
                 if done:
                     break
         type1.sort(key=lambda t: len(t[1]))
         for (e1, f1, l1), (e2, f2, l2) in combinations(type1[:8], 2):
-            s = E.analyze_lsq1(self.g, [l1, l2], self.reduce)
-            if s is not None:
-                out.append(self._cand(var, s, [e1, e2], [f1, f2], "type 1", (f1, f2)))
+            cand = self.once(("lsq1", e1.id, e2.id, var.id), lambda: self._lsq1(
+                var, e1, f1, l1, e2, f2, l2))
+            if cand is not None:
+                out.append(cand)
         return out
 
-    def _pairs(self, vars2, lst) -> list:
-        out = []
-        lst = sorted(lst, key=lambda t: (len(t[1]), t[0].id))[:MAX_PAIR_EQS]
-        for (e1, f1), (e2, f2) in combinations(lst, 2):
-            for k in range(2):
-                v, u = vars2[k], vars2[1 - k]
-                # squaring and adding eliminates v (types 4-8): an equation in u
-                if v.kind == "angle":
-                    res = E.sum_of_squares(f1, f2, v, self.reduce)
-                    if res is not None:
-                        el, coeffs = res
-                        if u.kind == "prism":
-                            el = E.strip_power(el, u.gens[0])
-                        el = E.drop_content(self.g, el)
-                        s = E.analyze_single(self.g, el, u)
-                        if s is not None and s.kind != "type1":
-                            label = E.sq_label(u, coeffs, s)
-                            out.append(self._cand(
-                                u, s, [e1, e2], [f1, f2], label, (f1, f2),
-                                extra_rank=E.DERIVED_EXTRA["SQ"], rule="SQ", eliminated=v.id,
-                                derived={"poly": el, "coeffs": coeffs}))
-                # a common factor of u eliminated: an equation in v
-                cf = E.common_factor(f1, f2, u)
-                if cf is not None:
-                    R, phi = cf
-                    R = E.drop_content(self.g, self.reduce(R))
-                    if R and not (P.gens_of(R) & set(u.gens)):
-                        s = E.analyze_single(self.g, R, v)
-                        if s is not None:
-                            label = {"type1": "type 1", "type2": "type 2",
-                                     "quad": "second degree"}[s.kind]
-                            out.append(self._cand(
-                                v, s, [e1, e2], [f1, f2], label, (f1, f2),
-                                extra_rank=E.DERIVED_EXTRA["ELIM"], rule="ELIM",
-                                eliminated=u.id, derived={"poly": R, "phi": phi}))
-        return out
+    def _single(self, eq, f, var):
+        """(solver, candidate) of one equation in one unknown (types 1, 2), or None."""
+        s = E.analyze_single(self.g, f, var)
+        if s is None:
+            return None
+        label = {"type1": "type 1", "type2": "type 2", "quad": "second degree"}[s.kind]
+        return s, self._cand(var, s, [eq], [f], label, (f,))
+
+    def _type3(self, var, e1, f1, l1, e2, f2, l2):
+        s = E.analyze_type3(self.g, l1, l2, self.reduce)
+        return None if s is None else self._cand(var, s, [e1, e2], [f1, f2], "type 3", ())
+
+    def _gram(self, var, combo):
+        s = E.analyze_gram(self.g, [t[2] for t in combo], self.reduce)
+        if s is None:
+            return None
+        return self._cand(var, s, [t[0] for t in combo], [t[1] for t in combo], "type 3", (),
+                          extra_rank=-0.6 if self.reduced else 0.0)
+
+    def _lsq1(self, var, e1, f1, l1, e2, f2, l2):
+        s = E.analyze_lsq1(self.g, [l1, l2], self.reduce)
+        return None if s is None else self._cand(var, s, [e1, e2], [f1, f2], "type 1", (f1, f2))
+
+    def _square(self, vars2, k, e1, f1, e2, f2) -> list:
+        """Types 4 to 8: squaring and adding two equations eliminates v, leaves one in u."""
+        v, u = vars2[k], vars2[1 - k]
+        if v.kind != "angle":
+            return []
+        return self.once(("sq", e1.id, e2.id, v.id, u.id),
+                         lambda: self._square_now(v, u, e1, f1, e2, f2))
+
+    def _square_now(self, v, u, e1, f1, e2, f2) -> list:
+        res = E.sum_of_squares(f1, f2, v, self.reduce)
+        if res is None:
+            return []
+        el, coeffs = res
+        if u.kind == "prism":
+            el = E.strip_power(el, u.gens[0])
+        el = E.drop_content(self.g, el)
+        s = E.analyze_single(self.g, el, u)
+        if s is None or s.kind == "type1":
+            return []
+        return [self._cand(u, s, [e1, e2], [f1, f2], E.sq_label(u, coeffs, s), (f1, f2),
+                           extra_rank=E.DERIVED_EXTRA["SQ"], rule="SQ", eliminated=v.id,
+                           derived={"poly": el, "coeffs": coeffs})]
+
+    def _elim(self, vars2, k, e1, f1, e2, f2) -> list:
+        """A common factor of u eliminated: an equation in v."""
+        v, u = vars2[k], vars2[1 - k]
+        return self.once(("elim", e1.id, e2.id, v.id, u.id),
+                         lambda: self._elim_now(v, u, e1, f1, e2, f2))
+
+    def _elim_now(self, v, u, e1, f1, e2, f2) -> list:
+        cf = E.common_factor(f1, f2, u)
+        if cf is None:
+            return []
+        R, phi = cf
+        R = E.drop_content(self.g, self.reduce(R))
+        if not R or P.gens_of(R) & set(u.gens):
+            return []
+        s = E.analyze_single(self.g, R, v)
+        if s is None:
+            return []
+        label = {"type1": "type 1", "type2": "type 2", "quad": "second degree"}[s.kind]
+        return [self._cand(v, s, [e1, e2], [f1, f2], label, (f1, f2),
+                           extra_rank=E.DERIVED_EXTRA["ELIM"], rule="ELIM", eliminated=u.id,
+                           derived={"poly": R, "phi": phi})]
 
     # ---- search --------------------------------------------------------------------------------
     def done(self, span: Span) -> bool:
@@ -230,7 +314,10 @@ class Search:
                 break
             if (c.var, c.solver.kind, c.solver.case) in seen_vars:
                 continue
-            if not self.samples.accepts(c, self.sys.vars[c.var]):
+            ok = self._accepted.get(id(c))
+            if ok is None:
+                ok = self._accepted[id(c)] = self.samples.accepts(c, self.sys.vars[c.var])
+            if not ok:
                 continue
             seen_vars.append((c.var, c.solver.kind, c.solver.case))
             s = span.copy()
