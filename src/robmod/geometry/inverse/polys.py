@@ -29,15 +29,25 @@ def gen(g: int) -> dict:
     return {((g, 1),): 1}
 
 
+_MONO_PRODUCTS: dict = {}    # (a, b) -> a b: the same monomials multiply again and again
+_MONO_PRODUCTS_MAX = 400_000
+
+
 def _mono_mul(a, b):
     if not a:
         return b
     if not b:
         return a
-    d = dict(a)
-    for g, e in b:
-        d[g] = d.get(g, 0) + e
-    return tuple(sorted(d.items()))
+    m = _MONO_PRODUCTS.get((a, b))
+    if m is None:
+        d = dict(a)
+        for g, e in b:
+            d[g] = d.get(g, 0) + e
+        m = tuple(sorted(d.items()))
+        if len(_MONO_PRODUCTS) >= _MONO_PRODUCTS_MAX:
+            _MONO_PRODUCTS.clear()
+        _MONO_PRODUCTS[a, b] = m
+    return m
 
 
 def _accumulate(out: dict, m, c) -> None:
@@ -77,10 +87,11 @@ def mul(a: dict, b: dict) -> dict:
     if not a or not b:
         return {}
     out: dict = {}
+    get = out.get
     for m1, c1 in a.items():
         for m2, c2 in b.items():
             m = _mono_mul(m1, m2)
-            out[m] = out.get(m, 0) + c1 * c2
+            out[m] = get(m, 0) + c1 * c2
     return {m: c for m, c in out.items() if c}
 
 
@@ -180,22 +191,31 @@ def leading(p: dict):
 
 
 def key(p: dict, lead=None):
-    """A hashable key of p up to a constant factor, and that factor.
+    """A hashable key of p up to a constant factor, and the coefficient of its leading monomial.
 
-    ``lead(monomial)`` orders the monomials to choose the one made monic (default: the
-    largest monomial).
+    The key is p scaled to integer coefficients without a common factor, the leading
+    one positive.  ``lead(monomial)`` orders the monomials to choose the leading one
+    (default: the largest monomial).
     """
     if not p:
         return frozenset(), 1
     c = p[max(p, key=lead)] if lead else leading(p)
-    return frozenset((m, Fraction(v) / c) for m, v in p.items()), c
+    den = math.lcm(*[v.denominator for v in p.values()])
+    ints = {m: v.numerator * (den // v.denominator) for m, v in p.items()}
+    g = math.gcd(*ints.values())
+    if c < 0:
+        g = -g
+    return frozenset((m, v // g) for m, v in ints.items()), c
 
 
-def to_fraction(x) -> Fraction:
-    """A rational from a SymPy number (floats by their decimal text, so 0.4318 is exact)."""
+def to_fraction(x) -> int | Fraction:
+    """A rational from a SymPy number (floats by their decimal text, so 0.4318 is exact).
+
+    Integers stay ``int``: their arithmetic is much faster than that of ``Fraction``.
+    """
     x = sp.sympify(x)  # safe: numbers from robmod's own expressions
     if x.is_Integer:
-        return Fraction(int(x))
+        return int(x)
     if x.is_Rational:
         return Fraction(int(x.p), int(x.q))
     if x.is_Float:

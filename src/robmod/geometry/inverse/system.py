@@ -202,9 +202,12 @@ class System:
         """aTb (frames a+1..b, parallel runs merged inside a+1..b)."""
         key = (a, b)
         if key not in self._chains:
-            M = identity()
-            for run in self.runs(a, b):
-                M = mat_mul(M, self._run_matrix(run))
+            runs = self.runs(a, b)
+            if not runs:
+                M = identity()
+            else:    # the runs of a+1..b end with the last one: aTb = aT(s-1) (s-1)Tb
+                last = runs[-1]
+                M = mat_mul(self.chain(a, last[0] - 1), self._run_matrix(last))
             self._chains[key] = M
         return self._chains[key]
 
