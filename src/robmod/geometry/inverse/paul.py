@@ -22,6 +22,7 @@ from ...errors import RobmodError
 from . import equations as E
 from . import polys as P
 from .check import Samples
+from .modular import ModularPoint
 from .system import System
 
 MAX_PAIR_EQS = 12      # equations per pair of unknowns examined for types 4-8
@@ -84,6 +85,7 @@ class Search:
         self.g = system.g
         self.pool = system.pool()
         self.samples = Samples(system)
+        self.point = ModularPoint(system.g)
         self.reduced = len(system.joints) - len(system.fixed) < 6
         self._forms: dict = {}
         self._memo: dict = {}          # analyses of equations and pairs, reused at every stage
@@ -253,6 +255,10 @@ class Search:
                          lambda: self._square_now(v, u, e1, f1, e2, f2))
 
     def _square_now(self, v, u, e1, f1, e2, f2) -> list:
+        if u.kind == "angle":
+            lin = E.split_linear(f1, v.gens), E.split_linear(f2, v.gens)
+            if None in lin or self.point.square_fails(*lin, u):
+                return []
         res = E.sum_of_squares(f1, f2, v, self.reduce)
         if res is None:
             return []

@@ -33,7 +33,7 @@ _MONO_PRODUCTS: dict = {}    # (a, b) -> a b: the same monomials multiply again 
 _MONO_PRODUCTS_MAX = 400_000
 
 
-def _mono_mul(a, b):
+def mono_mul(a, b):
     if not a:
         return b
     if not b:
@@ -90,7 +90,7 @@ def mul(a: dict, b: dict) -> dict:
     get = out.get
     for m1, c1 in a.items():
         for m2, c2 in b.items():
-            m = _mono_mul(m1, m2)
+            m = mono_mul(m1, m2)
             out[m] = get(m, 0) + c1 * c2
     return {m: c for m, c in out.items() if c}
 
@@ -172,7 +172,7 @@ def join(parts: dict) -> dict:
     out: dict = {}
     for inside, coef in parts.items():
         for m, c in coef.items():
-            mm = _mono_mul(inside, m)
+            mm = mono_mul(inside, m)
             out[mm] = out.get(mm, 0) + c
     return {m: c for m, c in out.items() if c}
 
