@@ -6,7 +6,9 @@ Goal of issue #14 ("Fast by default"): all models of a 7-axis arm (the Panda,
 its IGM with q7 given) generated in less than 1.5 s.  Each repetition runs in a
 fresh interpreter (the models are memoized in a process), so the times include
 everything a first call pays; the table shows the best of the repetitions per
-model and the best total.  The models: DGM, Jacobian 0Jn, inverse dynamics
+model and the best total.  Times are the CPU time of the process
+(``time.process_time``: the generation is single-threaded, and this is what the
+wall time is on an idle machine, with less noise on a shared one).  The models: DGM, Jacobian 0Jn, inverse dynamics
 (Newton-Euler), inertia matrix, direct dynamics, base inertial parameters and
 the analytic IGM by Paul's method (:func:`robmod.geometry.inverse.igm_model`).
 """
@@ -39,9 +41,9 @@ models = [("dgm", lambda: dgm_model(robot)), ("jacobian", lambda: jacobian_model
           ("igm", lambda: igm_model(robot, fixed=fixed))]
 out = {}
 for name, build in models:
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     build()
-    out[name] = time.perf_counter() - t0
+    out[name] = time.process_time() - t0
 print(json.dumps(out))
 """
 
@@ -79,7 +81,7 @@ def main(argv=None):
     for name in args.robots.split(","):
         best, total = bench(name, args.repeat)
         fixed = fixed_joints(name)
-        print(f"\n== symbolic generation of {name} (best of {args.repeat}"
+        print(f"\n== symbolic generation of {name} (CPU s, best of {args.repeat}"
               + (f", IGM with q{fixed[0]} given" if fixed else "") + ") ==")
         for k, v in best.items():
             print(f"  {k:20s} {v:7.3f} s")
