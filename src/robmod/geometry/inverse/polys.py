@@ -50,27 +50,33 @@ def mono_mul(a, b):
     return m
 
 
-def _accumulate(out: dict, m, c) -> None:
-    """out[m] += c, dropping the monomial when its coefficient vanishes."""
-    v = out.get(m, 0) + c
-    if v:
-        out[m] = v
-    else:
-        out.pop(m, None)
+SMALL = 8     # terms below which the arithmetic is done on the coefficients as they are
+
+
+def integral(p: dict):
+    """``(q, den)`` with p = q / den and q's coefficients ``int`` (den the least common
+    denominator): the arithmetic of Python's integers is much faster than Fraction's."""
+    dens = [c.denominator for c in p.values() if type(c) is not int]
+    if not dens:
+        return p, 1
+    den = math.lcm(*dens)
+    return {m: c * den if type(c) is int else c.numerator * (den // c.denominator)
+            for m, c in p.items()}, den
+
+
+def divided(q: dict, den: int) -> dict:
+    """``q / den`` without its zero terms, integral coefficients as ``int``."""
+    if den == 1:
+        return {m: c for m, c in q.items() if c}
+    return {m: c // den if c % den == 0 else Fraction(c, den) for m, c in q.items() if c}
 
 
 def add(a: dict, b: dict) -> dict:
-    out = dict(a)
-    for m, c in b.items():
-        _accumulate(out, m, c)
-    return out
+    return total(a, b)
 
 
 def sub(a: dict, b: dict) -> dict:
-    out = dict(a)
-    for m, c in b.items():
-        _accumulate(out, m, -c)
-    return out
+    return total(a, neg(b))
 
 
 def neg(a: dict) -> dict:
@@ -86,21 +92,36 @@ def scale(a: dict, k) -> dict:
 def mul(a: dict, b: dict) -> dict:
     if not a or not b:
         return {}
+    den = 1
+    if len(a) * len(b) > SMALL:
+        a, da = integral(a)
+        b, db = integral(b)
+        den = da * db
     out: dict = {}
     get = out.get
     for m1, c1 in a.items():
         for m2, c2 in b.items():
             m = mono_mul(m1, m2)
             out[m] = get(m, 0) + c1 * c2
-    return {m: c for m, c in out.items() if c}
+    return divided(out, den)
 
 
 def total(*polys) -> dict:
+    if sum(map(len, polys)) <= SMALL:
+        out: dict = {}
+        for p in polys:
+            for m, c in p.items():
+                out[m] = out.get(m, 0) + c
+        return {m: c for m, c in out.items() if c}
+    polys = [integral(p) for p in polys if p]
+    den = math.lcm(*[d for _, d in polys]) if polys else 1
     out: dict = {}
-    for p in polys:
+    get = out.get
+    for p, d in polys:
+        f = den // d
         for m, c in p.items():
-            out[m] = out.get(m, 0) + c
-    return {m: c for m, c in out.items() if c}
+            out[m] = get(m, 0) + (c if f == 1 else c * f)
+    return divided(out, den)
 
 
 def gens_of(p: dict) -> set:
@@ -127,14 +148,16 @@ def reduce_trig(p: dict, pairs: dict, memo: dict | None = None) -> dict:
         return p
     if memo is None:
         memo = {}
+    p, den = integral(p)
     out: dict = {}
+    get = out.get
     for mono, c in p.items():
         red = memo.get(mono)
         if red is None:
             red = memo[mono] = _reduce_monomial(mono, pairs)
         for m, k in red:
-            out[m] = out.get(m, 0) + (c if k == 1 else c * k)
-    return {m: c for m, c in out.items() if c}
+            out[m] = get(m, 0) + (c if k == 1 else c * k)
+    return divided(out, den)
 
 
 def _reduce_monomial(mono, pairs) -> tuple:
@@ -160,10 +183,15 @@ def split(p: dict, gens: set) -> dict:
     """``{monomial in gens: coefficient polynomial in the other generators}``."""
     out: dict = {}
     for m, c in p.items():
-        inside = tuple((g, e) for g, e in m if g in gens)
-        rest = tuple((g, e) for g, e in m if g not in gens)
-        d = out.setdefault(inside, {})
-        d[rest] = d.get(rest, 0) + c
+        inside = tuple([t for t in m if t[0] in gens])
+        if inside:
+            rest = tuple([t for t in m if t[0] not in gens])
+        else:
+            rest = m
+        d = out.get(inside)
+        if d is None:
+            d = out[inside] = {}
+        d[rest] = c           # the monomials of p are distinct, so are the (inside, rest)
     return out
 
 
