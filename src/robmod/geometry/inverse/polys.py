@@ -176,7 +176,8 @@ def _reduce_monomial(mono, pairs) -> tuple:
         # (1 - C^2)^h = sum_i (-1)^i binom(h, i) C^(2i), times the C^c0 already there
         factor = [(c0 + 2 * i, (-1) ** i * math.comb(h, i)) for i in range(h + 1)]
         terms = {t + ((cg, ce),) if ce else t: k * b for t, k in terms.items() for ce, b in factor}
-    return tuple((tuple(sorted(list(exps.items()) + list(t))), k) for t, k in terms.items())
+    base = list(exps.items())
+    return tuple([(tuple(sorted(base + list(t))), k) for t, k in terms.items()])
 
 
 def split(p: dict, gens: set) -> dict:
@@ -228,12 +229,13 @@ def key(p: dict, lead=None):
     if not p:
         return frozenset(), 1
     c = p[max(p, key=lead)] if lead else leading(p)
-    den = math.lcm(*[v.denominator for v in p.values()])
-    ints = {m: v.numerator * (den // v.denominator) for m, v in p.items()}
-    g = math.gcd(*ints.values())
+    q, _ = integral(p)
+    g = math.gcd(*q.values())
     if c < 0:
         g = -g
-    return frozenset((m, v // g) for m, v in ints.items()), c
+    if g == 1:
+        return frozenset(q.items()), c
+    return frozenset(zip(q, [v // g for v in q.values()])), c
 
 
 def to_fraction(x) -> int | Fraction:
