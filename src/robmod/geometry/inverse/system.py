@@ -222,9 +222,9 @@ class System:
     def for_families(self, families) -> "System":
         """The same robot with the equations of other families.
 
-        The polynomials already computed are shared; the table of named coefficients
-        starts afresh (the copy is taken before any search), so the result is that of a new
-        ``System(robot, fixed, families)``.
+        The polynomials already computed are shared and the table of generators is copied:
+        called on a System no search has used (no named coefficients yet), the result is
+        that of a new ``System(robot, fixed, families)``, at the cost of the new families only.
         """
         self.prepare()
         other = copy.copy(self)
