@@ -30,7 +30,7 @@ def gen(g: int) -> dict:
 
 
 _MONO_PRODUCTS: dict = {}    # (a, b) -> a b: the same monomials multiply again and again
-_MONO_PRODUCTS_MAX = 400_000
+_MONO_PRODUCTS_MAX = 100_000     # about 10 000 for the Panda
 
 
 def mono_mul(a, b):
