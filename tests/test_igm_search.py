@@ -1,5 +1,6 @@
 """The machinery of Paul's search (robmod.geometry.inverse): exact polynomials, shared
 equations, the modular test of the eliminants, and the error of a redundant robot."""
+import gc
 import math
 from fractions import Fraction
 
@@ -109,3 +110,18 @@ def test_redundant_robot_without_fixed_joints_raises_one_error():
     with pytest.raises(RobmodError, match="redundant robot") as err:
         igm_model(robmod.load_robot("lwr4"))
     assert err.value.__context__ is None and err.value.__cause__ is None
+
+
+def test_the_search_leaves_the_garbage_collector_as_it_was():
+    robot = robmod.load_robot("scara")
+    assert gc.isenabled()
+    paul.paul_search(robot)
+    with pytest.raises(RobmodError):
+        paul.paul_search(robmod.load_robot("panda"))        # redundant
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        paul.paul_search(robot)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
