@@ -28,6 +28,7 @@ bench: $(BIN)/python
 	$(BIN)/python benchmarks/bench_plain_api.py
 	$(BIN)/python benchmarks/bench_trajectory.py
 	$(BIN)/python benchmarks/bench_topp.py
+	$(BIN)/python benchmarks/bench_generation.py
 
 fuzz: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'

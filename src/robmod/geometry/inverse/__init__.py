@@ -89,14 +89,9 @@ def igm_model(robot, fixed=None, *, j=None, families=None) -> IGMSolution:
         raise hit
     if hit is not None:
         return hit
+    passes = (("elem",), _ALL_FAMILIES) if families is None else (tuple(families),)
     try:
-        if families is None:
-            try:
-                system, steps = paul_search(robot, joints, ("elem",))
-            except RobmodError:
-                system, steps = paul_search(robot, joints, _ALL_FAMILIES)
-        else:
-            system, steps = paul_search(robot, joints, tuple(families))
+        system, steps = paul_search(robot, joints, passes=passes)
     except RobmodError as e:
         _CACHE[key] = e
         raise

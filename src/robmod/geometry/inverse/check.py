@@ -99,7 +99,8 @@ class Samples:
         for x in P.gens_of(p):
             if x not in vals and g.roles[x] == "K":
                 vals[x] = self.value_at(g.definition[x], vals)
-        return float(sum(float(c) * _eval_mono(m, vals) for m, c in p.items()))
+        # fsum: the value does not depend on the order of the terms
+        return math.fsum(float(c) * _eval_mono(m, vals) for m, c in p.items())
 
     def typical(self, p: dict) -> float:
         """Median magnitude of p over the samples (the scale of a singularity measure)."""

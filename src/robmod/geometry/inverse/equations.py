@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from . import polys as P
 
 # rank classes: lower is preferred (fewer branches, better conditioned, simpler)
-_RANK = {
+RANK = {
     ("type1", "const"): 0.0, ("type3", "const"): 1.0, ("type3", "gram"): 1.5,
     ("type1", "lsq"): 1.0, ("type1", "var"): 2.5, ("type3", "var"): 2.0,
     ("type2", "iii"): 3.0, ("quad", "b0"): 3.5, ("quad", "full"): 6.0,
@@ -48,7 +48,7 @@ class _Solver:
 
     @property
     def rank(self) -> float:
-        return _RANK[(self.kind, self.case)]
+        return RANK[(self.kind, self.case)]
 
 
 @dataclass
@@ -71,7 +71,7 @@ def param_only(g: P.Gens, p: dict) -> bool:
     return all(g.roles[x] == "p" for x in P.gens_of(p))
 
 
-def _split_linear(form: dict, gens: tuple):
+def split_linear(form: dict, gens: tuple):
     """``(X, Y, Z)`` with form = X S + Y C - Z, or None if form is not linear in (S, C)."""
     s, c = gens
     parts = P.split(form, {s, c})
@@ -83,7 +83,7 @@ def _split_linear(form: dict, gens: tuple):
 def analyze_single(g: P.Gens, form: dict, var) -> _Solver | None:
     """Type 1 or 2 (or a second-degree equation in r) in one variable."""
     if var.kind == "angle":
-        lin = _split_linear(form, var.gens)
+        lin = split_linear(form, var.gens)
         if lin is None:
             return None
         X, Y, Z = lin
@@ -133,7 +133,7 @@ def analyze_lsq1(g: P.Gens, lins, reduce) -> _Solver | None:
 
 def sum_of_squares(form1, form2, v, reduce):
     """Eliminate angle v from two equations linear in (Sv, Cv): the eliminant, or None."""
-    l1, l2 = _split_linear(form1, v.gens), _split_linear(form2, v.gens)
+    l1, l2 = split_linear(form1, v.gens), split_linear(form2, v.gens)
     if l1 is None or l2 is None:
         return None
     (A1, B1, D1), (A2, B2, D2) = l1, l2

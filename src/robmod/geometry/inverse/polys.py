@@ -13,6 +13,7 @@ grows while the method names known coefficients, and its products are cheap.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -28,38 +29,54 @@ def gen(g: int) -> dict:
     return {((g, 1),): 1}
 
 
-def _mono_mul(a, b):
+_MONO_PRODUCTS: dict = {}    # (a, b) -> a b: the same monomials multiply again and again
+_MONO_PRODUCTS_MAX = 100_000     # about 10 000 for the Panda
+
+
+def mono_mul(a, b):
     if not a:
         return b
     if not b:
         return a
-    d = dict(a)
-    for g, e in b:
-        d[g] = d.get(g, 0) + e
-    return tuple(sorted(d.items()))
+    m = _MONO_PRODUCTS.get((a, b))
+    if m is None:
+        d = dict(a)
+        for g, e in b:
+            d[g] = d.get(g, 0) + e
+        m = tuple(sorted(d.items()))
+        if len(_MONO_PRODUCTS) >= _MONO_PRODUCTS_MAX:
+            _MONO_PRODUCTS.clear()
+        _MONO_PRODUCTS[a, b] = m
+    return m
 
 
-def _accumulate(out: dict, m, c) -> None:
-    """out[m] += c, dropping the monomial when its coefficient vanishes."""
-    v = out.get(m, 0) + c
-    if v:
-        out[m] = v
-    else:
-        out.pop(m, None)
+SMALL = 8     # terms below which the arithmetic is done on the coefficients as they are
+
+
+def _integral(p: dict):
+    """``(q, den)`` with p = q / den and q's coefficients ``int`` (den the least common
+    denominator): the arithmetic of Python's integers is much faster than Fraction's."""
+    dens = [c.denominator for c in p.values() if type(c) is not int]
+    if not dens:
+        return p, 1
+    den = math.lcm(*dens)
+    return {m: c * den if type(c) is int else c.numerator * (den // c.denominator)
+            for m, c in p.items()}, den
+
+
+def _divided(q: dict, den: int) -> dict:
+    """``q / den`` without its zero terms, _integral coefficients as ``int``."""
+    if den == 1:
+        return {m: c for m, c in q.items() if c}
+    return {m: c // den if c % den == 0 else Fraction(c, den) for m, c in q.items() if c}
 
 
 def add(a: dict, b: dict) -> dict:
-    out = dict(a)
-    for m, c in b.items():
-        _accumulate(out, m, c)
-    return out
+    return total(a, b)
 
 
 def sub(a: dict, b: dict) -> dict:
-    out = dict(a)
-    for m, c in b.items():
-        _accumulate(out, m, -c)
-    return out
+    return total(a, neg(b))
 
 
 def neg(a: dict) -> dict:
@@ -75,20 +92,36 @@ def scale(a: dict, k) -> dict:
 def mul(a: dict, b: dict) -> dict:
     if not a or not b:
         return {}
+    den = 1
+    if len(a) * len(b) > SMALL:
+        a, da = _integral(a)
+        b, db = _integral(b)
+        den = da * db
     out: dict = {}
+    get = out.get
     for m1, c1 in a.items():
         for m2, c2 in b.items():
-            m = _mono_mul(m1, m2)
-            out[m] = out.get(m, 0) + c1 * c2
-    return {m: c for m, c in out.items() if c}
+            m = mono_mul(m1, m2)
+            out[m] = get(m, 0) + c1 * c2
+    return _divided(out, den)
 
 
 def total(*polys) -> dict:
+    if sum(map(len, polys)) <= SMALL:
+        out: dict = {}
+        for p in polys:
+            for m, c in p.items():
+                out[m] = out.get(m, 0) + c
+        return {m: c for m, c in out.items() if c}
+    polys = [_integral(p) for p in polys if p]
+    den = math.lcm(*[d for _, d in polys]) if polys else 1
     out: dict = {}
-    for p in polys:
+    get = out.get
+    for p, d in polys:
+        f = den // d
         for m, c in p.items():
-            out[m] = out.get(m, 0) + c
-    return {m: c for m, c in out.items() if c}
+            out[m] = get(m, 0) + (c if f == 1 else c * f)
+    return _divided(out, den)
 
 
 def gens_of(p: dict) -> set:
@@ -103,39 +136,63 @@ def _const_value(p: dict):
     return p.get((), 0)
 
 
-def reduce_trig(p: dict, pairs: dict) -> dict:
-    """Normal form modulo S^2 + C^2 = 1 for every pair ``{S: C}``: S appears with degree <= 1."""
+def reduce_trig(p: dict, pairs: dict, memo: dict | None = None) -> dict:
+    """Normal form modulo S^2 + C^2 = 1 for every pair ``{S: C}``: S appears with _degree <= 1.
+
+    ``S^e = S^(e mod 2) (1 - C^2)^(e div 2)``, expanded by the binomial formula; the
+    normal form is unique (the _leading terms S^2 are coprime: a Groebner basis), so it
+    does not depend on the order of the reductions.  ``memo`` keeps the expansion of each
+    monomial (valid for one ``pairs``).
+    """
     if not any(g in pairs and e >= 2 for m in p for g, e in m):
         return p
+    if memo is None:
+        memo = {}
+    p, den = _integral(p)
     out: dict = {}
-    stack = list(p.items())
-    while stack:
-        mono, c = stack.pop()
-        for k, (g, e) in enumerate(mono):
-            if e >= 2 and g in pairs:
-                cg = pairs[g]
-                base = list(mono)
-                if e == 2:
-                    del base[k]
-                else:
-                    base[k] = (g, e - 2)
-                m1 = tuple(base)
-                stack.append((m1, c))
-                stack.append((_mono_mul(m1, ((cg, 2),)), -c))
-                break
+    get = out.get
+    for mono, c in p.items():
+        red = memo.get(mono)
+        if red is None:
+            red = memo[mono] = _reduce_monomial(mono, pairs)
+        for m, k in red:
+            out[m] = get(m, 0) + (c if k == 1 else c * k)
+    return _divided(out, den)
+
+
+def _reduce_monomial(mono, pairs) -> tuple:
+    """``((monomial, integer), ...)``: the normal form of one monomial."""
+    exps = dict(mono)
+    terms = {(): 1}
+    for g, e in mono:
+        if e < 2 or g not in pairs:
+            continue
+        h, cg = e // 2, pairs[g]
+        if e % 2:
+            exps[g] = 1
         else:
-            _accumulate(out, mono, c)
-    return out
+            del exps[g]
+        c0 = exps.pop(cg, 0)
+        # (1 - C^2)^h = sum_i (-1)^i binom(h, i) C^(2i), times the C^c0 already there
+        factor = [(c0 + 2 * i, (-1) ** i * math.comb(h, i)) for i in range(h + 1)]
+        terms = {t + ((cg, ce),) if ce else t: k * b for t, k in terms.items() for ce, b in factor}
+    base = list(exps.items())
+    return tuple([(tuple(sorted(base + list(t))), k) for t, k in terms.items()])
 
 
 def split(p: dict, gens: set) -> dict:
     """``{monomial in gens: coefficient polynomial in the other generators}``."""
     out: dict = {}
     for m, c in p.items():
-        inside = tuple((g, e) for g, e in m if g in gens)
-        rest = tuple((g, e) for g, e in m if g not in gens)
-        d = out.setdefault(inside, {})
-        d[rest] = d.get(rest, 0) + c
+        inside = tuple([t for t in m if t[0] in gens])
+        if inside:
+            rest = tuple([t for t in m if t[0] not in gens])
+        else:
+            rest = m
+        d = out.get(inside)
+        if d is None:
+            d = out[inside] = {}
+        d[rest] = c           # the monomials of p are distinct, so are the (inside, rest)
     return out
 
 
@@ -144,7 +201,7 @@ def join(parts: dict) -> dict:
     out: dict = {}
     for inside, coef in parts.items():
         for m, c in coef.items():
-            mm = _mono_mul(inside, m)
+            mm = mono_mul(inside, m)
             out[mm] = out.get(mm, 0) + c
     return {m: c for m, c in out.items() if c}
 
@@ -158,27 +215,37 @@ def min_degree(p: dict, g: int) -> int:
 
 
 def _leading(p: dict):
-    """A deterministic leading coefficient (of the largest monomial)."""
+    """A deterministic _leading coefficient (of the largest monomial)."""
     return p[max(p)]
 
 
 def key(p: dict, lead=None):
-    """A hashable key of p up to a constant factor, and that factor.
+    """A hashable key of p up to a constant factor, and the coefficient of its _leading monomial.
 
-    ``lead(monomial)`` orders the monomials to choose the one made monic (default: the
-    largest monomial).
+    The key is p scaled to integer coefficients without a common factor, the _leading
+    one positive.  ``lead(monomial)`` orders the monomials to choose the _leading one
+    (default: the largest monomial).
     """
     if not p:
         return frozenset(), 1
     c = p[max(p, key=lead)] if lead else _leading(p)
-    return frozenset((m, Fraction(v) / c) for m, v in p.items()), c
+    q, _ = _integral(p)
+    g = math.gcd(*q.values())
+    if c < 0:
+        g = -g
+    if g == 1:
+        return frozenset(q.items()), c
+    return frozenset(zip(q, [v // g for v in q.values()])), c
 
 
-def _to_fraction(x) -> Fraction:
-    """A rational from a SymPy number (floats by their decimal text, so 0.4318 is exact)."""
+def _to_fraction(x) -> int | Fraction:
+    """A rational from a SymPy number (floats by their decimal text, so 0.4318 is exact).
+
+    Integers stay ``int``: their arithmetic is much faster than that of ``Fraction``.
+    """
     x = sp.sympify(x)  # safe: numbers from robmod's own expressions
     if x.is_Integer:
-        return Fraction(int(x))
+        return int(x)
     if x.is_Rational:
         return Fraction(int(x.p), int(x.q))
     if x.is_Float:
@@ -200,6 +267,10 @@ class Gens:
     trig: dict = field(default_factory=dict)       # S id -> C id
     definition: dict = field(default_factory=dict)  # K id -> polynomial in known generators
     _k_memo: dict = field(default_factory=dict)
+
+    def copy(self) -> "Gens":
+        return Gens(list(self.symbols), list(self.roles), list(self.owner), dict(self.index),
+                    dict(self.trig), dict(self.definition), dict(self._k_memo))
 
     def add(self, symbol, role, owner=None) -> int:
         if symbol in self.index:

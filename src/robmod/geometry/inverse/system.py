@@ -23,6 +23,7 @@ polynomial generators reduced modulo ``S^2 + C^2 = 1``.
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import sympy as sp
@@ -31,6 +32,7 @@ from ...description.robot import FIXED, PRISMATIC, REVOLUTE
 from ...errors import RobmodError
 from . import polys as P
 
+FAMILIES = ("elem", "inv", "norm")
 TARGET = ("sx", "sy", "sz", "nx", "ny", "nz", "ax", "ay", "az", "Px", "Py", "Pz")
 
 
@@ -107,6 +109,9 @@ class System:
         for j in self.joints:
             self.var_of((j,))
         self._chains: dict = {}
+        self._trig_memo: dict = {}
+        self._raw = None              # family -> {(k, m): equations}, shared by for_families
+        self.equations = None
         t = self.target
         self.U0 = [[P.gen(t[c * 3 + r]) for c in range(4)] for r in range(3)]
 
@@ -197,76 +202,157 @@ class System:
         """aTb (frames a+1..b, parallel runs merged inside a+1..b)."""
         key = (a, b)
         if key not in self._chains:
-            M = _identity()
-            for run in self.runs(a, b):
-                M = _mat_mul(M, self._run_matrix(run))
+            runs = self.runs(a, b)
+            if not runs:
+                M = _identity()
+            else:    # the runs of a+1..b end with the last one: aTb = aT(s-1) (s-1)Tb
+                last = runs[-1]
+                M = _mat_mul(self.chain(a, last[0] - 1), self._run_matrix(last))
             self._chains[key] = M
         return self._chains[key]
 
     # ---- the pool -----------------------------------------------------------------------------
     def reduce(self, p: dict) -> dict:
-        return P.reduce_trig(p, self.g.trig)
+        return P.reduce_trig(p, self.g.trig, self._trig_memo)
 
     def variables_of(self, p: dict) -> frozenset:
         owner = self.g.owner
         return frozenset(owner[g] for g in P.gens_of(p) if owner[g] is not None)
 
-    def pool(self) -> list[_Equation]:
-        if getattr(self, "equations", None) is None:
-            self.equations = self._pool()
-        return self.equations
+    def for_families(self, families) -> "System":
+        """The same robot with the equations of other families.
 
-    def _pool(self) -> list[_Equation]:
+        The polynomials already computed are shared and the table of generators is copied:
+        called on a System no search has used (no named coefficients yet), the result is
+        that of a new ``System(robot, fixed, families)``, at the cost of the new families only.
+        """
+        self.prepare()
+        other = copy.copy(self)
+        other.families = tuple(families)
+        other.g = self.g.copy()
+        other.equations = None
+        return other
+
+    def prepare(self) -> None:
+        """Every product aTb the equations use, hence every variable (parallel runs), in order."""
+        if self._raw is not None:
+            return
         n = self.n
+        for k in range(n):
+            self.chain(0, k)
+        for m in range(1, n + 1):
+            self.chain(m, n)
+        for k in range(n):
+            for m in range(n, k, -1):
+                self.chain(k, m)
+        self._raw = {}
+
+    def pool(self) -> list[_Equation]:
+        """The equations of the chosen families, in the order of Khalil & Dombre ch. 4.
+
+        For k = 0, 1, ... and m = n, n-1, ..., k+1: the elements of ``kT0 U0 nTm = kTm``,
+        then the position column of their inverses, then the squared norm; an equation
+        equal to an earlier one up to a constant factor is left out.
+        """
+        if self.equations is not None:
+            return self.equations
+        self.prepare()
         eqs: list[_Equation] = []
         seen = set()
-
-        def push(poly, kind, k, m, row=0, col=0):
-            if kind not in self.families:
-                return
-            poly = self.reduce(poly)
-            vs = self.variables_of(poly)
-            if not poly or not vs:
-                return
-            key, _ = P.key(poly)
-            if key in seen:
-                return
-            seen.add(key)
-            eqs.append(_Equation(len(eqs), poly, vs, kind, k, m, row, col))
-
-        t = self.target
-        tg = [P.gen(g) for g in t]
-        Rt = [[tg[c * 3 + r] for c in range(3)] for r in range(3)]   # target rotation
-        Pt = tg[9:12]
-        # U0^-1 = [R^T, -R^T P]: the orthonormality of R is used instead of R^T R
-        U0inv = [[Rt[c][r] for c in range(3)]
-                 + [P.neg(P.total(*[P.mul(Rt[k][r], Pt[k]) for k in range(3)]))]
-                 for r in range(3)]
-        left = {k: _mat_mul(_mat_inv(self.chain(0, k)), self.U0) for k in range(n)}
-        right = {m: _mat_inv(self.chain(m, n)) for m in range(1, n + 1)}
-        for k in range(n):
-            O = [self.chain(0, k)[r][3] for r in range(3)]
-            d = [P.sub(Pt[r], O[r]) for r in range(3)]
-            dd = P.total(*[P.mul(x, x) for x in d])
-            for m in range(n, k, -1):
-                L = _mat_mul(left[k], right[m]) if m < n else left[k]
-                R = self.chain(k, m)
-                for r in range(3):
-                    for c in range(4):
-                        push(P.sub(L[r][c], R[r][c]), "elem", k, m, r, c)
-                # inverse: (kT0 U0 nTm)^-1 = mTn U0^-1 0Tk
-                Li = _mat_mul(_mat_mul(self.chain(m, n), U0inv), self.chain(0, k))
-                Ri = _mat_inv(R)
-                for r in range(3):
-                    push(P.sub(Li[r][3], Ri[r][3]), "inv", k, m, r, 3)
-                # |kT0 (U0 w)|^2 = |w|^2 + |P - Ok|^2 + 2 (P - Ok).(R w),  w = nTm position
-                w = [right[m][r][3] for r in range(3)] if m < n else [{}, {}, {}]
-                Rw = [P.total(*[P.mul(Rt[r][c], w[c]) for c in range(3)]) for r in range(3)]
-                nl = P.total(*[P.mul(x, x) for x in w], dd,
-                             *[P.scale(P.mul(d[r], Rw[r]), 2) for r in range(3)])
-                nr = P.total(*[P.mul(R[r][3], R[r][3]) for r in range(3)])
-                push(P.sub(nl, nr), "norm", k, m)
+        rows = {f: self._family(f) for f in FAMILIES if f in self.families}
+        for k in range(self.n):
+            for m in range(self.n, k, -1):
+                for f, raw in rows.items():
+                    for poly, vs, key, r, c in raw[k, m]:
+                        if key not in seen:
+                            seen.add(key)
+                            eqs.append(_Equation(len(eqs), poly, vs, f, k, m, r, c))
+        self.equations = eqs
         return eqs
+
+    def _family(self, family) -> dict:
+        """``{(k, m): [(polynomial, variables, key, row, col)]}`` of one family (memoized)."""
+        raw = self._raw.get(family)
+        if raw is None:
+            build = {"elem": self._elements, "inv": self._inverse, "norm": self._norm}[family]
+            raw = {}
+            for k in range(self.n):
+                for m in range(self.n, k, -1):
+                    out = raw[k, m] = []
+                    for poly, r, c in build(k, m):
+                        poly = self.reduce(poly)
+                        vs = self.variables_of(poly)
+                        if poly and vs:
+                            out.append((poly, vs, P.key(poly)[0], r, c))
+            self._raw[family] = raw
+        return raw
+
+    def _rchain(self, a: int, b: int) -> list:
+        """aTb with its elements reduced modulo S^2 + C^2 = 1."""
+        key = ("reduced", a, b)
+        if key not in self._chains:
+            self._chains[key] = [[self.reduce(x) for x in row] for row in self.chain(a, b)]
+        return self._chains[key]
+
+    def _left(self, k: int) -> list:
+        """kT0 U0."""
+        key = ("left", k)
+        if key not in self._chains:
+            self._chains[key] = self._reduced(_mat_mul(_mat_inv(self._rchain(0, k)), self.U0))
+        return self._chains[key]
+
+    def _right(self, m: int) -> list:
+        """nTm = (mTn)^-1."""
+        key = ("right", m)
+        if key not in self._chains:
+            self._chains[key] = self._reduced(_mat_inv(self._rchain(m, self.n)))
+        return self._chains[key]
+
+    def _reduced(self, M) -> list:
+        return [[self.reduce(x) for x in row] for row in M]
+
+    def _target(self):
+        """The rotation R and the position P of the target U0 (polynomials)."""
+        tg = [P.gen(g) for g in self.target]
+        return [[tg[c * 3 + r] for c in range(3)] for r in range(3)], tg[9:12]
+
+    def _elements(self, k, m):
+        L = _mat_mul(self._left(k), self._right(m)) if m < self.n else self._left(k)
+        R = self._rchain(k, m)
+        return [(P.sub(L[r][c], R[r][c]), r, c) for r in range(3) for c in range(4)]
+
+    def _inverse(self, k, m):
+        """(kT0 U0 nTm)^-1 = mTn U0^-1 0Tk: its position column, and that of (kTm)^-1."""
+        key = ("U0inv", m)
+        if key not in self._chains:
+            Rt, Pt = self._target()
+            # U0^-1 = [R^T, -R^T P]: the orthonormality of R is used instead of R^T R
+            U0inv = [[Rt[c][r] for c in range(3)]
+                     + [P.neg(P.total(*[P.mul(Rt[i][r], Pt[i]) for i in range(3)]))]
+                     for r in range(3)]
+            self._chains[key] = self._reduced(_mat_mul(self._rchain(m, self.n), U0inv))
+        A, B = self._chains[key], self._rchain(0, k)
+        R = self._rchain(k, m)
+        out = []
+        for r in range(3):
+            li = P.total(*[P.mul(A[r][i], B[i][3]) for i in range(3)], A[r][3])
+            ri = P.neg(P.total(*[P.mul(R[i][r], R[i][3]) for i in range(3)]))
+            out.append((P.sub(li, ri), r, 3))
+        return out
+
+    def _norm(self, k, m):
+        """|kT0 (U0 w)|^2 = |w|^2 + |P - Ok|^2 + 2 (P - Ok).(R w),  w = nTm position."""
+        Rt, Pt = self._target()
+        O = [self._rchain(0, k)[r][3] for r in range(3)]
+        d = [P.sub(Pt[r], O[r]) for r in range(3)]
+        dd = P.total(*[P.mul(x, x) for x in d])
+        w = [self._right(m)[r][3] for r in range(3)] if m < self.n else [{}, {}, {}]
+        Rw = [P.total(*[P.mul(Rt[r][c], w[c]) for c in range(3)]) for r in range(3)]
+        nl = P.total(*[P.mul(x, x) for x in w], dd,
+                     *[P.scale(P.mul(d[r], Rw[r]), 2) for r in range(3)])
+        R = self._rchain(k, m)
+        nr = P.total(*[P.mul(R[r][3], R[r][3]) for r in range(3)])
+        return [(P.sub(nl, nr), 0, 0)]
 
 
 def _identity() -> list:
@@ -295,6 +381,7 @@ def _mat_inv(A) -> list:
         row.append(P.neg(P.total(*[P.mul(A[k][r], A[k][3]) for k in range(3)])))
         out.append(row)
     return out
+
 
 
 __all__ = []
