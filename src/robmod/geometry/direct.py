@@ -206,8 +206,13 @@ def dgm(robot, q, j=None, i=0, tool=None, base=False) -> np.ndarray:
 
     ``q`` has one entry per joint variable (``robot.joints`` order, fixed frames excluded).
     """
+    if j is None and i == 0 and tool is None and not base:
+        return fastpath.evaluate(robot, _DGM_KEY, _DGM_SPEC, _DGM_OPTS, q)
     key = ("dgm", j, i, None if tool is None else repr(tool), base)
     return fastpath.evaluate(robot, key, _DGM_SPEC, (j, i, tool, base), q)
+
+
+_DGM_KEY, _DGM_OPTS = ("dgm", None, 0, None, False), (None, 0, None, False)
 
 
 def _dgm_numpy(robot, opts, q):

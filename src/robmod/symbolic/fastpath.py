@@ -300,7 +300,11 @@ def evaluate(robot, key, spec, opts, *xs):
     argument."""
     e = robot.__dict__.get("_fastpath", _NONE).get(key)
     fn = e.fn if e is not None and not _NUMPY_ONLY[0] else None
-    if fn is None and not _NUMPY_ONLY[0]:
+    if fn is not None:          # the common case first: one clean configuration, checked in C
+        out = fn.single(*xs)
+        if out is not None:
+            return out
+    elif not _NUMPY_ONLY[0]:
         fn = _lookup(robot, key, lambda: spec.build(robot, opts))
     if fn is not None:
         out = _compiled(fn, spec, robot, xs)
