@@ -167,7 +167,10 @@ static PyObject *rm_run(PyObject *const *args, Py_ssize_t nargs, int check)
     Py_BEGIN_ALLOW_THREADS
     if (!check) {
         RM_CALL_BATCH;
-    } else {    /* by chunks that stay in the cache: check the inputs, run, check the outputs */
+    } else {
+#ifdef RM_FUSED_CHECK   /* the vectorized kernel checks while it transposes */
+        ok = RM_CALL_BATCH;
+#else                   /* by chunks that stay in the cache: check the inputs, run, check the outputs */
         const double *P[RM_NG + 1];
         double *O = (double *)PyArray_DATA(b[RM_NG]);
         long i0, m;
@@ -183,6 +186,7 @@ static PyObject *rm_run(PyObject *const *args, Py_ssize_t nargs, int check)
             RM_CALL_RANGE(m, P, O + i0 * RM_NOUT);
             ok = rm_finite(O + i0 * RM_NOUT, m * RM_NOUT);
         }
+#endif
     }
     Py_END_ALLOW_THREADS
     for (k = 0; k <= RM_NG; k++) Py_DECREF(b[k]);
@@ -257,9 +261,11 @@ def extension_source(model) -> tuple[str, str]:
                            + [f"(double *)PyArray_DATA(b[{len(groups)}])"])
     out_dims = list(model.outputs[0].shape) if len(model.outputs) == 1 else [nout]
     wrapper = _WRAPPER
-    vsrc = None
+    vsrc, fused = None, False
     if _vector_trig_enabled():   # vectorized across configurations, else sin/cos pre-pass only
-        vsrc = lanes_source(model, "rm_model") or batch_source(model, "rm_model")
+        vsrc = lanes_source(model, "rm_model")
+        fused = vsrc is not None
+        vsrc = vsrc or batch_source(model, "rm_model")
     if vsrc is not None:  # sin/cos of the batch from a vectorized pre-pass
         src += "\n" + vsrc
     consts = (f"#define RM_NG {len(groups)}\n#define RM_NOUT {nout}\n"
@@ -273,6 +279,7 @@ def extension_source(model) -> tuple[str, str]:
               f"#define RM_CALL_SINGLE rm_model({single_args})\n"
               f"#define RM_CALL_BATCH rm_model_{'v' if vsrc else ''}batch({batch_args})\n"
               f"#define RM_CHECK_CHUNK 1024\n"
+              + ("#define RM_FUSED_CHECK 1\n" if fused else "") +
               f"#define RM_CALL_RANGE(m, P, O) rm_model_{'v' if vsrc else ''}batch("
               f"{', '.join(['m'] + [f'P[{k}]' for k in range(len(groups))] + ['O'])})\n")
     digest = hashlib.sha256((src + wrapper + consts + " ".join(_CFLAGS) + sys.version

@@ -70,8 +70,10 @@ def _hoisted(model) -> set:
 
 
 def lanes_source(model, fname: str) -> str | None:
-    """C source of ``void {fname}_vbatch(long n, inputs..., double *out)`` (the signature of
-    ``{fname}_batch``), or None when the model does not vectorize."""
+    """C source of ``int {fname}_vbatch(long n, inputs..., double *out)`` (the arguments of
+    ``{fname}_batch``; returns 0 when an input, a parameter or an output value is not finite:
+    the checks ride on the transpositions, the data being in the cache), or None when the
+    model does not vectorize."""
     if not _vectorizable(model):
         return None
     args, where = trig_prepass(model)
@@ -91,10 +93,13 @@ def lanes_source(model, fname: str) -> str | None:
     sig = f"({', '.join(['long n'] + bparams + ['double *out'])})"
     body = ["{", f"    double rm_in[{max(nin, 1) * BLOCK}] = {{0}}, rm_x[{nt * BLOCK}] = {{0}},"
             f" rm_s[{nt * BLOCK}] = {{0}}, rm_c[{nt * BLOCK}] = {{0}};",
-            f"    double rm_o[{total * BLOCK}];", "    long i0, i;"]
+            f"    double rm_o[{total * BLOCK}];", "    long i0, i;",
+            "    unsigned long long rm_bad = 0;    /* bits of x - x: 0 while all are finite */"]
     if "params" in groups:
+        pname = names(sp.Symbol("params"))
+        body.append(f"    for (i = 0; i < {width['params']}; i++) rm_bad |= rm_nf(B_{pname}[i]);")
         for k, s in enumerate(model.inputs["params"]):
-            body.append(f"    const double {names(s)} = B_{names(sp.Symbol('params'))}[{k}];")
+            body.append(f"    const double {names(s)} = B_{pname}[{k}];")
     for lhs, rhs in model.statements:
         if lhs in once:
             body.append(f"    const double {names(lhs)} = {pr(rhs)};")
@@ -104,8 +109,8 @@ def lanes_source(model, fname: str) -> str | None:
     for g in batched:
         gname = names(sp.Symbol(g))
         for k, s in enumerate(model.inputs[g]):
-            body.append(f"            rm_in[{row[s] * BLOCK} + i] = "
-                        f"B_{gname}[(i0 + i) * {width[g]} + {k}];")
+            body.append(f"            rm_bad |= rm_nf(rm_in[{row[s] * BLOCK} + i] = "
+                        f"B_{gname}[(i0 + i) * {width[g]} + {k}]);")
     body.append("        }")
     if args:
         body.append("        for (i = 0; i < m; i++) {")
@@ -138,21 +143,33 @@ def lanes_source(model, fname: str) -> str | None:
              "        for (i = 0; i < m; i++) {",
              f"            double *o = out + (i0 + i) * {total};",
              f"            long p;",
-             f"            for (p = 0; p < {total}; p++) o[p] = rm_o[p * {BLOCK} + i];",
-             "        }", "    }", "}"]
+             f"            for (p = 0; p < {total}; p++) rm_bad |= rm_nf(o[p] = rm_o[p * {BLOCK} + i]);",
+             "        }", "    }", "    return rm_bad == 0;", "}"]
     call = ", ".join(["n"] + [f"B_{names(sp.Symbol(g))}" for g in groups] + ["out"])
     return "\n".join([
-        PREPASS if args else "",
+        PREPASS if args else "", _NOT_FINITE,
         "#if defined(__x86_64__) && defined(__GNUC__)",
-        f"__attribute__((target(\"avx2\"))) static void {fname}_lanes_avx2{sig}",
+        f"__attribute__((target(\"avx2\"))) static int {fname}_lanes_avx2{sig}",
         *body,
         "#endif",
-        f"static void {fname}_lanes{sig}", *body,
-        f"void {fname}_vbatch{sig}", "{",
+        f"static int {fname}_lanes{sig}", *body,
+        f"int {fname}_vbatch{sig}", "{",
         "#if defined(__x86_64__) && defined(__GNUC__)",
-        f"    if (__builtin_cpu_supports(\"avx2\")) {{ {fname}_lanes_avx2({call}); return; }}",
+        f"    if (__builtin_cpu_supports(\"avx2\")) return {fname}_lanes_avx2({call});",
         "#endif",
-        f"    {fname}_lanes({call});", "}", ""])
+        f"    return {fname}_lanes({call});", "}", ""])
+
+
+# the bits of x - x: zero for a finite x, those of a NaN otherwise
+_NOT_FINITE = r"""
+static inline unsigned long long rm_nf(double x)
+{
+    double d = x - x;
+    unsigned long long b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+"""
 
 
 __all__ = []
