@@ -15,6 +15,10 @@ independent data.  This kernel takes a block of :data:`BLOCK` configurations:
    time),
 4. transposes the output rows back.
 
+While it transposes, it checks that every input, parameter and output value is finite (an OR
+of the bits of ``x - x``, which are zero for a finite x): the kernel returns 0 otherwise, and
+the plain functions then take their NumPy path, whose checks name the argument.
+
 Statements that depend on the parameters only (sums of inertial parameters,
 products of lengths) are computed once per call, outside the loop.  No
 floating-point contraction or reassociation is allowed, so each configuration
