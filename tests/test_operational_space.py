@@ -114,3 +114,17 @@ def test_dynamic_scaling_uniform():
     # gravity alone over the limit: no scaling helps
     with pytest.raises(robmod.RobmodError, match="gravity alone"):
         scale_to_limits(robot, t, q, qd, qdd, 0.5 * np.abs(g).max(axis=0) + 1e-9)
+
+
+def test_yoshikawa_and_siciliano_dynamic_ellipsoids_agree_for_a_square_jacobian():
+    """With all 6 rows of the RX-90's J (square, regular), Yoshikawa's ellipsoid (J B^-1)
+    and (7.148) without gravity have the same semi-axes."""
+    import robmod
+    from robmod.dynamics import dynamic_ellipsoid, dynamic_manipulability_ellipsoid
+    from robmod.testing.random import with_random_dynamics
+
+    r = with_random_dynamics(robmod.load_robot("rx90", numeric=True), np.random.default_rng(0))
+    q = np.random.default_rng(1).uniform(-1, 1, 6)
+    a = dynamic_ellipsoid(r, q, rows=tuple(range(6)))
+    b = dynamic_manipulability_ellipsoid(r, q, gravity=False)
+    assert np.allclose(np.sort(a.lengths), np.sort(b.lengths), rtol=1e-10)

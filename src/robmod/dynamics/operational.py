@@ -168,8 +168,12 @@ def dynamic_ellipsoid(robot, q, *, j=None, tool=None, rows=(0, 1, 2),
     ``xdd^T (J B^-1 B^-T J^T)^-1 xdd <= 1`` — the :class:`~robmod.kinematics.analysis.Ellipsoid`
     of axes U_i and lengths sigma_i of ``J B^-1`` (translational rows by default).
 
-    Needs numeric inertial parameters and a regular inertia matrix (every joint moving some
-    inertia); a RobmodError says what is missing otherwise."""
+    For a square, regular J its axes are those of :func:`dynamic_manipulability_ellipsoid`
+    without gravity; for a task of fewer rows than joints the two differ: (7.148) maps the
+    minimum-norm torques of the accelerations (``tau = B J^+ xdd``), Yoshikawa's maps every
+    unit torque (``xdd = J B^-1 tau``).  Needs numeric inertial parameters and a regular
+    inertia matrix (every joint moving some inertia); a RobmodError says what is missing
+    otherwise."""
     q = joint_array(robot, "q", q)
     try:
         B = inertia_matrix(robot, q, rotor=rotor)

@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import RobmodError
 from ..figures import finish, panels
 from ..geometry.direct import dgm
+from ..kinematics.analysis import manipulability, min_singular_value
 from ..kinematics.drawing import end_frame
 from ..kinematics.ik_numeric import joint_domain
 from ..kinematics.jacobians import jacobian
@@ -41,11 +42,10 @@ def manipulability_index(J, index: str = "manipulability") -> np.ndarray:
     (0 when m > n)."""
     if index not in INDICES:
         raise RobmodError(f"index must be one of {', '.join(INDICES)}, got {index!r}")
+    if index == "manipulability":
+        return manipulability(J)
     m, n = J.shape[-2:]
-    if m > n:
-        return np.zeros(J.shape[:-2])
-    s = np.linalg.svd(J, compute_uv=False)
-    return np.prod(s, axis=-1) if index == "manipulability" else s[..., -1]
+    return np.zeros(J.shape[:-2]) if m > n else min_singular_value(J)
 
 
 def _plane_axes(plane: str):

@@ -170,7 +170,7 @@ static PyObject *rm_run(PyObject *const *args, Py_ssize_t nargs, int check)
     } else {
 #ifdef RM_FUSED_CHECK   /* the vectorized kernel checks while it transposes */
         ok = RM_CALL_BATCH;
-#else                   /* by chunks that stay in the cache: check the inputs, run, check the outputs */
+#else                   /* by chunks that stay in the cache: check inputs, run, check outputs */
         const double *P[RM_NG + 1];
         double *O = (double *)PyArray_DATA(b[RM_NG]);
         long i0, m;

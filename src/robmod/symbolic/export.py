@@ -310,17 +310,21 @@ def c_input_lines(model, names) -> list[str]:
     return lines
 
 
-def c_function_body(model, names, pr, replaced=None) -> list[str]:
+def c_function_body(model, names, pr, replaced=None, *, inputs=True, skip=frozenset(),
+                    out=lambda k: f"out[{k}]", indent="    ") -> list[str]:
     """The C lines of a model function: inputs, statements, ``out[k] = ...``.  ``replaced``:
-    {statement symbol: C expression} used instead of the statement's right-hand side."""
+    {statement symbol: C expression} used instead of the statement's right-hand side;
+    ``inputs=False``: no input lines (the caller declares them); ``skip``: statements the
+    caller computes elsewhere; ``out(k)``: the C lvalue of output value k."""
     replaced = replaced or {}
-    body = c_input_lines(model, names)
+    body = [indent + line.lstrip() for line in c_input_lines(model, names)] if inputs else []
     for lhs, rhs in model.statements:
-        body.append(f"    const double {names(lhs)} = {replaced.get(lhs) or pr(rhs)};")
+        if lhs not in skip:
+            body.append(f"{indent}const double {names(lhs)} = {replaced.get(lhs) or pr(rhs)};")
     pos = 0
     for o in model.outputs:
         for e in o.exprs:
-            body.append(f"    out[{pos}] = {pr(e)};")
+            body.append(f"{indent}{out(pos)} = {pr(e)};")
             pos += 1
     return body
 

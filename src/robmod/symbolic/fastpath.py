@@ -300,14 +300,12 @@ def evaluate(robot, key, spec, opts, *xs):
     argument."""
     e = robot.__dict__.get("_fastpath", _NONE).get(key)
     fn = e.fn if e is not None and not _NUMPY_ONLY[0] else None
-    if fn is not None:          # the common case first: one clean configuration, checked in C
-        out = fn.single(*xs)
-        if out is not None:
-            return out
-    elif not _NUMPY_ONLY[0]:
+    if fn is None and not _NUMPY_ONLY[0]:
         fn = _lookup(robot, key, lambda: spec.build(robot, opts))
     if fn is not None:
-        out = _compiled(fn, spec, robot, xs)
+        out = fn.single(*xs)    # the common case: one clean configuration, checked in C
+        if out is None:
+            out = _batch_or_converted(fn, spec, robot, xs)
         if out is not None:
             return out
     t0 = time.perf_counter()
@@ -317,11 +315,9 @@ def evaluate(robot, key, spec, opts, *xs):
         _spent(robot, key, time.perf_counter() - t0)
 
 
-def _compiled(fn, spec, robot, xs):
-    """The compiled function's result, or None when an input or output is not clean."""
-    out = fn.single(*xs)
-    if out is not None:
-        return out
+def _batch_or_converted(fn, spec, robot, xs):
+    """The compiled function's result for what its single-call entry did not take (batches,
+    lists, views), or None when an input or output is not clean."""
     clean = fn.clean(xs)
     if clean is not None:           # NumPy batches as they are: finiteness checked in C
         return fn.batch(*clean, check=True)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .export import Names, Printer, c_layout
+from .export import Names, Printer, c_function_body, c_layout
 from .vector_trig import BLOCK, PREPASS, trig_prepass
 
 _VECTORIZABLE = (sp.sin, sp.cos, sp.sign, sp.Abs)
@@ -129,25 +129,15 @@ def lanes_source(model, fname: str) -> str | None:
     body.append(f"        for (i = 0; i < {BLOCK}; i++) {{")   # the vectorized loop
     for s, r in row.items():
         body.append(f"            const double {names(s)} = rm_in[{r * BLOCK} + i];")
-    for lhs, rhs in model.statements:
-        if lhs in once:
-            continue
-        if lhs in where:
-            kind, k = where[lhs]
-            rhs_c = f"rm_{kind}[{k * BLOCK} + i]"
-        else:
-            rhs_c = pr(rhs)
-        body.append(f"            const double {names(lhs)} = {rhs_c};")
-    pos = 0
-    for o in model.outputs:
-        for e in o.exprs:
-            body.append(f"            rm_o[{pos * BLOCK} + i] = {pr(e)};")
-            pos += 1
+    reads = {lhs: f"rm_{kind}[{k * BLOCK} + i]" for lhs, (kind, k) in where.items()}
+    body += c_function_body(model, names, pr, reads, inputs=False, skip=once,
+                            out=lambda k: f"rm_o[{k * BLOCK} + i]", indent=" " * 12)
     body += ["        }",
              "        for (i = 0; i < m; i++) {",
              f"            double *o = out + (i0 + i) * {total};",
-             f"            long p;",
-             f"            for (p = 0; p < {total}; p++) rm_bad |= rm_nf(o[p] = rm_o[p * {BLOCK} + i]);",
+             "            long p;",
+             f"            for (p = 0; p < {total}; p++)",
+             f"                rm_bad |= rm_nf(o[p] = rm_o[p * {BLOCK} + i]);",
              "        }", "    }", "    return rm_bad == 0;", "}"]
     call = ", ".join(["n"] + [f"B_{names(sp.Symbol(g))}" for g in groups] + ["out"])
     return "\n".join([
