@@ -6,7 +6,7 @@
 included), after ``robmod.warmup(robot)``, against ``pin.rnea``, ``pin.aba``, ``pin.crba`` and
 ``pin.forwardKinematics`` + ``pin.updateFramePlacement`` (the same 0T_n):
 
-* single call: ratio Pinocchio / robmod (target >= 1);
+* single call: ratio Pinocchio / robmod (target >= 1), the two measured in turn;
 * batched over N configurations (two threads) vs a Python loop of the Pinocchio call over
   pre-split rows: ratio (target >= 20), and the two-thread speed-up over one thread
   (target >= 1.7 on 2 cores);
@@ -37,17 +37,29 @@ ONE_THREAD_TARGET = {"idm": " ns, target <= 50 on the RX-90",
                      "ddm": " ns, target <= 170 on the RX-90"}
 
 
+def alternated(calls, rounds=7, number=1):
+    """Best seconds per call of each of ``calls``, measured in turn ``rounds`` times: on a
+    shared machine, whose speed changes from one second to the next, all see the same
+    moments."""
+    best = [float("inf")] * len(calls)
+    for _ in range(rounds):
+        for k, call in enumerate(calls):
+            best[k] = min(best[k], timeit(call, repeat=1, number=number))
+    return best
+
+
 def threads_and_one(call, n, rounds=9):
-    """(two threads, one thread) seconds per configuration, best of ``rounds`` alternated
-    measurements: on a shared machine both see the same moments."""
+    """(two threads, one thread) seconds per configuration."""
     thread_min = fastpath._THREAD_MIN
-    two = one = float("inf")
+
+    def with_threshold(value):
+        def run():
+            fastpath._THREAD_MIN = value
+            call()
+        return run
+
     try:
-        for _ in range(rounds):
-            fastpath._THREAD_MIN = thread_min
-            two = min(two, timeit(call, repeat=1))
-            fastpath._THREAD_MIN = 1 << 62
-            one = min(one, timeit(call, repeat=1))
+        two, one = alternated([with_threshold(thread_min), with_threshold(1 << 62)], rounds)
     finally:
         fastpath._THREAD_MIN = thread_min
     return two / n, one / n
@@ -80,10 +92,10 @@ def bench_robot(name: str, n: int) -> list[tuple[str, str]]:
         f"{k} {s:.2f} s" for k, (s, ok) in report.items()))]
     for title, fn, args, peer, peer_name in cases:
         one = [a[0].copy() for a in args]
-        t_single = timeit(lambda: fn(robot, *one), number=20000)
         pargs = [p.pin_q(a) for a in args]
         pone = [a[0].copy() for a in pargs]
-        t_pin = timeit(lambda: peer(m, d, *pone), number=20000)
+        t_single, t_pin = alternated([lambda: fn(robot, *one), lambda: peer(m, d, *pone)],
+                                     number=5000)
         m_loop = min(n, 20000)
 
         def loop():

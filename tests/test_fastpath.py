@@ -70,6 +70,21 @@ def test_threads_split_large_batches(policy, monkeypatch):
     assert np.array_equal(idm(robot, *x), one_thread)
 
 
+@pytest.mark.parametrize("model", ["idm", "dgm"])
+def test_a_configuration_gets_the_same_result_anywhere_in_a_batch(policy, model):
+    """The vector sines and cosines are taken by groups of 4: a configuration in the last,
+    incomplete group of a block used to get the scalar functions (a few ulps apart), so a
+    result depended on the batch size and on how the threads cut the batch."""
+    robot = with_random_dynamics(robmod.load_robot("rx90", numeric=True),
+                                 np.random.default_rng(1))
+    fn, nargs = PLAIN[model]
+    x = np.random.default_rng(2).uniform(-2, 2, (3, 9, 6))[:nargs]
+    policy("compiled")
+    whole = fn(robot, *x)
+    for n in range(1, 9):
+        assert np.array_equal(fn(robot, *x[:, :n]), whole[:n]), n
+
+
 def test_nan_in_a_threads_chunk_is_named(policy, monkeypatch):
     """The batch checks run in C in each thread: a NaN in the second half is still found and
     the NumPy path's check names the argument; an overflow in an output too."""
@@ -86,6 +101,35 @@ def test_nan_in_a_threads_chunk_is_named(policy, monkeypatch):
     x[1, 700, 1] = 1e200
     with pytest.raises(RobmodError, match="overflow"):
         idm(robot, *x)
+
+
+def test_large_outputs_are_reused_only_once_let_go(policy, monkeypatch):
+    """A large output is given again only when nothing holds it any more: results the caller
+    keeps (names, views) never change; the one before last is reused in a loop."""
+    robot = with_random_dynamics(robmod.load_robot("rx90", numeric=True),
+                                 np.random.default_rng(1))
+    policy("compiled")
+    monkeypatch.setattr(fastpath._Spare, "SIZES", (1, 1 << 30))
+    rng = np.random.default_rng(3)
+    x, y, z = (rng.uniform(-2, 2, (400, 6)) for _ in range(3))
+    first = inertia_matrix(robot, x)
+    kept = first.copy()
+    view = inertia_matrix(robot, y)[10:20]       # only a view of the second is kept
+    third = inertia_matrix(robot, z)             # both held: a new array
+    assert not np.shares_memory(third, first) and not np.shares_memory(third, view)
+    assert np.array_equal(first, kept)
+    assert np.array_equal(view, inertia_matrix(robot, y[10:20]))
+    address = first.__array_interface__["data"][0]
+    del first
+    fourth = inertia_matrix(robot, x)            # the first one's memory, let go: reused
+    assert fourth.__array_interface__["data"][0] == address
+    assert np.array_equal(fourth, kept)
+    for _ in range(3):                           # a loop keeps the result of the last call
+        previous, fourth = fourth, inertia_matrix(robot, y)
+        assert not np.shares_memory(previous, fourth)
+    small = inertia_matrix(robot, x[:3])
+    monkeypatch.setattr(fastpath._Spare, "SIZES", (1 << 22, 1 << 27))
+    assert not np.shares_memory(small, inertia_matrix(robot, x[:3]))
 
 
 @pytest.mark.parametrize("n", [1, 63, 64, 65, 200])

@@ -28,6 +28,7 @@ import hashlib
 import json
 import math
 import os
+import queue
 import sys
 import threading
 import time
@@ -40,6 +41,7 @@ from ..errors import RobmodError
 
 _POLICIES = ("auto", "compiled", "numpy")
 _THREAD_MIN = 20000          # batches at least this large are split over the cores
+_CHUNK = 4096                # ... in chunks of this many samples, taken by the cores in turn
 _STATE = {"policy": os.environ.get("ROBMOD_BACKEND", "auto"), "told": False, "pool": None}
 _NUMPY_ONLY = [_STATE["policy"] == "numpy"]   # read on every call: a list, not a lookup
 _GLOBAL: dict = {}          # (content key, model key) -> Entry, shared by equal robots
@@ -74,12 +76,13 @@ class _FastFunction:
     (checks in C; None when the inputs are not clean 1-D float arrays), ``batch`` for arrays
     with leading dimensions (split over the cores above :data:`_THREAD_MIN` samples)."""
 
-    __slots__ = ("ext", "sizes", "shape", "params", "nout", "single")
+    __slots__ = ("ext", "sizes", "shape", "params", "nout", "single", "spare")
 
     def __init__(self, ext, sizes, shape, params):
         self.ext, self.sizes, self.shape = ext, tuple(sizes), tuple(shape)
         self.params = params
         self.nout = math.prod(self.shape)
+        self.spare = _Spare()
         if params is None:
             self.single = ext.checked      # no Python layer on the single-call path
         else:
@@ -110,20 +113,72 @@ class _FastFunction:
         n = math.prod(batch)
         flat = [np.ascontiguousarray(a.reshape(n, a.shape[-1]), dtype=float) for a in arrays]
         extra = [] if self.params is None else [self.params]
-        out = np.empty((n, self.nout))
+        out = self.spare.take(n, self.nout)
         run = self.ext.checked_batch if check else self.ext.batch
         workers = os.cpu_count() or 1
         if n >= _THREAD_MIN and workers > 1:
-            pool = _STATE["pool"] or _STATE.setdefault("pool", None)
-            if pool is None:
-                pool = _STATE["pool"] = ThreadPoolExecutor(max_workers=workers)
-            cuts = np.linspace(0, n, workers + 1).astype(int)
-            futures = [pool.submit(run, int(b - a), *[f[a:b] for f in flat], *extra,
-                                   out[a:b]) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
-            ok = all([f.result() is not False for f in futures])
+            ok = _split(run, n, flat, extra, out, workers)
         else:
             ok = run(n, *flat, *extra, out) is not False
         return out.reshape(batch + self.shape) if ok else None
+
+
+def _split(run, n, flat, extra, out, workers):
+    """``run`` over chunks of the batch taken in turn by this thread and ``workers - 1``
+    others: this one starts at once (waking a thread costs 0.1-0.2 ms on a virtual machine)
+    and a core the machine gives to someone else for a while holds nobody back.  True when
+    every chunk's checks passed."""
+    pool = _STATE["pool"]
+    if pool is None:
+        pool = _STATE["pool"] = ThreadPoolExecutor(max_workers=workers - 1)
+    todo = queue.SimpleQueue()
+    for a in range(0, n, _CHUNK):
+        todo.put(a)
+    failed = []
+
+    def work():
+        while not failed:
+            try:
+                a = todo.get_nowait()
+            except queue.Empty:
+                return
+            b = min(a + _CHUNK, n)
+            if run(b - a, *[f[a:b] for f in flat], *extra, out[a:b]) is False:
+                failed.append(a)
+
+    helpers = [pool.submit(work) for _ in range(workers - 1)]
+    work()
+    for h in helpers:
+        h.result()
+    return not failed
+
+
+class _Spare:
+    """The last large outputs of one compiled function, reused once their user has let them
+    go: a new array of tens of megabytes costs the kernel's page faults (on the Panda's
+    inertia matrix, 10^5 configurations: ~45 ns per configuration, as much as computing it)
+    and an array given back to the allocator is unmapped at once.  An array is reused only
+    when this holder's is its last reference (no view, no name left anywhere), so no caller
+    can see it change; two are kept, so ``M = inertia_matrix(robot, q)`` in a loop reuses
+    the one before last.  :func:`clear` lets them go."""
+
+    __slots__ = ("arrays", "lock")
+    SIZES = (1 << 22, 1 << 27)      # outputs of 4 MiB to 128 MiB are kept
+
+    def __init__(self):
+        self.arrays, self.lock = [], threading.Lock()
+
+    def take(self, n, nout):
+        if not self.SIZES[0] <= 8 * n * nout <= self.SIZES[1]:
+            return np.empty((n, nout))
+        with self.lock:
+            for k in range(len(self.arrays)):
+                # references: the list's and getrefcount's argument only
+                if self.arrays[k].shape[0] == n and sys.getrefcount(self.arrays[k]) == 2:
+                    return self.arrays[k]
+            out = np.empty((n, nout))
+            self.arrays = self.arrays[-1:] + [out]
+            return out
 
 
 class _Entry:
@@ -342,7 +397,8 @@ def _timed(robot, key, fn, *args, **kw):
 
 
 def clear() -> None:
-    """Forget every compiled function of this process (the disk cache stays)."""
+    """Forget every compiled function of this process and the outputs it keeps for reuse (the
+    disk cache stays)."""
     with _LOCK:
         for e in _GLOBAL.values():   # robots hold their entries: reset them in place
             e.fn, e.spent, e.unsupported, e.index = None, 0.0, False, None

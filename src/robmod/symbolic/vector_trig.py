@@ -18,7 +18,7 @@ import sympy as sp
 
 from .export import Names, Printer, c_function_body, c_input_lines, c_layout
 
-BLOCK = 64
+BLOCK = 64          # configurations per block: a multiple of 4 (AVX2 lanes)
 
 PREPASS = r"""
 #if defined(RM_MVEC) && defined(__x86_64__) && defined(__GNUC__)
@@ -28,13 +28,14 @@ __m256d _ZGVdN4v_cos(__m256d);
 __attribute__((target("avx2"))) static void rm_vtrig_avx2(long m, const double *x, double *s,
                                                           double *c)
 {
-    long i = 0;
-    for (; i + 4 <= m; i += 4) {
+    long i;
+    /* the rows hold BLOCK values, a multiple of 4: the last group is computed whole, so that
+       each configuration gets the same function wherever it is in the batch */
+    for (i = 0; i < m; i += 4) {
         __m256d v = _mm256_loadu_pd(x + i);
         _mm256_storeu_pd(s + i, _ZGVdN4v_sin(v));
         _mm256_storeu_pd(c + i, _ZGVdN4v_cos(v));
     }
-    for (; i < m; i++) { s[i] = sin(x[i]); c[i] = cos(x[i]); }
 }
 static int rm_avx2 = -1;
 #endif
@@ -85,7 +86,7 @@ def batch_source(model, fname: str) -> str | None:
     # the batch: per block, the arguments, then the vector sin/cos, then the model
     bparams = [p.replace("*", "*B_", 1) for p in params]
     body += ["", f"void {fname}_vbatch(long n, {', '.join(bparams + ['double *out'])})", "{",
-             f"    double rm_x[{nt * BLOCK}], rm_s[{nt * BLOCK}], rm_c[{nt * BLOCK}];",
+             f"    double rm_x[{nt * BLOCK}] = {{0}}, rm_s[{nt * BLOCK}], rm_c[{nt * BLOCK}];",
              "    long i0, i, k;",
              f"    for (i0 = 0; i0 < n; i0 += {BLOCK}) {{",
              f"        long m = n - i0 < {BLOCK} ? n - i0 : {BLOCK};",
