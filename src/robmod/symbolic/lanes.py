@@ -15,9 +15,10 @@ independent data.  This kernel takes a block of :data:`BLOCK` configurations:
    time),
 4. transposes the output rows back.
 
-While it transposes, it checks that every input, parameter and output value is finite (an OR
-of the bits of ``x - x``, which are zero for a finite x): the kernel returns 0 otherwise, and
-the plain functions then take their NumPy path, whose checks name the argument.
+It checks that every input, parameter and output value is finite (an OR of the bits of
+``x - x``, which are zero for a finite x) on the rows of the block, in the cache, four values
+per instruction: the kernel returns 0 otherwise, and the plain functions then take their NumPy
+path, whose checks name the argument.
 
 Statements that depend on the parameters only (sums of inertial parameters,
 products of lengths) are computed once per call, outside the loop.  No
@@ -76,8 +77,8 @@ def _hoisted(model) -> set:
 def lanes_source(model, fname: str) -> str | None:
     """C source of ``int {fname}_vbatch(long n, inputs..., double *out)`` (the arguments of
     ``{fname}_batch``; returns 0 when an input, a parameter or an output value is not finite:
-    the checks ride on the transpositions, the data being in the cache), or None when the
-    model does not vectorize."""
+    checked on the rows of each block, in the cache), or None when the model does not
+    vectorize."""
     if not _vectorizable(model):
         return None
     args, where = trig_prepass(model)
@@ -95,7 +96,7 @@ def lanes_source(model, fname: str) -> str | None:
     once = _hoisted(model)
     bparams = [f"const double *B_{names(sp.Symbol(g))}" for g in groups]
     sig = f"({', '.join(['long n'] + bparams + ['double *out'])})"
-    body = ["{", f"    double rm_in[{max(nin, 1) * BLOCK}] = {{0}}, rm_x[{nt * BLOCK}] = {{0}},"
+    body = ["{", "    long rm_r;", f"    double rm_in[{max(nin, 1) * BLOCK}] = {{0}}, rm_x[{nt * BLOCK}] = {{0}},"
             f" rm_s[{nt * BLOCK}] = {{0}}, rm_c[{nt * BLOCK}] = {{0}};",
             f"    double rm_o[{total * BLOCK}];", "    long i0, i;",
             "    unsigned long long rm_bad = 0;    /* bits of x - x: 0 while all are finite */"]
@@ -113,31 +114,32 @@ def lanes_source(model, fname: str) -> str | None:
     for g in batched:
         gname = names(sp.Symbol(g))
         for k, s in enumerate(model.inputs[g]):
-            body.append(f"            rm_bad |= rm_nf(rm_in[{row[s] * BLOCK} + i] = "
-                        f"B_{gname}[(i0 + i) * {width[g]} + {k}]);")
-    body.append("        }")
-    if args:
+            body.append(f"            rm_in[{row[s] * BLOCK} + i] = "
+                        f"B_{gname}[(i0 + i) * {width[g]} + {k}];")
+    body += ["        }", _row_check("rm_in", nin)]
+    computed = [(k, a) for k, a in enumerate(args) if a not in row]   # not a joint variable
+    if computed:
         body.append("        for (i = 0; i < m; i++) {")
-        inputs_of = sorted({s for a in args for s in a.free_symbols}, key=lambda s: row[s])
+        inputs_of = sorted({s for _, a in computed for s in a.free_symbols}, key=lambda s: row[s])
         for s in inputs_of:
             body.append(f"            const double {names(s)} = rm_in[{row[s] * BLOCK} + i];")
-        for k, a in enumerate(args):
+        for k, a in computed:
             body.append(f"            rm_x[{k * BLOCK} + i] = {pr(a)};")
-        body += ["        }",
-                 f"        for (i = 0; i < {len(args)}; i++) rm_vtrig(m, rm_x + i * {BLOCK}, "
-                 f"rm_s + i * {BLOCK}, rm_c + i * {BLOCK});"]
+        body.append("        }")
+    for k, a in enumerate(args):        # a joint variable's row is read where it lies
+        source = f"rm_in + {row[a] * BLOCK}" if a in row else f"rm_x + {k * BLOCK}"
+        body.append(f"        rm_vtrig(m, {source}, rm_s + {k * BLOCK}, rm_c + {k * BLOCK});")
     body.append(f"        for (i = 0; i < {BLOCK}; i++) {{")   # the vectorized loop
     for s, r in row.items():
         body.append(f"            const double {names(s)} = rm_in[{r * BLOCK} + i];")
     reads = {lhs: f"rm_{kind}[{k * BLOCK} + i]" for lhs, (kind, k) in where.items()}
     body += c_function_body(model, names, pr, reads, inputs=False, skip=once,
                             out=lambda k: f"rm_o[{k * BLOCK} + i]", indent=" " * 12)
-    body += ["        }",
+    body += ["        }", _row_check("rm_o", total),
              "        for (i = 0; i < m; i++) {",
              f"            double *o = out + (i0 + i) * {total};",
              "            long p;",
-             f"            for (p = 0; p < {total}; p++)",
-             f"                rm_bad |= rm_nf(o[p] = rm_o[p * {BLOCK} + i]);",
+             f"            for (p = 0; p < {total}; p++) o[p] = rm_o[p * {BLOCK} + i];",
              "        }", "    }", "    return rm_bad == 0;", "}"]
     call = ", ".join(["n"] + [f"B_{names(sp.Symbol(g))}" for g in groups] + ["out"])
     return "\n".join([
@@ -152,6 +154,13 @@ def lanes_source(model, fname: str) -> str | None:
         f"    if (__builtin_cpu_supports(\"avx2\")) return {fname}_lanes_avx2({call});",
         "#endif",
         f"    return {fname}_lanes({call});", "}", ""])
+
+
+def _row_check(array: str, rows: int) -> str:
+    """C: the finiteness of the first m values of each row of a block (a loop over contiguous
+    values, vectorized like the statements)."""
+    return (f"        for (rm_r = 0; rm_r < {rows}; rm_r++) for (i = 0; i < m; i++) "
+            f"rm_bad |= rm_nf({array}[rm_r * {BLOCK} + i]);")
 
 
 # the bits of x - x: zero for a finite x, those of a NaN otherwise
