@@ -9,7 +9,8 @@ included), after ``robmod.warmup(robot)``, against ``pin.rnea``, ``pin.aba``, ``
 * single call: ratio Pinocchio / robmod (target >= 1), the two measured in turn;
 * batched over N configurations (two threads) vs a Python loop of the Pinocchio call over
   pre-split rows: ratio (target >= 20), and the two-thread speed-up over one thread
-  (target >= 1.7 on 2 cores);
+  (target >= 1.7 on 2 cores): the median of the ratios of paired runs, beside that of NumPy's
+  sine cut in two measured in the same rounds (what the machine gives a second thread then);
 * one thread, batched: ns per configuration (targets on the RX-90: IDM <= 50, DDM <= 170);
 * the NumPy path of the same functions (``robmod.set_backend("numpy")``), for the record;
 * the batched IDM and DDM kernels themselves, one thread, preallocated output: the vectorized
@@ -20,6 +21,7 @@ included), after ``robmod.warmup(robot)``, against ``pin.rnea``, ``pin.aba``, ``
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 from pathlib import Path
 
@@ -42,19 +44,48 @@ ONE_THREAD_TARGET = {"idm": " ns, target <= 50 on the RX-90",
                      "ddm": " ns, target <= 170 on the RX-90"}
 
 
-def alternated(calls, rounds=7, number=1):
+def alternated(calls, rounds=7, number=1, paired=False):
     """Best seconds per call of each of ``calls``, measured in turn ``rounds`` times: on a
     shared machine, whose speed changes from one second to the next, all see the same
-    moments."""
+    moments.  ``paired``: also, for each pair of calls, the median over the rounds of the first
+    one's time over the second's (the best times of two may come from different moments: a
+    virtual machine may run one busy core faster than two)."""
     best = [float("inf")] * len(calls)
+    ratios = []
     for _ in range(rounds):
-        for k, call in enumerate(calls):
-            best[k] = min(best[k], timeit(call, repeat=1, number=number))
-    return best
+        times = [timeit(call, repeat=1, number=number) for call in calls]
+        best = [min(b, t) for b, t in zip(best, times)]
+        ratios.append([a / b for a, b in zip(times[::2], times[1::2])])
+    if not paired:
+        return best
+    return best, [statistics.median(r) for r in zip(*ratios)]
+
+
+_REFERENCE = np.random.default_rng(0).uniform(-2, 2, 400000)
+
+
+def _sine(x):
+    np.sin(x, out=np.empty_like(x))
+
+
+def reference(threads: int):
+    """NumPy's sine of 4 10^5 values (vectorized, the GIL released) on one thread or cut in
+    two: what the machine gives a second thread at that moment."""
+    if threads == 1:
+        return lambda: _sine(_REFERENCE)
+    pool = fastpath._STATE["pool"]
+    half = len(_REFERENCE) // 2
+
+    def run():
+        f = pool.submit(_sine, _REFERENCE[:half])
+        _sine(_REFERENCE[half:])
+        f.result()
+    return run
 
 
 def threads_and_one(call, n, rounds=9):
-    """(two threads, one thread) seconds per configuration."""
+    """(two threads, one thread) seconds per configuration, the median of the speed-ups of
+    paired runs, and that of NumPy's sine on two threads measured in the same rounds."""
     thread_min = fastpath._THREAD_MIN
 
     def with_threshold(value):
@@ -64,10 +95,13 @@ def threads_and_one(call, n, rounds=9):
         return run
 
     try:
-        two, one = alternated([with_threshold(thread_min), with_threshold(1 << 62)], rounds)
+        with_threshold(thread_min)()              # the pool exists
+        (one, two, _, _), speedups = alternated(
+            [with_threshold(1 << 62), with_threshold(thread_min), reference(1), reference(2)],
+            rounds, paired=True)
     finally:
         fastpath._THREAD_MIN = thread_min
-    return two / n, one / n
+    return two / n, one / n, speedups[0], speedups[1]
 
 
 def kernel_rows(robot, inputs: dict) -> list[tuple[str, str]]:
@@ -131,7 +165,7 @@ def bench_robot(name: str, n: int) -> list[tuple[str, str]]:
                 peer(m, d, *[a[k] for a in pargs])
 
         t_loop = timeit(loop, repeat=3) / m_loop
-        t_batch, t_batch1 = threads_and_one(lambda: fn(robot, *args), n)
+        t_batch, t_batch1, speedup, machine = threads_and_one(lambda: fn(robot, *args), n)
         old = fastpath.set_backend("numpy")
         t_numpy = timeit(lambda: fn(robot, *one), repeat=3, number=20)
         fastpath.set_backend(old)
@@ -141,7 +175,8 @@ def bench_robot(name: str, n: int) -> list[tuple[str, str]]:
                             f"{t_pin / t_single:.2f} (target >= 1)"),
             ("   batched", f"{t_batch * 1e9:.0f} ns/config (1 thread {t_batch1 * 1e9:.0f}"
                           f"{ONE_THREAD_TARGET.get(title, '')}; "
-                          f"speed-up {t_batch1 / t_batch:.2f}, target >= 1.7) vs Pinocchio "
+                          f"speed-up {speedup:.2f}, target >= 1.7; NumPy's sine "
+                          f"{machine:.2f}) vs Pinocchio "
                           f"loop {t_loop * 1e9:.0f} ns -> {t_loop / t_batch:.1f}x "
                           f"(target >= 20)"),
             ("   NumPy path", f"single {t_numpy * 1e6:.0f} us = "

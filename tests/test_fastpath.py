@@ -63,7 +63,7 @@ def test_compiled_equals_numpy(name, robot, policy):
 def test_threads_split_large_batches(policy, monkeypatch):
     robot = with_random_dynamics(robmod.load_robot("rx90", numeric=True),
                                  np.random.default_rng(1))
-    x = np.random.default_rng(2).uniform(-2, 2, (3, 3001, 6))
+    x = np.random.default_rng(2).uniform(-2, 2, (3, 10001, 6))   # 3 chunks and a tail
     policy("compiled")
     one_thread = idm(robot, *x)
     monkeypatch.setattr(fastpath, "_THREAD_MIN", 100)
@@ -92,13 +92,13 @@ def test_nan_in_a_threads_chunk_is_named(policy, monkeypatch):
                                  np.random.default_rng(1))
     policy("compiled")
     monkeypatch.setattr(fastpath, "_THREAD_MIN", 100)
-    x = np.random.default_rng(2).uniform(-2, 2, (3, 1000, 6))
+    x = np.random.default_rng(2).uniform(-2, 2, (3, 10000, 6))
     idm(robot, *x)
-    x[2, 990, 4] = np.nan
+    x[2, 9990, 4] = np.nan
     with pytest.raises(RobmodError, match="argument qdd holds NaN"):
         idm(robot, *x)
-    x[2, 990, 4] = 0.0
-    x[1, 700, 1] = 1e200
+    x[2, 9990, 4] = 0.0
+    x[1, 7000, 1] = 1e200
     with pytest.raises(RobmodError, match="overflow"):
         idm(robot, *x)
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..errors import RobmodError
 from .export import c_layout, to_c
+from .extension_wrapper import C_WRAPPER
 from .lanes import lanes_source
 from .vector_trig import batch_source
 
@@ -36,191 +37,10 @@ def _vector_trig_enabled() -> bool:
     """Batched sin/cos by the vectorized pre-pass (``ROBMOD_VECTOR_TRIG=0`` turns it off)."""
     return os.environ.get("ROBMOD_VECTOR_TRIG", "1") != "0"
 
+
 _CFLAGS = ["-O3", "-fPIC", "-shared", "-fno-math-errno", "-std=c99"]
+_SHARE_CHUNK = 4096     # configurations a thread takes at a time from a shared batch
 _CHUNK = 1 << 16
-
-_WRAPPER = r"""
-static PyArrayObject *rm_arr(PyObject *o, npy_intp need, const char *what)
-{
-    PyArrayObject *a;
-    if (PyArray_Check(o) && PyArray_TYPE((PyArrayObject *)o) == NPY_DOUBLE &&
-        PyArray_IS_C_CONTIGUOUS((PyArrayObject *)o)) {
-        a = (PyArrayObject *)o;
-        Py_INCREF(a);
-    } else {
-        a = (PyArrayObject *)PyArray_FROMANY(o, NPY_DOUBLE, 0, 0, NPY_ARRAY_IN_ARRAY);
-        if (a == NULL) return NULL;
-    }
-    if (PyArray_SIZE(a) < need) {
-        PyErr_Format(PyExc_ValueError, "%s has %zd values, %zd needed", what,
-                     (Py_ssize_t)PyArray_SIZE(a), (Py_ssize_t)need);
-        Py_DECREF(a);
-        return NULL;
-    }
-    return a;
-}
-
-/* single(inputs...) -> new array of the output shape (one configuration) */
-static PyObject *rm_single(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    PyArrayObject *b[RM_NG + 1];
-    PyObject *res;
-    int k;
-    if (nargs != RM_NG) {
-        PyErr_SetString(PyExc_TypeError, "wrong number of arguments");
-        return NULL;
-    }
-    for (k = 0; k < RM_NG; k++) {
-        b[k] = rm_arr(args[k], rm_sizes[k], "input");
-        if (b[k] == NULL) { while (--k >= 0) Py_DECREF(b[k]); return NULL; }
-    }
-    res = PyArray_SimpleNew(RM_OUT_NDIM, (npy_intp *)rm_out_dims, NPY_DOUBLE);
-    if (res != NULL) {
-        b[RM_NG] = (PyArrayObject *)res;
-        RM_CALL_SINGLE;
-    }
-    for (k = 0; k < RM_NG; k++) Py_DECREF(b[k]);
-    return res;
-}
-
-/* checked(inputs...) -> the output of one configuration, or None when an input is not a
-   1-D float64 array of exactly its size, holds NaN/inf, or the output is not finite (the
-   caller then takes its checking path, which names the argument) */
-static int rm_finite(const double *x, npy_intp n)
-{
-    /* x - x is +0 (all bits zero) for a finite x, NaN otherwise: one OR over the bits, a
-       loop without exit that the compiler vectorizes */
-    unsigned long long bad = 0, b;
-    npy_intp i;
-    for (i = 0; i < n; i++) {
-        double d = x[i] - x[i];
-        memcpy(&b, &d, sizeof b);
-        bad |= b;
-    }
-    return bad == 0;
-}
-
-static PyObject *rm_checked(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    PyArrayObject *b[RM_NG + 1];
-    PyObject *res;
-    int k;
-    if (nargs != RM_NG) Py_RETURN_NONE;
-    for (k = 0; k < RM_NG; k++) {
-        PyObject *o = args[k];
-        if (!PyArray_Check(o) || PyArray_TYPE((PyArrayObject *)o) != NPY_DOUBLE ||
-            !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)o) ||
-            PyArray_NDIM((PyArrayObject *)o) != 1 ||
-            PyArray_SIZE((PyArrayObject *)o) != rm_sizes[k] ||
-            !rm_finite((const double *)PyArray_DATA((PyArrayObject *)o), rm_sizes[k]))
-            Py_RETURN_NONE;
-        b[k] = (PyArrayObject *)o;
-    }
-    res = PyArray_SimpleNew(RM_OUT_NDIM, (npy_intp *)rm_out_dims, NPY_DOUBLE);
-    if (res == NULL) return NULL;
-    b[RM_NG] = (PyArrayObject *)res;
-    RM_CALL_SINGLE;
-    if (!rm_finite((const double *)PyArray_DATA((PyArrayObject *)res), RM_NOUT)) {
-        Py_DECREF(res);
-        Py_RETURN_NONE;
-    }
-    return res;
-}
-
-/* batch(n, inputs..., out) : n configurations, inputs and out C-contiguous float64.
-   checked_batch(...): the same, with the GIL released for the checks too: returns False
-   (out undefined) when an input or an output value is NaN or infinite */
-static PyObject *rm_run(PyObject *const *args, Py_ssize_t nargs, int check)
-{
-    PyArrayObject *b[RM_NG + 1];
-    long n;
-    int k, ok = 1;
-    if (nargs != RM_NG + 2) {
-        PyErr_SetString(PyExc_TypeError, "wrong number of arguments");
-        return NULL;
-    }
-    n = PyLong_AsLong(args[0]);
-    if (n < 0 || PyErr_Occurred()) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "n must be >= 0");
-        return NULL;
-    }
-    for (k = 0; k <= RM_NG; k++) {
-        npy_intp need = k < RM_NG ? (rm_batched[k] ? n * rm_sizes[k] : rm_sizes[k]) : n * RM_NOUT;
-        if (k == RM_NG) {
-            PyObject *o = args[k + 1];
-            if (!PyArray_Check(o) || PyArray_TYPE((PyArrayObject *)o) != NPY_DOUBLE ||
-                !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)o) ||
-                !PyArray_ISWRITEABLE((PyArrayObject *)o) ||
-                PyArray_SIZE((PyArrayObject *)o) < need) {
-                PyErr_SetString(PyExc_ValueError, "out must be a writable C-contiguous float64 "
-                                                  "array of the right size");
-                b[k] = NULL;
-            } else {
-                b[k] = (PyArrayObject *)o;
-                Py_INCREF(o);
-            }
-        } else {
-            b[k] = rm_arr(args[k + 1], need, "input");
-        }
-        if (b[k] == NULL) { while (--k >= 0) Py_DECREF(b[k]); return NULL; }
-    }
-    Py_BEGIN_ALLOW_THREADS
-    if (!check) {
-        RM_CALL_BATCH;
-    } else {
-#ifdef RM_FUSED_CHECK   /* the vectorized kernel checks while it transposes */
-        ok = RM_CALL_BATCH;
-#else                   /* by chunks that stay in the cache: check inputs, run, check outputs */
-        const double *P[RM_NG + 1];
-        double *O = (double *)PyArray_DATA(b[RM_NG]);
-        long i0, m;
-        for (k = 0; k < RM_NG && ok; k++)
-            if (!rm_batched[k]) ok = rm_finite((const double *)PyArray_DATA(b[k]), rm_sizes[k]);
-        for (i0 = 0; i0 < n && ok; i0 += RM_CHECK_CHUNK) {
-            m = n - i0 < RM_CHECK_CHUNK ? n - i0 : RM_CHECK_CHUNK;
-            for (k = 0; k < RM_NG; k++) {
-                P[k] = (const double *)PyArray_DATA(b[k]) + (rm_batched[k] ? i0 * rm_sizes[k] : 0);
-                if (rm_batched[k] && ok) ok = rm_finite(P[k], m * rm_sizes[k]);
-            }
-            if (!ok) break;
-            RM_CALL_RANGE(m, P, O + i0 * RM_NOUT);
-            ok = rm_finite(O + i0 * RM_NOUT, m * RM_NOUT);
-        }
-#endif
-    }
-    Py_END_ALLOW_THREADS
-    for (k = 0; k <= RM_NG; k++) Py_DECREF(b[k]);
-    if (check) return PyBool_FromLong(ok);
-    Py_RETURN_NONE;
-}
-
-static PyObject *rm_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    return rm_run(args, nargs, 0);
-}
-
-static PyObject *rm_checked_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    return rm_run(args, nargs, 1);
-}
-
-static PyMethodDef rm_methods[] = {
-    {"single", (PyCFunction)(void (*)(void))rm_single, METH_FASTCALL, "one configuration"},
-    {"checked", (PyCFunction)(void (*)(void))rm_checked, METH_FASTCALL, "one checked configuration"},
-    {"batch", (PyCFunction)(void (*)(void))rm_batch, METH_FASTCALL, "n configurations"},
-    {"checked_batch", (PyCFunction)(void (*)(void))rm_checked_batch, METH_FASTCALL,
-     "n checked configurations"},
-    {NULL, NULL, 0, NULL}
-};
-
-static struct PyModuleDef rm_module = {PyModuleDef_HEAD_INIT, "RM_MODNAME", NULL, -1, rm_methods};
-
-PyMODINIT_FUNC PyInit_RM_MODNAME(void)
-{
-    import_array();
-    return PyModule_Create(&rm_module);
-}
-"""
 
 
 def cache_dir() -> Path:
@@ -256,11 +76,8 @@ def extension_source(model) -> tuple[str, str]:
     batched = [0 if g == "params" else 1 for g in groups]
     single_args = ", ".join([f"(const double *)PyArray_DATA(b[{k}])" for k in range(len(groups))]
                             + [f"(double *)PyArray_DATA(b[{len(groups)}])"])
-    batch_args = ", ".join(["n"] + [f"(const double *)PyArray_DATA(b[{k}])"
-                                    for k in range(len(groups))]
-                           + [f"(double *)PyArray_DATA(b[{len(groups)}])"])
     out_dims = list(model.outputs[0].shape) if len(model.outputs) == 1 else [nout]
-    wrapper = _WRAPPER
+    wrapper = C_WRAPPER
     vsrc, fused = None, False
     if _vector_trig_enabled():   # vectorized across configurations, else sin/cos pre-pass only
         vsrc = lanes_source(model, "rm_model")
@@ -277,8 +94,7 @@ def extension_source(model) -> tuple[str, str]:
               f"static const npy_intp rm_out_dims[{len(out_dims)}] = "
               f"{{{', '.join(map(str, out_dims))}}};\n"
               f"#define RM_CALL_SINGLE rm_model({single_args})\n"
-              f"#define RM_CALL_BATCH rm_model_{'v' if vsrc else ''}batch({batch_args})\n"
-              f"#define RM_CHECK_CHUNK 1024\n"
+              f"#define RM_CHECK_CHUNK 1024\n#define RM_SHARE_CHUNK {_SHARE_CHUNK}\n"
               + ("#define RM_FUSED_CHECK 1\n" if fused else "") +
               f"#define RM_CALL_RANGE(m, P, O) rm_model_{'v' if vsrc else ''}batch("
               f"{', '.join(['m'] + [f'P[{k}]' for k in range(len(groups))] + ['O'])})\n")
