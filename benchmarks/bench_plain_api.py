@@ -118,7 +118,7 @@ def kernel_rows(robot, inputs: dict) -> list[tuple[str, str]]:
         finally:
             compilation.lanes_source = lanes_source
         out = [f.out_buffer(n) for f in (lanes, scalar)]
-        assert np.abs(lanes(*args, out=out[0]) - scalar(*args, out=out[1])).max() < 1e-9
+        assert np.array_equal(lanes(*args, out=out[0]), scalar(*args, out=out[1]))  # bit for bit
         t_lanes, t_scalar = alternated([lambda: lanes(*args, out=out[0]),
                                         lambda: scalar(*args, out=out[1])])
         rows.append((f"   {title} kernel", f"{t_lanes / n * 1e9:.0f} ns/config vs "

@@ -96,9 +96,9 @@ def lanes_source(model, fname: str) -> str | None:
     once = _hoisted(model)
     bparams = [f"const double *B_{names(sp.Symbol(g))}" for g in groups]
     sig = f"({', '.join(['long n'] + bparams + ['double *out'])})"
-    body = ["{", "    long rm_r;", f"    double rm_in[{max(nin, 1) * BLOCK}] = {{0}}, rm_x[{nt * BLOCK}] = {{0}},"
+    body = ["{", f"    double rm_in[{max(nin, 1) * BLOCK}] = {{0}}, rm_x[{nt * BLOCK}] = {{0}},"
             f" rm_s[{nt * BLOCK}] = {{0}}, rm_c[{nt * BLOCK}] = {{0}};",
-            f"    double rm_o[{total * BLOCK}];", "    long i0, i;",
+            f"    double rm_o[{total * BLOCK}];", "    long i0, i, rm_r;",
             "    unsigned long long rm_bad = 0;    /* bits of x - x: 0 while all are finite */"]
     if "params" in groups:
         pname = names(sp.Symbol("params"))
