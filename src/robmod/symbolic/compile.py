@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import RobmodError
 from .export import c_layout, to_c
-from .extension_wrapper import C_WRAPPER
+from .extension_wrapper import C_NOT_FINITE, C_WRAPPER
 from .lanes import lanes_source
 from .vector_trig import batch_source
 
@@ -98,10 +98,11 @@ def extension_source(model) -> tuple[str, str]:
               + ("#define RM_FUSED_CHECK 1\n" if fused else "") +
               f"#define RM_CALL_RANGE(m, P, O) rm_model_{'v' if vsrc else ''}batch("
               f"{', '.join(['m'] + [f'P[{k}]' for k in range(len(groups))] + ['O'])})\n")
-    digest = hashlib.sha256((src + wrapper + consts + " ".join(_CFLAGS) + sys.version
+    digest = hashlib.sha256((C_NOT_FINITE + src + wrapper + consts + " ".join(_CFLAGS) + sys.version
                              + sysconfig.get_platform() + np.__version__).encode()).hexdigest()[:24]
     modname = f"rm_{digest}"
-    full = consts + src.replace("#include <math.h>", "#include <math.h>\n") + wrapper
+    full = (consts + "#include <string.h>\n" + C_NOT_FINITE
+            + src.replace("#include <math.h>", "#include <math.h>\n") + wrapper)
     full = full.replace("RM_MODNAME", modname)
     # the wrapper needs Python.h and NumPy's C API first
     full = ("#define PY_SSIZE_T_CLEAN\n#include <Python.h>\n"

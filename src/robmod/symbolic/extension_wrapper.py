@@ -15,6 +15,19 @@ The module's source puts before this text the model's functions and the constant
 """
 from __future__ import annotations
 
+# before the model's functions: the finiteness test of one value, used by the wrapper's checks
+# and by the vectorized kernel's (:mod:`.lanes`): the bits of x - x, zero for a finite x,
+# those of a NaN otherwise
+C_NOT_FINITE = r"""
+static inline unsigned long long rm_nf(double x)
+{
+    double d = x - x;
+    unsigned long long b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+"""
+
 C_WRAPPER = r"""
 static PyArrayObject *rm_arr(PyObject *o, npy_intp need, const char *what)
 {
@@ -64,15 +77,10 @@ static PyObject *rm_single(PyObject *self, PyObject *const *args, Py_ssize_t nar
    caller then takes its checking path, which names the argument) */
 static int rm_finite(const double *x, npy_intp n)
 {
-    /* x - x is +0 (all bits zero) for a finite x, NaN otherwise: one OR over the bits, a
-       loop without exit that the compiler vectorizes */
-    unsigned long long bad = 0, b;
+    /* one OR over the bits of x - x: a loop without exit that the compiler vectorizes */
+    unsigned long long bad = 0;
     npy_intp i;
-    for (i = 0; i < n; i++) {
-        double d = x[i] - x[i];
-        memcpy(&b, &d, sizeof b);
-        bad |= b;
-    }
+    for (i = 0; i < n; i++) bad |= rm_nf(x[i]);
     return bad == 0;
 }
 

@@ -77,8 +77,8 @@ def _hoisted(model) -> set:
 def lanes_source(model, fname: str) -> str | None:
     """C source of ``int {fname}_vbatch(long n, inputs..., double *out)`` (the arguments of
     ``{fname}_batch``; returns 0 when an input, a parameter or an output value is not finite:
-    checked on the rows of each block, in the cache), or None when the model does not
-    vectorize."""
+    checked on the rows of each block, in the cache, by ``rm_nf`` of the extension's prelude),
+    or None when the model does not vectorize."""
     if not _vectorizable(model):
         return None
     args, where = trig_prepass(model)
@@ -143,7 +143,7 @@ def lanes_source(model, fname: str) -> str | None:
              "        }", "    }", "    return rm_bad == 0;", "}"]
     call = ", ".join(["n"] + [f"B_{names(sp.Symbol(g))}" for g in groups] + ["out"])
     return "\n".join([
-        PREPASS if args else "", _NOT_FINITE,
+        PREPASS if args else "",
         "#if defined(__x86_64__) && defined(__GNUC__)",
         f"__attribute__((target(\"avx2\"))) static int {fname}_lanes_avx2{sig}",
         *body,
@@ -161,18 +161,6 @@ def _row_check(array: str, rows: int) -> str:
     values, vectorized like the statements)."""
     return (f"        for (rm_r = 0; rm_r < {rows}; rm_r++) for (i = 0; i < m; i++) "
             f"rm_bad |= rm_nf({array}[rm_r * {BLOCK} + i]);")
-
-
-# the bits of x - x: zero for a finite x, those of a NaN otherwise
-_NOT_FINITE = r"""
-static inline unsigned long long rm_nf(double x)
-{
-    double d = x - x;
-    unsigned long long b;
-    memcpy(&b, &d, sizeof b);
-    return b;
-}
-"""
 
 
 __all__ = []
