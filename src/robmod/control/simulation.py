@@ -2,7 +2,10 @@
 
 The plant is the robot's compiled recursive direct dynamic model (Khalil & Dombre §7.6.2) with
 its own parameters (rotor inertia, friction (7.26)); the controller has its own model (model
-mismatch is a different robot given to the controller).  Between two samples of a digital
+mismatch is a different robot given to the controller).  A closed-loop robot's state is that of
+its actuated joints, the passive ones solved from the loops at every evaluation
+(:mod:`robmod.control.closed_plant`).  A singular inertia matrix stops the run with a
+RobmodError naming the joint.  Between two samples of a digital
 controller the torque is held (zero-order hold) and the plant is integrated by fixed-step RK4
 (``substeps`` steps per sample) or by a SciPy adaptive method; a continuous controller
 (``dt = 0``) is evaluated at every RK4 stage with its state integrated with the plant's.
@@ -17,7 +20,7 @@ import numpy as np
 
 from ..errors import RobmodError
 from .base import Controller
-from .plant import Dynamics, joint_limit_vector
+from .plant import Dynamics
 from .reference import Desired, Reference
 from .result import SimulationResult
 
@@ -96,7 +99,7 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
     if x0.shape[-1:] != (2 * n,) or not np.all(np.isfinite(x0)):
         raise RobmodError(f"x0 must hold 2n = {2 * n} finite values (q then qd), got shape "
                           f"{x0.shape}")
-    tau_lim = _saturation(plant.robot, saturation, n)
+    tau_lim = _saturation(plant, saturation, n)
     batch = np.broadcast_shapes(x0.shape[:-1], *[np.shape(g)[:-1] for g in
                                                   _gains(controller)])
     q = np.array(np.broadcast_to(x0[..., :n], batch + (n,)))
@@ -143,11 +146,11 @@ def _gains(controller):
             if isinstance(g, np.ndarray)]
 
 
-def _saturation(robot, saturation, n):
+def _saturation(plant, saturation, n):
     if saturation is False or saturation is None:
         return None
     if saturation is True:
-        return joint_limit_vector(robot, "taumax")
+        return plant.limits("taumax")
     lim = np.asarray(saturation, dtype=float)
     lim = np.full(n, float(lim)) if lim.ndim == 0 else lim
     if lim.shape != (n,) or np.any(~np.isfinite(lim)) or np.any(lim <= 0):
