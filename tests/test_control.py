@@ -247,8 +247,12 @@ def test_bad_simulation_input(planar, rx90):
         simulate(planar, ComputedTorque(rx90, omega=5.0), [0.0, 0.0], 1.0)
     with pytest.raises(RobmodError, match="duration"):
         simulate(planar, ctrl, [0.0, 0.0], -1.0)
+    import dataclasses
+    from types import MappingProxyType
+    geometry_only = dataclasses.replace(robmod.load_robot("rx90"),   # symbolic dynamics
+                                        values=MappingProxyType({"D3": 0.45, "RL4": 0.45}))
     with pytest.raises(RobmodError, match="symbolic"):
-        ComputedTorque(robmod.load_robot("rx90"), omega=5.0)
+        ComputedTorque(geometry_only, omega=5.0)
 
 
 def test_result_plot_and_csv(planar, tmp_path):
@@ -269,7 +273,8 @@ def test_robots_and_controllers_pickle(planar):
     import pickle
 
     back = pickle.loads(pickle.dumps(robmod.load_robot("rx90")))
-    assert dict(back.values) == {"D3": 0.45, "RL4": 0.45} and back.n_joints == 6
+    assert dict(back.values) == dict(robmod.load_robot("rx90").values) and back.n_joints == 6
+    assert back.values["D3"] == 0.45 and len(back.values) == 81
     ct = ComputedTorque(planar, omega=10.0)
     ct.dyn.idm
     copy = pickle.loads(pickle.dumps(ct))
