@@ -281,3 +281,46 @@ def test_robots_and_controllers_pickle(planar):
     a = simulate(planar, ct, [0.3, 0.1], 0.2, x0=np.zeros(4))
     b = simulate(planar, copy, [0.3, 0.1], 0.2, x0=np.zeros(4))
     np.testing.assert_array_equal(a.q, b.q)
+
+
+# -- a singular inertia matrix is refused, never a raw ZeroDivisionError ---------------------
+
+def test_singular_inertia_matrix_is_refused_by_ddm_and_simulate():
+    """The UR5 as it was (links as point masses): link 6's mass lies on axis 6, so A66 = 0 at
+    every configuration; ddm and the simulator named the joint (the simulator raised a raw
+    ZeroDivisionError while building the direct model)."""
+    import dataclasses
+
+    import sympy as sp
+
+    from robmod.dynamics import ddm
+
+    ur5 = robmod.load_robot("ur5", numeric=True)
+    link6 = ur5.link(6)
+    mz, m = float(link6.MZ), float(link6.M)
+    point = dataclasses.replace(link6, XX=sp.Float(mz * mz / m), YY=sp.Float(mz * mz / m),
+                                ZZ=sp.Integer(0))
+    robot = dataclasses.replace(ur5, links=ur5.links[:5] + (point,))
+    with pytest.raises(RobmodError, match="singular at joint 6"):
+        ddm(robot, np.zeros(6), np.zeros(6), np.zeros(6))
+    with pytest.raises(RobmodError, match="singular at joint 6"):
+        simulate(robot, OpenLoop(lambda t: np.zeros(6), 6), np.zeros(6), 0.01)
+
+
+def test_simulation_refuses_a_configuration_where_the_inertia_matrix_is_singular():
+    """Joint 1 vertical, joint 2 horizontal on it, one point mass at 0.5 m along x2 and no
+    rotor inertia: at q2 = pi/2 the mass is on axis 1 and A11 = 0 (only there)."""
+    import sympy as sp
+
+    from robmod.description.robot import Link
+
+    frames = [dict(j=1, ant=0, sigma=0, mu=1, alpha=0, d=0, theta=0, r=0),
+              dict(j=2, ant=1, sigma=0, mu=1, alpha=sp.pi / 2, d=0, theta=0, r=0)]
+    m, L = 2.0, 0.5
+    links = [Link(j=1), Link(j=2, M=sp.Float(m), MX=sp.Float(m * L), YY=sp.Float(m * L * L),
+                             ZZ=sp.Float(m * L * L))]
+    robot = robmod.make_robot("rr_point", frames, links, gravity=(0, 0, 0))
+    start = np.array([0.0, np.pi / 2])
+    with pytest.raises(RobmodError, match="singular at joint 1"):
+        simulate(robot, OpenLoop(lambda t: np.array([1.0, 0.0]), 2), start, 0.01,
+                 x0=np.concatenate([start, [0.0, 0.0]]))

@@ -135,6 +135,21 @@ class Dynamics:
         vector, or None if one is missing."""
         return joint_limit_vector(self.robot, field)
 
+    def singular_error(self, q):
+        """The RobmodError naming the joint if the inertia matrix is singular at q (one state
+        or a batch), else None."""
+        from ..dynamics.direct import singular_inertia_error
+        from ..dynamics.inertia import inertia_matrix
+
+        q = np.asarray(q, dtype=float)
+        if not np.all(np.isfinite(q)):
+            return None
+        A = inertia_matrix(self.robot, q).reshape((-1, self.n, self.n))
+        scale = np.maximum(np.abs(np.diagonal(A, axis1=-2, axis2=-1)).max(axis=-1), 1.0)
+        if np.all(np.linalg.eigvalsh(A)[..., 0] > 1e-12 * scale):
+            return None
+        return singular_inertia_error(self.robot, q)
+
     def start_configuration(self) -> np.ndarray:
         """A default configuration to start from: 0, or the middle of the joint's range for a
         joint whose range (qmin, qmax) excludes 0 (a closed loop's ranges keep it away from its

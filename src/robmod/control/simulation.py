@@ -43,9 +43,14 @@ def _desired_table(ref: Reference, t: np.ndarray):
             np.stack([r.qdd for r in rows]))
 
 
-def _diverged(t, q, qd):
+def _diverged(t, q, qd, plant=None, q_before=None):
     if np.abs(qd).max() < _DIVERGENCE:  # False for NaN too
         return
+    singular = getattr(plant, "singular_error", None)
+    if singular is not None and q_before is not None:   # a singular inertia matrix at the
+        err = singular(q_before)                         # state before the blow-up
+        if err is not None:
+            raise err
     bad = ~(np.isfinite(q) & np.isfinite(qd) & (np.abs(qd) < _DIVERGENCE))
     if np.any(bad):
         idx = np.argwhere(bad)[0]
@@ -130,12 +135,13 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
         TAU[k] = tau
         if k == steps:
             break
+        q_before = q
         if continuous:
             q, qd, z = _rk4_closed(controller, ddm, t[k], dt, q, qd, z, ref, tau_lim)
         else:
             for _ in range(substeps):
                 q, qd = _rk4_step(ddm, h, q, qd, tau)
-        _diverged(t[k + 1], q, qd)
+        _diverged(t[k + 1], q, qd, plant, q_before)
         Q[k + 1], QD[k + 1] = q, qd
     return SimulationResult(t, Q, QD, TAU, qdes, qddes, qdddes, z, plant.robot, controller,
                             tau_lim)
