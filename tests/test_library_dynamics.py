@@ -91,7 +91,7 @@ def test_mjcf_export_simulated_by_mujoco(name):
     """Constant torques for 1 s (gravity at the start plus 0.2 rad/s^2 on every joint):
     MuJoCo's RK4 on the exported file against robmod's.  Trees at the same step agree to
     rounding; closed loops (MuJoCo's soft connect constraints, robmod's exact projection at a
-    10 times larger step) to 1e-8."""
+    5 times larger step) to 1e-8."""
     mujoco = pytest.importorskip("mujoco")
     from robmod.description.io_mjcf import to_mjcf
 
@@ -104,8 +104,8 @@ def test_mjcf_export_simulated_by_mujoco(name):
     else:
         qfull, A = q0, inertia_matrix(robot, q0)
     tau = plant.gravity(q0) + 0.2 * A @ np.ones(n)
-    h = 1e-4
-    ours = simulate(robot, OpenLoop(lambda t: tau, n, dt=10 * h if robot.n_loops else h), q0,
+    h = 2e-4
+    ours = simulate(robot, OpenLoop(lambda t: tau, n, dt=1e-3 if robot.n_loops else h), q0,
                     1.0, x0=np.concatenate([q0, np.zeros(n)]), saturation=False).q[-1]
     xml = to_mjcf(robot, timestep=h)
     model = mujoco.MjModel.from_xml_string(xml)
@@ -128,7 +128,9 @@ def test_mjcf_export_simulated_by_mujoco(name):
 def test_cli_simulate_and_models(name, tmp_path, capsys):
     assert main(["simulate", name, "--out", str(tmp_path / "run.csv")]) == 0
     assert "on " + name in capsys.readouterr().out and (tmp_path / "run.csv").exists()
-    assert main(["models", name, "--out", str(tmp_path / "models"), "--quiet"]) == 0
+    # every model generated (the export formats other than text: tests/test_cli.py)
+    assert main(["models", name, "--out", str(tmp_path / "models"), "--quiet", "--formats",
+                 "txt"]) == 0
     out = capsys.readouterr().out
     assert "IDM (Newton-Euler)" in out and "inertia matrix" in out
     assert (tmp_path / "models" / "summary.txt").exists()
