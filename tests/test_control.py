@@ -350,3 +350,27 @@ def test_coulomb_compensation_at_the_desired_velocity():
     with pytest.raises(RobmodError, match="coulomb_width"):
         ComputedTorque(robmod.load_robot("planar2", numeric=True), omega=5.0,
                        coulomb="smooth", coulomb_width=0.0)
+
+
+def test_closed_loop_robot_under_other_controllers():
+    """The parallelogram arm (Siciliano et al. §7.3.3) on its actuated joints: Slotine-Li with
+    its closed-loop C(q, qd) (polarization of W^T Gamma_tree), PD + gravity W^T Q; task-space
+    and adaptive laws say they do not handle loops yet."""
+    from robmod.control import Dynamics
+    from robmod.trajectory import point_to_point
+
+    par = robmod.load_robot("parallelogram", numeric=True)
+    q0 = Dynamics.of(par).start_configuration()
+    assert np.allclose(q0, [0.0, np.pi / 2])
+    ref = point_to_point(q0, q0 + 0.3, "quintic", duration=1.0)
+    res = simulate(par, PassivityBased(par, lam=20.0, kd=50.0), ref, 1.0)
+    assert np.abs(res.error).max() < 1e-4
+    res = simulate(par, PDGravity(par, kp=400.0, kd=40.0), q0 + 0.2, 2.0,
+                   x0=np.concatenate([q0, [0.0, 0.0]]))
+    assert np.abs(res.error[-1]).max() < 1e-8
+    with pytest.raises(RobmodError, match="closed-loop"):
+        TaskComputedTorque(par, omega=10.0)
+    with pytest.raises(RobmodError, match="closed-loop"):
+        AdaptivePassivity(par, 10.0, 10.0)
+    with pytest.raises(RobmodError, match="closed loops"):
+        tune_pid(par, 10.0)

@@ -33,6 +33,9 @@ from .plant import Dynamics, numeric_only
 _RANK_TOL = 1e-9
 #: loop-closure tolerance (m, rad) and Newton iterations
 _CLOSE_TOL, _CLOSE_ITER = 1e-12, 30
+#: a change of the actuated joints (rad or m) beyond which the loops are closed again from the
+#: start guess rather than from the last configuration (a new run, not the next step of one)
+_JUMP = 0.5
 
 
 def _loop_models(robot):
@@ -72,9 +75,11 @@ class ClosedLoopDynamics:
 
     The assembly mode: the loops are first closed from ``q_guess`` (NJ values), by default
     the middle of the joint range of each passive joint that has one (``qmin``, ``qmax`` in
-    the robot file), else 0; the revolute passive joints are then kept within pi of it."""
+    the robot file), else 0; the revolute passive joints are then kept within pi of it.  Later
+    calls start from the last closed configuration (the steps of a simulation), or again from
+    ``q_guess`` when the actuated joints jumped by more than 0.5 (a new run)."""
 
-    def __init__(self, robot, what: str = "robot", q_guess=None):
+    def __init__(self, robot, what: str = "robot", *, q_guess=None):
         self.robot = numeric_only(robot, what)
         r = self.robot
         self.joints = tuple(r.actuated)
@@ -148,9 +153,12 @@ class ClosedLoopDynamics:
         """Every joint value q (..., NJ) closing the loops for the actuated values qa."""
         qa = np.asarray(qa, dtype=float)
         shape = qa.shape[:-1] + (self.robot.n_q,)
-        guess = self._guess
-        q = np.array(np.broadcast_to(self._start, shape)) if guess is None or \
-            guess.shape != shape else guess.copy()
+        guess = self._guess      # the last closed configuration, unless q_a jumped (a new run)
+        if guess is None or guess.shape != shape or \
+                np.abs(guess[..., self._ia] - qa).max() > _JUMP:
+            q = np.array(np.broadcast_to(self._start, shape))
+        else:
+            q = guess.copy()
         q[..., self._ia] = qa
         r, G = self._geometry(q)
         for _ in range(_CLOSE_ITER):
@@ -212,7 +220,7 @@ class ClosedLoopDynamics:
         return np.einsum("...ja,...j->...a", W[..., self._it, :], gam_tree)
 
     # -- the models --------------------------------------------------------------------------
-    def idm_compensated(self, qa, qda, qdda, qda_des, coulomb="desired", width=1e-2):
+    def idm_compensated(self, qa, qda, qdda, qda_des, *, coulomb="desired", width=1e-2):
         """Gamma_a = W^T Gamma_tree(q, qd, W qdd_a + w), Coulomb terms as
         :meth:`Dynamics.idm_compensated` (the desired tree velocity is W qd_a^d)."""
         qa, qda, qdda = np.broadcast_arrays(*(np.asarray(x, dtype=float)
@@ -221,11 +229,12 @@ class ClosedLoopDynamics:
         qdd = np.einsum("...ja,...a->...j", W, qdda) + self._w(q, qd, Ur, Gp)
         it = self._it
         v = np.einsum("...ja,...a->...j", W[..., it, :], np.broadcast_to(qda_des, qda.shape))
-        gam = self.tree.idm_compensated(q[..., it], qd[..., it], qdd[..., it], v, coulomb, width)
+        gam = self.tree.idm_compensated(q[..., it], qd[..., it], qdd[..., it], v,
+                                        coulomb=coulomb, width=width)
         return self._project(W, gam)
 
     def idm(self, qa, qda, qdda):
-        return self.idm_compensated(qa, qda, qdda, qda, "measured")
+        return self.idm_compensated(qa, qda, qdda, qda, coulomb="measured")
 
     def ddm(self, qa, qda, tau):
         q, qd, W, Ur, Gp = self._state(np.asarray(qa, float), np.asarray(qda, float))

@@ -85,7 +85,8 @@ class ComputedTorque(Controller):
             w = ref.qdd + self.kd * (ref.qd - qd) + self.kp * (ref.q - q)
         if self.mode == "predictive":
             return self.dyn.idm(*np.broadcast_arrays(ref.q, ref.qd, w))
-        return self.dyn.idm_compensated(q, qd, w, ref.qd, self.coulomb, self.coulomb_width)
+        return self.dyn.idm_compensated(q, qd, w, ref.qd, coulomb=self.coulomb,
+                                        width=self.coulomb_width)
 
 
 __all__ = ["ComputedTorque", "computed_torque_gains"]

@@ -50,7 +50,8 @@ class PassivityBased(Controller):
         e, ed = ref.q - q, ref.qd - qd
         s = qd - (ref.qd + self.lam * e)
         qdd_r = ref.qdd + self.lam * ed
-        tau = self.dyn.idm_compensated(q, qd, qdd_r, ref.qd, self.coulomb, self.coulomb_width)
+        tau = self.dyn.idm_compensated(q, qd, qdd_r, ref.qd, coulomb=self.coulomb,
+                                       width=self.coulomb_width)
         return tau - self.dyn.coriolis_times(q, qd, s) - self.kd * s
 
 
@@ -68,6 +69,9 @@ class AdaptivePassivity(Controller):
     def __init__(self, robot, lam, kd, adaptation=1.0, *, dt=DEFAULT_DT, coulomb=None,
                  coulomb_width=1e-2):
         self.model = numeric_only(robot, "controller model")
+        if self.model.n_loops:
+            raise RobmodError(f"adaptive control of a closed-loop robot ({robot.name!r}) is not "
+                              "supported yet (its regressor is the equivalent tree's)")
         self.base = numeric_base(self.model)
         self.names = self.base.base
         self.n = len(self.model.q)

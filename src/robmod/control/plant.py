@@ -52,7 +52,7 @@ def coulomb_option(coulomb, width, dt):
     return coulomb, width
 
 
-def coulomb_torque(fc, fst, bst, v, width=0.0):
+def coulomb_torque(fc, fst, bst, v, *, width=0.0):
     """F_C s + (F_ST - F_C) s exp(-|v| B_ST) of (7.26) with s = sign(v), or tanh(v / width)."""
     s = np.sign(v) if width == 0.0 else np.tanh(v / width)
     out = fc * s
@@ -171,7 +171,7 @@ class Dynamics:
                 raise _singular(self.robot, np.zeros(self.n)) from None
         return self._ddm
 
-    def idm_compensated(self, q, qd, qdd, qd_des, coulomb="desired", width=1e-2):
+    def idm_compensated(self, q, qd, qdd, qd_des, *, coulomb="desired", width=1e-2):
         """IDM(q, qd, qdd) with its Coulomb and Stribeck terms evaluated at the desired
         velocity ``qd_des`` (``coulomb='desired'``), at the measured one (``'measured'``: the
         plain IDM) or with the smooth sign tanh(qd / width) (``'smooth'``)."""
@@ -183,7 +183,7 @@ class Dynamics:
         v, w = (np.broadcast_to(qd_des, np.shape(qd)), 0.0) if coulomb == "desired" \
             else (qd, width)
         return (self._smooth(q, qd, qdd) + self.fv * qd
-                + coulomb_torque(self.fc, self.fst, self.bst, v, w))
+                + coulomb_torque(self.fc, self.fst, self.bst, v, width=w))
 
     @property
     def gravity(self):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import RobmodError
 from ..geometry.direct import dgm_model
 from ..geometry.screws import frame_error
 from ..kinematics.jacobians import jacobian_model
@@ -30,6 +31,10 @@ class _Kinematics:
     """Compiled DGM (3 x 4), Jacobian 0J_j (6 x n) and Jdot qd of frame j."""
 
     def __init__(self, robot, j=None):
+        if robot.n_loops:
+            raise RobmodError(f"task-space control of a closed-loop robot ({robot.name!r}) is "
+                              "not supported yet: use joint-space control of its actuated "
+                              "joints")
         self.dgm = CompiledFunction(dgm_model(robot, j))
         self.jac = CompiledFunction(jacobian_model(robot, j))
         self.jdqd = CompiledFunction(jdot_qdot_model(robot, j))
@@ -117,7 +122,8 @@ class TaskComputedTorque(Controller):
             if n > 6:
                 N = np.eye(n) - Jp @ J
                 qdd = qdd - self.kn * np.einsum("...ij,...j->...i", N, qd)
-        return self.dyn.idm_compensated(q, qd, qdd, ref.qd, self.coulomb, self.coulomb_width)
+        return self.dyn.idm_compensated(q, qd, qdd, ref.qd, coulomb=self.coulomb,
+                                        width=self.coulomb_width)
 
 
 __all__ = ["TaskPID", "TaskComputedTorque"]
