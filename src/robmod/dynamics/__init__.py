@@ -7,7 +7,8 @@ from .closed_loop import (equivalent_tree, loop_constraints, loop_jacobian, pass
                           closed_loop_idm, closed_loop_inertia_matrix, closed_loop_gravity,
                           closed_loop_ddm, closed_loop_energy, closed_loop_simulate,
                           closed_loop_symbolic)
-from .direct import ddm, ddm_model, ddm_algorithm, state_derivative, simulate
+from .direct import (ddm, ddm_model, ddm_algorithm, state_derivative, simulate,
+                     singular_inertia_error)
 from .elastic import (ElasticInverse, elastic_idm, elastic_ddm, elastic_idm_model,
                       elastic_ddm_model, elastic_idm_algorithm, elastic_ddm_algorithm,
                       elastic_state_derivative)
@@ -35,7 +36,7 @@ __all__ = [
     "closed_loop_inertia_matrix", "closed_loop_gravity", "closed_loop_ddm", "closed_loop_energy",
     "closed_loop_simulate", "closed_loop_symbolic",
     # direct
-    "ddm", "ddm_model", "ddm_algorithm", "state_derivative", "simulate",
+    "ddm", "ddm_model", "ddm_algorithm", "state_derivative", "simulate", "singular_inertia_error",
     # elastic
     "ElasticInverse", "elastic_idm", "elastic_ddm", "elastic_idm_model", "elastic_ddm_model",
     "elastic_idm_algorithm", "elastic_ddm_algorithm", "elastic_state_derivative",

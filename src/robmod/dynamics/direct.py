@@ -119,6 +119,8 @@ def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, w
             H = h[ia]
             if rotor:
                 H = add(H, p(robot.link(j).IA))
+            if _is_num(H) and float(H) == 0:    # zero at every configuration
+                raise singular_inertia_error(robot, None, joint=j)
             Hinv[j] = ctx.var(1 / ctx.var(H, f"H{j}") if not _is_num(H) else 1 / H, f"HI{j}")
             U[j] = [ctx.var(mul(h[r], Hinv[j]), f"UA{r + 1}{j}") for r in range(6)]
             t = tau[j]
@@ -234,9 +236,9 @@ def _ddm_numpy(robot, q, qd, tau, method, switches):
                 for j, v in res.items():
                     out[..., robot.joint_index[j]] = v
     except (ZeroDivisionError, np.linalg.LinAlgError):
-        raise _singular_error(robot, q, switches.get("rotor", True)) from None
+        raise singular_inertia_error(robot, q, switches.get("rotor", True)) from None
     if not np.all(np.isfinite(out)):
-        raise _singular_error(robot, q, switches.get("rotor", True))
+        raise singular_inertia_error(robot, q, switches.get("rotor", True))
     return out
 
 
@@ -255,17 +257,23 @@ def _singular_joint(robot, A, rtol: float = 1e-12):
     return None
 
 
-def _singular_error(robot, q, rotor):
-    """The RobmodError for a direct model that could not be solved at q (..., n_q)."""
+def singular_inertia_error(robot, q, rotor: bool = True, *, joint=None):
+    """The RobmodError for a direct model that could not be solved at q (..., n_q) (or whose
+    pivot of ``joint`` is zero at every configuration, ``q`` None)."""
+    def error(j, at=""):
+        return RobmodError(
+            f"ddm: the inertia matrix of {robot.name!r} is singular at joint {j}{at}: the links "
+            f"joint {j} moves have no inertia about its axis (massless links, or point masses "
+            f"on the axis) and it has no rotor inertia (IA{j} = 0), so its acceleration is "
+            f"undetermined; give those links an inertia about the axis or set IA{j} > 0")
+
+    if joint is not None:
+        return error(joint)
     A = inertia_matrix(robot, q, rotor=rotor).reshape((-1, len(dofs(robot)), len(dofs(robot))))
     for k, Ak in enumerate(A):
         j = _singular_joint(robot, Ak)
         if j is not None:
-            at = "" if A.shape[0] == 1 else f" (sample {k} of the batch)"
-            return RobmodError(
-                f"ddm: the inertia matrix is singular at joint {j}{at}: joint {j} moves only "
-                "massless links and has no rotor inertia (IA = 0), so its acceleration is "
-                "undetermined; give the links after it a mass or set IA > 0")
+            return error(j, "" if A.shape[0] == 1 else f" (sample {k} of the batch)")
     return RobmodError("ddm: the direct model gave non-finite accelerations: the inputs are "
                        "too large (overflow) or the inertia matrix is ill-conditioned at q")
 
@@ -456,4 +464,5 @@ def _check_state(robot, tt, x, bound):
         "or raise substeps)")
 
 
-__all__ = ["ddm", "ddm_model", "ddm_algorithm", "state_derivative", "simulate"]
+__all__ = ["ddm", "ddm_model", "ddm_algorithm", "state_derivative", "simulate",
+           "singular_inertia_error"]
