@@ -135,7 +135,8 @@ class _Folds:
             A = np.concatenate([Wj[:, m], yj[:, m, None]], axis=2)
             grams.append(np.transpose(A, (0, 2, 1)) @ A)
         pos = np.searchsorted(p.index, self.E)
-        pred_W, known = model.regressor(p.q[pos], p.qd[pos], p.qdd[pos], known=True)
+        pred_W, known = model.regressor(p.q[pos], p.qd[pos], p.qdd[pos], known=True,
+                                        still=p.still)
         residual = self.ref - known
         sse = np.zeros((folds, n))
         for k in range(folds):

@@ -182,7 +182,7 @@ class DynamicIdentification:
     def predict(self, q, qd, qdd) -> np.ndarray:
         """Torques (..., n) of the identified model (the known parameters' included)."""
         self._fitted()
-        return self.model_.predict(q, qd, qdd, self.full_params())
+        return self.model_.predict(q, qd, qdd, self.full_params(), still=self.processed_.still)
 
     def validate(self, data: MeasuredData, params=None) -> Validation:
         """Predicted against measured torques on (other) data, processed like the fit data
@@ -193,7 +193,8 @@ class DynamicIdentification:
         if p.tau is None:
             raise RobmodError("validation data need torques")
         beta = self.full_params() if params is None else np.asarray(params, float)
-        return _validation(p.tau, self.model_.predict(p.q, p.qd, p.qdd, beta), p.t)
+        return _validation(p.tau, self.model_.predict(p.q, p.qd, p.qdd, beta,
+                                                      still=self.processed_.still), p.t)
 
     def essential(self, max_relative_std: float = 1.0, tolerance: float = 0.05,
                   candidates: int = 8) -> "DynamicIdentification":

@@ -103,12 +103,17 @@ class IdentificationModel:
                          if split_name(n)[0] == "FC"]
 
     # -- evaluation --------------------------------------------------------------------------
-    def _full(self, q, qd, qdd):
+    def _full(self, q, qd, qdd, still=None):
         q, qd, qdd = (np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd))
         if q.shape[-1] != self.n_joints:
             raise RobmodError(f"q must have {self.n_joints} values per sample, got shape "
                               f"{q.shape}")
-        return self._phi(q, qd, qdd)
+        F = self._phi(q, qd, qdd)
+        if still is not None and self._coulomb:
+            s = coulomb(qd, still)
+            for c, i in self._coulomb:
+                F[..., i, c] = s[..., i]
+        return F
 
     def _split(self, F):
         b = len(self.columns)
@@ -120,13 +125,14 @@ class IdentificationModel:
             np.zeros(F.shape[:-1])
         return W, known
 
-    def regressor(self, q, qd, qdd, *, known: bool = False):
+    def regressor(self, q, qd, qdd, *, known: bool = False, still=None):
         """W (..., n, p): the base columns, then the offset columns (and Gamma_known (..., n)
-        with ``known=True``)."""
-        W, tau_known = self._split(self._full(q, qd, qdd))
+        with ``known=True``); ``still``: velocities (per joint) below which the sign of the
+        Coulomb friction is unknown (0 there)."""
+        W, tau_known = self._split(self._full(q, qd, qdd, still))
         return (W, tau_known) if known else W
 
-    def predict(self, q, qd, qdd, beta, chunk: int = 16384) -> np.ndarray:
+    def predict(self, q, qd, qdd, beta, *, still=None, chunk: int = 16384) -> np.ndarray:
         """Torques (N, n) of the parameters ``beta`` (``names``) plus the known ones."""
         q, qd, qdd = (np.asarray(x, dtype=float) for x in (q, qd, qdd))
         flat = q.reshape(-1, q.shape[-1]).shape[0]
@@ -135,7 +141,7 @@ class IdentificationModel:
         out = np.empty((flat, self.n_joints))
         for a in range(0, flat, chunk):
             W, known = self._split(self._full(q[a:a + chunk], qd[a:a + chunk],
-                                              qdd[a:a + chunk]))
+                                              qdd[a:a + chunk], still))
             out[a:a + chunk] = W @ beta + known
         return out.reshape(shape + (self.n_joints,))
 
@@ -148,13 +154,13 @@ class IdentificationModel:
             raise RobmodError("the data have no torques (nor motor currents): nothing to fit")
         if rows is None:
             rows = np.concatenate([np.arange(a, b, p.decimation) for a, b in p.segments])
-        F = self._full(p.q[rows], p.qd[rows], p.qdd[rows])
+        F = self._full(p.q[rows], p.qd[rows], p.qdd[rows], p.still)
         if p.cutoff and self._coulomb:
             sign = np.empty((rows.size, self.n_joints))
             for a, b in p.segments:
                 inside = (rows >= a) & (rows < b)
                 if inside.any():
-                    s = butter_lowpass(np.sign(p.qd[a:b]), p.rate, p.cutoff)
+                    s = butter_lowpass(coulomb(p.qd[a:b], p.still), p.rate, p.cutoff)
                     sign[inside] = s[rows[inside] - a]
             for c, i in self._coulomb:
                 F[:, i, c] = sign[:, i]
@@ -192,6 +198,13 @@ class IdentificationModel:
     def __repr__(self):
         return (f"IdentificationModel({self.robot.name}: {len(self.names)} parameters of "
                 f"{len(self.standard)} standard)")
+
+
+def coulomb(qd, still):
+    """sign(qd), 0 where |qd| <= ``still`` (per joint): the sign of a velocity smaller than
+    what the data resolve is unknown."""
+    qd = np.asarray(qd, dtype=float)
+    return np.where(np.abs(qd) > np.asarray(still, dtype=float), np.sign(qd), 0.0)
 
 
 def stack(W):

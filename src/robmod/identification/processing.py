@@ -17,6 +17,10 @@ identification of the dynamic parameters; Gautier 1997; Gautier & Poignet 2001).
    The decimation factor follows Gautier's rule: the low-pass sits at 0.8 times the Nyquist
    frequency of the decimated rate, ``n_d = floor(0.8 rate / (2 fc))``.
 3. The cut-off is chosen from the data by cross-validation (:mod:`.cutoff`), or given.
+4. A joint whose filtered velocity is below 0.1 % of its largest is at rest: the Coulomb
+   term's sign(qd) is 0 there (the sign of the filter's ringing around a stop is no
+   information; at rest, friction holds whatever torque it must, which no model of the
+   velocity predicts).
 
 :class:`Processed` tells the user what was done: the cut-off, the factor, the samples dropped.
 """
@@ -51,6 +55,7 @@ class Processed:
     index: np.ndarray | None = None
     tau_filtered: np.ndarray | None = None
     choice: object = None
+    still: np.ndarray | None = None     # per joint: |qd| below it is a joint at rest
 
     @property
     def decimated_rate(self) -> float:
@@ -58,6 +63,12 @@ class Processed:
 
     def __str__(self):
         return "\n".join(self.notes)
+
+
+#: a joint whose |qd| is below this fraction of its largest velocity is at rest: zero-phase
+#: filters ring around a stop (a few per cent of the step, decaying), and the sign of such a
+#: velocity -- which the Coulomb term takes -- is the ringing's, not the motion's
+STILL = 1e-3
 
 
 def butter_lowpass(x, rate: float, cutoff: float, order: int = 4, axis: int = 0):
@@ -166,9 +177,11 @@ def process(data: MeasuredData, *, cutoff=None, order: int = 4, decimate="auto",
     notes.append(f"parallel decimation of Gamma and W by {decimate} (rate {rate / decimate:.4g}"
                  f" Hz{'; the low-pass at 0.8 x its Nyquist frequency or below' if cutoff else ''})")
     cat = (lambda xs: np.concatenate(xs) if xs else None)
-    return Processed(cat(parts["t"]), cat(parts["q"]), cat(parts["qd"]), cat(parts["qdd"]),
+    qd = cat(parts["qd"])
+    still = STILL * np.abs(qd).max(axis=0)
+    return Processed(cat(parts["t"]), cat(parts["q"]), qd, cat(parts["qdd"]),
                      cat(parts["tau"]), cutoff, decimate, rate, tuple(notes), tuple(segs),
-                     cat(parts["index"]), cat(parts["tauf"]))
+                     cat(parts["index"]), cat(parts["tauf"]), still=still)
 
 
 __all__ = ["process", "Processed", "butter_lowpass"]
