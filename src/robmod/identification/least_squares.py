@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import RobmodError
 from .model import identification_model, stack
-from .solver import Identification, joint_factors, solve, solve_factors
+from .solver import Identification, joint_factors, one_blas_thread, solve, solve_factors
 
 
 def identify(robot, q, qd, qdd, tau, *, params=None, weights="joint", known=None, fixed=None,
@@ -29,6 +29,13 @@ def identify(robot, q, qd, qdd, tau, *, params=None, weights="joint", known=None
     a measured external wrench f on the tool, ``J(q)^T f`` (static model), or the Stribeck
     term of a friction law identified separately (it is not linear in its parameters).
     """
+    with one_blas_thread():
+        return _identify(robot, q, qd, qdd, tau, params, weights, known, fixed, tau_known,
+                         offsets, rotor, friction)
+
+
+def _identify(robot, q, qd, qdd, tau, params, weights, known, fixed, tau_known, offsets, rotor,
+              friction):
     model = identification_model(robot, params=params, offsets=offsets, known=known,
                                  fixed=fixed, rotor=rotor, friction=friction)
     n = model.n_joints

@@ -27,6 +27,7 @@ from .base_numeric import numeric_base, numeric_robot
 from .parameters import FIELDS, description_values, known_values, parameter_set, split_name
 from .processing import Processed, butter_lowpass
 from .regressors import regressor_function
+from .solver import one_blas_thread
 
 _CACHE: OrderedDict = OrderedDict()
 
@@ -67,7 +68,8 @@ class IdentificationModel:
             standard = parameter_set(num, rotor=rotor, friction=friction)
             self.known = known_values(num, standard, known, fixed)
             free = tuple(n for n in standard if n not in self.known)
-            self.base = numeric_base(num, free, seed=seed)
+            self.base = _cached(("base", num.content_key, free, seed),
+                                lambda: numeric_base(num, free, seed=seed))
             K, columns, names = self.base.K, self.base.base, self.base.names
         else:
             if known or fixed:
@@ -96,7 +98,10 @@ class IdentificationModel:
                       if split_name(n)[0] in FIELDS[:10]
                       and values.get(f"M{split_name(n)[1]}", 0.0) > 0}
         self._known_names = tuple(self.known)
-        self._phi = regressor_function(_geometry_only(num), self.columns + self._known_names)
+        geometry = _geometry_only(num)
+        columns = self.columns + self._known_names
+        self._phi = _cached(("regressor", geometry.content_key, columns),
+                            lambda: regressor_function(geometry, columns))
         self._known_vec = np.array([self.known[n] for n in self._known_names])
         self._coulomb = [(c, num.joint_index[split_name(n)[1]])
                          for c, n in enumerate(self.columns + self._known_names)
@@ -221,6 +226,20 @@ def _geometry_only(num):
     return replace(num, links=links)
 
 
+def _cached(key, make):
+    """The rank computation and the compiled regressor, kept for the last robots used (a
+    model differing only by its offsets or its prior shares them)."""
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    with one_blas_thread():
+        value = make()
+    _CACHE[key] = value
+    while len(_CACHE) > 24:
+        _CACHE.popitem(last=False)
+    return value
+
+
 def identification_model(robot, **options) -> IdentificationModel:
     """:class:`IdentificationModel` of ``robot`` with ``options``, kept for the robots and
     options last used (building one costs a rank computation and a compiled regressor)."""
@@ -238,14 +257,7 @@ def identification_model(robot, **options) -> IdentificationModel:
         hash(key)
     except (TypeError, ValueError):
         return IdentificationModel(robot, **options)
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        return _CACHE[key]
-    model = IdentificationModel(robot, **options)
-    _CACHE[key] = model
-    while len(_CACHE) > 8:
-        _CACHE.popitem(last=False)
-    return model
+    return _cached(("model",) + key, lambda: IdentificationModel(robot, **options))
 
 
 __all__ = ["IdentificationModel", "identification_model"]
