@@ -10,7 +10,7 @@ motor currents with the drive gains (``Gamma = N K_t i``).  Columns are found
   slice as text (``"1:7"``: the columns 1 to 6, Python's convention) or a list of integers.
 
 The column specification is resolved once (:func:`column_positions`), for this reader and for
-the out-of-core one (:mod:`robmod.distributed.logs`).
+the out-of-core one (``identify_log`` of the distributed layer).
 """
 from __future__ import annotations
 

@@ -115,7 +115,7 @@ class IdentificationModel:
                               f"{q.shape}")
         F = self._phi(q, qd, qdd)
         if still is not None and self._coulomb:
-            s = coulomb(qd, still)
+            s = _coulomb(qd, still)
             for c, i in self._coulomb:
                 F[..., i, c] = s[..., i]
         return F
@@ -165,7 +165,7 @@ class IdentificationModel:
             for a, b in p.segments:
                 inside = (rows >= a) & (rows < b)
                 if inside.any():
-                    s = butter_lowpass(coulomb(p.qd[a:b], p.still), p.rate, p.cutoff)
+                    s = butter_lowpass(_coulomb(p.qd[a:b], p.still), p.rate, p.cutoff)
                     sign[inside] = s[rows[inside] - a]
             for c, i in self._coulomb:
                 F[:, i, c] = sign[:, i]
@@ -205,7 +205,7 @@ class IdentificationModel:
                 f"{len(self.standard)} standard)")
 
 
-def coulomb(qd, still):
+def _coulomb(qd, still):
     """sign(qd), 0 where |qd| <= ``still`` (per joint): the sign of a velocity smaller than
     what the data resolve is unknown."""
     qd = np.asarray(qd, dtype=float)

@@ -4,7 +4,7 @@
 Dombre, identification of the dynamic parameters; Siciliano et al. (7.85)-(7.86)).  Every
 quantity is computed from the per-joint triangular factors ``R_j`` of ``[W_j | y_j]``
 (``[W_j|y_j]^T [W_j|y_j] = R_j^T R_j``), which is what the out-of-core path
-(:mod:`robmod.distributed`) reduces its chunks to, so that both give the same numbers:
+(``identify_dask`` of the distributed layer) reduces its chunks to, so that both give the same numbers:
 
 * the residual of joint j for any beta is ``|R_j [beta; -1]|``;
 * ordinary least squares first; ``sigma_j^2 = |rho_j|^2 / (N - b)``; with ``weights='joint'``
