@@ -103,7 +103,7 @@ class IdentificationModel:
         self._phi = _cached(("regressor", geometry.content_key, columns),
                             lambda: regressor_function(geometry, columns))
         self._known_vec = np.array([self.known[n] for n in self._known_names])
-        self._coulomb = [(c, num.joint_index[split_name(n)[1]])
+        self._fc_columns = [(c, num.joint_index[split_name(n)[1]])
                          for c, n in enumerate(self.columns + self._known_names)
                          if split_name(n)[0] == "FC"]
 
@@ -114,9 +114,9 @@ class IdentificationModel:
             raise RobmodError(f"q must have {self.n_joints} values per sample, got shape "
                               f"{q.shape}")
         F = self._phi(q, qd, qdd)
-        if still is not None and self._coulomb:
+        if still is not None and self._fc_columns:
             s = _coulomb(qd, still)
-            for c, i in self._coulomb:
+            for c, i in self._fc_columns:
                 F[..., i, c] = s[..., i]
         return F
 
@@ -160,14 +160,14 @@ class IdentificationModel:
         if rows is None:
             rows = np.concatenate([np.arange(a, b, p.decimation) for a, b in p.segments])
         F = self._full(p.q[rows], p.qd[rows], p.qdd[rows], p.still)
-        if p.cutoff and self._coulomb:
+        if p.cutoff and self._fc_columns:
             sign = np.empty((rows.size, self.n_joints))
             for a, b in p.segments:
                 inside = (rows >= a) & (rows < b)
                 if inside.any():
                     s = butter_lowpass(_coulomb(p.qd[a:b], p.still), p.rate, p.cutoff)
                     sign[inside] = s[rows[inside] - a]
-            for c, i in self._coulomb:
+            for c, i in self._fc_columns:
                 F[:, i, c] = sign[:, i]
         W, known = self._split(F)
         y = (p.tau_filtered if p.tau_filtered is not None else p.tau)[rows] - known
