@@ -162,7 +162,7 @@ class _Program:
     ``P_j = L_j X_j L_j^T`` with ``L_j`` a Cholesky factor of its reference ``P0_j`` (the
     variables are then of order 1 near the reference: a well-scaled problem, and the
     divergence to the reference is ``tr X_j - log det X_j``); IA, FC, FV and the offsets are
-    variables of their own; the base parameters an affine expression of them."""
+    variables of their own; the base parameters a linear map of them (one matrix)."""
 
     def __init__(self, cp, est, L, margins, total_mass, mass):
         model = est.model_
@@ -170,43 +170,56 @@ class _Program:
                              if split_name(n)[0] in _INERTIA})
         self.L = {j: L.get(j, np.eye(4)) for j in self.links}
         self.X = {j: cp.Variable((4, 4), symmetric=True, name=f"X{j}") for j in self.links}
-        joint = [n for n in model.free if split_name(n)[0] in JOINT_FIELDS]
-        self.u = cp.Variable(len(joint), name="joint") if joint else None
+        self.joint = [n for n in model.free if split_name(n)[0] in JOINT_FIELDS]
+        nx, nu = 16 * len(self.links), len(self.joint)
+        self.z = cp.hstack([cp.vec(self.X[j], order="F") for j in self.links])
+        self.u = cp.Variable(nu, name="joint") if nu else None
         n_off = len(est.params_) - len(model.columns)
         self.off = cp.Variable(n_off, name="offsets") if n_off else None
-        rows = []
-        for name in model.free:
+        A, B = np.zeros((len(model.free), nx)), np.zeros((len(model.free), nu))
+        for r, name in enumerate(model.free):
             f, j = split_name(name)
-            rows.append(self.u[joint.index(name)] if f in JOINT_FIELDS else self.entry(cp, f, j))
-        theta = model.K @ cp.hstack(rows)
+            if f in JOINT_FIELDS:
+                B[r, self.joint.index(name)] = 1.0
+            else:
+                A[r] = self.row(f, j)
+        theta = (model.K @ A) @ self.z
+        if nu:
+            theta = theta + (model.K @ B) @ self.u
         self.theta = cp.hstack([theta, self.off]) if self.off is not None else theta
         self.cons = []
         for j in self.links:
             Li = np.linalg.inv(self.L[j])
             self.cons.append(self.X[j] - margins.get(j, 0.0) * (Li @ Li.T) >> 0)
-        if self.u is not None:
+        if nu:
             self.cons.append(self.u >= 0)
-        for name, v in model.known.items():
-            f, j = split_name(name)
-            if f in _INERTIA:
-                self.cons.append(self.entry(cp, f, j) == v)
+        known = [(self.row(*split_name(n)), v) for n, v in model.known.items()
+                 if split_name(n)[0] in _INERTIA]
+        if known:
+            self.cons.append(np.array([r for r, _ in known]) @ self.z
+                             == np.array([v for _, v in known]))
+        bounds = []
         for j, v in (mass or {}).items():
             if j not in self.X:
                 raise RobmodError(f"mass: link {j} is not a body of the model (links "
                                   f"{', '.join(map(str, self.links))})")
-            lo, hi = _interval(v, f"mass of link {j}")
-            self.cons += [self.entry(cp, "M", j) >= lo, self.entry(cp, "M", j) <= hi]
+            bounds.append((self.row("M", j), _interval(v, f"mass of link {j}")))
         if total_mass is not None:
-            lo, hi = _interval(total_mass, "total_mass")
-            total = sum(self.entry(cp, "M", j) for j in self.links)
-            self.cons += [total >= lo, total <= hi]
-        self.joint = joint
+            bounds.append((sum(self.row("M", j) for j in self.links),
+                           _interval(total_mass, "total_mass")))
+        if bounds:
+            rows = np.array([r for r, _ in bounds])
+            self.cons += [rows @ self.z >= np.array([lo for _, (lo, _) in bounds]),
+                          rows @ self.z <= np.array([hi for _, (_, hi) in bounds])]
 
-    def entry(self, cp, field, j):
-        """The standard parameter ``field`` of link j, linear in X_j."""
+    def row(self, field, j) -> np.ndarray:
+        """The coefficients of the standard parameter ``field`` of link j in z = [vec X_k]."""
         L = self.L[j]
         C = sum(c * np.outer(L[r], L[k]) for r, k, c in _FROM_P[field])
-        return cp.sum(cp.multiply((C + C.T) / 2, self.X[j]))
+        out = np.zeros(16 * len(self.links))
+        k = self.links.index(j)
+        out[16 * k:16 * k + 16] = ((C + C.T) / 2).ravel(order="F")
+        return out
 
     def P(self, j) -> np.ndarray:
         X = np.asarray(self.X[j].value, float)

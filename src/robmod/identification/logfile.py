@@ -57,10 +57,8 @@ def _read_csv(path: Path):
         delim = None                                  # numbers separated by spaces
     tokens = [x.strip() for x in (first.split(delim) if delim else first.split())]
     header = None if all(_is_number(x) or x.lower() == "nan" for x in tokens if x) else tokens
-    try:
-        data = np.loadtxt(path, delimiter=delim, skiprows=1 if header else 0, ndmin=2,
-                          dtype=float, comments=None)
-    except ValueError:
+    data = _fast_read(path, delim, 1 if header else 0)
+    if data is None:
         data = _read_rows(path, delim, header, len(tokens))
     if data.shape[1] != len(tokens):
         raise RobmodError(f"{path}: {data.shape[1]} values per row, the first line has "
@@ -68,9 +66,30 @@ def _read_csv(path: Path):
     return header, [data[:, k] for k in range(data.shape[1])]
 
 
+def _fast_read(path, delim, skip):
+    """The numbers of a CSV by pandas' C reader (empty fields: NaN), else numpy's; None when
+    neither reads it (ragged rows, text): the slow reader then names the line."""
+    try:
+        import pandas as pd
+    except ImportError:
+        pd = None
+    try:
+        if pd is not None:
+            return pd.read_csv(path, header=None, skiprows=skip, dtype=float, engine="c",
+                               sep=delim if delim else r"\s+").to_numpy()
+        return np.loadtxt(path, delimiter=delim, skiprows=skip, ndmin=2, dtype=float,
+                          comments=None)
+    except (ValueError, TypeError, IndexError):
+        return None
+    except Exception as e:          # pandas' ParserError and EmptyDataError
+        if type(e).__name__ in ("ParserError", "EmptyDataError"):
+            return None
+        raise
+
+
 def _read_rows(path, delim, header, width):
-    """The slow reader, for files numpy's refuses: empty fields are NaN; an error names the
-    line."""
+    """The slow reader, for files the fast ones refuse: empty fields are NaN; an error names
+    the line."""
     rows = []
     with open(path, newline="") as fh:
         reader = csv.reader(fh, delimiter=delim) if delim else (ln.split() for ln in fh)
