@@ -43,8 +43,8 @@ def validation_figure(v, path=None, *, ax=None):
 
 
 def cutoff_figure(choice, path=None, *, ax=None):
-    """The cross-validation of the cut-off: held-out relative RMS error (%) against the
-    cut-off (Hz, log scale), each fold in grey, their mean, the choice marked (``ax``: 1
+    """The cross-validation of the cut-off: held-out relative RMS error (%, log scale) against
+    the cut-off (Hz, log scale), each fold in grey, their mean, the choice marked (``ax``: 1
     Axes)."""
     fig, axis = panels(path, ax, 1, 1, figsize=(7, 4.5))
     f = np.asarray(choice.cutoffs)
@@ -58,6 +58,7 @@ def cutoff_figure(choice, path=None, *, ax=None):
                  label=f"chosen: {choice.chosen:.3g} Hz ({100 * choice.errors[best]:.3g} %)")
     axis.axvline(choice.bandwidth, color="0.5", ls=":", lw=1, label="motion band (99 %)")
     axis.set_xscale("log")
+    axis.set_yscale("log")
     axis.set_xlabel("cut-off of the zero-phase low-pass (Hz)")
     axis.set_ylabel("held-out torque error (% RMS)")
     axis.legend(loc="best", fontsize="small")
