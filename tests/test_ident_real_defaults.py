@@ -152,6 +152,12 @@ def test_consistent_fit_gives_a_robot_every_model_accepts(arm, fitted):
                    saturation=False)                          # its own model in the loop
     assert np.all(np.isfinite(run.q)) and np.abs(run.q - run.q_des).max() < 0.05
     assert "held-out RMS" in c.summary()
+    if rate == 100:                                           # the user's bounds
+        b = consistent_fit(est, mass={6: (0.17, 0.18)}, total_mass=(18.0, 19.0))
+        assert 0.17 - 1e-6 <= b.masses()[6] <= 0.18 + 1e-6
+        assert 18.0 - 1e-5 <= sum(b.masses().values()) <= 19.0 + 1e-5
+        with pytest.raises(RobmodError, match="mass of link 6"):
+            consistent_fit(est, mass={6: (0.2, 0.1)})
 
 
 def test_headerless_controller_log_by_position(arm, tmp_path, capsys):

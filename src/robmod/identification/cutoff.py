@@ -49,8 +49,9 @@ class CutoffChoice:
 
     def note(self) -> str:
         k = int(np.argmin(self.errors))
-        curve = ", ".join(f"{f:.3g} Hz {100 * e:.3g} %" for f, e in
-                          zip(self.cutoffs, self.errors))
+        curve = ", ".join(f"{f:.3g} Hz " + (f"{100 * e:.3g} %" if np.isfinite(e) else
+                                             "(too few samples to fit)")
+                          for f, e in zip(self.cutoffs, self.errors))
         return (f"cut-off {self.chosen:.4g} Hz chosen by {self.folds}-fold cross-validation over "
                 f"contiguous time blocks (held-out relative RMS {100 * self.errors[k]:.3g} %; "
                 f"motion band {self.bandwidth:.3g} Hz, sampling rate {self.rate:.4g} Hz); "
@@ -71,6 +72,11 @@ def _bounds(data):
     band = motion_bandwidth(data.q, rate)
     hi = 0.4 * rate
     return min(max(band, 0.5), hi / 10), hi, band
+
+
+def _kept(data, low) -> int:
+    edge = transient(data.sampling_rate, low)
+    return sum(b - a - 2 * edge for a, b in data.segments if b - a > 2 * edge + 4)
 
 
 def _evaluation_samples(data, low, n_eval):
@@ -171,6 +177,9 @@ def choose_cutoff(model, data: MeasuredData, *, folds: int = 5, grid: int = 7,
     folds = int(folds)
     lo, hi, band = _bounds(data)
     sub, edges = _sub_log(data, folds, max_samples)
+    while _kept(sub, lo) < 0.5 * sub.n_samples and lo < hi / 10:
+        lo *= 2               # short segments (a log cut at gaps): the lowest cut-off's
+                              # transients would leave too little to judge the others on
     score = _Folds(model, sub, edges, _evaluation_samples(sub, lo, eval_rows), method,
                    use_measured_velocity, max_rows)
     tried = {float(f): score(f) for f in np.geomspace(lo, hi, int(grid))}
