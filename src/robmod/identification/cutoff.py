@@ -162,7 +162,7 @@ class _Folds:
 
 def choose_cutoff(model, data: MeasuredData, *, folds: int = 5, grid: int = 7,
                   method: str = "wls", use_measured_velocity: bool = True,
-                  max_samples: int = 40000, max_rows: int = 6000,
+                  max_samples: int = 25000, max_rows: int = 6000,
                   eval_rows: int = 3000) -> CutoffChoice:
     """The cut-off (Hz) of the identification filter that minimizes the held-out torque error
     over ``folds`` contiguous time blocks (see the module's notes); ``model`` an

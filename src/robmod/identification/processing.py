@@ -26,6 +26,7 @@ identification of the dynamic parameters; Gautier 1997; Gautier & Poignet 2001).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -73,16 +74,23 @@ STILL = 1e-3
 
 def butter_lowpass(x, rate: float, cutoff: float, order: int = 4, axis: int = 0):
     """Zero-phase Butterworth low-pass of ``x`` sampled at ``rate`` Hz (-6 dB at ``cutoff``)."""
-    from scipy.signal import butter, sosfiltfilt
+    from scipy.signal import sosfiltfilt
 
     if not 0 < cutoff < rate / 2:
         raise RobmodError(f"cut-off {cutoff:g} Hz must be between 0 and half the sampling "
                           f"rate ({rate / 2:g} Hz)")
-    sos = butter(order, cutoff, fs=rate, output="sos")
+    sos = _butter(int(order), float(cutoff), float(rate))
     x = np.asarray(x, dtype=float)
     if x.ndim == 2 and axis in (0, -2):   # filtering along the last axis of a contiguous
         return sosfiltfilt(sos, np.ascontiguousarray(x.T), axis=-1).T   # copy is faster
     return sosfiltfilt(sos, x, axis=axis)
+
+
+@functools.lru_cache(maxsize=64)
+def _butter(order, cutoff, rate):
+    from scipy.signal import butter
+
+    return butter(order, cutoff, fs=rate, output="sos")
 
 
 def motion_bandwidth(q, rate: float, energy: float = 0.99) -> float:

@@ -26,6 +26,7 @@ import contextlib
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 
 from ..errors import RobmodError
 
@@ -196,8 +197,9 @@ def solve_factors(R, n_samples: int, *, weights="joint", names=None,
     if statistics:
         check_rank(R.reshape(-1, k)[:, :b], names)
 
-    def lstsq(S):
-        return np.linalg.lstsq(S[:, :b], S[:, b], rcond=None)[0]
+    def lstsq(S):          # QR with column pivoting (LAPACK gelsy): rank-revealing, fast
+        return scipy.linalg.lstsq(S[:, :b], S[:, b], lapack_driver="gelsy",
+                                  check_finite=False)[0]
 
     def joint_ss(beta):  # |y_j - W_j beta|^2 for each joint
         v = np.append(beta, -1.0)
