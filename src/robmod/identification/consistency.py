@@ -14,6 +14,7 @@ consistent estimate (CVXPY, solved by Clarabel, SCS as a fallback; ``pip install
     minimize    sum_j  d(P_j, P0_j)          d = tr(P0^-1 P) - log det P (+ const): the log-det
     subject to  rho(K chi, offsets) <= (1 + tolerance)^2 rho_LS        (Bregman) divergence
                 P_j >= eps_j I,  IA, FC, FV >= 0,  mass bounds            (Lee, Wensing & Park)
+                (by default each mass within a factor 2 of the prior's)
 
 with ``rho`` the weighted residual of the least-squares fit (its triangular factor carries it
 without the rows, :mod:`.solver`): among the rigid bodies whose torques fit the data within
@@ -29,6 +30,7 @@ onto P_j >= eps_j I, IA, FC, FV >= 0 (solvers stop within their tolerances), so 
 """
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass, field
 
@@ -252,7 +254,7 @@ def _solve(prob, cp, solver, inaccurate: bool = False):
 
 
 def consistent_fit(est, *, prior="description", tolerance: float = 0.05, total_mass=None,
-                   mass=None, margin: float = 1e-6, validation=None,
+                   mass="prior", margin: float = 1e-6, validation=None,
                    solver: str | None = None) -> ConsistentEstimate:
     """The physically consistent estimate of the fitted ``est``
     (:class:`~robmod.identification.DynamicIdentification`), see the module's notes.
@@ -260,8 +262,12 @@ def consistent_fit(est, *, prior="description", tolerance: float = 0.05, total_m
     ``prior``: 'description' (the robot's numeric inertial values), None, a robot or
     {name: value}; ``tolerance``: the weighted residual RMS may exceed least squares' by this
     fraction; ``total_mass`` and ``mass`` ({link: m}): a mass or an interval (low, high);
-    ``margin``: each P_j >= margin * its scale; ``validation``: data on which least squares
-    and the consistent estimate are compared (held-out RMS)."""
+    ``mass='prior'`` (default): each link whose prior has a mass m0 stays within [m0 / 2,
+    2 m0] -- the torques show the masses in regrouped sums only, and without a bound the
+    data let them drift along what they do not see -- unless no rigid bodies within those
+    bounds fit the data (then the bounds are dropped, and a note says so); ``mass=None``: no
+    bound; ``margin``: each P_j >= margin * its scale; ``validation``: data on which least
+    squares and the consistent estimate are compared (held-out RMS)."""
     cp = _cvxpy()
     est._fitted()
     if not np.array_equal(est.columns_, np.arange(len(est.model_.names))):
@@ -270,9 +276,24 @@ def consistent_fit(est, *, prior="description", tolerance: float = 0.05, total_m
         raise RobmodError("consistent_fit needs the default parameter set (params=None)")
     if not 0 <= float(tolerance) < 10:
         raise RobmodError(f"tolerance must be a fraction >= 0, got {tolerance!r}")
+    prior = _prior(est, prior)
     with one_blas_thread():
-        return _consistent(cp, est, _prior(est, prior), float(tolerance), total_mass, mass,
-                           float(margin), validation, solver)
+        if not (isinstance(mass, str) and mass == "prior"):
+            if isinstance(mass, str):
+                raise RobmodError(f"mass must be 'prior', None or {{link: bound}}, got {mass!r}")
+            return _consistent(cp, est, prior, float(tolerance), total_mass, mass,
+                               float(margin), validation, solver)
+        bounds = {split_name(n)[1]: (v / 2, 2 * v) for n, v in prior.items()
+                  if split_name(n)[0] == "M" and v > 0}
+        try:
+            return _consistent(cp, est, prior, float(tolerance), total_mass, bounds,
+                               float(margin), validation, solver)
+        except RobmodError:
+            c = _consistent(cp, est, prior, float(tolerance), total_mass, None, float(margin),
+                            validation, solver)
+            return dataclasses.replace(c, notes=c.notes + (
+                "no rigid bodies with masses within a factor 2 of the prior's fit the data: "
+                "the mass bounds were dropped (check the robot file's masses)",))
 
 
 def _consistent(cp, est, prior, tolerance, total_mass, mass, margin, validation, solver):
