@@ -183,10 +183,9 @@ class IdentificationModel:
 
     def describe(self) -> list:
         """Lines saying which parameters are identified, fixed, regrouped or of no effect."""
-        moving = sum(1 for j in self.robot.joints)
-        lines = [f"{len(self.standard)} standard parameters ({moving} moving links"
-                 + (f", {self.n_joints} offsets" if self.offsets else "") + "): "
-                 + f"{len(self.names)} identified ({len(self.columns)} base"
+        lines = [f"{len(self.standard)} standard parameters of {len(self.robot.joints)} moving "
+                 "links" + (f" and {self.n_joints} torque offsets" if self.offsets else "")
+                 + f": {len(self.names)} identified ({len(self.columns)} base parameters"
                  + (f" + {self.n_joints} offsets" if self.offsets else "") + ")"]
         if self.known:
             lines.append("fixed (known side): " + ", ".join(
