@@ -272,15 +272,15 @@ def test_identify_refuses_rank_deficient_data_and_symbolic_geometry():
     bp = base_parameters(true)
     q, qd, qdd = rng.uniform(-1, 1, (3, 5, 6))          # 30 equations, 52 parameters
     with pytest.raises(RobmodError, match="equations for"):
-        identify(true, q, qd, qdd, idm(true, q, qd, qdd), bp)
+        identify(true, q, qd, qdd, idm(true, q, qd, qdd), params=bp)
     q, qd, qdd = rng.uniform(-1, 1, (3, 200, 6))
     q[:, 4] = 0.3
     qd[:, 4] = qdd[:, 4] = 0.0                              # joint 5 never moves
     with pytest.raises(RobmodError, match="excite"):
-        identify(true, q, qd, qdd, idm(true, q, qd, qdd), bp)
+        identify(true, q, qd, qdd, idm(true, q, qd, qdd), params=bp)
     bare = dataclasses.replace(robmod.load_robot("rx90"), values=MappingProxyType({}))
     with pytest.raises(RobmodError, match="D3"):
-        identify(bare, q, qd, qdd, idm(true, q, qd, qdd), bp)
+        identify(bare, q, qd, qdd, idm(true, q, qd, qdd), params=bp)
 
 
 def test_igm_cache_is_keyed_by_content():

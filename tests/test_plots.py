@@ -338,7 +338,8 @@ def identified(planar):
 def test_identification_fit_validation_and_parameters(identified):
     est, logs = identified
     fig = rp.identification_plot(est)
-    W, Y, N = est.observation(est.processed_)                 # the fitted observation
+    W, Y, index = est.model_.observation(est.processed_)     # the fitted observation
+    N = index.size
     model = (W @ est.params_).reshape(2, N)
     ax = np.array(fig.axes).reshape(2, 2)
     for j in range(2):
@@ -362,6 +363,15 @@ def test_identification_fit_validation_and_parameters(identified):
     assert [t.get_text() for t in bottom.get_xticklabels()] == list(est.names_)
     with pytest.raises(RobmodError, match="DynamicIdentification or a Validation"):
         rp.identification_plot(logs[0])
+    fig = rp.cutoff_plot(est)                                  # the choice of the cut-off
+    choice = est.processed_.choice
+    mean = [ln for ln in fig.axes[0].lines if ln.get_label() == "mean over the folds"][0]
+    ok = np.isfinite(choice.errors)
+    np.testing.assert_allclose(mean.get_xdata(), choice.cutoffs[ok])
+    np.testing.assert_allclose(mean.get_ydata(), 100 * choice.errors[ok])
+    assert est.processed_.cutoff == choice.chosen == choice.cutoffs[np.argmin(choice.errors)]
+    with pytest.raises(RobmodError, match="CutoffChoice"):
+        rp.cutoff_plot(logs[0])
 
 
 def check_state(est, log):
