@@ -13,7 +13,7 @@ the books' Appendix 8 and the numeric batched model):
    gives ``A_ij = a_i^T F``.  Elements of joints on different branches are 0.
 
 The NE-columns variant of [7.64] (column i = NE torques with qdd = u_i, qd = 0,
-g = 0, no friction nor external wrench, **rotor inertia kept**) is
+g = 0, no friction nor external wrench, rotor inertia with ``rotor``) is
 ``inertia_matrix(robot, q, method="ne")`` (a cross-check).
 """
 from __future__ import annotations
@@ -116,10 +116,11 @@ def inertia_matrix(robot, q, rotor: bool = True, method: str = "composite") -> n
     """A(q), shape (..., n_q, n_q); q of shape (..., n_q) (batched).
 
     ``method``: ``"composite"`` (composite links, the default, compiled when hot) or ``"ne"``
-    (column by column with the Newton-Euler IDM, (7.64); rotor inertia kept: a cross-check).
+    (column by column with the Newton-Euler IDM, (7.64): a cross-check); ``rotor``: the rotor
+    inertias IA on the diagonal, with either method.
     """
     if method == "ne":
-        return _inertia_matrix_ne(robot, q)
+        return _inertia_matrix_ne(robot, q, rotor)
     if method != "composite":
         raise RobmodError(f"inertia_matrix: method must be 'composite' or 'ne', got {method!r}")
     return fastpath.evaluate(robot, ("A", rotor), _INERTIA_SPEC, rotor, q)
@@ -195,8 +196,9 @@ def _lower_to_full(values, n):
     return out
 
 
-def _inertia_matrix_ne(robot, q) -> np.ndarray:
-    """A(q) column by column with the NE inverse model ([7.64], rotor inertia kept)."""
+def _inertia_matrix_ne(robot, q, rotor) -> np.ndarray:
+    """A(q) column by column with the NE inverse model ([7.64]; rotor inertia IA with
+    ``rotor``)."""
     shape, (q,) = check_arrays(robot, q, names=("q",))
     order = dofs(robot)
     n = len(order)
@@ -206,7 +208,7 @@ def _inertia_matrix_ne(robot, q) -> np.ndarray:
         E[c, robot.joint_index[j]] = 1.0
     qq = np.broadcast_to(q[..., None, :], shape[:-1] + (n, nj))
     tau = idm(robot, qq, np.zeros(nj), E, gravity=False, friction=False, wrench=False,
-              velocity=False, base_motion=False)  # (..., column, joint)
+              velocity=False, base_motion=False, rotor=rotor)  # (..., column, joint)
     idx = [robot.joint_index[j] for j in order]
     return np.swapaxes(tau[..., idx], -1, -2)
 
