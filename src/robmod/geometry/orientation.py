@@ -36,8 +36,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..errors import ArgumentError
 from .rotations import (SINGULAR_TOL, AngleAxis, float_array, matrix_of, angle_axis, rot_axis,
                         rotation_part)
+from ..description.arguments import keyword_options
 
 
 class AngleSolutions(NamedTuple):
@@ -62,10 +64,10 @@ def _angles(phi, theta, psi):
     if theta is None and psi is None:
         a = float_array(phi)
         if a.shape[-1:] != (3,):
-            raise ValueError("pass phi, theta, psi or one (..., 3) array")
+            raise ArgumentError("pass phi, theta, psi or one (..., 3) array")
         return a[..., 0], a[..., 1], a[..., 2]
     if theta is None or psi is None:
-        raise ValueError("pass phi, theta and psi (or one (..., 3) array)")
+        raise ArgumentError("pass phi, theta and psi (or one (..., 3) array)")
     return np.broadcast_arrays(float_array(phi), float_array(theta), float_array(psi))
 
 
@@ -97,7 +99,8 @@ def euler_zxz_to_matrix(phi, theta=None, psi=None) -> np.ndarray:
         st * ss, st * cs, ct], 3, 3)
 
 
-def matrix_to_euler_zxz(R, tol: float = SINGULAR_TOL) -> AngleSolutions:
+@keyword_options()
+def matrix_to_euler_zxz(R, *, tol: float = SINGULAR_TOL) -> AngleSolutions:
     """Khalil ZXZ Euler angles of R (inverse of :func:`euler_zxz_to_matrix`).
 
     ``first``: theta in [0, pi] (Khalil's range), phi, psi in (-pi, pi] (Khalil
@@ -144,7 +147,8 @@ def euler_zyz_to_matrix(phi, theta=None, psi=None) -> np.ndarray:
         -st * cs, st * ss, ct], 3, 3)
 
 
-def matrix_to_euler_zyz(R, tol: float = SINGULAR_TOL) -> AngleSolutions:
+@keyword_options()
+def matrix_to_euler_zyz(R, *, tol: float = SINGULAR_TOL) -> AngleSolutions:
     """ZYZ Euler angles of R (Siciliano et al. (2.18)-(2.19), with the erratum of (2.18)).
 
     ``first``: theta = atan2(sqrt(r13^2 + r23^2), r33) in [0, pi],
@@ -192,7 +196,8 @@ def rpy_to_matrix(phi, theta=None, psi=None) -> np.ndarray:
         -st, ct * ss, ct * cs], 3, 3)
 
 
-def matrix_to_rpy(R, tol: float = SINGULAR_TOL) -> AngleSolutions:
+@keyword_options()
+def matrix_to_rpy(R, *, tol: float = SINGULAR_TOL) -> AngleSolutions:
     """RPY (z-y-x) angles of R (inverse of :func:`rpy_to_matrix`).
 
     ``first``: theta in [-pi/2, pi/2] (cos(theta) >= 0), psi = atan2(r32, r33),
@@ -224,10 +229,10 @@ def matrix_to_rpy(R, tol: float = SINGULAR_TOL) -> AngleSolutions:
 def _quat(Q) -> np.ndarray:
     Q = float_array(Q)
     if Q.shape[-1:] != (4,):
-        raise ValueError(f"quaternions must have shape (..., 4), got {Q.shape}")
+        raise ArgumentError(f"quaternions must have shape (..., 4), got {Q.shape}")
     n = np.linalg.norm(Q, axis=-1, keepdims=True)
     if np.any(n == 0):
-        raise ValueError("zero quaternion")
+        raise ArgumentError("zero quaternion")
     return Q / n
 
 
@@ -301,9 +306,10 @@ def angle_axis_to_matrix(theta, u) -> np.ndarray:
     return rot_axis(u, theta)
 
 
-def matrix_to_angle_axis(R, tol: float = SINGULAR_TOL) -> AngleAxis:
+@keyword_options()
+def matrix_to_angle_axis(R, *, tol: float = SINGULAR_TOL) -> AngleAxis:
     """``AngleAxis(theta, u, singular)`` with theta in [0, pi]: see :func:`angle_axis`."""
-    return angle_axis(R, tol)
+    return angle_axis(R, tol=tol)
 
 
 __all__ = ["AngleSolutions", "euler_zxz_to_matrix", "matrix_to_euler_zxz", "euler_zyz_to_matrix",

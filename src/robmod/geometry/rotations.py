@@ -19,6 +19,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..errors import ArgumentError
+from ..description.arguments import keyword_options
+
 
 #: default tolerance of the singularity masks (on sin or cos(theta) for Euler/RPY, on theta for
 #: angle-axis); in flagged Euler/RPY cases the round-trip error is at most ~2 tol
@@ -42,7 +45,7 @@ def rotation_part(R) -> np.ndarray:
     if R.shape[-2:] == (4, 4):
         return R[..., :3, :3]
     if R.shape[-2:] != (3, 3):
-        raise ValueError(f"expected (..., 3, 3) or (..., 4, 4), got shape {R.shape}")
+        raise ArgumentError(f"expected (..., 3, 3) or (..., 4, 4), got shape {R.shape}")
     return R
 
 
@@ -66,10 +69,10 @@ def trans(x, y=None, z=None) -> np.ndarray:
     if y is None and z is None:
         p = float_array(x)
         if p.shape[-1:] != (3,):
-            raise ValueError("trans(p) needs p of shape (..., 3)")
+            raise ArgumentError("trans(p) needs p of shape (..., 3)")
         return homogeneous(None, p)
     if y is None or z is None:
-        raise ValueError("trans needs x, y and z (or one (..., 3) vector)")
+        raise ArgumentError("trans needs x, y and z (or one (..., 3) vector)")
     x, y, z = np.broadcast_arrays(float_array(x), float_array(y), float_array(z))
     return homogeneous(None, np.stack([x, y, z], axis=-1))
 
@@ -89,7 +92,7 @@ def rot_matrix(axis: str, angle) -> np.ndarray:
     try:
         k = _AXES[str(axis).lower()]
     except KeyError:
-        raise ValueError(f"axis must be 'x', 'y' or 'z', got {axis!r}") from None
+        raise ArgumentError(f"axis must be 'x', 'y' or 'z', got {axis!r}") from None
     a = float_array(angle)
     c, s = np.cos(a), np.sin(a)
     R = np.zeros(a.shape + (3, 3))
@@ -111,7 +114,7 @@ def inverse_transform(T) -> np.ndarray:
     """Inverse of a homogeneous transform: ``[[R^T, -R^T P], [0, 1]]`` (Khalil & Dombre §2.3.6)."""
     T = float_array(T)
     if T.shape[-2:] != (4, 4):
-        raise ValueError(f"expected (..., 4, 4), got shape {T.shape}")
+        raise ArgumentError(f"expected (..., 4, 4), got shape {T.shape}")
     Rt = np.swapaxes(T[..., :3, :3], -1, -2)
     return homogeneous(Rt, -np.einsum("...ij,...j->...i", Rt, T[..., :3, 3]))
 
@@ -119,10 +122,10 @@ def inverse_transform(T) -> np.ndarray:
 def _unit(u, name="u") -> np.ndarray:
     u = float_array(u)
     if u.shape[-1:] != (3,):
-        raise ValueError(f"{name} must have shape (..., 3), got {u.shape}")
+        raise ArgumentError(f"{name} must have shape (..., 3), got {u.shape}")
     n = np.linalg.norm(u, axis=-1, keepdims=True)
     if np.any(n == 0):
-        raise ValueError(f"{name} has a zero vector: the rotation axis is undefined")
+        raise ArgumentError(f"{name} has a zero vector: the rotation axis is undefined")
     return u / n
 
 
@@ -166,7 +169,8 @@ class AngleAxis(NamedTuple):
     singular: np.ndarray
 
 
-def angle_axis(R, tol: float = SINGULAR_TOL) -> AngleAxis:
+@keyword_options()
+def angle_axis(R, *, tol: float = SINGULAR_TOL) -> AngleAxis:
     """Equivalent angle and axis of a rotation (Khalil & Dombre §2.3.8): the inverse of rot(u, theta).
 
     Returns ``AngleAxis(theta, u, singular)`` with ``theta`` in [0, pi] and
@@ -222,9 +226,10 @@ def rotvec_to_matrix(r) -> np.ndarray:
     return rot_axis(u, t)
 
 
-def matrix_to_rotvec(R, tol: float = SINGULAR_TOL) -> np.ndarray:
+@keyword_options()
+def matrix_to_rotvec(R, *, tol: float = SINGULAR_TOL) -> np.ndarray:
     """Rotation vector ``theta u`` (..., 3) with theta in [0, pi] (see :func:`angle_axis`)."""
-    a = angle_axis(R, tol)
+    a = angle_axis(R, tol=tol)
     return a.theta[..., None] * a.u
 
 

@@ -32,14 +32,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ArgumentError
 from .rotations import float_array, angle_axis, homogeneous, rotvec_to_matrix
+from ..description.arguments import keyword_options
 
 
 def skew(v) -> np.ndarray:
     """Skew-symmetric matrix ``v^`` (..., 3, 3) of v (..., 3): ``skew(v) @ w == cross(v, w)``."""
     v = float_array(v)
     if v.shape[-1:] != (3,):
-        raise ValueError(f"expected (..., 3), got {v.shape}")
+        raise ArgumentError(f"expected (..., 3), got {v.shape}")
     S = np.zeros(v.shape[:-1] + (3, 3))
     S[..., 0, 1], S[..., 0, 2] = -v[..., 2], v[..., 1]
     S[..., 1, 0], S[..., 1, 2] = v[..., 2], -v[..., 0]
@@ -54,7 +56,7 @@ def unskew(S) -> np.ndarray:
     """
     S = float_array(S)
     if S.shape[-2:] != (3, 3):
-        raise ValueError(f"expected (..., 3, 3), got {S.shape}")
+        raise ArgumentError(f"expected (..., 3, 3), got {S.shape}")
     return 0.5 * np.stack([S[..., 2, 1] - S[..., 1, 2], S[..., 0, 2] - S[..., 2, 0],
                            S[..., 1, 0] - S[..., 0, 1]], axis=-1)
 
@@ -62,7 +64,7 @@ def unskew(S) -> np.ndarray:
 def _RP(T):
     T = float_array(T)
     if T.shape[-2:] != (4, 4):
-        raise ValueError(f"expected (..., 4, 4) transforms, got {T.shape}")
+        raise ArgumentError(f"expected (..., 4, 4) transforms, got {T.shape}")
     return T[..., :3, :3], T[..., :3, 3]
 
 
@@ -139,7 +141,8 @@ def delta_transform(dP, delta) -> np.ndarray:
     return D
 
 
-def differential_screw(T, dT, frame: str = "base") -> np.ndarray:
+@keyword_options()
+def differential_screw(T, dT, *, frame: str = "base") -> np.ndarray:
     """Differential screw ``(dP, delta)`` (..., 6) of a small variation dT of T.
 
     ``frame='base'``: ``Delta = dT T^-1`` ([2.55]) — the screw at the origin Oi of
@@ -164,11 +167,12 @@ def differential_screw(T, dT, frame: str = "base") -> np.ndarray:
         W = Rt @ dR
         d = np.einsum("...ij,...j->...i", Rt, dp)
     else:
-        raise ValueError("frame must be 'base' or 'local'")
+        raise ArgumentError("frame must be 'base' or 'local'")
     return np.concatenate([d, unskew(W)], axis=-1)
 
 
-def frame_error(Tc, Td, kind: str = "angle_axis", frame: str = "base") -> np.ndarray:
+@keyword_options()
+def frame_error(Tc, Td, *, kind: str = "angle_axis", frame: str = "base") -> np.ndarray:
     """Location error dX = (dXp, dXr) (..., 6) from the current Tc to the desired Td.
 
     As in the numerical IGM (Khalil & Dombre §6.6), with ``R = Rd Rc^T = rot(u, theta)``
@@ -197,19 +201,20 @@ def frame_error(Tc, Td, kind: str = "angle_axis", frame: str = "base") -> np.nda
         Re = Rct @ Rd
         dp = np.einsum("...ij,...j->...i", Rct, dp)
     else:
-        raise ValueError("frame must be 'base' or 'local'")
+        raise ArgumentError("frame must be 'base' or 'local'")
     if kind == "angle_axis":
         a = angle_axis(Re, tol=0.0)
         dr = a.theta[..., None] * a.u
     elif kind == "sin":
         dr = unskew(Re)
     else:
-        raise ValueError("kind must be 'angle_axis' or 'sin'")
+        raise ArgumentError("kind must be 'angle_axis' or 'sin'")
     dp, dr = np.broadcast_arrays(dp, dr)
     return np.concatenate([dp, dr], axis=-1)
 
 
-def apply_frame_error(Tc, dX, frame: str = "base") -> np.ndarray:
+@keyword_options()
+def apply_frame_error(Tc, dX, *, frame: str = "base") -> np.ndarray:
     """The location reached from Tc by the error dX = (dXp, theta u) (..., 6).
 
     ``frame='base'``: ``P = Pc + dXp``, ``R = rot(u, theta) Rc``;
@@ -223,7 +228,7 @@ def apply_frame_error(Tc, dX, frame: str = "base") -> np.ndarray:
         return homogeneous(Re @ Rc, Pc + dX[..., :3])
     if frame == "local":
         return float_array(Tc) @ homogeneous(Re, dX[..., :3])
-    raise ValueError("frame must be 'base' or 'local'")
+    raise ArgumentError("frame must be 'base' or 'local'")
 
 
 __all__ = ["skew", "unskew", "screw_transform", "screw_transform_inverse", "transform_screw",

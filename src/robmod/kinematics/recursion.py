@@ -23,6 +23,7 @@ from __future__ import annotations
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE
 from ..geometry.direct import frame_matrix
 from ..symbolic.algebra import add, mul
+from ..description.arguments import keyword_options
 
 _ZERO3 = (0, 0, 0)
 
@@ -75,6 +76,7 @@ class LinkKinematics:
         return self._DV[j]
 
 
+@keyword_options()
 def forward(ctx, robot, frames=None, *, velocity=True, acceleration=True, base_motion=True,
             gravity=True, linear=True, angular_acceleration=True, moving=None,
             names=("WI", "W", "WP")) -> LinkKinematics:
