@@ -29,12 +29,35 @@ SINGULAR_TOL = 1e-13
 
 
 def float_array(x) -> np.ndarray:
-    return np.asarray(x, dtype=float)
+    """``x`` as a float array (an ArgumentError for what is not numbers); NaN propagates, as
+    in NumPy's elementwise functions."""
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as e:
+        raise ArgumentError(f"expected an array of numbers, got {type(x).__name__} ({e})") \
+            from None
+
+
+def vector_array(x, size: int, name: str = "the vector") -> np.ndarray:
+    """``x`` as a float array of shape (..., size) (an ArgumentError otherwise)."""
+    x = float_array(x)
+    if x.shape[-1:] != (size,):
+        raise ArgumentError(f"{name} must have shape (..., {size}), got {x.shape}")
+    return x
+
+
+def broadcast(*arrays):
+    """``np.broadcast_arrays`` with an ArgumentError naming the shapes that do not broadcast."""
+    try:
+        return np.broadcast_arrays(*arrays)
+    except ValueError:
+        raise ArgumentError("the arguments' batch shapes do not broadcast together: "
+                            + ", ".join(str(np.shape(a)) for a in arrays)) from None
 
 
 def matrix_of(entries, rows: int, cols: int) -> np.ndarray:
     """Row-major list of rows*cols broadcastable scalars/arrays -> array (..., rows, cols)."""
-    arrs = np.broadcast_arrays(*[float_array(e) for e in entries])
+    arrs = broadcast(*[float_array(e) for e in entries])
     out = np.stack(arrs, axis=-1)
     return out.reshape(out.shape[:-1] + (rows, cols))
 
@@ -73,7 +96,7 @@ def trans(x, y=None, z=None) -> np.ndarray:
         return homogeneous(None, p)
     if y is None or z is None:
         raise ArgumentError("trans needs x, y and z (or one (..., 3) vector)")
-    x, y, z = np.broadcast_arrays(float_array(x), float_array(y), float_array(z))
+    x, y, z = broadcast(float_array(x), float_array(y), float_array(z))
     return homogeneous(None, np.stack([x, y, z], axis=-1))
 
 

@@ -33,7 +33,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ArgumentError
-from .rotations import float_array, angle_axis, homogeneous, rotvec_to_matrix
+from .rotations import (angle_axis, broadcast, float_array, homogeneous, rotvec_to_matrix,
+                        vector_array)
 from ..description.arguments import keyword_options
 
 
@@ -69,10 +70,16 @@ def _RP(T):
 
 
 def _blocks(A, B, C, D) -> np.ndarray:
-    A, B, C, D = np.broadcast_arrays(A, B, C, D)
+    A, B, C, D = broadcast(A, B, C, D)
     top = np.concatenate([A, B], axis=-1)
     bottom = np.concatenate([C, D], axis=-1)
     return np.concatenate([top, bottom], axis=-2)
+
+
+def _batch(R, v):
+    """R (..., 3, 3) and v (..., k) broadcast over their batch dimensions."""
+    batch = broadcast(np.empty(R.shape[:-2]), np.empty(v.shape[:-1]))[0].shape
+    return np.broadcast_to(R, batch + (3, 3)), np.broadcast_to(v, batch + v.shape[-1:])
 
 
 def screw_transform(T) -> np.ndarray:
@@ -100,7 +107,8 @@ def screw_transform_inverse(T) -> np.ndarray:
 def transform_screw(T, V) -> np.ndarray:
     """``iV_i = iTj jV_j``: twist/differential screw (..., 6) at Oj in Rj -> at Oi in Ri."""
     R, P = _RP(T)
-    V = float_array(V)
+    V = vector_array(V, 6, "the screw V")
+    R, V = _batch(R, V)
     w = np.einsum("...ij,...j->...i", R, V[..., 3:])
     v = np.einsum("...ij,...j->...i", R, V[..., :3]) + np.cross(P, w)
     return np.concatenate([v, w], axis=-1)
@@ -120,7 +128,8 @@ def wrench_transform(T) -> np.ndarray:
 def transform_wrench(T, F) -> np.ndarray:
     """Wrench (..., 6) ``(f, m)`` at Oj in Rj -> at Oi in Ri, for ``T = iTj``."""
     R, P = _RP(T)
-    F = float_array(F)
+    F = vector_array(F, 6, "the wrench F")
+    R, F = _batch(R, F)
     f = np.einsum("...ij,...j->...i", R, F[..., :3])
     m = np.einsum("...ij,...j->...i", R, F[..., 3:]) + np.cross(P, f)
     return np.concatenate([f, m], axis=-1)
@@ -134,7 +143,7 @@ def delta_transform(dP, delta) -> np.ndarray:
     ``dT = iDelta T`` (premultiplication, Delta in the reference frame, [2.55])
     or ``dT = T jDelta`` (postmultiplication, Delta in the moving frame, [2.56]).
     """
-    dP, delta = np.broadcast_arrays(float_array(dP), float_array(delta))
+    dP, delta = broadcast(vector_array(dP, 3, "dP"), vector_array(delta, 3, "delta"))
     D = np.zeros(dP.shape[:-1] + (4, 4))
     D[..., :3, :3] = skew(delta)
     D[..., :3, 3] = dP
@@ -222,7 +231,7 @@ def apply_frame_error(Tc, dX, *, frame: str = "base") -> np.ndarray:
     Inverse of :func:`frame_error` with ``kind='angle_axis'``.
     """
     Rc, Pc = _RP(Tc)
-    dX = float_array(dX)
+    dX = vector_array(dX, 6, "dX")
     Re = rotvec_to_matrix(dX[..., 3:])
     if frame == "base":
         return homogeneous(Re @ Rc, Pc + dX[..., :3])

@@ -262,7 +262,11 @@ def velocity_bounds(J, qd_max) -> np.ndarray:
     minimum is ``-Xd_max`` (the box is symmetric).
     """
     J = as_jacobian(J)
-    return np.abs(J) @ np.asarray(qd_max, dtype=float)
+    qd_max = finite_array("qd_max", qd_max, shape_text=f"{J.shape[-1]} joint speed limits")
+    if qd_max.ndim > 1 or qd_max.size not in (1, J.shape[-1]):
+        raise ArgumentError(f"qd_max must be a number or {J.shape[-1]} joint speed limits, got "
+                            f"shape {qd_max.shape}")
+    return np.abs(J) @ np.broadcast_to(qd_max, J.shape[-1:])
 
 
 @keyword_options()

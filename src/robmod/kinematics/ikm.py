@@ -32,9 +32,9 @@ from typing import Any, Callable
 import numpy as np
 import sympy as sp
 
-from ..errors import RobmodError
-from .analysis import manipulability, task_rows_jacobian
-from ..description.arguments import keyword_options
+from ..errors import ArgumentError, RobmodError
+from .analysis import as_jacobian, manipulability, task_rows_jacobian
+from ..description.arguments import finite_array, keyword_options
 
 
 def _mv(A, x):
@@ -42,16 +42,14 @@ def _mv(A, x):
 
 
 def _J(J):
-    J = np.asarray(J, dtype=float)
-    if J.ndim < 2:
-        raise RobmodError(f"a Jacobian must be (..., m, n), got shape {J.shape}")
-    return J
+    return as_jacobian(J)
 
 
 def _xd(J, xd, what="xd"):
-    xd = np.asarray(xd, dtype=float)
+    xd = finite_array(what, xd, shape_text=f"{J.shape[-2]} values (rows of J)")
     if xd.shape[-1:] != J.shape[-2:-1]:
-        raise RobmodError(f"{what} must have {J.shape[-2]} values (rows of J), got {xd.shape}")
+        raise ArgumentError(f"{what} must have {J.shape[-2]} values (rows of J), got "
+                            f"{xd.shape}")
     return xd
 
 

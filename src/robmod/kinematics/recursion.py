@@ -43,7 +43,8 @@ def named(ctx, vec, name, j):
     return [ctx.var(x, f"{name}{k + 1}{j}") for k, x in enumerate(vec)]
 
 
-def u_matrix(ctx, w, wp, j):
+@keyword_options()
+def u_matrix(ctx, w, wp, *, j):
     """(U_j, DV_j): U_j = hat(WP_j) + hat(W_j)^2 ((7.57)) from the products DV_ik = W_i W_k
     (DV_ii = -W_i^2 on the diagonal, so that U_11 = DV22 + DV33)."""
     dv = {}
@@ -68,7 +69,7 @@ class LinkKinematics:
 
     def U(self, j):
         if j not in self._U:
-            self._U[j], self._DV[j] = u_matrix(self.ctx, self.W[j], self.WP[j], j)
+            self._U[j], self._DV[j] = u_matrix(self.ctx, self.W[j], self.WP[j], j=j)
         return self._U[j]
 
     def DV(self, j):
