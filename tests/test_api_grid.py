@@ -268,3 +268,41 @@ def test_unknown_methods_and_switches_are_refused():
     for call in calls:
         with pytest.raises(ArgumentError):
             call()
+
+
+# -- kinematic models: every frame option, compiled and NumPy paths, against compositions --
+
+PANDA = robmod.load_robot("panda", numeric=True)
+QP = np.random.default_rng(8).uniform(-1.5, 1.5, (3, 2, 7))
+
+
+def _rot6(R):
+    """diag(R, R) (..., 6, 6)."""
+    out = np.zeros(R.shape[:-2] + (6, 6))
+    out[..., :3, :3] = out[..., 3:, 3:] = R
+    return out
+
+
+@pytest.mark.parametrize("backend", ["auto", "numpy"])
+@pytest.mark.parametrize("j, i, tool", [(None, 0, None), (4, 0, None), (4, 2, None),
+                                        (None, 3, "flange"), (7, 0, "flange"), (2, 5, None)])
+def test_kinematic_frames(backend, j, i, tool):
+    from robmod.geometry import dgm
+    from robmod.kinematics import acceleration, jacobian, jdot_qdot
+
+    q, qd, qdd = QP
+    old = robmod.set_backend(backend)
+    try:
+        T = dgm(PANDA, q, j=j, i=i, tool=tool)
+        J = jacobian(PANDA, q, j=j, i=i, tool=tool)
+        jd = jdot_qdot(PANDA, q, qd, j=j, i=i, tool=tool)
+        acc = acceleration(PANDA, q, qd, qdd, j=j, i=i, tool=tool)
+    finally:
+        robmod.set_backend(old)
+    T0i, T0j = dgm(PANDA, q, j=i), dgm(PANDA, q, j=j, tool=tool)
+    assert np.abs(T - np.linalg.inv(T0i) @ T0j).max() < 1e-12
+    Ri = np.swapaxes(T0i[..., :3, :3], -1, -2)               # iR0
+    assert np.abs(J - _rot6(Ri) @ jacobian(PANDA, q, j=j, tool=tool)).max() < 1e-12
+    ref = np.einsum("...ij,...j->...i", _rot6(Ri), jdot_qdot(PANDA, q, qd, j=j, tool=tool))
+    assert np.abs(jd - ref).max() < 1e-10
+    assert np.abs(acc - (np.einsum("...ij,...j->...i", J, qdd) + jd)).max() < 1e-10
