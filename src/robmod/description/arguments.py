@@ -135,6 +135,56 @@ def check_arrays(robot, *arrays, names=None):
     return checked[0].shape if checked else (), checked
 
 
+def finite_vector(name: str, value, size: int, what: str = "values") -> np.ndarray:
+    """Finite values of shape (..., size) (a batch of vectors: a wrench, a task velocity)."""
+    arr = finite_array(name, value, shape_text=f"{size} {what} in its last dimension")
+    if arr.shape[-1:] != (size,):
+        raise ArgumentError(f"argument {name} must have {size} {what} in its last dimension, "
+                            f"got shape {arr.shape}")
+    return arr
+
+
+def number_array(value, name: str = "the argument") -> np.ndarray:
+    """``value`` as a float array (an ArgumentError for what is not numbers).  NaN propagates,
+    as in NumPy's elementwise functions: for the elementwise helpers of ``robmod.geometry``;
+    a function of a robot or a Jacobian takes :func:`finite_array`."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as e:
+        raise ArgumentError(f"{name} must be an array of numbers, got {_describe(value)} "
+                            f"({e})") from None
+
+
+def vector_array(value, size: int, name: str = "the vector") -> np.ndarray:
+    """:func:`number_array` of shape (..., size)."""
+    x = number_array(value, name)
+    if x.shape[-1:] != (size,):
+        raise ArgumentError(f"{name} must have shape (..., {size}), got {x.shape}")
+    return x
+
+
+def broadcast(*arrays):
+    """``np.broadcast_arrays`` with an ArgumentError naming the shapes that do not broadcast."""
+    try:
+        return np.broadcast_arrays(*arrays)
+    except ValueError:
+        raise ArgumentError("the arguments' batch shapes do not broadcast together: "
+                            + ", ".join(str(np.shape(a)) for a in arrays)) from None
+
+
+def jacobian_array(J) -> np.ndarray:
+    """A Jacobian: finite values of shape (..., m, n).  A robot is refused with the way to its
+    Jacobian (the functions of a Jacobian take the Jacobian only)."""
+    if hasattr(J, "frames") and hasattr(J, "links"):
+        raise ArgumentError("these functions take a Jacobian array (..., m, n), not a robot: "
+                            "compute it first, e.g. J = task_rows_jacobian(robot, q, j=..., "
+                            "rows=...) or jacobian(robot, q, j=...)")
+    J = finite_array("J", J, shape_text="a Jacobian array (..., m, n)")
+    if J.ndim < 2:
+        raise ArgumentError(f"a Jacobian must be (..., m, n), got shape {J.shape}")
+    return J
+
+
 def _parameter_vector(name: str, value, size: int, what: str = "parameters") -> np.ndarray:
     """A 1-D vector of ``size`` finite numbers (e.g. a standard or base parameter vector)."""
     arr = finite_array(name, value, shape_text=f"{size} {what}, shape ({size},)")

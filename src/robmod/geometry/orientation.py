@@ -37,7 +37,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ArgumentError
-from .rotations import (SINGULAR_TOL, AngleAxis, float_array, matrix_of, angle_axis, rot_axis,
+from ..description.arguments import number_array
+from .rotations import (SINGULAR_TOL, AngleAxis, matrix_of, angle_axis, rot_axis,
                         rotation_part)
 from ..description.arguments import keyword_options
 
@@ -62,13 +63,13 @@ class AngleSolutions(NamedTuple):
 
 def _angles(phi, theta, psi):
     if theta is None and psi is None:
-        a = float_array(phi)
+        a = number_array(phi)
         if a.shape[-1:] != (3,):
             raise ArgumentError("pass phi, theta, psi or one (..., 3) array")
         return a[..., 0], a[..., 1], a[..., 2]
     if theta is None or psi is None:
         raise ArgumentError("pass phi, theta and psi (or one (..., 3) array)")
-    return np.broadcast_arrays(float_array(phi), float_array(theta), float_array(psi))
+    return np.broadcast_arrays(number_array(phi), number_array(theta), number_array(psi))
 
 
 def _wrap(a):
@@ -227,7 +228,7 @@ def matrix_to_rpy(R, *, tol: float = SINGULAR_TOL) -> AngleSolutions:
 # ---------------------------------------------------------------- quaternions
 
 def _quat(Q) -> np.ndarray:
-    Q = float_array(Q)
+    Q = number_array(Q)
     if Q.shape[-1:] != (4,):
         raise ArgumentError(f"quaternions must have shape (..., 4), got {Q.shape}")
     n = np.linalg.norm(Q, axis=-1, keepdims=True)
@@ -282,7 +283,7 @@ def matrix_to_quaternion(R) -> np.ndarray:
 
 def quaternion_multiply(Q1, Q2) -> np.ndarray:
     """Hamilton product ``Q1 * Q2`` (scalar first): the quaternion of R(Q1) R(Q2)."""
-    a, b = np.broadcast_arrays(float_array(Q1), float_array(Q2))
+    a, b = np.broadcast_arrays(number_array(Q1), number_array(Q2))
     a0, av = a[..., 0], a[..., 1:]
     b0, bv = b[..., 0], b[..., 1:]
     s = a0 * b0 - np.einsum("...i,...i->...", av, bv)
@@ -292,7 +293,7 @@ def quaternion_multiply(Q1, Q2) -> np.ndarray:
 
 def quaternion_conjugate(Q) -> np.ndarray:
     """``(Q0, -Q1, -Q2, -Q3)``: the inverse rotation for a unit quaternion."""
-    Q = float_array(Q)
+    Q = number_array(Q)
     return np.concatenate([Q[..., :1], -Q[..., 1:]], axis=-1)
 
 

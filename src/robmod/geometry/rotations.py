@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..description.arguments import broadcast, number_array
 from ..errors import ArgumentError
 from ..description.arguments import keyword_options
 
@@ -28,43 +29,16 @@ from ..description.arguments import keyword_options
 SINGULAR_TOL = 1e-13
 
 
-def float_array(x) -> np.ndarray:
-    """``x`` as a float array (an ArgumentError for what is not numbers); NaN propagates, as
-    in NumPy's elementwise functions."""
-    try:
-        return np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as e:
-        raise ArgumentError(f"expected an array of numbers, got {type(x).__name__} ({e})") \
-            from None
-
-
-def vector_array(x, size: int, name: str = "the vector") -> np.ndarray:
-    """``x`` as a float array of shape (..., size) (an ArgumentError otherwise)."""
-    x = float_array(x)
-    if x.shape[-1:] != (size,):
-        raise ArgumentError(f"{name} must have shape (..., {size}), got {x.shape}")
-    return x
-
-
-def broadcast(*arrays):
-    """``np.broadcast_arrays`` with an ArgumentError naming the shapes that do not broadcast."""
-    try:
-        return np.broadcast_arrays(*arrays)
-    except ValueError:
-        raise ArgumentError("the arguments' batch shapes do not broadcast together: "
-                            + ", ".join(str(np.shape(a)) for a in arrays)) from None
-
-
 def matrix_of(entries, rows: int, cols: int) -> np.ndarray:
     """Row-major list of rows*cols broadcastable scalars/arrays -> array (..., rows, cols)."""
-    arrs = broadcast(*[float_array(e) for e in entries])
+    arrs = broadcast(*[number_array(e) for e in entries])
     out = np.stack(arrs, axis=-1)
     return out.reshape(out.shape[:-1] + (rows, cols))
 
 
 def rotation_part(R) -> np.ndarray:
     """The rotation block of a ``(..., 3, 3)`` matrix or a ``(..., 4, 4)`` transform."""
-    R = float_array(R)
+    R = number_array(R)
     if R.shape[-2:] == (4, 4):
         return R[..., :3, :3]
     if R.shape[-2:] != (3, 3):
@@ -74,8 +48,8 @@ def rotation_part(R) -> np.ndarray:
 
 def homogeneous(R=None, P=None) -> np.ndarray:
     """``[[R, P], [0, 0, 0, 1]]`` from R (..., 3, 3) and P (..., 3) (either may be None)."""
-    R = np.eye(3) if R is None else float_array(R)
-    P = np.zeros(3) if P is None else float_array(P)
+    R = np.eye(3) if R is None else number_array(R)
+    P = np.zeros(3) if P is None else number_array(P)
     batch = np.broadcast_shapes(R.shape[:-2], P.shape[:-1])
     T = np.zeros(batch + (4, 4))
     T[..., :3, :3] = R
@@ -90,13 +64,13 @@ def trans(x, y=None, z=None) -> np.ndarray:
     Either three broadcastable components or a single ``(..., 3)`` vector.
     """
     if y is None and z is None:
-        p = float_array(x)
+        p = number_array(x)
         if p.shape[-1:] != (3,):
             raise ArgumentError("trans(p) needs p of shape (..., 3)")
         return homogeneous(None, p)
     if y is None or z is None:
         raise ArgumentError("trans needs x, y and z (or one (..., 3) vector)")
-    x, y, z = broadcast(float_array(x), float_array(y), float_array(z))
+    x, y, z = broadcast(number_array(x), number_array(y), number_array(z))
     return homogeneous(None, np.stack([x, y, z], axis=-1))
 
 
@@ -116,7 +90,7 @@ def rot_matrix(axis: str, angle) -> np.ndarray:
         k = _AXES[str(axis).lower()]
     except KeyError:
         raise ArgumentError(f"axis must be 'x', 'y' or 'z', got {axis!r}") from None
-    a = float_array(angle)
+    a = number_array(angle)
     c, s = np.cos(a), np.sin(a)
     R = np.zeros(a.shape + (3, 3))
     i, j = (k + 1) % 3, (k + 2) % 3
@@ -135,7 +109,7 @@ def rot(axis: str, angle) -> np.ndarray:
 
 def inverse_transform(T) -> np.ndarray:
     """Inverse of a homogeneous transform: ``[[R^T, -R^T P], [0, 1]]`` (Khalil & Dombre §2.3.6)."""
-    T = float_array(T)
+    T = number_array(T)
     if T.shape[-2:] != (4, 4):
         raise ArgumentError(f"expected (..., 4, 4), got shape {T.shape}")
     Rt = np.swapaxes(T[..., :3, :3], -1, -2)
@@ -143,7 +117,7 @@ def inverse_transform(T) -> np.ndarray:
 
 
 def _unit(u, name="u") -> np.ndarray:
-    u = float_array(u)
+    u = number_array(u)
     if u.shape[-1:] != (3,):
         raise ArgumentError(f"{name} must have shape (..., 3), got {u.shape}")
     n = np.linalg.norm(u, axis=-1, keepdims=True)
@@ -164,7 +138,7 @@ def rot_axis(u, theta) -> np.ndarray:
     ``2 sin^2(theta/2)`` for accuracy at small angles.
     """
     u = _unit(u)
-    t = float_array(theta)[..., None]
+    t = number_array(theta)[..., None]
     u, t = np.broadcast_arrays(u, t)
     c, s, v = np.cos(t[..., 0]), np.sin(t[..., 0]), 2.0 * np.sin(0.5 * t[..., 0]) ** 2
     x, y, z = u[..., 0], u[..., 1], u[..., 2]
@@ -242,7 +216,7 @@ def rotvec_to_matrix(r) -> np.ndarray:
 
     The zero vector gives the identity.
     """
-    r = float_array(r)
+    r = number_array(r)
     t = np.linalg.norm(r, axis=-1)
     u = np.where((t > 0)[..., None], r / np.where(t > 0, t, 1.0)[..., None],
                  np.array([0.0, 0.0, 1.0]))

@@ -33,14 +33,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ArgumentError
-from .rotations import (angle_axis, broadcast, float_array, homogeneous, rotvec_to_matrix,
-                        vector_array)
+from ..description.arguments import broadcast, number_array, vector_array
+from .rotations import angle_axis, homogeneous, rotvec_to_matrix
 from ..description.arguments import keyword_options
 
 
 def skew(v) -> np.ndarray:
     """Skew-symmetric matrix ``v^`` (..., 3, 3) of v (..., 3): ``skew(v) @ w == cross(v, w)``."""
-    v = float_array(v)
+    v = number_array(v)
     if v.shape[-1:] != (3,):
         raise ArgumentError(f"expected (..., 3), got {v.shape}")
     S = np.zeros(v.shape[:-1] + (3, 3))
@@ -55,7 +55,7 @@ def unskew(S) -> np.ndarray:
 
     ``unskew(S) = ((S32 - S23), (S13 - S31), (S21 - S12)) / 2``.
     """
-    S = float_array(S)
+    S = number_array(S)
     if S.shape[-2:] != (3, 3):
         raise ArgumentError(f"expected (..., 3, 3), got {S.shape}")
     return 0.5 * np.stack([S[..., 2, 1] - S[..., 1, 2], S[..., 0, 2] - S[..., 2, 0],
@@ -63,7 +63,7 @@ def unskew(S) -> np.ndarray:
 
 
 def _RP(T):
-    T = float_array(T)
+    T = number_array(T)
     if T.shape[-2:] != (4, 4):
         raise ArgumentError(f"expected (..., 4, 4) transforms, got {T.shape}")
     return T[..., :3, :3], T[..., :3, 3]
@@ -166,7 +166,7 @@ def differential_screw(T, dT, *, frame: str = "base") -> np.ndarray:
     in Ri, ``(dP_j, delta) = (dP + delta x P, delta)``, as used with 0Jn.
     """
     R, P = _RP(T)
-    dT = float_array(dT)
+    dT = number_array(dT)
     dR, dp = dT[..., :3, :3], dT[..., :3, 3]
     Rt = np.swapaxes(R, -1, -2)
     if frame == "base":
@@ -236,7 +236,7 @@ def apply_frame_error(Tc, dX, *, frame: str = "base") -> np.ndarray:
     if frame == "base":
         return homogeneous(Re @ Rc, Pc + dX[..., :3])
     if frame == "local":
-        return float_array(Tc) @ homogeneous(Re, dX[..., :3])
+        return number_array(Tc) @ homogeneous(Re, dX[..., :3])
     raise ArgumentError("frame must be 'base' or 'local'")
 
 

@@ -28,8 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from ..description.arguments import finite_array, joint_array
-from ..description.robot import Robot
+from ..description.arguments import finite_array, jacobian_array, joint_array
 from ..errors import ArgumentError, RobmodError
 from ..geometry.direct import dgm
 from .jacobians import resolve_frame, jacobian, jacobian_model
@@ -53,19 +52,6 @@ def task_rows_jacobian(robot, q, *, j=None, i=0, tool=None, rows=None) -> np.nda
     else:
         J = jacobian(robot, q, j=j, i=i, tool=tool)
     return J if rows is None else J[..., list(rows), :]
-
-
-def as_jacobian(J) -> np.ndarray:
-    """``J`` as a float array (..., m, n) of finite values (an ArgumentError otherwise; a robot
-    is refused with the way to its Jacobian)."""
-    if isinstance(J, Robot):
-        raise ArgumentError("these functions take a Jacobian array (..., m, n), not a robot: "
-                            "compute it first, e.g. J = task_rows_jacobian(robot, q, j=..., j="
-                            "rows=...) or jacobian(robot, q, j=...)")
-    J = finite_array("J", J, shape_text="a Jacobian array (..., m, n)")
-    if J.ndim < 2:
-        raise ArgumentError(f"a Jacobian must be (..., m, n), got shape {J.shape}")
-    return J
 
 
 def _default_tol(s, shape):
@@ -136,7 +122,7 @@ class JacobianSVD:
 @keyword_options()
 def jacobian_svd(J, *, tol=None) -> JacobianSVD:
     """SVD of J with the rank at ``tol`` (default sigma_max * max(m, n) * eps)."""
-    J = as_jacobian(J)
+    J = jacobian_array(J)
     U, s, Vt = np.linalg.svd(J, full_matrices=True)
     t = _tol(s, J.shape, tol)
     r = np.sum(s > t, axis=-1)
@@ -145,13 +131,13 @@ def jacobian_svd(J, *, tol=None) -> JacobianSVD:
 
 def singular_values(J) -> np.ndarray:
     """sigma_1 >= ... >= sigma_min(m,n), shape (..., min(m, n))."""
-    return np.linalg.svd(as_jacobian(J), compute_uv=False)
+    return np.linalg.svd(jacobian_array(J), compute_uv=False)
 
 
 @keyword_options()
 def rank(J, *, tol=None) -> np.ndarray:
     """Rank of J (number of singular values above ``tol``)."""
-    J = as_jacobian(J)
+    J = jacobian_array(J)
     s = np.linalg.svd(J, compute_uv=False)
     return np.sum(s > _tol(s, J.shape, tol), axis=-1)
 
@@ -198,7 +184,7 @@ def manipulability(J) -> np.ndarray:
 
     For a square J, w = |det J| ([5.39]).
     """
-    J = as_jacobian(J)
+    J = jacobian_array(J)
     m, n = J.shape[-2:]
     if m > n:
         return np.zeros(J.shape[:-2])
@@ -243,13 +229,13 @@ def _padded_sigma(J):
 
 def velocity_ellipsoid(J) -> Ellipsoid:
     """Image of the unit sphere qd^T qd <= 1 ([5.36]-[5.37]): axes U_i, lengths sigma_i."""
-    U, s = _padded_sigma(as_jacobian(J))
+    U, s = _padded_sigma(jacobian_array(J))
     return Ellipsoid(U, s)
 
 
 def force_ellipsoid(J) -> Ellipsoid:
     """Wrenches with ||Gamma|| = ||J^T f|| <= 1 (§5.9.3): axes U_i, lengths 1/sigma_i."""
-    U, s = _padded_sigma(as_jacobian(J))
+    U, s = _padded_sigma(jacobian_array(J))
     with np.errstate(divide="ignore"):
         return Ellipsoid(U, np.where(s > 0, 1.0 / np.where(s > 0, s, 1.0), np.inf))
 
@@ -261,7 +247,7 @@ def velocity_bounds(J, qd_max) -> np.ndarray:
     Each bound is reached at the corner ``qd_i = qd_max_i sign(J_ki)``; the
     minimum is ``-Xd_max`` (the box is symmetric).
     """
-    J = as_jacobian(J)
+    J = jacobian_array(J)
     qd_max = finite_array("qd_max", qd_max, shape_text=f"{J.shape[-1]} joint speed limits")
     if qd_max.ndim > 1 or qd_max.size not in (1, J.shape[-1]):
         raise ArgumentError(f"qd_max must be a number or {J.shape[-1]} joint speed limits, got "
@@ -278,7 +264,7 @@ def velocity_polytope(J, qd_max, *, tol=1e-10, max_joints=16) -> np.ndarray:
     """
     from scipy.spatial import ConvexHull
 
-    J = as_jacobian(J)
+    J = jacobian_array(J)
     if J.ndim != 2:
         raise RobmodError("velocity_polytope takes one Jacobian (m, n)")
     n = J.shape[1]

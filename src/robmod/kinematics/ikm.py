@@ -32,9 +32,9 @@ from typing import Any, Callable
 import numpy as np
 import sympy as sp
 
-from ..errors import ArgumentError, RobmodError
-from .analysis import as_jacobian, manipulability, task_rows_jacobian
-from ..description.arguments import finite_array, keyword_options
+from ..errors import RobmodError
+from .analysis import manipulability, task_rows_jacobian
+from ..description.arguments import finite_vector, jacobian_array, keyword_options
 
 
 def _mv(A, x):
@@ -42,15 +42,11 @@ def _mv(A, x):
 
 
 def _J(J):
-    return as_jacobian(J)
+    return jacobian_array(J)
 
 
 def _xd(J, xd, what="xd"):
-    xd = finite_array(what, xd, shape_text=f"{J.shape[-2]} values (rows of J)")
-    if xd.shape[-1:] != J.shape[-2:-1]:
-        raise ArgumentError(f"{what} must have {J.shape[-2]} values (rows of J), got "
-                            f"{xd.shape}")
-    return xd
+    return finite_vector(what, xd, J.shape[-2], "values (rows of J)")
 
 
 # -- pseudo-inverse ------------------------------------------------------------------------------

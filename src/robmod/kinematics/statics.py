@@ -23,19 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import finite_array
-from ..errors import ArgumentError
+from ..description.arguments import finite_vector, jacobian_array, keyword_options
 from ..geometry.direct import dgm
 from ..geometry.screws import transform_wrench, wrench_transform
-from .analysis import as_jacobian
-from ..description.arguments import keyword_options
-
-
-def _vec(x, n, what):
-    x = finite_array(what, x, shape_text=f"{n} values in its last dimension")
-    if x.shape[-1:] != (n,):
-        raise ArgumentError(f"{what} must have {n} values in its last dimension, got {x.shape}")
-    return x
 
 
 def joint_torques(J, f) -> np.ndarray:
@@ -45,8 +35,8 @@ def joint_torques(J, f) -> np.ndarray:
     ``i`` is the frame whose axes carry the components of f (moment about O_j or O_E in every
     case).
     """
-    J = as_jacobian(J)
-    f = _vec(f, J.shape[-2], "the wrench")
+    J = jacobian_array(J)
+    f = finite_vector("f", f, J.shape[-2], "wrench components")
     return np.einsum("...ki,...k->...i", J, f)
 
 
@@ -56,8 +46,8 @@ def wrench_from_torques(J, tau) -> np.ndarray:
     Exact when Gamma is in R(J^T); the component of f in N(J^T) is not
     observable from the joint torques (Khalil & Dombre §5.9.3).
     """
-    J = as_jacobian(J)
-    tau = _vec(tau, J.shape[-1], "tau")
+    J = jacobian_array(J)
+    tau = finite_vector("tau", tau, J.shape[-1], "joint torques")
     return np.einsum("...ik,...k->...i", np.linalg.pinv(np.swapaxes(J, -1, -2)), tau)
 
 
@@ -77,13 +67,13 @@ def transport_wrench(robot, q, F, *, j=None, i=0, tool=None) -> np.ndarray:
 
     ``if = R jf``, ``im = R jm + P x (R jf)`` with ``iT_j = [R, P]`` (Khalil & Dombre §2.6).
     """
-    return transform_wrench(dgm(robot, q, j=j, i=i, tool=tool), _vec(F, 6, "F"))
+    return transform_wrench(dgm(robot, q, j=j, i=i, tool=tool), finite_vector("F", F, 6))
 
 
 def virtual_powers(J, qd, f):
     """(qd . Gamma, Xd . f) with Gamma = J^T f and Xd = J qd: equal (velocity-force duality)."""
-    J = as_jacobian(J)
-    qd = _vec(qd, J.shape[-1], "qd")
+    J = jacobian_array(J)
+    qd = finite_vector("qd", qd, J.shape[-1], "joint velocities")
     tau = joint_torques(J, f)
     xd = np.einsum("...ki,...i->...k", J, qd)
     return np.sum(qd * tau, axis=-1), np.sum(xd * np.asarray(f, float), axis=-1)
