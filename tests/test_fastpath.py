@@ -257,7 +257,7 @@ def test_warmup_reports_each_model(policy):
     assert set(report) == set(PLAIN) - {"regressor"}     # identification: a layer above
     assert all(compiled for _, compiled in report.values())
     with pytest.raises(RobmodError, match="unknown model"):
-        robmod.warmup(robot, ["rnea"])
+        robmod.warmup(robot, models=["rnea"])
     with pytest.raises(RobmodError, match="backend must be"):
         fastpath.set_backend("fast")
 

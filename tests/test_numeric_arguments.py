@@ -200,13 +200,14 @@ def test_overflow_is_an_error_not_a_silent_inf(rx90):
 
 
 def test_block_ikm_cache_is_keyed_by_content():
-    from robmod.kinematics.ikm_analytic import block_ikm
+    from robmod.kinematics import BlockIKM
 
     a, b = robmod.load_robot("rx90"), robmod.load_robot("rx90")
     assert a == b and a is not b
-    assert block_ikm(a) is block_ikm(b)
+    assert BlockIKM.from_robot(a) is BlockIKM.from_robot(b)
     c = a.with_values(D3=0.5)
-    assert block_ikm(c) is not block_ikm(a) and block_ikm(c).robot.values["D3"] == 0.5
+    assert BlockIKM.from_robot(c) is not BlockIKM.from_robot(a)
+    assert BlockIKM.from_robot(c).robot.values["D3"] == 0.5
 
 
 def test_compiled_model_reads_a_mutated_params_dict():

@@ -110,7 +110,7 @@ def _target_pose(robot, args) -> np.ndarray:
 def _analytic(robot, T, fixed, frame):
     from ..geometry.inverse import igm_model
 
-    sol = igm_model(robot, sorted(fixed) or None, j=frame)
+    sol = igm_model(robot, fixed=sorted(fixed) or None, j=frame)
     qf = np.array([fixed[j] for j in sorted(fixed)]) if fixed else None
     ev = sol.evaluate(T, qf)
     return sol, ev.q, ev.valid, ev.singular

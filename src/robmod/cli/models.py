@@ -98,7 +98,7 @@ def _igm(robot):
 
     if robot.structure != "serial":
         raise RobmodError("Paul's method is for serial robots")
-    return igm_model(robot, list(robot.joints[6:]) or None)
+    return igm_model(robot, fixed=list(robot.joints[6:]) or None)
 
 
 def _cmd_models(args) -> int:

@@ -6,6 +6,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import FileFormatError, Location
+from .arguments import keyword_options
 
 _FORMATS = {".yaml": "yaml", ".yml": "yaml", ".par": "par", ".urdf": "urdf"}
 
@@ -39,7 +40,8 @@ def write_text_atomic(path, text: str) -> None:
         raise FileFormatError(f"cannot write file: {e}", Location(file=str(path))) from None
 
 
-def read_robot(path, fmt: str | None = None):
+@keyword_options()
+def read_robot(path, *, fmt: str | None = None):
     """Read a robot from a YAML, SYMORO .par or URDF file."""
     fmt = fmt or _format_of(path)
     if fmt == "yaml":
@@ -76,7 +78,8 @@ def dumps_robot(robot, fmt: str) -> str:
     raise FileFormatError(f"unknown format {fmt!r}")
 
 
-def write_robot(robot, path, fmt: str | None = None) -> None:
+@keyword_options()
+def write_robot(robot, path, *, fmt: str | None = None) -> None:
     """Write ``robot`` to ``path`` in the format its extension names (all-or-nothing)."""
     fmt = fmt or _format_of(path)
     write_text_atomic(path, dumps_robot(robot, fmt))

@@ -27,17 +27,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import finite_array, positive_scalar, require_numeric
+from ..description.arguments import (check_arrays, checked_options, finite_array,
+                                     keyword_options, positive_scalar, require_numeric,
+                                     switched_off, switches_set)
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
-from .inertia import inertia_algorithm, inertia_matrix
+from .inertia import inertia_matrix, inertia_matrix_algorithm
 from ..kinematics.recursion import forward
-from .newton_euler import idm, ne_algorithm
-from .spatial import (Proxy, axis_index, check_arrays, dofs, friction_torque, geometry,
-                      plain_layout,
+from .newton_euler import SWITCHES, idm, idm_algorithm
+from .spatial import (Proxy, axis_index, dofs, friction_torque, geometry, plain_layout,
                       inertia_up, link_inertia, model_inputs, named, numeric_context, rot_t,
                       spatial_matrix, sym6, twist_down, wrench_up)
 
@@ -63,9 +64,16 @@ def _matvec(M, v):
     return [add(*[mul(M[r][c], v[c]) for c in range(3)]) for r in range(3)]
 
 
+#: the switches of the direct model (those of the IDM but ``acceleration``, its output)
+DDM_SWITCHES = {k: v for k, v in SWITCHES.items() if k != "acceleration"}
+METHODS = ("recursive", "inverse", "compiled")
+
+
+@keyword_options()
 def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, wrench=True,
                   velocity=True, base_motion=True):
-    """Joint accelerations ``{j: qdd_j}`` of the recursive algorithm; ``tau[j]`` = Gamma_j."""
+    """Joint accelerations ``{j: qdd_j}`` of the recursive algorithm; ``tau[j]`` = Gamma_j
+    (switches: those of :func:`~robmod.dynamics.idm_algorithm` but ``acceleration``)."""
     p = ctx.param
     n = robot.n_links
     frames = robot.frames[:n]
@@ -174,24 +182,35 @@ def _tau_dict(ctx_tau, robot):
     return {j: ctx_tau(j) for j in dofs(robot)}
 
 
-def ddm(robot, q, qd, tau, method: str = "recursive", **switches) -> np.ndarray:
+_DDM = ("ddm",)
+
+
+@keyword_options(method="recursive", **DDM_SWITCHES)
+def ddm(robot, q, qd, tau, **options) -> np.ndarray:
     """Numeric direct dynamics: qdd (..., n_q) from q, qd, Gamma (..., n_q) (batched).
 
     ``method``: ``'recursive'`` (O(n), Khalil & Dombre, section 9.6), ``'inverse'``
     (A^-1 (Gamma - H), Cholesky) or ``'compiled'`` (the customized recursive model, compiled
-    once and cached; default switches only).  A singular inertia matrix (a joint that only
-    moves massless links and has no rotor inertia, IA = 0) raises a RobmodError naming the
-    joint.
+    once and cached; default switches only); the switches are those of
+    :func:`~robmod.dynamics.idm` but ``acceleration``.  A singular inertia matrix (a joint that
+    only moves massless links and has no rotor inertia, IA = 0) raises a RobmodError naming
+    the joint.
     """
-    if method not in ("recursive", "inverse", "compiled"):
-        raise RobmodError(f"ddm: unknown method {method!r}; expected 'recursive', "
-                          "'inverse' or 'compiled'")
+    if not options and not robot.mimic:
+        return fastpath.evaluate(robot, _DDM, _DDM_SPEC, None, q, qd, tau)
+    opts = checked_options(ddm, options)
+    method = opts.pop("method")
+    if method not in METHODS:
+        raise ArgumentError(f"ddm: unknown method {method!r}; expected 'recursive', "
+                            "'inverse' or 'compiled'")
+    switches = switches_set(ddm, opts)
     if method == "compiled" and switches:
-        raise RobmodError("ddm: method='compiled' takes no switches")
+        raise ArgumentError("ddm: method='compiled' takes no switches (the compiled model has "
+                            "every term); use method='recursive' or 'inverse'")
     if robot.mimic:
         return _ddm_mimic(robot, q, qd, tau, switches)
     if method == "recursive" and not switches:
-        return fastpath.evaluate(robot, ("ddm",), _DDM_SPEC, None, q, qd, tau)
+        return fastpath.evaluate(robot, _DDM, _DDM_SPEC, None, q, qd, tau)
     return _ddm_numpy(robot, q, qd, tau, method, switches)
 
 
@@ -350,16 +369,27 @@ def _ltdl_solve(ctx, A, b, order):
 
 def _ddm_inverse_algorithm(ctx, robot, tau, **switches):
     """qdd = A^-1 (Gamma - H) over a context ([7.62]-[7.64])."""
-    h = ne_algorithm(Proxy(ctx, qdd=0), robot, **switches)
-    A = inertia_algorithm(ctx, robot, rotor=switches.get("rotor", True))
+    h = idm_algorithm(Proxy(ctx, qdd=0), robot, **switches)
+    A = inertia_matrix_algorithm(ctx, robot, rotor=switches.get("rotor", True))
     b = {j: ctx.var(add(tau[j], -h[j - 1]), f"GH{j}") for j in dofs(robot)}
     return _ltdl_solve(ctx, A, b, dofs(robot))
 
 
-def ddm_model(robot, method: str = "recursive", **switches):
-    """Customized direct dynamic model: inputs q, qd, GAM; outputs QDP1..QDPn."""
+@keyword_options()
+def ddm_model(robot, *, method: str = "recursive", gravity=True, rotor=True, friction=True,
+              wrench=True, velocity=True, base_motion=True):
+    """Customized direct dynamic model: inputs q, qd, GAM; outputs QDP1..QDPn.
+
+    ``method``: ``'recursive'`` (:func:`ddm_algorithm`) or ``'inverse'`` (A^-1 (Gamma - H),
+    the L^T D L factorization); the switches of :func:`ddm`.
+    """
+    switches = switched_off(ddm_model, gravity=gravity, rotor=rotor, friction=friction,
+                            wrench=wrench, velocity=velocity, base_motion=base_motion)
     inputs = model_inputs(robot, ("q", "qd", "tau"))
-    alg = {"recursive": ddm_algorithm, "inverse": _ddm_inverse_algorithm}[method]
+    alg = {"recursive": ddm_algorithm, "inverse": _ddm_inverse_algorithm}.get(method)
+    if alg is None:
+        raise ArgumentError(f"ddm_model: method must be 'recursive' or 'inverse', got "
+                            f"{method!r}")
 
     def algorithm(ctx):
         import sympy as sp
@@ -375,8 +405,13 @@ def ddm_model(robot, method: str = "recursive", **switches):
 
 # -- state space and simulation ------------------------------------------------------------
 
-def state_derivative(robot, x, tau, method: str = "recursive", **switches) -> np.ndarray:
-    """Khalil & Dombre, eq. (9.65): x = [q, qd] (..., 2 n_q) -> xdot = [qd, qdd]."""
+@keyword_options()
+def state_derivative(robot, x, tau, *, method: str = "recursive", gravity=True, rotor=True,
+                     friction=True, wrench=True, velocity=True, base_motion=True) -> np.ndarray:
+    """Khalil & Dombre, eq. (9.65): x = [q, qd] (..., 2 n_q) -> xdot = [qd, qdd] (``method``
+    and switches: those of :func:`ddm`)."""
+    switches = switched_off(state_derivative, gravity=gravity, rotor=rotor, friction=friction,
+                            wrench=wrench, velocity=velocity, base_motion=base_motion)
     nj = robot.n_q
     x = finite_array("x", x, shape_text=f"a state [q, qd] of shape (..., {2 * nj})")
     if x.ndim == 0 or x.shape[-1] != 2 * nj:
@@ -387,16 +422,24 @@ def state_derivative(robot, x, tau, method: str = "recursive", **switches) -> np
     return np.concatenate([np.broadcast_to(qd, qdd.shape), qdd], axis=-1)
 
 
-def simulate(robot, tau_fn, x0, t, method: str = "rk4", substeps: int = 1, ddm_method="recursive",
-             bound: float = 1e6, **switches) -> np.ndarray:
+@keyword_options()
+def simulate(robot, tau_fn, x0, t, *, method: str = "rk4", substeps: int = 1,
+             ddm_method: str = "recursive", bound: float = 1e6, gravity=True, rotor=True,
+             friction=True, wrench=True, velocity=True, base_motion=True) -> np.ndarray:
     """States x(t) (len(t), ..., 2 n_q) under torques ``tau_fn(t, x)`` (..., n_q).
 
     ``method='rk4'``: fixed-step Runge-Kutta 4 on the grid t (``substeps`` per interval),
     batched over leading dimensions of x0; otherwise a ``scipy.integrate.solve_ivp`` method
     (``'RK45'``, ``'DOP853'``, ...) on one state.  A simulation that blows up (a state or a
     torque not finite, or a state beyond ``bound`` in absolute value, e.g. a too stiff PD law
-    for the step) stops with a RobmodError giving the time and the joint.
+    for the step) stops with a RobmodError giving the time and the joint.  ``ddm_method`` and
+    the switches are those of :func:`ddm`.
     """
+    switches = switched_off(simulate, gravity=gravity, rotor=rotor, friction=friction,
+                            wrench=wrench, velocity=velocity, base_motion=base_motion)
+    if ddm_method not in METHODS:
+        raise ArgumentError(f"simulate: ddm_method must be one of {', '.join(METHODS)}, got "
+                            f"{ddm_method!r}")
     require_numeric(robot, "simulate", scope="geometry")
     nj = robot.n_q
     t = finite_array("t", t, shape_text="an increasing 1-D array of times")

@@ -52,6 +52,7 @@ import sympy as sp
 from ..errors import RobmodError
 from ..description.expr import as_expr
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE, Link, Tool, make_robot, transform_matrix
+from ..description.arguments import keyword_options
 
 _JOINTS = {"r": REVOLUTE, "revolute": REVOLUTE, "p": PRISMATIC, "prismatic": PRISMATIC}
 _ROTOR_MODELS = ("khalil", "siciliano")
@@ -199,6 +200,7 @@ def _unit_check(z, what):
             raise RobmodError(f"{what} must be a unit vector (norm {norm:g})")
 
 
+@keyword_options()
 def from_siciliano(name: str, links, motors=None, gravity=(0, 0, -9.81), *,
                    rotor_model: str = "khalil", base=None, values=None, tool: str | None = "tip",
                    source: str = "", description: str = ""):
@@ -304,7 +306,8 @@ def _tool_parameters(robot, tool):
     return tuple(sp.simplify(x) for x in (gamma, b, alpha, d))
 
 
-def to_siciliano(robot, tool: str | None = None) -> SicilianoArm:
+@keyword_options()
+def to_siciliano(robot, *, tool: str | None = None) -> SicilianoArm:
     """The serial robot in Siciliano et al. conventions (inverse of :func:`from_siciliano`).
 
     Khalil's frame j and ``Rot(z,gamma) Trans(z,b) Rot(x,alpha) Trans(x,d)`` of

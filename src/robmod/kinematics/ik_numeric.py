@@ -46,6 +46,7 @@ from ..geometry.igm_result import IGMResult
 from ..geometry.pose_errors import pose_error
 from ..geometry.transforms import transform_to_numpy
 from .jacobians import resolve_frame, pose_and_jacobian
+from ..description.arguments import keyword_options
 
 _CONVERGED, _UNREACHABLE, _MAX_ITER = "converged", "unreachable", "max_iter"
 
@@ -123,7 +124,7 @@ def _solve_lanes(robot, j, tool, Td, Q, active, clo, chi, wrap, tol, max_iter, S
         if live.size == 0:
             break
         q = Q[live]
-        T, J = pose_and_jacobian(robot, q, j, tool)
+        T, J = pose_and_jacobian(robot, q, j=j, tool=tool)
         dp, dr = pose_error(Td[live], T)
         npos, nrot = np.linalg.norm(dp, axis=-1), np.linalg.norm(dr, axis=-1)
         e = np.maximum(npos, nrot)
@@ -153,7 +154,7 @@ def _solve_lanes(robot, j, tool, Td, Q, active, clo, chi, wrap, tol, max_iter, S
             iters[lanes] += 1
         live = live[~finished]
     # final check of every lane at its last configuration
-    T = dgm(robot, Q, j, tool=tool)
+    T = dgm(robot, Q, j=j, tool=tool)
     dp, dr = pose_error(Td, T)
     err = np.maximum(np.linalg.norm(dp, axis=-1), np.linalg.norm(dr, axis=-1))
     return Q, err, stalled, iters
@@ -189,11 +190,12 @@ def check_transform(name, T, tol: float = 1e-6):
                           f"{np.atleast_1d(det)[tuple(k)]:.6g} (tolerance {tol:g})")
 
 
-def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_restarts=16,
+@keyword_options()
+def igm_numeric(robot, T, q0=None, *, tool=None, j=None, base=False, n_restarts=16,
                 tol=1e-10, max_iter=200, step_limits=(0.2, 0.2), damping=0.05,
                 joint_limits=True, rng=None, batch=True, prismatic_range=(-1.0, 1.0),
                 patience=30, dedup_tol=1e-6):
-    """All the solutions found for 0T_E = ``T_target`` (4x4, or (..., 4, 4) for many targets).
+    """All the solutions found for 0T_E = ``T`` (4x4, or (..., 4, 4) for many targets).
 
     Returns an :class:`~robmod.geometry.IGMResult` (``method="numeric"``), which unpacks as
     ``q, valid``: q (..., n_solutions, n_q) the distinct solutions of each target, sorted,
@@ -204,12 +206,12 @@ def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_re
     See the module documentation for the algorithm and the statuses.
     """
     tool, j = resolve_frame(robot, j, tool)
-    Td = np.asarray(T_target, dtype=float)
+    Td = np.asarray(T, dtype=float)
     if Td.shape[-2:] == (3, 4):
         Td = np.concatenate([Td, np.broadcast_to([0, 0, 0, 1.0], Td.shape[:-2] + (1, 4))], -2)
     if Td.shape[-2:] != (4, 4):
-        raise RobmodError(f"T_target must be (..., 4, 4), got shape {Td.shape}")
-    check_transform("T_target", Td)
+        raise RobmodError(f"T must be (..., 4, 4), got shape {Td.shape}")
+    check_transform("T", Td)
     shape = Td.shape[:-2]
     Td = Td.reshape(-1, 4, 4)
     if base:
