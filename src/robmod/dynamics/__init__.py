@@ -7,8 +7,7 @@ from .closed_loop import (equivalent_tree, loop_constraints, loop_jacobian, pass
                           closed_loop_idm, closed_loop_inertia_matrix, closed_loop_gravity_torques,
                           closed_loop_ddm, closed_loop_energy, closed_loop_simulate,
                           closed_loop_symbolic, closed_loop_gravity)
-from .direct import (ddm, ddm_model, ddm_algorithm, state_derivative, simulate,
-                     singular_inertia_error)
+from .direct import ddm, ddm_model, ddm_algorithm, state_derivative, simulate
 from .elastic import (ElasticInverse, elastic_idm, elastic_ddm, elastic_idm_model,
                       elastic_ddm_model, elastic_idm_algorithm, elastic_ddm_algorithm,
                       elastic_state_derivative)
@@ -45,7 +44,7 @@ __all__ = [
     "closed_loop_inertia_matrix", "closed_loop_gravity_torques", "closed_loop_ddm",
     "closed_loop_energy", "closed_loop_simulate", "closed_loop_symbolic",
     # direct
-    "ddm", "ddm_model", "ddm_algorithm", "state_derivative", "simulate", "singular_inertia_error",
+    "ddm", "ddm_model", "ddm_algorithm", "state_derivative", "simulate",
     # elastic
     "ElasticInverse", "elastic_idm", "elastic_ddm", "elastic_idm_model", "elastic_ddm_model",
     "elastic_idm_algorithm", "elastic_ddm_algorithm", "elastic_state_derivative",

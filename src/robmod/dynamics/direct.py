@@ -507,5 +507,4 @@ def _check_state(robot, tt, x, bound):
         "or raise substeps)")
 
 
-__all__ = ["ddm", "ddm_model", "ddm_algorithm", "state_derivative", "simulate",
-           "singular_inertia_error"]
+__all__ = ["ddm", "ddm_model", "ddm_algorithm", "state_derivative", "simulate"]
