@@ -402,14 +402,24 @@ Z = {Zr11,Zr12,Zr13,Zt1,Zr21,Zr22,Zr23,Zt2,Zr31,Zr32,Zr33,Zt3,0,0,0,1}
 """
 
 
-@pytest.mark.parametrize("text, line", [
-    (FLOATING, 6),
+@pytest.mark.parametrize("text, kind", [
+    (FLOATING, "floating"),
     (FLOATING.replace("is_floating = True\nis_mobile = False",
-                      "is_floating = False\nis_mobile = 1 (* mobile robot *)"), 7),
+                      "is_floating = False\nis_mobile = 1 (* mobile robot *)"), "mobile"),
 ])
-def test_floating_or_mobile_base_refused(text, line):
-    with pytest.raises(RobmodError) as info:
+def test_floating_or_mobile_base(text, kind):
+    """SYMORO's is_floating / is_mobile: the dynamic lists start with link 0, the base; the
+    symbolic Z of a floating base (its pose) is the configuration of robmod's floating base."""
+    robot = loads_par(text, "float2.par")
+    assert robot.base_kind == kind
+    assert str(robot.base_link.XX) == "XX0" and str(robot.base_link.M) == "M0"
+    assert str(robot.link(1).XX) == "XX1" and str(robot.link(2).M) == "M2"
+    assert robot.base.free_symbols == (set() if kind == "floating" else robot.base.free_symbols)
+    again = loads_par(dumps_par(robot), "again.par")
+    assert again.base_kind == kind and again.base_link == robot.base_link
+
+
+def test_floating_base_lists_need_link_0():
+    text = FLOATING.replace("XX = {XX0,XX1,XX2}", "XX = {XX1,XX2}")
+    with pytest.raises(RobmodError, match="float2.par:.*expected 3 .*link 0 first"):
         loads_par(text, "float2.par")
-    msg = str(info.value)
-    assert msg.startswith(f"float2.par:{line}")
-    assert "floating or mobile base not supported yet" in msg

@@ -40,16 +40,16 @@ def symbols_used(robot, scope: str = "dynamics") -> frozenset:
     ``scope='geometry'``: the geometric parameters of the frames (every numeric model reads
     them; a symbolic base or tool matrix is reported when a model uses it);
     ``'dynamics'``: also the base and tool matrices, the inertial parameters, gravity and
-    base motion (limits excluded).
+    base motion (limits excluded); ``'floating'``: also link 0, the base.
     """
     syms = set()
     for f in robot.frames:
         for k in GEOMETRIC:
             syms |= getattr(f, k).free_symbols
-    if scope == "dynamics":
+    if scope in ("dynamics", "floating"):
         for m in [robot.base] + [t.T for t in robot.tools]:
             syms |= m.free_symbols
-        for link in robot.links:
+        for link in robot.links + ((robot.base_link,) if scope == "floating" else ()):
             for k in DYNAMIC:
                 v = getattr(link, k)
                 if v is not None:

@@ -13,12 +13,15 @@ from .robot import GEOMETRIC, IDENTITY4, Frame, Link, Robot, vec3
 def make_robot(name: str, frames, links=None, *, n_links: int | None = None, base=None,
                tools=(), gravity=None, W0=None, WP0=None, V0=None, VP0=None, values=None,
                source: str = "", description: str = "", validate: bool = True,
-               frame_names=None, mimic=None) -> Robot:
+               frame_names=None, mimic=None, base_kind: str = "fixed",
+               base_link=None) -> Robot:
     """Build and validate a :class:`Robot`.
 
     ``frames`` is a sequence of :class:`Frame` or of dicts with Frame's fields;
     ``links`` a sequence of :class:`Link` (default: symbolic parameters for
-    every link).  ``n_links`` defaults to the number of frames (no loops).
+    every link).  ``n_links`` defaults to the number of frames (no loops).  ``base_kind``:
+    ``"fixed"``, ``"mobile"`` or ``"floating"``; ``base_link``: link 0 (a :class:`Link`
+    or a dict of its parameters), the base's inertial parameters (zero by default).
     """
     frames = tuple(f if isinstance(f, Frame) else _frame_from_dict(f) for f in frames)
     nl = len(frames) if n_links is None else n_links
@@ -26,6 +29,9 @@ def make_robot(name: str, frames, links=None, *, n_links: int | None = None, bas
         links = [Link.symbolic(j) for j in range(1, nl + 1)]
     links = tuple(l if isinstance(l, Link) else Link(**l) for l in links)
     kw = {}
+    if base_link is not None:
+        kw["base_link"] = base_link if isinstance(base_link, Link) else Link(**{"j": 0,
+                                                                              **base_link})
     for key, val in (("gravity", gravity), ("W0", W0), ("WP0", WP0), ("V0", V0), ("VP0", VP0)):
         if val is not None:
             kw[key] = vec3(val)
@@ -35,7 +41,8 @@ def make_robot(name: str, frames, links=None, *, n_links: int | None = None, bas
         values=MappingProxyType(dict(values or {})), source=source, description=description,
         frame_names=MappingProxyType(dict(frame_names or {})),
         mimic=MappingProxyType({int(j): (int(i), float(m), float(c))
-                                for j, (i, m, c) in (mimic or {}).items()}), **kw)
+                                for j, (i, m, c) in (mimic or {}).items()}),
+        base_kind=base_kind, **kw)
     if validate:
         from .validation import validate as _validate
 

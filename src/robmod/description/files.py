@@ -41,22 +41,33 @@ def write_text_atomic(path, text: str) -> None:
 
 
 @keyword_options()
-def read_robot(path, *, fmt: str | None = None):
-    """Read a robot from a YAML, SYMORO .par or URDF file."""
+def read_robot(path, *, fmt: str | None = None, base: str | None = None):
+    """Read a robot from a YAML, SYMORO .par or URDF file.
+
+    ``base``: the base kind, ``"fixed"``, ``"mobile"`` or ``"floating"`` (None: the file's;
+    a URDF file is read with a fixed base unless told, as Pinocchio's ``buildModelFromUrdf``
+    takes its root joint: ``read_robot(path, base="floating")``).
+    """
+    from .base import check_kind
+
     fmt = fmt or _format_of(path)
-    if fmt == "yaml":
-        from .io_yaml import read_yaml
-
-        return read_yaml(path)
-    if fmt == "par":
-        from .io_par import read_par
-
-        return read_par(path)
+    if base is not None:
+        check_kind(base, "argument base")
     if fmt == "urdf":
         from .io_urdf import read_urdf
 
-        return read_urdf(path)
-    raise FileFormatError(f"unknown format {fmt!r}", Location(file=str(path)))
+        return read_urdf(path, base=base or "fixed")
+    if fmt == "yaml":
+        from .io_yaml import read_yaml
+
+        robot = read_yaml(path)
+    elif fmt == "par":
+        from .io_par import read_par
+
+        robot = read_par(path)
+    else:
+        raise FileFormatError(f"unknown format {fmt!r}", Location(file=str(path)))
+    return robot if base is None or base == robot.base_kind else robot.with_base(base)
 
 
 def dumps_robot(robot, fmt: str) -> str:

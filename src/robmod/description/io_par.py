@@ -113,12 +113,9 @@ def _header_bool(ctx, by_key, key):
     if st is None:
         return False
     v = st.scalar.lower()
-    if v in ("true", "1"):
-        raise ctx.error(f"{key} = {st.scalar}: floating or mobile base not supported yet",
-                        st.line, field=key)
-    if v not in ("false", "0"):
+    if v not in ("false", "0", "true", "1"):
         raise ctx.error(f"{key} must be True or False, not {st.scalar!r}", st.line, field=key)
-    return False
+    return v in ("true", "1")
 
 
 def _items(ctx, by_key, key, n, what):
@@ -148,8 +145,12 @@ def _robot(ctx: ParContext, by_key, comments) -> Robot:
         raise ctx.error(f"NJ = {nj} is too large (robmod reads at most {_MAX_JOINTS} joints)",
                         nj_line, field="NJ")
     nf = 2 * nj - nl
-    for key in ("is_floating", "is_mobile"):
-        _header_bool(ctx, by_key, key)
+    floating, mobile = (_header_bool(ctx, by_key, key) for key in ("is_floating", "is_mobile"))
+    if floating and mobile:
+        raise ctx.error("is_floating and is_mobile are both True: a base is either floating "
+                        "(free) or mobile (its motion given)", by_key["is_mobile"].line,
+                        field="is_mobile")
+    kind = "floating" if floating else "mobile" if mobile else "fixed"
     nf_header = _header_int(ctx, by_key, "NF", False)
     if nf_header is not None and nf_header != nf:
         lengths = {len(by_key[k].items) for k in _GEO_KEYS if k in by_key}
@@ -164,8 +165,10 @@ def _robot(ctx: ParContext, by_key, comments) -> Robot:
     # Type is informational: robmod derives the structure from NL, NJ and ant.
 
     frames = _frames(ctx, by_key, nl, nj, nf)
-    link_vals = _links(ctx, by_key, nl, nj)
+    link_vals, base_link = _links(ctx, by_key, nl, nj, kind)
     kw = _base(ctx, by_key)
+    if kind == "floating" and kw.get("base") is not None and kw["base"].free_symbols:
+        del kw["base"]   # SYMORO's symbols of the base pose: robmod's floating configuration
     ext = read_extensions(ctx, comments, nl, nf)
     links = []
     for j in range(1, nl + 1):
@@ -174,7 +177,8 @@ def _robot(ctx: ParContext, by_key, comments) -> Robot:
     name = ext["name"] or _file_name(ctx, comments)
     robot = make_robot(name, frames, links, n_links=nl, tools=ext["tools"],
                        values=ext["values"], source=ext["source"],
-                       description=ext["description"], validate=False, **kw)
+                       description=ext["description"], validate=False, base_kind=kind,
+                       base_link=base_link, **kw)
     with ctx.located():
         validate(robot, ctx.locations)
     return robot
@@ -251,8 +255,25 @@ def _split(ctx, v, j, sigma, column, line, missing=False):
         raise DescriptionError(msg, e.location.merged(loc)) from None
 
 
-def _links(ctx, by_key, nl, nj):
+def _links(ctx, by_key, nl, nj, kind="fixed"):
+    """({j: link values} of links 1..NL, link 0 or None).  A mobile or floating base
+    (SYMORO's is_mobile, is_floating) has NL + 1 values per dynamic list, link 0 first."""
     what = f"one per link 1..NL = {nl}"
+    base = {}
+    if kind != "fixed":
+        what = f"one per link 0..NL = {nl} (link 0 first: the {kind} base)"
+        for k in _DYN_KEYS:
+            st = by_key.get(k)
+            if st is None:      # SYMORO's default: symbolic inertial parameters XX0 .. M0
+                if k in ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M"):
+                    base[k] = symbol(f"{k}0")
+                continue
+            if len(st.items) != nl + 1:
+                raise ctx.error(f"list {k} has {len(st.items)} values, expected {nl + 1} "
+                                f"({what})", st.line, field=k)
+            it, st.items = st.items[0], st.items[1:]
+            base[_PAR_TO_LINK[k]] = item_expr(ctx, it, 0, k)
+        base = {k: v for k, v in base.items() if k not in ("IA", "FV", "FC")}
     cols = {k: _items(ctx, by_key, k, nl, what) for k in _DYN_KEYS}
     jwhat = f"one per joint 1..NJ = {nj}"
     jcols = {k: _items(ctx, by_key, k, nj, jwhat) for k in _JOINT_KEYS}
@@ -295,7 +316,7 @@ def _links(ctx, by_key, nl, nj):
         elif k != 0:
             raise ctx.error(f"k = {k_it.text} for a rigid joint (eta = 0): set eta = 1 for a "
                             "flexible joint, or k = 0", k_it.line, j, "k")
-    return links
+    return links, (Link(j=0, **base) if kind != "fixed" else None)
 
 
 def _base(ctx, by_key):
@@ -324,7 +345,9 @@ def dumps_par(robot: Robot) -> str:
     frames, links = robot.frames, robot.links
     par_name = sanitize_name(robot.name.strip()) or "robot"
     out = [f"(* Robotname = '{par_name}' *)", f"NL = {nl}", f"NJ = {nj}", f"NF = {nf}",
-           f"Type = {_TYPES[robot.structure]}", "is_floating = False", "is_mobile = False", "",
+           f"Type = {_TYPES[robot.structure]}",
+           f"is_floating = {robot.base_kind == 'floating'}",
+           f"is_mobile = {robot.base_kind == 'mobile'}", "",
            "(* Geometric parameters *)"]
     for key in _GEO_KEYS:
         if key in ("ant", "sigma", "mu"):
@@ -335,8 +358,10 @@ def dumps_par(robot: Robot) -> str:
             vals = [par_value(getattr(f, key)) for f in frames]
         out.append(par_list(key, vals))
     out += ["", "(* Dynamic parameters and external forces *)"]
+    dyn_links = links if robot.base_kind == "fixed" else (robot.base_link,) + links
     for key in _DYN_KEYS:
-        out.append(par_list(key, [par_value(getattr(link, _PAR_TO_LINK[key])) for link in links]))
+        out.append(par_list(key, [par_value(getattr(link, _PAR_TO_LINK[key]))
+                                  for link in dyn_links]))
     out += ["", "(* Joint parameters *)"]
     joints = range(1, nj + 1)
     kvals = [links[j - 1].K if j <= nl else None for j in joints]

@@ -10,7 +10,8 @@ Reading (URDF -> Khalil-Kleinfinger)
 * Frame 0 is the frame of the root link.  A root link named ``world`` whose
   only child joint is fixed is absorbed into the base matrix Z (frame 0 is then
   that child link).  The inertia of the root link (fixed to the ground) is not
-  used.
+  used.  With ``base="floating"`` (or ``"mobile"``) the root link, whatever its name, is
+  link 0, the base, with its inertia (Pinocchio's free-flyer on the root link).
 * Frames are numbered so that a(j) < j, keeping the file order of the joints
   as far as possible (a joint gets the next number as soon as its parent link
   is numbered; among the candidates the first in the file wins).  A file
@@ -83,13 +84,17 @@ _UNLIMITED = 1e9
 _ROBMOD_MARK = "<!-- robmod-frames: khalil-kleinfinger -->"
 
 
-def read_urdf(path, *, mdh: bool | None = None) -> Robot:
-    """Read a robot from a URDF file (see the module documentation for the conversion)."""
+def read_urdf(path, *, mdh: bool | None = None, base: str = "fixed") -> Robot:
+    """Read a robot from a URDF file (see the module documentation for the conversion);
+    ``base``: ``"fixed"`` (the root link bolted to the ground), ``"floating"`` or
+    ``"mobile"`` (the root link is link 0, with its inertia; as Pinocchio's
+    ``buildModelFromUrdf(path, JointModelFreeFlyer())``: a URDF file cannot say it)."""
     path = Path(path)
-    return loads_urdf(read_text(path), str(path), mdh=mdh)
+    return loads_urdf(read_text(path), str(path), mdh=mdh, base=base)
 
 
-def loads_urdf(text: str, filename: str = "<string>", *, mdh: bool | None = None) -> Robot:
+def loads_urdf(text: str, filename: str = "<string>", *, mdh: bool | None = None,
+               base: str = "fixed") -> Robot:
     """Read a robot from URDF text."""
     if mdh is None:
         mdh = _ROBMOD_MARK not in text
@@ -116,7 +121,9 @@ def loads_urdf(text: str, filename: str = "<string>", *, mdh: bool | None = None
                                 f"{joint_names[joint.name]})", el.line, field="joint.name")
             joint_names[joint.name] = el.line
             joints.append(joint)
-    return build_robot(name, links, joints, ctx, mdh, root.line)
+    from .base import check_kind
+
+    return build_robot(name, links, joints, ctx, mdh, root.line, check_kind(base, "base"))
 
 
 # ============================================================================ writing
@@ -194,7 +201,12 @@ def dumps_urdf(robot: Robot) -> str:
         out.append('    <child link="link0"/>')
         out.append(_origin_xml(Z, "    "))
         out.append("  </joint>")
-    out.append('  <link name="link0"/>')
+    if robot.base_kind != "fixed":     # the base's inertia (read back with base=...)
+        out.append("  " + _comment(f"link0 is a {robot.base_kind} base: read with "
+                                   f"read_robot(path, base={robot.base_kind!r})"))
+        out.extend(_link_xml(0, robot.base_link))
+    else:
+        out.append('  <link name="link0"/>')
     for f in robot.frames:
         j = f.j
         link = robot.link(j)

@@ -25,6 +25,7 @@ from .io_common import IDENT_RE, NAME_RE, FileContext, did_you_mean, read_text
 from .robot import (DYNAMIC, GEOMETRIC, IDENTITY4, LIMITS, FIXED, Frame, JointLimits, Link,
                     Robot, Tool, make_robot)
 from .transforms_io import matrix_from_spec
+from .base import BASE_KINDS, symbolic_base_link
 from .validation import validate
 from .variables import split_variable, with_variable
 
@@ -34,7 +35,7 @@ _TOP_KEYS = ("robmod", "name", "source", "description", "n_links", "frames", "li
 _FRAME_KEYS = ("j", "ant", "sigma", "mu") + GEOMETRIC
 _LINK_KEYS = ("j",) + DYNAMIC
 _JOINT_KEYS = ("j",) + LIMITS
-_BASE_KEYS = ("Z", "gravity", "W0", "WP0", "V0", "VP0")
+_BASE_KEYS = ("kind", "Z", "gravity", "W0", "WP0", "V0", "VP0")
 
 
 def read_yaml(path) -> Robot:
@@ -112,14 +113,18 @@ def _robot_from_data(data, ctx: FileContext) -> Robot:
     if defaults not in ("symbolic", "zero"):
         raise ctx.error("link_defaults must be 'symbolic' or 'zero'",
                         data.lines.get("link_defaults"), field="link_defaults")
+    kind = _base_kind(data, ctx)
     link_values = {j: (Link.symbolic(j).__dict__.copy() if defaults == "symbolic"
                        else Link(j=j).__dict__.copy()) for j in range(1, nl + 1)}
+    link_values[0] = (symbolic_base_link() if defaults == "symbolic" and kind != "fixed"
+                      else Link(j=0)).__dict__.copy()
     for j in link_values:
         link_values[j].pop("limits", None)
     limits = {j: {} for j in range(1, nl + 1)}
     if "links" in data:
         rows = _require_list(data["links"], ctx, "links", data.lines["links"])
-        _rows_into(rows, _LINK_KEYS, link_values, nl, ctx, "links")
+        _rows_into(rows, _LINK_KEYS, link_values, nl, ctx, "links",
+                   lowest=0 if kind != "fixed" else 1)
     if "joints" in data:
         rows = _require_list(data["joints"], ctx, "joints", data.lines["joints"])
         _rows_into(rows, _JOINT_KEYS, limits, nl, ctx, "joints")
@@ -128,15 +133,13 @@ def _robot_from_data(data, ctx: FileContext) -> Robot:
         vals = link_values[j]
         vals["j"] = j
         links.append(Link(**vals, limits=JointLimits(**limits[j])))
-    kw = {}
+    kw = {"base_kind": kind, "base_link": Link(**{**link_values[0], "j": 0})}
     base = data.get("base")
     if base is not None:
-        base = _require_map(base, ctx, "base", data.lines["base"])
-        _check_keys(base, _BASE_KEYS, ctx, "base")
         if "Z" in base:
             ctx.locations[(None, "Z")] = ctx.loc(base.lines["Z"])
             kw["base"] = _matrix(base["Z"], ctx, base.lines["Z"], None, "Z")
-        for key in _BASE_KEYS[1:]:
+        for key in _BASE_KEYS[2:]:
             if key in base:
                 kw[key] = _vector(base[key], ctx, base.lines[key], key)
     tools = []
@@ -184,6 +187,20 @@ def _robot_from_data(data, ctx: FileContext) -> Robot:
     return robot
 
 
+def _base_kind(data, ctx) -> str:
+    """The base kind of the file's ``base: {kind: ...}`` (fixed by default)."""
+    base = data.get("base")
+    if base is None:
+        return "fixed"
+    base = _require_map(base, ctx, "base", data.lines["base"])
+    _check_keys(base, _BASE_KEYS, ctx, "base")
+    kind = base.get("kind", "fixed")
+    if kind not in BASE_KINDS:
+        raise ctx.error(f"base kind must be one of {', '.join(BASE_KINDS)}, not {kind!r}",
+                        base.lines.get("kind"), field="kind")
+    return kind
+
+
 def _frame(row, idx, ctx) -> Frame:
     _check_keys(row, _FRAME_KEYS, ctx, f"frame entry {idx}")
     j = row.get("j", idx)
@@ -216,7 +233,7 @@ def _frame(row, idx, ctx) -> Frame:
     return Frame(j=j, ant=ant, sigma=sigma, mu=mu, **vals)
 
 
-def _rows_into(rows, keys, target, nl, ctx, what):
+def _rows_into(rows, keys, target, nl, ctx, what, lowest=1):
     seen = set()
     for idx, row in enumerate(rows):
         line = rows.lines[idx]
@@ -225,8 +242,10 @@ def _rows_into(rows, keys, target, nl, ctx, what):
         if "j" not in row:
             raise ctx.error(f"{what} entry {idx + 1} has no 'j'", line, field="j")
         j = _int(row["j"], ctx, row.lines["j"], None, "j")
-        if not 1 <= j <= nl:
-            raise ctx.error(f"{what}: link {j} does not exist (links are 1..{nl})",
+        if not lowest <= j <= nl:
+            hint = (" (link 0, the base, takes parameters when the base is mobile or floating: "
+                    "base: {kind: floating})" if j == 0 else "")
+            raise ctx.error(f"{what}: link {j} does not exist (links are {lowest}..{nl}){hint}",
                             row.lines["j"], j, "j")
         if j in seen:
             raise ctx.error(f"{what}: link {j} is given twice", line, j, "j")
@@ -313,7 +332,8 @@ def dumps_yaml(robot: Robot) -> str:
         out.append("  - " + _row(pairs))
     out.append("link_defaults: zero")
     out.append("links:")
-    for link in robot.links:
+    base_rows = (robot.base_link,) if robot.base_kind != "fixed" else ()
+    for link in base_rows + robot.links:
         pairs = [("j", link.j)] + [(k, getattr(link, k)) for k in DYNAMIC
                                    if getattr(link, k) is not None and getattr(link, k) != 0]
         out.append("  - " + _row(pairs))
@@ -325,6 +345,8 @@ def dumps_yaml(robot: Robot) -> str:
                                        if getattr(link.limits, k) is not None]
             out.append("  - " + _row(pairs))
     out.append("base:")
+    if robot.base_kind != "fixed":
+        out.append(f"  kind: {robot.base_kind}")
     if robot.base != IDENTITY4:
         out.append("  Z: " + _matrix_text(robot.base))
     for key in ("gravity", "W0", "WP0", "V0", "VP0"):

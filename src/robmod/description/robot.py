@@ -254,6 +254,11 @@ class Robot:
     #: dependent (mimic) joints: frame j -> (i, m, c), q_j = m q_i + c (no entry of their own
     #: in joint vectors; see :mod:`robmod.description.mimic`)
     mimic: Mapping = field(default_factory=lambda: MappingProxyType({}))
+    #: the base (link 0): ``"fixed"``, ``"mobile"`` (its motion given: V0, W0, VP0, WP0) or
+    #: ``"floating"`` (6 free coordinates); see :mod:`robmod.description.base`
+    base_kind: str = "fixed"
+    #: link 0: the base's inertial parameters and external wrench (mobile, floating bases)
+    base_link: Link = field(default_factory=lambda: Link(j=0))
 
     # ---- pickling (worker processes): the read-only mappings travel as dicts ----------
     def __getstate__(self):
@@ -340,7 +345,7 @@ class Robot:
         return (self.name, self.frames, self.links, self.n_links, self.base, self.tools,
                 self.gravity, self.W0, self.WP0, self.V0, self.VP0,
                 tuple(sorted((str(k), str(v)) for k, v in self.values.items())),
-                tuple(sorted(self.mimic.items())))
+                tuple(sorted(self.mimic.items())), self.base_kind, self.base_link)
 
     @cached_property
     def content_hash(self) -> int:
@@ -405,7 +410,7 @@ class Robot:
     def symbols(self) -> frozenset:
         """Free symbols of the description (joint variables excluded)."""
         syms = set(self.geometry_symbols)
-        for link in self.links:
+        for link in self.links + (self.base_link,):
             for k in DYNAMIC:
                 v = getattr(link, k)
                 if v is not None:
@@ -442,9 +447,10 @@ class Robot:
         links = tuple(
             replace(l, **{k: s(getattr(l, k)) for k in DYNAMIC},
                     limits=replace(l.limits, **{k: s(getattr(l.limits, k)) for k in LIMITS}))
-            for l in self.links)
+            for l in self.links + (self.base_link,))
         new = replace(
-            self, frames=frames, links=links, base=self.base.xreplace(subs),
+            self, frames=frames, links=links[:-1], base_link=links[-1],
+            base=self.base.xreplace(subs),
             tools=tuple(replace(t, T=t.T.xreplace(subs)) for t in self.tools),
             gravity=tuple(s(v) for v in self.gravity), W0=tuple(s(v) for v in self.W0),
             WP0=tuple(s(v) for v in self.WP0), V0=tuple(s(v) for v in self.V0),
@@ -469,6 +475,15 @@ class Robot:
             syms = new
         return self.substitute(syms)
 
+    def with_base(self, kind: str = "floating", link: "Link | None" = None,
+                  **inertial) -> "Robot":
+        """The same robot with the base ``kind`` (``"fixed"``, ``"mobile"``, ``"floating"``)
+        and base link 0 (``link``, or its parameters ``M=..., XX=..., ...``; default: the
+        robot's); see :func:`robmod.description.base.with_base`."""
+        from .base import with_base
+
+        return with_base(self, kind, link, **inertial)
+
     def with_values(self, **values) -> "Robot":
         return replace(self, values=MappingProxyType({**self.values, **values}))
 
@@ -478,7 +493,8 @@ class Robot:
         return format_robot(self)
 
     def __repr__(self) -> str:
-        return (f"<Robot {self.name!r}: {self.structure}, {self.n_q} joint variables, "
+        base = "" if self.base_kind == "fixed" else f"{self.base_kind} base, "
+        return (f"<Robot {self.name!r}: {base}{self.structure}, {self.n_q} joint variables, "
                 f"NF = {self.n_frames}; print() for the tables>")
 
     def _repr_html_(self) -> str:

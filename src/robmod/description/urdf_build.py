@@ -94,16 +94,17 @@ def _clean_matrix(T) -> sp.ImmutableMatrix:
 
 
 def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
-                ctx: FileContext, mdh: bool, robot_line: int) -> Robot:
-    """The KK robot of a URDF tree (``links`` by name, ``joints`` in file order)."""
+                ctx: FileContext, mdh: bool, robot_line: int, kind: str = "fixed") -> Robot:
+    """The KK robot of a URDF tree (``links`` by name, ``joints`` in file order); ``kind``:
+    the base kind (a mobile or floating base is the root link, whose inertia is link 0's)."""
     root, children = _structure(links, joints, ctx, robot_line)
     tool_joints = {id(jt) for jt in joints
                    if jt.type == "fixed" and not children[jt.child]
                    and links[jt.child].inertial is None}
     base = np.eye(4)
     skipped = set(tool_joints)
-    if root == "world" and len(children[root]) == 1 and children[root][0].type == "fixed" \
-            and id(children[root][0]) not in tool_joints:
+    if kind == "fixed" and root == "world" and len(children[root]) == 1 \
+            and children[root][0].type == "fixed" and id(children[root][0]) not in tool_joints:
         absorbed = children[root][0]
         base = absorbed.origin
         root = absorbed.child
@@ -166,6 +167,12 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
         if id(jt) in tool_joints:
             T = inverse(place[jt.parent]) @ jt.origin
             tools.append(Tool(name=jt.child, frame=frame_of[jt.parent], T=_clean_matrix(T)))
+    base_link = Link(j=0, **_inertial_parameters(links[root].inertial, np.eye(4)))
+    if links[root].inertial is not None:
+        for k in ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M"):
+            locations[(0, k)] = ctx.loc(links[root].inertial.line)
+    if kind != "fixed":
+        frame_names.setdefault(root, 0)
     robot_name = sanitize_name(name) or "robot"
     description = (f"imported from URDF file {Path(ctx.file).name} "
                    f"({'MDH frames' if mdh else 'URDF joint frames'}); gravity set to "
@@ -173,7 +180,8 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
     robot = make_robot(robot_name, frames, robot_links, base=_clean_matrix(base), tools=tools,
                        gravity=[as_expr(g) for g in GRAVITY], source=f"URDF robot {name!r}",
                        description=description, validate=False, frame_names=frame_names,
-                       mimic=_mimic(order, ctx))
+                       mimic=_mimic(order, ctx), base_kind=kind,
+                       base_link=base_link if kind != "fixed" else None)
     validate(robot, locations)
     return robot
 

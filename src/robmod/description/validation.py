@@ -109,6 +109,7 @@ def validate(robot: Robot, locations: Mapping | None = None) -> Robot:
                   link.j, "j", locations)
         _check_link(link, locations)
     _check_matrix(robot.base, None, "Z", locations)
+    _check_base(robot, locations)
     for t in robot.tools:
         if not 0 <= t.frame <= nf:
             _fail(f"tool {t.name!r} is attached to frame {t.frame}, which does not exist",
@@ -126,6 +127,22 @@ def validate(robot: Robot, locations: Mapping | None = None) -> Robot:
             if x is not None and not math.isfinite(x):
                 _fail(f"component {v} is not finite", None, key, locations)
     return robot
+
+
+def _check_base(robot, locations):
+    """Link 0 and the base kind (robmod.description.base)."""
+    from .base import BASE_KINDS, FLOATING_BASE
+
+    if robot.base_kind not in BASE_KINDS:
+        _fail(f"the base kind must be one of {', '.join(BASE_KINDS)}, not {robot.base_kind!r}",
+              None, "base", locations)
+    if robot.base_link.j != 0:
+        _fail(f"link 0 (the base) must have j = 0, not {robot.base_link.j}", 0, "j", locations)
+    _check_link(robot.base_link, locations)
+    if robot.base_kind == FLOATING_BASE and robot.base != sp.eye(4):
+        _fail("a floating base has no constant Z = fT0: the pose of frame 0 in the world is its "
+              "configuration (position and quaternion); set Z to the identity", None, "Z",
+              locations)
 
 
 def _check_matrix(m, j, name, locations):
