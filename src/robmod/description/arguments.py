@@ -135,6 +135,46 @@ def check_arrays(robot, *arrays, names=None):
     return checked[0].shape if checked else (), checked
 
 
+#: entries of each array of a floating robot beyond its n_q joint entries
+_FLOATING = {"q": (7, "the base position and quaternion (x, y, z, Q0, Q1, Q2, Q3)"),
+             "qd": (6, "the base twist (V0, W0) in frame 0"),
+             "qdd": (6, "the base acceleration (dV0/dt, WP0) in frame 0"),
+             "q_start": (7, "the base pose"), "q_end": (7, "the base pose")}
+
+
+def floating_arrays(robot, **arrays) -> list[np.ndarray]:
+    """Arrays of a floating robot (robmod.description.base), checked and broadcast: ``q``
+    (..., 7 + n_q), ``qd`` and ``qdd`` (..., 6 + n_q) (the base's entries first), ``tau`` and
+    the joint accelerations ``qdd_joints`` (..., n_q); the base quaternion must not be 0."""
+    if robot.n_loops:
+        raise ArgumentError(f"robot {robot.name!r} has closed loops: the floating-base models "
+                            "take trees")
+    require_numeric(robot, "the floating-base model", scope="geometry")
+    n = robot.n_q
+    checked = []
+    for name, value in arrays.items():
+        extra, what = _FLOATING.get(name, (0, ""))
+        size = n + extra
+        text = (f"{size} values ({what}, then {n} joint values)" if extra
+                else f"{n} joint values ({_joint_names(robot)})")
+        arr = finite_array(name, value, shape_text=f"{text}, shape (..., {size})")
+        if arr.ndim == 0 or arr.shape[-1] != size:
+            raise ArgumentError(f"argument {name} must have {text}, shape (..., {size}); got "
+                                f"shape {arr.shape}")
+        if extra == 7 and np.any(np.einsum("...i,...i->...", arr[..., 3:7], arr[..., 3:7])
+                                 < 1e-24):
+            raise ArgumentError(f"argument {name}: the base quaternion (entries 4 to 7, "
+                                "Q0 Q1 Q2 Q3) is zero: a unit quaternion is expected")
+        checked.append(arr)
+    try:
+        shape = np.broadcast_shapes(*(a.shape[:-1] for a in checked))
+    except ValueError:
+        shapes = ", ".join(f"{k} {a.shape}" for k, a in zip(arrays, checked))
+        raise ArgumentError(f"arguments {', '.join(arrays)} have batch shapes that do not "
+                            f"broadcast together: {shapes}") from None
+    return [np.broadcast_to(a, shape + a.shape[-1:]) for a in checked]
+
+
 def finite_vector(name: str, value, size: int, what: str = "values") -> np.ndarray:
     """Finite values of shape (..., size) (a batch of vectors: a wrench, a task velocity)."""
     arr = finite_array(name, value, shape_text=f"{size} {what} in its last dimension")

@@ -35,6 +35,7 @@ from ..errors import ArgumentError, RobmodError
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
+from .factorization import cholesky_solve, ltdl_solve
 from .inertia import inertia_matrix, inertia_matrix_algorithm
 from ..kinematics.recursion import forward
 from .newton_euler import SWITCHES, idm, idm_algorithm
@@ -74,6 +75,19 @@ def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, w
                   velocity=True, base_motion=True):
     """Joint accelerations ``{j: qdd_j}`` of the recursive algorithm; ``tau[j]`` = Gamma_j
     (switches: those of :func:`~robmod.dynamics.idm_algorithm` but ``acceleration``)."""
+    return articulated(ctx, robot, tau, gravity=gravity, rotor=rotor, friction=friction,
+                       wrench=wrench, velocity=velocity, base_motion=base_motion)[0]
+
+
+def articulated(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, wrench=True,
+                velocity=True, base_motion=True, base=None):
+    """The recursions of :func:`ddm_algorithm`: (``{j: qdd_j}``, Vd_0 = [VP0 - g; WP0]).
+
+    ``base``: a mobile or floating base, ``(W0, Vd0)`` in frame 0: its angular velocity and,
+    mobile, its acceleration [VP0 - g; WP0] (context scalars); ``Vd0`` None: a floating
+    base, whose acceleration is solved from link 0's articulated inertia (Featherstone 2008,
+    §9.3; SYMORO's floating direct model) -- the wrench on link 0 is its external one only.
+    """
     p = ctx.param
     n = robot.n_links
     frames = robot.frames[:n]
@@ -81,10 +95,14 @@ def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, w
     zero3 = [0, 0, 0]
     kin = forward(ctx, robot, frames, velocity=velocity, acceleration=False,
                   base_motion=base_motion, gravity=False, linear=False,
-                  angular_acceleration=False)   # w_j: (7.51)-(7.52)
+                  angular_acceleration=False,
+                  base=None if base is None else (base[0], zero3, zero3))   # w_j: (7.51)-(7.52)
     W = kin.W
     DV = {0: _dv(ctx, W[0], 0)}
     gam, Ist, bst = {}, {}, {}
+    root = base is not None and base[1] is None
+    if root:       # link 0, the floating base: its inertia and its velocity terms
+        Ist[0], bst[0] = _body(ctx, robot.base_link, W[0], DV[0], 0, wrench)
     # first forward recursion: w_j, gamma_j, beta_j
     for f in frames:
         j, a = f.j, f.ant
@@ -101,17 +119,8 @@ def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, w
         else:
             ang = zero3
         gam[j] = named(ctx, lin + ang, "GA", j)
-        link = robot.link(j)
-        body = link_inertia(ctx, link)
         DV[j] = _dv(ctx, W[j], j)
-        M, MS, J = body
-        ww = _matvec(DV[j], MS)
-        jw = named(ctx, _matvec(J, W[j]), "JW", j)
-        wjw = cross(W[j], jw)
-        fe = [p(x) for x in link.wrench()] if wrench else [0] * 6
-        bst[j] = named(ctx, [add(-fe[r], -ww[r]) for r in range(3)]
-                       + [add(-fe[r + 3], -wjw[r]) for r in range(3)], "BE", j)
-        Ist[j] = spatial_matrix(body)
+        Ist[j], bst[j] = _body(ctx, robot.link(j), W[j], DV[j], j, wrench)
     # backward recursion
     Hinv, U, NU = {}, {}, {}
     for f in reversed(frames):
@@ -139,7 +148,7 @@ def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, w
                             f"NU{j}")
             K = [[add(I[r][c], -mul(U[j][r], h[c])) for c in range(6)] for r in range(6)]
             alpha = [add(Ig[r], -b[r], mul(U[j][r], NU[j])) for r in range(6)]
-        if a == 0:
+        if a == 0 and not root:
             continue
         K = sym6(ctx, K, f"KK{j}_")
         alpha = named(ctx, alpha, "AL", j)
@@ -150,11 +159,20 @@ def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, w
         Ist[a] = sym6(ctx, [[add(Ist[a][r][c], KS[r][c]) for c in range(6)] for r in range(6)],
                       f"IS{a}_")
     # second forward recursion
-    vp0 = [p(x) for x in robot.VP0] if base_motion else zero3
-    if gravity:
-        vp0 = [add(v, -p(gv)) for v, gv in zip(vp0, robot.gravity)]
-    wp0 = [p(x) for x in robot.WP0] if base_motion else zero3
-    Vd = {0: vp0 + wp0}
+    if root:       # I*_0 Vd_0 = beta*_0: no wrench on the base but its external one
+        order = [f"0{k + 1}" for k in range(6)]
+        Vd0 = ltdl_solve(ctx, {(order[r], order[c]): Ist[0][r][c] for r in range(6)
+                               for c in range(r + 1)}, dict(zip(order, bst[0])), order,
+                         names=("DB", "LB", "IB", "YB", "VD"))
+        Vd = {0: [Vd0[k] for k in order]}
+    elif base is not None:
+        Vd = {0: list(base[1])}
+    else:
+        vp0 = [p(x) for x in robot.VP0] if base_motion else zero3
+        if gravity:
+            vp0 = [add(v, -p(gv)) for v, gv in zip(vp0, robot.gravity)]
+        wp0 = [p(x) for x in robot.WP0] if base_motion else zero3
+        Vd = {0: vp0 + wp0}
     qdd = {}
     for f in frames:
         j, a = f.j, f.ant
@@ -169,7 +187,21 @@ def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, w
         v = [add(Vaj[r], gam[j][r]) for r in range(6)]
         v[ia] = add(v[ia], qdd[j])
         Vd[j] = named(ctx, v, "VD", j)
-    return qdd
+    return qdd, Vd[0]
+
+
+def _body(ctx, link, w, dv, j, wrench):
+    """(jI_j, beta_j): the spatial inertia of a link and its velocity and external terms
+    -(FE + [hat(w)^2 MS; w x (J w)]) ([7.70])."""
+    body = link_inertia(ctx, link)
+    M, MS, J = body
+    ww = _matvec(dv, MS)
+    jw = named(ctx, _matvec(J, w), "JW", j)
+    wjw = cross(w, jw)
+    fe = [ctx.param(x) for x in link.wrench()] if wrench else [0] * 6
+    beta = named(ctx, [add(-fe[r], -ww[r]) for r in range(3)]
+                 + [add(-fe[r + 3], -wjw[r]) for r in range(3)], "BE", j)
+    return spatial_matrix(body), beta
 
 
 def _is_num(x):
@@ -221,7 +253,7 @@ def _ddm_mimic(robot, q, qd, tau, switches):
     H = idm(robot, q, qd, np.zeros(shape), **switches)
     try:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = _cholesky_solve(A, tau - H)
+            out = cholesky_solve(A, tau - H)
     except np.linalg.LinAlgError:
         out = None
     if out is None or not np.all(np.isfinite(out)):
@@ -247,7 +279,7 @@ def _ddm_numpy(robot, q, qd, tau, method, switches):
             elif method == "inverse":
                 A = inertia_matrix(robot, q, rotor=switches.get("rotor", True))
                 H = idm(robot, q, qd, np.zeros(shape), **switches)
-                out[..., idx] = _cholesky_solve(A, (tau - H)[..., idx])
+                out[..., idx] = cholesky_solve(A, (tau - H)[..., idx])
             else:
                 ctx = numeric_context(robot, q=q, qd=qd)
                 res = ddm_algorithm(ctx, robot, {j: tau[..., idx_j] for j, idx_j
@@ -312,67 +344,14 @@ def _compiled_ddm(robot):
     return f
 
 
-def _cholesky_solve(A, b):
-    """Solve A x = b for stacks of SPD matrices A (..., n, n), b (..., n)."""
-    L = np.linalg.cholesky(A)
-    n = A.shape[-1]
-    b = np.broadcast_to(b, A.shape[:-1]).copy()
-    y = np.empty_like(b)
-    for i in range(n):
-        y[..., i] = (b[..., i] - np.einsum("...k,...k->...", L[..., i, :i], y[..., :i])) \
-            / L[..., i, i]
-    x = np.empty_like(b)
-    for i in reversed(range(n)):
-        x[..., i] = (y[..., i] - np.einsum("...k,...k->...", L[..., i + 1:, i],
-                                           x[..., i + 1:])) / L[..., i, i]
-    return x
-
-
 # -- (a) symbolic: A^-1 (Gamma - H) with L^T D L -------------------------------------------
-
-def _ltdl_solve(ctx, A, b, order):
-    """Solve A x = b, A = L^T D L (L unit lower triangular), over context scalars.
-
-    ``A``: ``{(i, j): scalar}`` lower triangle (missing: 0) over the frames ``order``
-    (parents before children); ``b``: ``{j: scalar}``.  Returns ``{j: x_j}``.
-    """
-    from ..symbolic.algebra import numeric_constant
-
-    def zero(x):
-        c = numeric_constant(x)
-        return c is not None and c == 0
-
-    n = len(order)
-    H = [[A.get((order[r], order[c]), 0) for c in range(r + 1)] for r in range(n)]
-    Dinv = [None] * n
-    for k in reversed(range(n)):
-        Dinv[k] = ctx.var(1 / H[k][k], f"DI{order[k]}")
-        for i in reversed(range(k)):  # ancestors first replaced last (Featherstone's LTDL)
-            if zero(H[k][i]):
-                continue
-            a = ctx.var(mul(H[k][i], Dinv[k]), f"L{order[k]}{order[i]}")
-            for j in range(i + 1):
-                if not zero(H[k][j]):
-                    H[i][j] = ctx.var(add(H[i][j], -mul(a, H[k][j])),
-                                      f"AD{order[i]}{order[j]}")
-            H[k][i] = a
-    y = [None] * n
-    for i in reversed(range(n)):
-        y[i] = ctx.var(add(b[order[i]], *[-mul(H[k][i], y[k]) for k in range(i + 1, n)]),
-                       f"Y{order[i]}")
-    x = [None] * n
-    for i in range(n):
-        z = mul(y[i], Dinv[i])
-        x[i] = ctx.var(add(z, *[-mul(H[i][j], x[j]) for j in range(i)]), f"QDP{order[i]}")
-    return dict(zip(order, x))
-
 
 def _ddm_inverse_algorithm(ctx, robot, tau, **switches):
     """qdd = A^-1 (Gamma - H) over a context ([7.62]-[7.64])."""
     h = idm_algorithm(Proxy(ctx, qdd=0), robot, **switches)
     A = inertia_matrix_algorithm(ctx, robot, rotor=switches.get("rotor", True))
     b = {j: ctx.var(add(tau[j], -h[j - 1]), f"GH{j}") for j in dofs(robot)}
-    return _ltdl_solve(ctx, A, b, dofs(robot))
+    return ltdl_solve(ctx, A, b, dofs(robot))
 
 
 @keyword_options()

@@ -33,15 +33,16 @@ from .spatial import (axis_index, dofs, geometry, link_inertia, model_inputs, pl
                       numeric_context, rot, transfer_inertia, wrench_up)
 
 
-def _composite_inertias(ctx, robot, geo=None):
-    """``{j: (M, MS, J)}``: inertia of the subtree of link j about O_j, in frame j."""
+def composite_inertias(ctx, robot, geo=None, root=False):
+    """``{j: (M, MS, J)}``: inertia of the subtree of link j about O_j, in frame j (``root``:
+    also j = 0, the whole robot with link 0, the base ``robot.base_link``)."""
     geo = geo or geometry(ctx, robot)
     n = robot.n_links
     frames = robot.frames[:n]
     comp = {}
-    for f in reversed(frames):
-        j = f.j
-        M, MS, J = link_inertia(ctx, robot.link(j))
+    bodies = [(f.j, robot.link(f.j)) for f in reversed(frames)]
+    for j, link in bodies + ([(0, robot.base_link)] if root else []):
+        M, MS, J = link_inertia(ctx, link)
         terms_m, terms_s = [M], [[x] for x in MS]
         terms_j = [[[J[r][c]] for c in range(3)] for r in range(3)]
         for k in (g.j for g in frames if g.ant == j):
@@ -77,10 +78,18 @@ def _unit_wrench(body, sigma):
 def inertia_matrix_algorithm(ctx, robot, *, rotor=True):
     """Lower triangle of A: ``{(i, j): scalar}`` for frames i >= j of :func:`dofs`
     (composite links; ``rotor``: the rotor inertias IA on the diagonal)."""
+    return composite_columns(ctx, robot, rotor=rotor)[0]
+
+
+def composite_columns(ctx, robot, *, rotor=True, root=False):
+    """(A, B, comp): the lower triangle of A as :func:`inertia_matrix_algorithm`, and with
+    ``root`` (a floating base) ``B[j]``, the wrench IC_j a_j moved to O_0 in frame 0 (the
+    column of joint j in the base's rows of the inertia matrix), and the composite inertias
+    ``comp`` (:func:`composite_inertias`, link 0 included with ``root``)."""
     geo = geometry(ctx, robot)
-    comp = _composite_inertias(ctx, robot, geo)
+    comp = composite_inertias(ctx, robot, geo, root)
     order = dofs(robot)
-    A = {}
+    A, B = {}, {}
     for j in order:
         f = robot.frame(j)
         F = _unit_wrench(comp[j], f.sigma)
@@ -91,7 +100,8 @@ def inertia_matrix_algorithm(ctx, robot, *, rotor=True):
         k = j
         while robot.frame(k).ant != 0:
             R, P = geo[k]
-            if robot.frame(robot.frame(k).ant).ant == 0 and robot.frame(k).ant in order:
+            if (not root and robot.frame(robot.frame(k).ant).ant == 0
+                    and robot.frame(k).ant in order):
                 # last step: only the component along the root joint's axis is needed
                 a = robot.frame(k).ant
                 ia = axis_index(robot.frame(a).sigma)
@@ -107,7 +117,11 @@ def inertia_matrix_algorithm(ctx, robot, *, rotor=True):
             k = robot.frame(k).ant
             if robot.frame(k).sigma != FIXED:
                 A[j, k] = ctx.var(F[axis_index(robot.frame(k).sigma)], f"A{j}{k}")
-    return A
+        if root:
+            R, P = geo[k]
+            B[j] = [ctx.var(x, f"AB{r + 1}{j}")
+                    for r, x in enumerate(wrench_up(ctx, R, P, F, f"K{j}", 0))]
+    return A, B, comp
 
 
 def _lower(robot):

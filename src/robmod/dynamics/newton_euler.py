@@ -60,18 +60,32 @@ def idm_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench
     ``wrench`` (FX..CZ), ``velocity`` (QP; False sets the joint velocities to 0),
     ``base_motion`` (W0, WP0, VP0 of the base), ``acceleration`` (False sets QDP to 0).
     """
+    return newton_euler(ctx, robot, gravity=gravity, rotor=rotor, friction=friction,
+                        wrench=wrench, velocity=velocity, base_motion=base_motion,
+                        acceleration=acceleration)[0]
+
+
+def newton_euler(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=True,
+                 velocity=True, base_motion=True, acceleration=True, base=None, root=False):
+    """The recursions of :func:`idm_algorithm`: (GAM list over frames 1..NL, E, N).
+
+    ``base``: (W_0, WP_0, VP_0 - g) of a mobile or floating base as inputs (see
+    :func:`~robmod.kinematics.recursion.forward`); ``root``: link 0 (the base,
+    ``robot.base_link``) is a body too: E[0], N[0] are then the force and moment exerted on
+    it by the world (its actuator, a vehicle), at O_0 in frame 0.
+    """
     p = ctx.param
     n = robot.n_links  # closed loops: the equivalent tree
     frames = robot.frames[:n]
     zero3 = [0, 0, 0]
     kin = forward(ctx, robot, frames, velocity=velocity, acceleration=acceleration,
-                  base_motion=base_motion, gravity=gravity)
+                  base_motion=base_motion, gravity=gravity, base=base)
     WP, VP, Rm, Pm = kin.WP, kin.VP, kin.R, kin.P
+    bodies = [(0, robot.base_link)] if root else []
+    bodies += [(f.j, robot.link(f.j)) for f in frames]
     # link wrenches
     F, No, MS = {}, {}, {}
-    for f in frames:
-        j = f.j
-        link = robot.link(j)
+    for j, link in bodies:
         MS[j] = [p(link.MX), p(link.MY), p(link.MZ)]
         M = p(link.M)
         Uj = kin.U(j)
@@ -80,14 +94,12 @@ def idm_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench
         No[j] = named(ctx, _euler(ctx, link, Uj, kin.DV(j), WP[j], j), "No", j)
     # backward recursion (7.58)-(7.60): the link wrenches plus the external ones
     force, moment = {}, {}
-    for f in frames:
-        j = f.j
-        link = robot.link(j)
+    for j, link in bodies:
         fe = [p(link.FX), p(link.FY), p(link.FZ)] if wrench else zero3
         ce = [p(link.CX), p(link.CY), p(link.CZ)] if wrench else zero3
         force[j] = [F[j], fe]
         moment[j] = [No[j], cross(MS[j], VP[j]), ce]
-    E, N = backward(ctx, robot, frames, Rm, Pm, force, moment)
+    E, N = backward(ctx, robot, frames, Rm, Pm, force, moment, root=root)
     gam = [None] * n
     for f in frames:
         j = f.j
@@ -103,10 +115,10 @@ def idm_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench
         if friction and velocity:
             extra.append(friction_torque(ctx, link, qd))
         gam[j - 1] = ctx.var(add(g, *extra), f"GAM{j}")
-    return gam
+    return gam, E, N
 
 
-def backward(ctx, robot, frames, R, P, force, moment, names=("E", "N", "FDI")):
+def backward(ctx, robot, frames, R, P, force, moment, names=("E", "N", "FDI"), root=False):
     """The backward recursion of forces, written once (Khalil & Dombre (7.58)-(7.60)), from
     the last link to the first: the force and moment each link j transmits to its antecedent,
     in frame j::
@@ -117,15 +129,15 @@ def backward(ctx, robot, frames, R, P, force, moment, names=("E", "N", "FDI")):
     ``force[j]`` / ``moment[j]``: lists of 3-vectors applied to link j (missing: none);
     ``R[j]``, ``P[j]``: jR_a(j)... as :func:`robmod.kinematics.recursion.forward` gives them;
     ``names``: of E, N, FDI (a second recursion joined in one customized model, the rotors',
-    names its own).  Returns (E, N), dicts over the frames.
+    names its own); ``root``: also E_0, N_0, the wrench on link 0 (a mobile or floating
+    base: ``force[0]``, ``moment[0]`` its own).  Returns (E, N), dicts over the frames.
     """
     en, nn, fn = names
     children = {}
     for f in frames:
         children.setdefault(f.ant, []).append(f.j)
     E, N, FDI = {}, {}, {}
-    for f in reversed(frames):
-        j = f.j
+    for j, a in [(f.j, f.ant) for f in reversed(frames)] + ([(0, None)] if root else []):
         kids = children.get(j, [])
         e = [add(*[v[r] for v in force.get(j, ())], *[FDI[k][r] for k in kids])
              for r in range(3)]
@@ -137,7 +149,7 @@ def backward(ctx, robot, frames, R, P, force, moment, names=("E", "N", "FDI")):
             for r in range(3):
                 terms[r] += [rn[r], pxf[r]]
         N[j] = named(ctx, [add(*t) for t in terms], nn, j)
-        if f.ant:
+        if a or (root and a == 0):
             FDI[j] = named(ctx, rot(R[j], E[j]), fn, j)
     return E, N
 

@@ -3,6 +3,8 @@
 and loops, the inverse robot, orientation sets, screws."""
 from .chain import serial_chain
 from .direct import dgm, dgm_model, dgm_algorithm
+from .floating import (BaseState, floating_dgm, floating_dgm_model, floating_dgm_algorithm,
+                       neutral, integrate, difference)
 from .igm_result import IGMResult
 from .inverse import igm_model, igm, IGMSolution, IGMStep
 from .robot_inversion import inverse_robot, inverse_joint_values
@@ -26,6 +28,9 @@ __all__ = [
     "serial_chain",
     # direct
     "dgm", "dgm_model", "dgm_algorithm",
+    # floating
+    "BaseState", "floating_dgm", "floating_dgm_model", "floating_dgm_algorithm", "neutral",
+    "integrate", "difference",
     # igm_result
     "IGMResult",
     # inverse

@@ -80,23 +80,28 @@ class LinkKinematics:
 @keyword_options()
 def forward(ctx, robot, frames=None, *, velocity=True, acceleration=True, base_motion=True,
             gravity=True, linear=True, angular_acceleration=True, moving=None,
-            names=("WI", "W", "WP")) -> LinkKinematics:
+            names=("WI", "W", "WP"), base=None) -> LinkKinematics:
     """Run (7.51)-(7.57) over ``frames`` (default: the links of the tree, 1..NL, in order).
 
     ``velocity`` / ``acceleration``: False sets every qd / qdd to 0; ``base_motion``: W0, WP0,
     VP0 of the base (else 0); ``gravity``: VP_0 -= g; ``linear``: compute VSP, VP;
     ``angular_acceleration``: compute WP; ``moving(frame)``: whether a frame's joint moves
     (default: sigma != 2); ``names``: the names of WI, W3 and WP (models that join two
-    recursions in one customized model give one of them other names).
+    recursions in one customized model give one of them other names); ``base``: (W_0, WP_0,
+    VP_0 - g) of a floating or mobile base given as inputs (context scalars, in frame 0),
+    instead of the robot's W0, WP0, VP0 and gravity.
     """
     p = ctx.param
     k = LinkKinematics(ctx)
-    k.W[0] = [p(x) for x in robot.W0] if base_motion else list(_ZERO3)
-    k.WP[0] = [p(x) for x in robot.WP0] if base_motion else list(_ZERO3)
-    vp0 = [p(x) for x in robot.VP0] if base_motion else list(_ZERO3)
-    if gravity:
-        vp0 = [add(v, -p(g)) for v, g in zip(vp0, robot.gravity)]
-    k.VP[0] = vp0
+    if base is not None:
+        k.W[0], k.WP[0], k.VP[0] = (list(v) for v in base)
+    else:
+        k.W[0] = [p(x) for x in robot.W0] if base_motion else list(_ZERO3)
+        k.WP[0] = [p(x) for x in robot.WP0] if base_motion else list(_ZERO3)
+        vp0 = [p(x) for x in robot.VP0] if base_motion else list(_ZERO3)
+        if gravity:
+            vp0 = [add(v, -p(g)) for v, g in zip(vp0, robot.gravity)]
+        k.VP[0] = vp0
     wi_name, w_name, wp_name = names
     if frames is None:
         frames = robot.frames[: robot.n_links]

@@ -1,0 +1,284 @@
+"""A floating base: its configuration, integration on SE(3), the DGM including the base.
+
+The configuration of a floating robot (:mod:`robmod.description.base`) is
+``q = [x, y, z, Q0, Q1, Q2, Q3, q_1..q_n]``: the origin of frame 0 in the world frame and the
+unit quaternion of its orientation (scalar first, Khalil & Dombre §3.6.3), then the joints; its
+velocity ``qd = [V0, W0, qd_1..qd_n]``: the twist of frame 0 expressed in frame 0 (linear
+velocity of O_0, angular velocity), then the joint velocities.  The world pose of frame 0 is
+
+    wT0 = [R(Q)  P]       R(Q) = I + 2/|Q|^2 (Q0 hat(u) + hat(u)^2),  u = (Q1, Q2, Q3)
+          [0     1]
+
+(the quaternion is normalised inside the models: Q and -Q, and Q of any norm, give the same
+rotation).  The base moves on SE(3): at a constant twist (V0, W0) for a time dt, frame 0 goes
+to ``wT0 exp(dt [hat(W0) V0; 0 0])``; :func:`integrate` does exactly this (the exponential of
+SE(3), as Pinocchio's ``integrate`` on a free-flyer), :func:`difference` its inverse (the
+logarithm), so that ``integrate(robot, q, difference(robot, q, q1), 1) == q1``.
+
+:class:`BaseState` carries the base's values into an algorithm: SymPy symbols in a customized
+model (``PB1..PB3``, ``QB0..QB3``, ``V01..V03``, ``W01..W03``, ``VD01..VD03``, ``WP01..WP03``),
+the columns of the arrays in a numeric evaluation.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ..description.arguments import (checked_options, finite_array, floating_arrays,
+                                     joint_array, keyword_options, require_numeric)
+from ..description.base import BASE_Q, BASE_V, is_floating
+from ..errors import ArgumentError
+from ..symbolic import fastpath
+from ..symbolic.algebra import add, htm_mul, mul, stack
+from ..symbolic.context import NumericContext
+from ..symbolic.model import Output, customize
+from .direct import dgm_algorithm
+from .orientation import quaternion_conjugate, quaternion_multiply
+
+#: the names of the base's inputs in the customized models
+POSITION = ("PB1", "PB2", "PB3")
+QUATERNION = ("QB0", "QB1", "QB2", "QB3")
+TWIST = ("V01", "V02", "V03", "W01", "W02", "W03")
+ACCELERATION = ("VD01", "VD02", "VD03", "WP01", "WP02", "WP03")
+
+
+class BaseState:
+    """The base of a floating robot as context scalars: ``position`` (3), ``quaternion``
+    (4, scalar first), ``twist`` (V0 then W0, in frame 0) and ``acceleration`` (its time
+    derivative), each a list (None when the model does not take it)."""
+
+    def __init__(self, position, quaternion, twist=None, acceleration=None):
+        self.position, self.quaternion = list(position), list(quaternion)
+        self.twist = None if twist is None else list(twist)
+        self.acceleration = None if acceleration is None else list(acceleration)
+        self._R = None
+
+    @classmethod
+    def symbols(cls, twist: bool = True, acceleration: bool = True) -> "BaseState":
+        """The symbols of a customized model's inputs."""
+        def syms(names):
+            return [sp.Symbol(n) for n in names]
+
+        return cls(syms(POSITION), syms(QUATERNION), syms(TWIST) if twist else None,
+                   syms(ACCELERATION) if acceleration else None)
+
+    @classmethod
+    def from_arrays(cls, q, qd=None, qdd=None) -> "BaseState":
+        """The base entries of floating arrays q (..., 7 + n), qd, qdd (..., 6 + n)."""
+        def cols(a, k0, k1):
+            return None if a is None else [a[..., k] for k in range(k0, k1)]
+
+        return cls(cols(q, 0, 3), cols(q, 3, 7), cols(qd, 0, 6), cols(qdd, 0, 6))
+
+    @property
+    def V(self):
+        return self.twist[:3]
+
+    @property
+    def W(self):
+        return self.twist[3:]
+
+    def rotation(self, ctx):
+        """wR0 of the quaternion (normalised), 3x3 rows (elements named ``RB{r}{c}``)."""
+        if self._R is None:
+            self._R = quaternion_rotation(ctx, self.quaternion, "RB")
+        return self._R
+
+
+def quaternion_rotation(ctx, Q, name):
+    """R(Q) = I + 2/|Q|^2 (Q0 hat(u) + hat(u)^2), u = (Q1, Q2, Q3), over context scalars."""
+    q0, q1, q2, q3 = Q
+    s = ctx.var(add(mul(q0, q0), mul(q1, q1), mul(q2, q2), mul(q3, q3)), f"{name}N")
+    k = ctx.var(2 / s, f"{name}K")
+    kq = [ctx.var(mul(k, x), f"{name}K{i}") for i, x in enumerate(Q)]
+
+    def v(a, b, tag):
+        return ctx.var(mul(kq[a], Q[b]), f"{name}{tag}")
+
+    xx, yy, zz = v(1, 1, "XX"), v(2, 2, "YY"), v(3, 3, "ZZ")
+    xy, xz, yz = v(1, 2, "XY"), v(1, 3, "XZ"), v(2, 3, "YZ")
+    wx, wy, wz = v(0, 1, "WX"), v(0, 2, "WY"), v(0, 3, "WZ")
+    R = [[1 - add(yy, zz), add(xy, -wz), add(xz, wy)],
+         [add(xy, wz), 1 - add(xx, zz), add(yz, -wx)],
+         [add(xz, -wy), add(yz, wx), 1 - add(xx, yy)]]
+    return [[ctx.var(R[r][c], f"{name}{r + 1}{c + 1}") for c in range(3)] for r in range(3)]
+
+
+def floating_inputs(robot, groups=("q",), base_qdd: bool = True) -> dict:
+    """The input groups of a floating model: the base's symbols, then the joints' (``qdd``:
+    base acceleration and joint accelerations, or the joint accelerations only)."""
+    from ..description.robot import joint_acceleration, joint_variable, joint_velocity
+
+    joints = [j for j in robot.joints if j <= robot.n_links]
+    table = {"q": (POSITION + QUATERNION, joint_variable), "qd": (TWIST, joint_velocity),
+             "qdd": (ACCELERATION if base_qdd else (), joint_acceleration),
+             "tau": ((), lambda j: sp.Symbol(f"GAM{j}"))}
+    return {g: tuple(sp.Symbol(x) for x in table[g][0]) + tuple(table[g][1](j) for j in joints)
+            for g in groups}
+
+
+def floating_context(robot, q, qd=None, qdd=None, base_qdd: bool = True):
+    """(NumericContext of the joint entries, BaseState of the base entries) of floating
+    arrays q (..., 7 + n), qd (..., 6 + n), qdd (..., 6 + n; or the joint accelerations
+    (..., n) when ``base_qdd`` is False)."""
+    joint_qdd = qdd if qdd is None or not base_qdd else qdd[..., BASE_V:]
+    ctx = NumericContext(robot, q=q[..., BASE_Q:], qd=None if qd is None else qd[..., BASE_V:],
+                         qdd=joint_qdd)
+    return ctx, BaseState.from_arrays(q, qd, qdd if base_qdd else None)
+
+
+# -- the DGM including the base ------------------------------------------------------------
+
+def base_transform(ctx, base):
+    """wT0: the world pose of frame 0 (3x4)."""
+    R = base.rotation(ctx)
+    return [R[r] + [base.position[r]] for r in range(3)]
+
+
+@keyword_options()
+def floating_dgm_algorithm(ctx, robot, base, *, j=None, tool=None):
+    """wTj (or wTE with a tool): the world pose of frame j of a floating robot, 3x4 nested
+    list of context scalars: ``wT0 0Tj`` (``base``: a :class:`BaseState`)."""
+    U = dgm_algorithm(ctx, robot, j=j, tool=tool)
+    return htm_mul(ctx, base_transform(ctx, base), U, "TW")
+
+
+@keyword_options(j=None, tool=None)
+def floating_dgm(robot, q, **options) -> np.ndarray:
+    """World pose wTj (..., 4, 4) of frame j (default the last link; a number or a frame name)
+    or of a tool frame E, at the configuration q (..., 7 + n_q) of a floating robot
+    (:mod:`robmod.description.base`: base position, quaternion, joints)."""
+    opts = (None, None)
+    if options:
+        o = checked_options(floating_dgm, options)
+        opts = (o["j"], o["tool"])
+    key = ("floating_dgm", opts[0], None if opts[1] is None else repr(opts[1]))
+    return fastpath.evaluate(robot, key, _DGM_SPEC, opts, q)
+
+
+def _dgm_numpy(robot, opts, q):
+    (q,) = floating_arrays(robot, q=q)
+    ctx, base = floating_context(robot, q)
+    U = floating_dgm_algorithm(ctx, robot, base, j=opts[0], tool=opts[1])
+    return stack([list(r) for r in U] + [[0, 0, 0, 1]], q.shape[:-1])
+
+
+def _fast_dgm_model(robot, opts):
+    if robot.mimic or robot.n_loops:
+        return None
+
+    def algorithm(ctx):
+        U = floating_dgm_algorithm(ctx, robot, BaseState.symbols(False, False), j=opts[0],
+                                   tool=opts[1])
+        return [Output.matrix("T", [list(r) for r in U] + [[0, 0, 0, 1]])]
+
+    return customize(f"{robot.name}_floating_dgm_fast", algorithm, robot,
+                     inputs=floating_inputs(robot))
+
+
+_DGM_SPEC = fastpath.Spec(_fast_dgm_model, lambda robot, q: floating_arrays(robot, q=q),
+                          _dgm_numpy)
+
+
+@keyword_options()
+def floating_dgm_model(robot, *, j=None, tool=None):
+    """Customized symbolic wTj of a floating robot (inputs: the base position PB1..PB3 and
+    quaternion QB0..QB3, then the joint variables)."""
+    def algorithm(ctx):
+        U = floating_dgm_algorithm(ctx, robot, BaseState.symbols(False, False), j=j, tool=tool)
+        names = [f"TW{r + 1}{c + 1}" for r in range(3) for c in range(4)]
+        return [Output.matrix("wT", [list(r) for r in U], names)]
+
+    return customize(f"{robot.name}_floating_dgm", algorithm, robot,
+                     inputs=floating_inputs(robot),
+                     title=f"Direct geometric model with the floating base of {robot.name}")
+
+
+# -- the configuration space ---------------------------------------------------------------
+
+def neutral(robot) -> np.ndarray:
+    """The neutral configuration: zero joints (and, for a floating robot, frame 0 at the
+    world origin with the identity quaternion (1, 0, 0, 0))."""
+    q = np.zeros(robot.n_q + (BASE_Q if is_floating(robot) else 0))
+    if is_floating(robot):
+        q[3] = 1.0
+    return q
+
+
+def _exp_se3(xi):
+    """(dP, dQ): the translation and unit quaternion of exp of the twists xi (..., 6) = (v,
+    w) (SE(3)'s exponential: dP = V(w) v, V = I + (1 - cos t)/t^2 hat(w) + (t - sin t)/t^3
+    hat(w)^2, t = |w|; series near t = 0)."""
+    v, w = xi[..., :3], xi[..., 3:]
+    t2 = np.einsum("...i,...i->...", w, w)
+    t = np.sqrt(t2)
+    small = t < 1e-4
+    ts = np.where(small, 1.0, t)
+    a = np.where(small, 0.5 - t2 / 24 + t2 * t2 / 720, (1 - np.cos(ts)) / ts ** 2)
+    b = np.where(small, 1 / 6 - t2 / 120 + t2 * t2 / 5040, (ts - np.sin(ts)) / ts ** 3)
+    wxv = np.cross(w, v)
+    dP = v + a[..., None] * wxv + b[..., None] * np.cross(w, wxv)
+    half = np.where(small, 0.5 - t2 / 48 + t2 * t2 / 3840, np.sin(ts / 2) / ts)
+    dQ = np.concatenate([np.cos(t / 2)[..., None], half[..., None] * w], axis=-1)
+    return dP, dQ
+
+
+def _rotate(Q, v):
+    """R(Q) v for unit quaternions Q (..., 4) (scalar first) and vectors v (..., 3)."""
+    u, w = Q[..., 1:], Q[..., :1]
+    t = 2 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)
+
+
+def _unit(Q):
+    return Q / np.linalg.norm(Q, axis=-1, keepdims=True)
+
+
+def integrate(robot, q, qd, dt=1.0) -> np.ndarray:
+    """The configuration reached from q at the constant velocity qd after the time ``dt``
+    (default 1: q "plus" qd).  Joints: q + qd dt; a floating base: the exponential of SE(3)
+    of its twist (frame 0 turns and moves along a screw), the quaternion kept unit."""
+    dt = finite_array("dt", dt, shape_text="a time step (a number or an array of the batch)")
+    if not is_floating(robot):
+        q, qd = (joint_array(robot, k, v) for k, v in (("q", q), ("qd", qd)))
+        return q + qd * dt[..., None]
+    q, qd = floating_arrays(robot, q=q, qd=qd)
+    step = qd * dt[..., None]
+    dP, dQ = _exp_se3(step[..., :BASE_V])
+    Q = _unit(q[..., 3:7])
+    P = q[..., :3] + _rotate(Q, dP)
+    Qn = _unit(quaternion_multiply(Q, dQ))
+    return np.concatenate([P, Qn, q[..., BASE_Q:] + step[..., BASE_V:]], axis=-1)
+
+
+def difference(robot, q_start, q_end) -> np.ndarray:
+    """The velocity that goes from ``q_start`` to ``q_end`` in unit time: ``integrate(robot,
+    q_start, difference(robot, q_start, q_end)) == q_end`` (the logarithm of SE(3) for a
+    floating base, the shortest rotation: |angle| <= pi)."""
+    if not is_floating(robot):
+        a, b = (joint_array(robot, k, v) for k, v in (("q_start", q_start), ("q_end", q_end)))
+        return b - a
+    a, b = floating_arrays(robot, q_start=q_start, q_end=q_end)
+    Qa, Qb = _unit(a[..., 3:7]), _unit(b[..., 3:7])
+    dQ = quaternion_multiply(quaternion_conjugate(Qa), Qb)
+    dQ = np.where(dQ[..., :1] < 0, -dQ, dQ)
+    s = np.linalg.norm(dQ[..., 1:], axis=-1)
+    t = 2 * np.arctan2(s, dQ[..., 0])
+    small = s < 1e-8
+    w = np.where(small[..., None], 2 * dQ[..., 1:] / np.where(small, 1.0, dQ[..., 0])[..., None],
+                 (t / np.where(small, 1.0, s))[..., None] * dQ[..., 1:])
+    dP = _rotate(quaternion_conjugate(Qa), b[..., :3] - a[..., :3])
+    # v = V(w)^-1 dP, V^-1 = I - hat(w)/2 + c hat(w)^2, c = (1 - t sin t / (2 (1 - cos t))) / t^2
+    t2 = np.einsum("...i,...i->...", w, w)
+    tt = np.sqrt(t2)
+    tiny = tt < 1e-4
+    ts = np.where(tiny, 1.0, tt)
+    c = np.where(tiny, 1 / 12 + t2 / 720 + t2 * t2 / 30240,
+                 (1 - ts * np.sin(ts) / (2 * (1 - np.cos(ts)))) / ts ** 2)
+    wxp = np.cross(w, dP)
+    v = dP - wxp / 2 + c[..., None] * np.cross(w, wxp)
+    return np.concatenate([v, w, b[..., BASE_Q:] - a[..., BASE_Q:]], axis=-1)
+
+
+__all__ = ["BaseState", "floating_dgm", "floating_dgm_model", "floating_dgm_algorithm",
+           "neutral", "integrate", "difference"]
