@@ -142,10 +142,10 @@ _FLOATING = {"q": (7, "the base position and quaternion (x, y, z, Q0, Q1, Q2, Q3
              "q_start": (7, "the base pose"), "q_end": (7, "the base pose")}
 
 
-def floating_arrays(robot, **arrays) -> list[np.ndarray]:
+def floating_arrays(robot, joint_only=(), **arrays) -> list[np.ndarray]:
     """Arrays of a floating robot (robmod.description.base), checked and broadcast: ``q``
     (..., 7 + n_q), ``qd`` and ``qdd`` (..., 6 + n_q) (the base's entries first), ``tau`` and
-    the joint accelerations ``qdd_joints`` (..., n_q); the base quaternion must not be 0."""
+    the arrays named in ``joint_only`` (..., n_q); the base quaternion must not be 0."""
     if robot.n_loops:
         raise ArgumentError(f"robot {robot.name!r} has closed loops: the floating-base models "
                             "take trees")
@@ -153,7 +153,7 @@ def floating_arrays(robot, **arrays) -> list[np.ndarray]:
     n = robot.n_q
     checked = []
     for name, value in arrays.items():
-        extra, what = _FLOATING.get(name, (0, ""))
+        extra, what = (0, "") if name in joint_only else _FLOATING.get(name, (0, ""))
         size = n + extra
         text = (f"{size} values ({what}, then {n} joint values)" if extra
                 else f"{n} joint values ({_joint_names(robot)})")

@@ -2,6 +2,11 @@
 inertia matrix, Lagrange terms (gravity, Coriolis, energies), direct dynamics, closed loops,
 elastic joints, rotors, Siciliano's conventions, operational space, dynamic time scaling,
 ``warmup``."""
+from .centroidal import (center_of_mass, center_of_mass_model, center_of_mass_algorithm,
+                         center_of_mass_jacobian, center_of_mass_jacobian_model,
+                         center_of_mass_jacobian_algorithm, centroidal_momentum_matrix,
+                         centroidal_momentum_matrix_model, centroidal_momentum_matrix_algorithm,
+                         centroidal_momentum)
 from .closed_loop import (equivalent_tree, loop_constraints, loop_jacobian, passive_velocity_map,
                           constraint_bias, acceleration_bias, close_loops, closed_loop_state,
                           closed_loop_idm, closed_loop_inertia_matrix, closed_loop_gravity_torques,
@@ -11,6 +16,11 @@ from .direct import ddm, ddm_model, ddm_algorithm, state_derivative, simulate
 from .elastic import (ElasticInverse, elastic_idm, elastic_ddm, elastic_idm_model,
                       elastic_ddm_model, elastic_idm_algorithm, elastic_ddm_algorithm,
                       elastic_state_derivative)
+from .floating import (floating_idm, floating_idm_model, floating_idm_algorithm,
+                       free_floating_idm, free_floating_idm_model, free_floating_idm_algorithm,
+                       floating_inertia_matrix, floating_inertia_matrix_model,
+                       floating_inertia_matrix_algorithm)
+from .floating_direct import floating_ddm, floating_ddm_model, floating_ddm_algorithm
 from .inertia import (inertia_matrix, inertia_matrix_model, inertia_matrix_algorithm,
                       inertia_algorithm)
 from .lagrange import (gravity_torques, gravity_torques_model, gravity_torques_algorithm,
@@ -38,6 +48,12 @@ from .compilation import warmup
 # rotor_model, rotor_algorithm, closed_loop_gravity
 
 __all__ = [
+    # centroidal
+    "center_of_mass", "center_of_mass_model", "center_of_mass_algorithm",
+    "center_of_mass_jacobian", "center_of_mass_jacobian_model",
+    "center_of_mass_jacobian_algorithm", "centroidal_momentum_matrix",
+    "centroidal_momentum_matrix_model", "centroidal_momentum_matrix_algorithm",
+    "centroidal_momentum",
     # closed_loop
     "equivalent_tree", "loop_constraints", "loop_jacobian", "passive_velocity_map",
     "constraint_bias", "acceleration_bias", "close_loops", "closed_loop_state", "closed_loop_idm",
@@ -48,6 +64,12 @@ __all__ = [
     # elastic
     "ElasticInverse", "elastic_idm", "elastic_ddm", "elastic_idm_model", "elastic_ddm_model",
     "elastic_idm_algorithm", "elastic_ddm_algorithm", "elastic_state_derivative",
+    # floating
+    "floating_idm", "floating_idm_model", "floating_idm_algorithm", "free_floating_idm",
+    "free_floating_idm_model", "free_floating_idm_algorithm", "floating_inertia_matrix",
+    "floating_inertia_matrix_model", "floating_inertia_matrix_algorithm",
+    # floating_direct
+    "floating_ddm", "floating_ddm_model", "floating_ddm_algorithm",
     # inertia
     "inertia_matrix", "inertia_matrix_model", "inertia_matrix_algorithm",
     # lagrange

@@ -66,7 +66,7 @@ def composite_inertias(ctx, robot, geo=None, root=False):
     return comp
 
 
-def _unit_wrench(body, sigma):
+def unit_wrench(body, sigma):
     """IC a_j: the wrench giving a unit acceleration of joint j to its subtree (at rest)."""
     M, MS, J = body
     if sigma == PRISMATIC:
@@ -92,7 +92,7 @@ def composite_columns(ctx, robot, *, rotor=True, root=False):
     A, B = {}, {}
     for j in order:
         f = robot.frame(j)
-        F = _unit_wrench(comp[j], f.sigma)
+        F = unit_wrench(comp[j], f.sigma)
         diag = F[axis_index(f.sigma)]
         if rotor:
             diag = add(diag, ctx.param(robot.link(j).IA))

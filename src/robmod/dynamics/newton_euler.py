@@ -67,7 +67,8 @@ def idm_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench
 
 def newton_euler(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=True,
                  velocity=True, base_motion=True, acceleration=True, base=None, root=False):
-    """The recursions of :func:`idm_algorithm`: (GAM list over frames 1..NL, E, N).
+    """The recursions of :func:`idm_algorithm`: (GAM list over frames 1..NL, E, N, the
+    :class:`~robmod.kinematics.recursion.LinkKinematics`).
 
     ``base``: (W_0, WP_0, VP_0 - g) of a mobile or floating base as inputs (see
     :func:`~robmod.kinematics.recursion.forward`); ``root``: link 0 (the base,
@@ -115,7 +116,7 @@ def newton_euler(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=
         if friction and velocity:
             extra.append(friction_torque(ctx, link, qd))
         gam[j - 1] = ctx.var(add(g, *extra), f"GAM{j}")
-    return gam, E, N
+    return gam, E, N, kin
 
 
 def backward(ctx, robot, frames, R, P, force, moment, names=("E", "N", "FDI"), root=False):
