@@ -20,6 +20,17 @@ def _khalil_to_com(link):
     return m, c, JG
 
 
+def _depth_first(robot):
+    """The frames of the tree in depth-first order (children in frame order)."""
+    frames = robot.frames[: robot.n_links]
+    out, todo = [], [f for f in reversed(frames) if f.ant == 0]
+    while todo:
+        f = todo.pop()
+        out.append(f)
+        todo += [g for g in reversed(frames) if g.ant == f.j]
+    return out
+
+
 class PinocchioRobot:
     """A Pinocchio model of a numeric robmod robot (serial or tree, no loops).
 
@@ -29,23 +40,29 @@ class PinocchioRobot:
     ``frame_id[j]``: Pinocchio frame of robmod frame j (for any j, fixed ones included).
     """
 
-    def __init__(self, robot, rotor: bool = True):
+    def __init__(self, robot, rotor: bool = True, floating: bool = False):
         import pinocchio as pin
 
         if robot.n_loops:
             raise RobmodError("Pinocchio peer: closed loops are not supported")
         self.pin = pin
         self.robot = robot
+        self.floating = floating
         model = pin.Model()
         model.name = robot.name
         g = np.array([float(x) for x in robot.gravity])
         model.gravity = pin.Motion(g, np.zeros(3))
         # where each robmod frame lives: (pinocchio joint id, placement in that joint frame)
         where = {0: (0, np.eye(4))}
+        if floating:      # a free-flyer carries link 0 (robot.base_link)
+            root = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "base")
+            where = {0: (root, np.eye(4))}
+            m, c, JG = _khalil_to_com(robot.base_link)
+            model.appendBodyToJoint(root, pin.Inertia(m, c, JG), pin.SE3.Identity())
         self.joint_frames = []
         self.frame_id = {}
         armature = []
-        for f in robot.frames[: robot.n_links]:
+        for f in _depth_first(robot):     # Pinocchio's subtrees take contiguous dofs
             parent_joint, parent_pl = where[f.ant]
             placement = parent_pl @ frame_transform(robot, f.j, 0.0)
             se3 = pin.SE3(placement[:3, :3].copy(), placement[:3, 3].copy())
@@ -76,13 +93,35 @@ class PinocchioRobot:
                                            pin.FrameType.OP_FRAME))
             self.frame_id[f"tool:{t.name}"] = fid
         if armature:
-            model.armature = np.array(armature)
+            model.armature = np.array(([0.0] * 6 if floating else []) + armature)
         self.model = model
         self.data = model.createData()
         self.index = np.array([robot.joint_index[j] for j in self.joint_frames], dtype=int)
 
     def pin_q(self, q):
-        return np.asarray(q, dtype=float)[..., self.index]
+        """Pinocchio's configuration of robmod's (a floating robot's: see
+        :func:`to_pinocchio_configuration`)."""
+        q = np.asarray(q, dtype=float)
+        if self.floating:
+            return np.concatenate([to_pinocchio_configuration(q[..., :7]),
+                                   q[..., 7:][..., self.index]], axis=-1)
+        return q[..., self.index]
+
+    def pin_v(self, v):
+        """Pinocchio's velocity (or acceleration, torque) of robmod's."""
+        v = np.asarray(v, dtype=float)
+        if self.floating:
+            return np.concatenate([v[..., :6], v[..., 6:][..., self.index]], axis=-1)
+        return v[..., self.index]
+
+    def robmod_v(self, v):
+        """robmod's velocity (or acceleration, torque, matrix column) of Pinocchio's."""
+        v = np.asarray(v, dtype=float)
+        out = np.empty_like(v)
+        k0 = 6 if self.floating else 0
+        out[..., :k0] = v[..., :k0]
+        out[..., k0 + self.index] = v[..., k0:]
+        return out
 
     def fk(self, q, j):
         """0T_j at robmod q (one configuration)."""
@@ -90,6 +129,21 @@ class PinocchioRobot:
         pin.forwardKinematics(self.model, self.data, self.pin_q(q))
         pin.updateFramePlacement(self.model, self.data, self.frame_id[j])
         return self.data.oMf[self.frame_id[j]].homogeneous
+
+
+def to_pinocchio_configuration(q):
+    """Pinocchio's free-flyer configuration [x, y, z, qx, qy, qz, qw, ...] of robmod's
+    [x, y, z, Q0, Q1, Q2, Q3, ...] (the quaternion's scalar last; the velocities, base twist in
+    the base frame then joints, are the same in both)."""
+    q = np.asarray(q, dtype=float)
+    return np.concatenate([q[..., :3], q[..., 4:7], q[..., 3:4], q[..., 7:]], axis=-1)
+
+
+def from_pinocchio_configuration(q):
+    """robmod's floating configuration (scalar-first quaternion) of Pinocchio's free-flyer
+    one (the inverse of :func:`to_pinocchio_configuration`)."""
+    q = np.asarray(q, dtype=float)
+    return np.concatenate([q[..., :3], q[..., 6:7], q[..., 3:6], q[..., 7:]], axis=-1)
 
 
 def rtb_robot(robot):
@@ -139,4 +193,5 @@ def toppra_parameterization(robot, W, lim, N, discretization="collocation"):
     return alg.compute_trajectory(0, 0).duration, alg.problem_data.sd_vec
 
 
-__all__ = ["PinocchioRobot", "rtb_robot", "toppra_parameterization"]
+__all__ = ["PinocchioRobot", "rtb_robot", "toppra_parameterization",
+           "to_pinocchio_configuration", "from_pinocchio_configuration"]

@@ -1,0 +1,283 @@
+"""Floating and mobile bases (docs/floating.md): random trees with a floating base against
+Pinocchio's free-flyer (kinematics, rnea, crba, aba, centre of mass, centroidal momentum), the
+identities between the models (the two inverse models and the direct one, the inertia matrix
+from the inverse model's columns, the base wrench of a mobile base), the customized models
+against the numeric ones, their operation counts against the fixed base's, SE(3) integration."""
+import numpy as np
+import pytest
+import sympy as sp
+
+import robmod
+from robmod.description import Link, loads_yaml, dumps_yaml
+from robmod.dynamics import (center_of_mass, center_of_mass_jacobian, centroidal_momentum,
+                             centroidal_momentum_matrix, ddm, floating_ddm, floating_ddm_model,
+                             floating_idm, floating_idm_model, floating_inertia_matrix,
+                             floating_inertia_matrix_model, free_floating_idm,
+                             free_floating_idm_model, idm, idm_model, inertia_matrix)
+from robmod.errors import ArgumentError, DescriptionError
+from robmod.geometry import (difference, floating_dgm, floating_dgm_model, integrate, neutral,
+                             quaternion_to_matrix)
+from robmod.kinematics import floating_jacobian, floating_jacobian_model, jacobian
+from robmod.testing import PinocchioRobot, random_inertial, random_robot
+
+pin = pytest.importorskip("pinocchio")
+
+
+def floating_robot(seed, n=6, tree=True, gravity=(0.0, 0.0, -9.81)):
+    rng = np.random.default_rng(seed)
+    robot = random_robot(rng, n=n, tree=tree)
+    robot = robot.with_base("floating", **random_inertial(rng))
+    from dataclasses import replace
+    return replace(robot, gravity=tuple(sp.Float(g) for g in gravity))
+
+
+def state(robot, rng, batch=()):
+    n = robot.n_q
+    q = np.concatenate([rng.normal(size=batch + (3,)), rng.normal(size=batch + (4,)),
+                        rng.uniform(-1.5, 1.5, batch + (n,))], axis=-1)
+    q[..., 3:7] /= np.linalg.norm(q[..., 3:7], axis=-1, keepdims=True)
+    return q, rng.normal(size=batch + (6 + n,)), rng.normal(size=batch + (6 + n,))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_floating_trees_against_pinocchio(seed):
+    robot = floating_robot(seed)
+    peer = PinocchioRobot(robot, floating=True)
+    m, d = peer.model, peer.data
+    rng = np.random.default_rng(100 + seed)
+    q, v, a = state(robot, rng)
+    qp, vp, ap = peer.pin_q(q), peer.pin_v(v), peer.pin_v(a)
+    tau = peer.robmod_v(pin.rnea(m, d, qp, vp, ap))
+    assert np.allclose(floating_idm(robot, q, v, a), tau, rtol=1e-10, atol=1e-10)
+    M = pin.crba(m, d, qp)
+    M = np.triu(M) + np.triu(M, 1).T
+    M = peer.robmod_v(peer.robmod_v(M).T)
+    assert np.allclose(floating_inertia_matrix(robot, q), M, rtol=1e-10, atol=1e-12)
+    acc = peer.robmod_v(pin.aba(m, d, qp, vp, peer.pin_v(np.r_[np.zeros(6), tau[6:]])))
+    for method in ("recursive", "inverse"):
+        assert np.allclose(floating_ddm(robot, q, v, tau[6:], method=method), acc, rtol=1e-9,
+                           atol=1e-9)
+    out = free_floating_idm(robot, q, v, acc[6:])
+    assert np.allclose(out, np.r_[acc[:6], tau[6:]], rtol=1e-9, atol=1e-9)
+    # kinematics: every frame, the Jacobians, the centre of mass, the centroidal momentum
+    pin.forwardKinematics(m, d, qp, vp)
+    pin.updateFramePlacements(m, d)
+    for j in range(1, robot.n_frames + 1):
+        T = d.oMf[peer.frame_id[j]].homogeneous
+        assert np.allclose(floating_dgm(robot, q, j=j), T, atol=1e-12)
+        Jp = pin.computeFrameJacobian(m, d, qp, peer.frame_id[j], pin.LOCAL_WORLD_ALIGNED)
+        assert np.allclose(floating_jacobian(robot, q, j=j), peer.robmod_v(Jp), atol=1e-12)
+        Jl = pin.computeFrameJacobian(m, d, qp, peer.frame_id[j], pin.LOCAL)
+        assert np.allclose(floating_jacobian(robot, q, j=j, i=j), peer.robmod_v(Jl), atol=1e-12)
+    assert np.allclose(center_of_mass(robot, q), pin.centerOfMass(m, d, qp), atol=1e-12)
+    assert np.allclose(center_of_mass_jacobian(robot, q),
+                       peer.robmod_v(pin.jacobianCenterOfMass(m, d, qp)), atol=1e-12)
+    Ag = peer.robmod_v(pin.computeCentroidalMap(m, d, qp))
+    assert np.allclose(centroidal_momentum_matrix(robot, q), Ag, atol=1e-11)
+    pin.computeCentroidalMomentum(m, d, qp, vp)
+    assert np.allclose(centroidal_momentum(robot, q, v), d.hg.vector, atol=1e-11)
+
+
+def test_batches_and_the_compiled_path_agree_with_the_numpy_path():
+    robot = floating_robot(7)
+    rng = np.random.default_rng(1)
+    q, v, a = state(robot, rng, (5, 2))
+    tau = floating_idm(robot, q, v, a)
+    assert tau.shape == (5, 2, 6 + robot.n_q)
+    old = robmod.set_backend("compiled")
+    try:
+        fast = [floating_idm(robot, q, v, a), floating_inertia_matrix(robot, q),
+                floating_ddm(robot, q, v, tau[..., 6:]), free_floating_idm(robot, q, v, a[..., 6:]),
+                floating_dgm(robot, q, j=3), floating_jacobian(robot, q, j=4),
+                centroidal_momentum_matrix(robot, q), center_of_mass(robot, q)]
+        single = floating_idm(robot, q[1, 1], v[1, 1], a[1, 1])
+    finally:
+        robmod.set_backend("numpy")
+    slow = [floating_idm(robot, q, v, a), floating_inertia_matrix(robot, q),
+            floating_ddm(robot, q, v, tau[..., 6:]), free_floating_idm(robot, q, v, a[..., 6:]),
+            floating_dgm(robot, q, j=3), floating_jacobian(robot, q, j=4),
+            centroidal_momentum_matrix(robot, q), center_of_mass(robot, q)]
+    robmod.set_backend(old)
+    for x, y in zip(fast, slow):
+        assert np.allclose(x, y, rtol=1e-10, atol=1e-10)
+    assert np.allclose(single, slow[0][1, 1], rtol=1e-12, atol=1e-12)
+
+
+def test_the_models_are_consistent():
+    """M from the inverse model's columns; the free-floating model inverts the direct one;
+    the base's wrench of the direct model's accelerations is the base's external wrench."""
+    robot = floating_robot(3)
+    rng = np.random.default_rng(2)
+    q, v, _ = state(robot, rng)
+    n = robot.n_q
+    tau = rng.normal(size=n)
+    acc = floating_ddm(robot, q, v, tau)
+    assert np.allclose(floating_idm(robot, q, v, acc), np.r_[np.zeros(6), tau], atol=1e-9)
+    E = np.eye(6 + n)
+    cols = floating_idm(robot, np.broadcast_to(q, (6 + n, 7 + n)), np.zeros(6 + n), E,
+                        gravity=False, velocity=False, friction=False)
+    M = floating_inertia_matrix(robot, q)
+    assert np.allclose(cols.T, M, atol=1e-10) and np.linalg.eigvalsh(M).min() > 0
+    # the base's external wrench (FX0..CZ0: exerted by link 0 on the environment)
+    from dataclasses import replace
+    w = rng.normal(size=6)
+    pushed = replace(robot, base_link=replace(robot.base_link, **dict(zip(
+        ("FX", "FY", "FZ", "CX", "CY", "CZ"), map(sp.Float, w)))))
+    acc = floating_ddm(pushed, q, v, tau)
+    assert np.allclose(floating_idm(robot, q, v, acc), np.r_[-w, tau], atol=1e-9)
+    assert np.allclose(free_floating_idm(pushed, q, v, acc[6:]), np.r_[acc[:6], tau], atol=1e-9)
+
+
+def test_a_mobile_base_is_the_fixed_model_with_the_base_motion():
+    """The fixed-base IDM and DDM with the robot's W0, WP0, VP0 (Khalil's mobile base) are the
+    floating models' joint rows at that base motion (VD0 = VP0 - W0 x V0), for any pose of
+    frame 0 when gravity is expressed in it."""
+    from dataclasses import replace
+    rng = np.random.default_rng(4)
+    base = random_robot(rng, n=5, tree=True)
+    q, v, a = state(base.with_base("floating"), rng)
+    W0, V0, WP0, VD0 = v[3:6], v[:3], a[3:6], a[:3]
+    R = quaternion_to_matrix(q[3:7])
+    g = np.array([0.0, 0.0, -9.81])
+    mobile = replace(base, W0=tuple(map(sp.Float, W0)), V0=tuple(map(sp.Float, V0)),
+                     WP0=tuple(map(sp.Float, WP0)),
+                     VP0=tuple(map(sp.Float, VD0 + np.cross(W0, V0))),
+                     gravity=tuple(map(sp.Float, R.T @ g))).with_base("mobile")
+    floating = replace(base, gravity=tuple(map(sp.Float, g))).with_base("floating")
+    tau = idm(mobile, q[7:], v[6:], a[6:])
+    assert np.allclose(floating_idm(floating, q, v, a)[6:], tau, atol=1e-10)
+    qdd = ddm(mobile, q[7:], v[6:], tau)
+    assert np.allclose(floating_ddm(floating, q, v, tau, base_acceleration=a[:6])[6:], qdd,
+                       atol=1e-9)
+    assert np.allclose(floating_ddm(floating, q, v, tau, base_acceleration=a[:6],
+                                    method="inverse")[6:], qdd, atol=1e-9)
+    assert np.allclose(inertia_matrix(mobile, q[7:]),
+                       floating_inertia_matrix(floating, q)[6:, 6:], atol=1e-12)
+
+
+def test_customized_models_equal_the_numeric_ones():
+    robot = floating_robot(5, n=4)
+    rng = np.random.default_rng(3)
+    q, v, a = state(robot, rng)
+    n = robot.n_q
+    f = floating_idm_model(robot).numpy_function()
+    assert np.allclose(f(q, v, a), floating_idm(robot, q, v, a), atol=1e-10)
+    f = free_floating_idm_model(robot).numpy_function()
+    assert np.allclose(f(q, v, a[6:]), free_floating_idm(robot, q, v, a[6:]), atol=1e-10)
+    tau = rng.normal(size=n)
+    f = floating_ddm_model(robot).numpy_function()
+    assert np.allclose(f(q, v, tau), floating_ddm(robot, q, v, tau), atol=1e-9)
+    A = floating_inertia_matrix_model(robot).numpy_function()(q)
+    M = floating_inertia_matrix(robot, q)
+    assert np.allclose(A, M[np.tril_indices(6 + n)], atol=1e-12)
+    T = floating_dgm_model(robot, j=3).numpy_function()(q)
+    assert np.allclose(T, floating_dgm(robot, q, j=3)[:3], atol=1e-12)
+    J = floating_jacobian_model(robot, j=4).numpy_function()(q)
+    assert np.allclose(J, floating_jacobian(robot, q, j=4), atol=1e-12)
+
+
+def test_symbolic_floating_models_of_a_symbolic_robot():
+    """The RX-90 with a symbolic floating base: the models keep every symbol (XX0 .. M0, the
+    robot's) and evaluate to the numeric ones."""
+    robot = robmod.load_robot("rx90").with_base("floating", **{
+        k: sp.Symbol(f"{k}0") for k in ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ",
+                                        "M")})
+    model = floating_idm_model(robot)
+    names = {str(s) for s in model.parameters}
+    assert {"M0", "XX0", "MX0", "M6", "ZZ1", "G3"} <= names
+    assert [str(s) for s in model.inputs["q"][:7]] == ["PB1", "PB2", "PB3", "QB0", "QB1",
+                                                       "QB2", "QB3"]
+    assert model.outputs[0].names[:6] == ("E10", "E20", "E30", "N10", "N20", "N30")
+
+
+def test_operation_counts_of_the_base():
+    """The floating IDM (base acceleration given) costs the fixed-base IDM plus a bounded
+    number of operations, the same for 4 and 6 joints: the base's gravity and velocity terms,
+    link 0's wrench, link 1's velocities (general vectors now), the backward recursion's last
+    step; the fixed-base counts stay the book's (RX-90: 294 multiplications, Table 7.6)."""
+    from robmod.description import make_robot
+    from robmod.description.base import symbolic_base_link
+
+    extra = {}
+    for n in (4, 6):
+        rx = robmod.load_robot("rx90")
+        if n == 4:
+            rx = make_robot("rx90_4", rx.frames[:4], rx.links[:4], gravity=rx.gravity)
+        fixed = idm_model(rx, friction=False, rotor=False).count()
+        floating = floating_idm_model(rx.with_base("floating", link=symbolic_base_link()),
+                                      friction=False, rotor=False).count()
+        extra[n] = (floating.mults - fixed.mults, floating.adds - fixed.adds)
+    assert extra[4] == extra[6]
+    assert 0 < extra[6][0] < 200 and 0 < extra[6][1] < 200
+    assert idm_model(robmod.load_robot("rx90"), friction=False).count().mults == 294
+
+
+def test_integrate_and_difference_on_se3():
+    robot = floating_robot(1, n=3)
+    rng = np.random.default_rng(5)
+    q, v, _ = state(robot, rng, (20,))
+    v[:4, 3:6] = rng.normal(size=(4, 3)) * 1e-7     # small rotations: the series
+    q1 = integrate(robot, q, v, 0.7)
+    assert np.allclose(np.linalg.norm(q1[:, 3:7], axis=-1), 1.0)
+    assert np.allclose(difference(robot, q, q1), 0.7 * v, atol=1e-10)
+    assert np.allclose(integrate(robot, q, difference(robot, q, q1)), q1, atol=1e-12)
+    # a constant twist is a screw motion: frame 0's velocity in itself stays the twist
+    h = 1e-6
+    T0, T1 = floating_dgm(robot, q[0], j=0), floating_dgm(robot, integrate(robot, q[0], v[0], h),
+                                                           j=0)
+    assert np.allclose(T0[:3, :3].T @ (T1[:3, 3] - T0[:3, 3]) / h, v[0, :3], atol=1e-5)
+    # Pinocchio's integrate on a free-flyer
+    peer = PinocchioRobot(robot, floating=True)
+    qp = pin.integrate(peer.model, peer.pin_q(q[0]), peer.pin_v(v[0]) * 0.7)
+    assert np.allclose(peer.pin_q(q1[0]), qp, atol=1e-12)
+    assert np.array_equal(neutral(robot)[3:7], [1, 0, 0, 0])
+    fixed = robmod.load_robot("rx90", numeric=True)
+    assert np.allclose(integrate(fixed, np.zeros(6), np.ones(6), 0.5), 0.5)
+
+
+def test_bad_floating_arguments():
+    robot = floating_robot(2, n=3)
+    q, v, a = state(robot, np.random.default_rng(0))
+    with pytest.raises(ArgumentError, match=r"argument q must have 10 values \(the base"):
+        floating_idm(robot, q[1:], v, a)
+    bad = q.copy()
+    bad[3:7] = 0
+    with pytest.raises(ArgumentError, match="quaternion .* is zero"):
+        floating_idm(robot, bad, v, a)
+    with pytest.raises(ArgumentError, match="argument qdd must have 3 joint values"):
+        free_floating_idm(robot, q, v, a)
+    with pytest.raises(ArgumentError, match="did you mean 'rotor'"):
+        floating_idm(robot, q, v, a, rotr=False)
+    with pytest.raises(ArgumentError, match="method must be"):
+        floating_ddm(robot, q, v, a[6:], method="aba")
+
+
+def test_descriptions_of_the_base():
+    text = """robmod: 1
+name: sat
+frames:
+  - {j: 1, ant: 0, sigma: 0, theta: q1, d: 0.5}
+  - {j: 2, ant: 1, sigma: 0, theta: q2, d: 1.0}
+link_defaults: zero
+links:
+  - {j: 0, M: 100, XX: 10, YY: 12, ZZ: 14}
+  - {j: 1, M: 2, MX: 1, XX: 0.1, YY: 0.6, ZZ: 0.6}
+  - {j: 2, M: 1, MX: 0.5, XX: 0.05, YY: 0.3, ZZ: 0.3}
+base:
+  kind: floating
+  gravity: [0, 0, 0]
+"""
+    robot = loads_yaml(text, "sat.yaml")
+    assert robot.base_kind == "floating" and float(robot.base_link.M) == 100
+    again = loads_yaml(dumps_yaml(robot))
+    assert again.content_key == robot.content_key
+    with pytest.raises(robmod.RobmodError, match="sat.yaml:8.*link 0, the base, takes"):
+        loads_yaml(text.replace("  kind: floating\n", ""), "sat.yaml")
+    with pytest.raises(robmod.RobmodError, match="sat.yaml:12.*base kind must be one of"):
+        loads_yaml(text.replace("kind: floating", "kind: flying"), "sat.yaml")
+    with pytest.raises(DescriptionError, match="floating base has no constant Z"):
+        loads_yaml(text.replace("  gravity:", "  Z: {b: 1}\n  gravity:"),
+                   "sat.yaml")
+    bad = Link(j=0, M=1, XX=1, YY=1, ZZ=3)
+    with pytest.raises(DescriptionError, match="triangle"):
+        robot.with_base("floating", link=bad)
