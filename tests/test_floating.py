@@ -217,13 +217,13 @@ def test_integrate_and_difference_on_se3():
     rng = np.random.default_rng(5)
     q, v, _ = state(robot, rng, (20,))
     v[:4, 3:6] = rng.normal(size=(4, 3)) * 1e-7     # small rotations: the series
-    q1 = integrate(robot, q, v, 0.7)
+    q1 = integrate(robot, q, v, dt=0.7)
     assert np.allclose(np.linalg.norm(q1[:, 3:7], axis=-1), 1.0)
     assert np.allclose(difference(robot, q, q1), 0.7 * v, atol=1e-10)
     assert np.allclose(integrate(robot, q, difference(robot, q, q1)), q1, atol=1e-12)
     # a constant twist is a screw motion: frame 0's velocity in itself stays the twist
     h = 1e-6
-    T0, T1 = floating_dgm(robot, q[0], j=0), floating_dgm(robot, integrate(robot, q[0], v[0], h),
+    T0, T1 = floating_dgm(robot, q[0], j=0), floating_dgm(robot, integrate(robot, q[0], v[0], dt=h),
                                                            j=0)
     assert np.allclose(T0[:3, :3].T @ (T1[:3, 3] - T0[:3, 3]) / h, v[0, :3], atol=1e-5)
     # Pinocchio's integrate on a free-flyer
@@ -232,7 +232,7 @@ def test_integrate_and_difference_on_se3():
     assert np.allclose(peer.pin_q(q1[0]), qp, atol=1e-12)
     assert np.array_equal(neutral(robot)[3:7], [1, 0, 0, 0])
     fixed = robmod.load_robot("rx90", numeric=True)
-    assert np.allclose(integrate(fixed, np.zeros(6), np.ones(6), 0.5), 0.5)
+    assert np.allclose(integrate(fixed, np.zeros(6), np.ones(6), dt=0.5), 0.5)
 
 
 def test_bad_floating_arguments():

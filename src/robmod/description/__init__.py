@@ -3,6 +3,7 @@
 from .robot import (Frame, Link, JointLimits, Tool, Robot, REVOLUTE, PRISMATIC, FIXED,
                     joint_variable, joint_velocity, joint_acceleration)
 from .build import make_robot
+from .base import with_base, configuration_size, velocity_size, BASE_KINDS
 from .expr import parse_expression, symbol
 from .files import read_robot, write_robot, dumps_robot
 from .io_mjcf import to_mjcf, MJCF, INERTIA_BOUND
@@ -18,6 +19,8 @@ __all__ = [
     "joint_variable", "joint_velocity", "joint_acceleration",
     # build
     "make_robot",
+    # base
+    "with_base", "configuration_size", "velocity_size", "BASE_KINDS",
     # expr
     "parse_expression", "symbol",
     # files

@@ -47,7 +47,7 @@ def _world(ctx, base, vec, name, point=False):
 
 
 @keyword_options()
-def center_of_mass_algorithm(ctx, robot, base=None):
+def center_of_mass_algorithm(ctx, robot, *, base=None):
     """The centre of mass of the robot (link 0 included): in the world frame for a floating
     robot (``base``: its :class:`BaseState`), else in frame 0; 3 context scalars."""
     comp = composite_inertias(ctx, robot, geometry(ctx, robot), root=True)
@@ -56,7 +56,7 @@ def center_of_mass_algorithm(ctx, robot, base=None):
 
 
 @keyword_options()
-def centroidal_momentum_matrix_algorithm(ctx, robot, base=None):
+def centroidal_momentum_matrix_algorithm(ctx, robot, *, base=None):
     """A_G, 6 rows (linear momentum, angular momentum about the centre of mass) over the
     velocities: the base's twist then the joints of :func:`dofs` (floating robot, ``base``
     given: world axes) or the joints only (frame 0 axes); nested list of context scalars."""
@@ -78,10 +78,10 @@ def centroidal_momentum_matrix_algorithm(ctx, robot, base=None):
 
 
 @keyword_options()
-def center_of_mass_jacobian_algorithm(ctx, robot, base=None):
+def center_of_mass_jacobian_algorithm(ctx, robot, *, base=None):
     """The Jacobian of the centre of mass (3 rows; columns as
     :func:`centroidal_momentum_matrix_algorithm`): its linear momentum rows over the mass."""
-    AG = centroidal_momentum_matrix_algorithm(ctx, robot, base)
+    AG = centroidal_momentum_matrix_algorithm(ctx, robot, base=base)
     comp = composite_inertias(ctx, robot, geometry(ctx, robot), root=True)
     minv = ctx.var(1 / comp[0][0], "MI0")
     return [[ctx.var(mul(x, minv), f"JC{r + 1}{k + 1}") for k, x in enumerate(AG[r])]
@@ -126,7 +126,7 @@ def _plain(name, algorithm, shape):
         (q,) = _arrays(robot, q)
         require_numeric(robot, name, scope="floating")
         ctx, base = _context(robot, q)
-        rows = algorithm(ctx, robot, base)
+        rows = algorithm(ctx, robot, base=base)
         if shape == "vector":
             return np.stack(np.broadcast_arrays(*rows, np.zeros(q.shape[:-1]))[:3], axis=-1)
         out = stack(rows, q.shape[:-1])
@@ -148,7 +148,7 @@ def _model(robot, algorithm, name, shape, title=""):
     inputs = floating_inputs(robot) if floating else model_inputs(robot, ("q",))
 
     def alg(ctx):
-        rows = algorithm(ctx, robot, BaseState.symbols(False, False) if floating else None)
+        rows = algorithm(ctx, robot, base=BaseState.symbols(False, False) if floating else None)
         if shape == "vector":
             return [Output.vector("C", rows)]
         return [Output.matrix(name.split("_")[0].upper()[:2], rows)]

@@ -69,12 +69,12 @@ def _numpy(robot, opts, q, qd, tau, base_acc=None):
         base_acc = _base_vector(base_acc)
         q, qd, tau, base_acc = _broadcast(q, qd, tau, base_acc)
     shape = q.shape[:-1]
-    idx = [robot.joint_index[j] for j in dofs(robot)]
     try:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if method == "inverse" or robot.mimic:
                 out = _inverse(robot, q, qd, tau, base_acc, switches)
             else:
+                idx = [robot.joint_index[j] for j in dofs(robot)]
                 ctx, base = floating_context(robot, q, qd)
                 if base_acc is not None:
                     base.acceleration = [base_acc[..., k] for k in range(6)]

@@ -81,11 +81,11 @@ class BaseState:
     def rotation(self, ctx):
         """wR0 of the quaternion (normalised), 3x3 rows (elements named ``RB{r}{c}``)."""
         if self._R is None:
-            self._R = quaternion_rotation(ctx, self.quaternion, "RB")
+            self._R = _quaternion_rotation(ctx, self.quaternion, "RB")
         return self._R
 
 
-def quaternion_rotation(ctx, Q, name):
+def _quaternion_rotation(ctx, Q, name):
     """R(Q) = I + 2/|Q|^2 (Q0 hat(u) + hat(u)^2), u = (Q1, Q2, Q3), over context scalars."""
     q0, q1, q2, q3 = Q
     s = ctx.var(add(mul(q0, q0), mul(q1, q1), mul(q2, q2), mul(q3, q3)), f"{name}N")
@@ -129,7 +129,7 @@ def floating_context(robot, q, qd=None, qdd=None, base_qdd: bool = True):
 
 # -- the DGM including the base ------------------------------------------------------------
 
-def base_transform(ctx, base):
+def _base_transform(ctx, base):
     """wT0: the world pose of frame 0 (3x4)."""
     R = base.rotation(ctx)
     return [R[r] + [base.position[r]] for r in range(3)]
@@ -140,7 +140,7 @@ def floating_dgm_algorithm(ctx, robot, base, *, j=None, tool=None):
     """wTj (or wTE with a tool): the world pose of frame j of a floating robot, 3x4 nested
     list of context scalars: ``wT0 0Tj`` (``base``: a :class:`BaseState`)."""
     U = dgm_algorithm(ctx, robot, j=j, tool=tool)
-    return htm_mul(ctx, base_transform(ctx, base), U, "TW")
+    return htm_mul(ctx, _base_transform(ctx, base), U, "TW")
 
 
 @keyword_options(j=None, tool=None)
@@ -234,7 +234,8 @@ def _unit(Q):
     return Q / np.linalg.norm(Q, axis=-1, keepdims=True)
 
 
-def integrate(robot, q, qd, dt=1.0) -> np.ndarray:
+@keyword_options()
+def integrate(robot, q, qd, *, dt=1.0) -> np.ndarray:
     """The configuration reached from q at the constant velocity qd after the time ``dt``
     (default 1: q "plus" qd).  Joints: q + qd dt; a floating base: the exponential of SE(3)
     of its twist (frame 0 turns and moves along a screw), the quaternion kept unit."""
