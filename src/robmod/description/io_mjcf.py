@@ -10,7 +10,10 @@ J_G = J_O - M (|c|^2 I - c c^T) as its principal moments and axes (``diaginertia
 MuJoCo's own form, not decomposed again); the rotor inertia IA is the joint's ``armature`` and the
 viscous friction FV its ``damping`` (Coulomb friction has no exact MJCF counterpart: refused
 unless ``coulomb='ignore'``).  Gravity is the robot's, expressed in the base frame 0, which is
-MuJoCo's world frame; contacts are disabled (no geometry is exported).
+MuJoCo's world frame; contacts are disabled (no geometry is exported).  A floating base
+(:mod:`robmod.description.base`) is a body ``link0`` with a ``freejoint`` named ``base`` and
+link 0's inertia, the tree in it; MuJoCo's world frame is then robmod's world frame, and its
+``qpos`` of the free joint (position, quaternion w x y z) robmod's base configuration.
 
 MuJoCo refuses a moving body whose principal moments of inertia are not above its ``mjMINVAL``
 (1e-15) or violate the triangle inequality even by rounding, and a massless body with no mass
@@ -222,6 +225,17 @@ def to_mjcf(robot, *, timestep: float = 1e-4, integrator: str = "RK4",
         out.append("  " * indent + "</body>")
         return out
 
+    roots = children[0]
+    if robot.base_kind == "floating":    # link 0 is a free body: MuJoCo's freejoint
+        m, c, JG, note = _inertial(robot, robot.base_link, massive_below(0))
+        if note:
+            notes.append(note.replace("link 0 is", "link 0 (the floating base) is"))
+        body = ['<body name="link0">', '  <freejoint name="base"/>']
+        if m > 0:
+            moments, V = JG
+            body.append(f'  <inertial pos="{_nums(c)}" quat="{_nums(_quat(V))}" mass="{m!r}" '
+                        f'diaginertia="{_nums(moments)}"/>')
+        lines[0], roots = body, [0]
     g = [_f(x, "gravity") for x in robot.gravity]
     text = [f'<mujoco model="{robot.name}">']
     text += [f"  <!-- robmod: {n.replace('--', '- -')} -->" for n in notes]
@@ -230,7 +244,7 @@ def to_mjcf(robot, *, timestep: float = 1e-4, integrator: str = "RK4",
              '    <flag contact="disable"/>',
              '  </option>',
              '  <worldbody>'] + ["    " + s.strip() for s in world_sites]
-    for j in children[0]:
+    for j in roots:
         text += emit(j, 2)
     text += ['  </worldbody>'] + equality + ['</mujoco>']
     out = MJCF("\n".join(text) + "\n")

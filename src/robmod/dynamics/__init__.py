@@ -21,6 +21,7 @@ from .floating import (floating_idm, floating_idm_model, floating_idm_algorithm,
                        floating_inertia_matrix, floating_inertia_matrix_model,
                        floating_inertia_matrix_algorithm)
 from .floating_direct import floating_ddm, floating_ddm_model, floating_ddm_algorithm
+from .floating_simulation import floating_simulate, floating_state_derivative
 from .inertia import (inertia_matrix, inertia_matrix_model, inertia_matrix_algorithm,
                       inertia_algorithm)
 from .lagrange import (gravity_torques, gravity_torques_model, gravity_torques_algorithm,
@@ -70,6 +71,8 @@ __all__ = [
     "floating_inertia_matrix_model", "floating_inertia_matrix_algorithm",
     # floating_direct
     "floating_ddm", "floating_ddm_model", "floating_ddm_algorithm",
+    # floating_simulation
+    "floating_simulate", "floating_state_derivative",
     # inertia
     "inertia_matrix", "inertia_matrix_model", "inertia_matrix_algorithm",
     # lagrange
