@@ -56,7 +56,7 @@ def base_gravity(ctx, robot, base, gravity=True):
     return [ctx.var(x, f"G0{r + 1}") for r, x in enumerate(rot_t(base.rotation(ctx), g))]
 
 
-def _base_start(ctx, robot, base, *, gravity=True, velocity=True, acceleration=True):
+def base_start(ctx, robot, base, *, gravity=True, velocity=True, acceleration=True):
     """(W_0, WP_0, VP_0 - g) of a floating base for the forward recursion, in frame 0, and
     W0 x V0 (Khalil's VP0 = VD0 + W0 x V0)."""
     zero = [0, 0, 0]
@@ -75,7 +75,7 @@ def floating_idm_algorithm(ctx, robot, base, *, gravity=True, rotor=True, fricti
     """(base wrench [E_0; N_0] (6), GAM over frames 1..NL): the inverse model of a floating
     or mobile base whose acceleration is given (``base``: a :class:`BaseState` with its
     twist and acceleration); switches as :func:`~robmod.dynamics.idm_algorithm`'s."""
-    start, _ = _base_start(ctx, robot, base, gravity=gravity, velocity=velocity,
+    start, _ = base_start(ctx, robot, base, gravity=gravity, velocity=velocity,
                           acceleration=acceleration)
     gam, E, N, _ = newton_euler(ctx, robot, gravity=gravity, rotor=rotor, friction=friction,
                              wrench=wrench, velocity=velocity, acceleration=acceleration,
@@ -89,7 +89,7 @@ def free_floating_idm_algorithm(ctx, robot, base, *, gravity=True, rotor=True, f
     """(base acceleration [VD0; WP0] (6), GAM over frames 1..NL) of a free-floating robot
     (no wrench on link 0 but FX0..CZ0), at given joint accelerations (``ctx``'s qdd;
     ``acceleration=False``: zero); ``base``: a :class:`BaseState` with its twist."""
-    start, _ = _base_start(ctx, robot, BaseState(base.position, base.quaternion, base.twist),
+    start, _ = base_start(ctx, robot, BaseState(base.position, base.quaternion, base.twist),
                           gravity=gravity, velocity=velocity)
     gam, E, N, kin = newton_euler(ctx, robot, gravity=gravity, rotor=rotor, friction=friction,
                                   wrench=wrench, velocity=velocity, acceleration=acceleration,

@@ -4,7 +4,7 @@ and loops, the inverse robot, orientation sets, screws."""
 from .chain import serial_chain
 from .direct import dgm, dgm_model, dgm_algorithm
 from .floating import (BaseState, floating_dgm, floating_dgm_model, floating_dgm_algorithm,
-                       neutral, integrate, difference)
+                       neutral, integrate, difference, velocity_from_derivatives)
 from .igm_result import IGMResult
 from .inverse import igm_model, igm, IGMSolution, IGMStep
 from .robot_inversion import inverse_robot, inverse_joint_values
@@ -30,7 +30,7 @@ __all__ = [
     "dgm", "dgm_model", "dgm_algorithm",
     # floating
     "BaseState", "floating_dgm", "floating_dgm_model", "floating_dgm_algorithm", "neutral",
-    "integrate", "difference",
+    "integrate", "difference", "velocity_from_derivatives",
     # igm_result
     "IGMResult",
     # inverse

@@ -281,5 +281,20 @@ def difference(robot, q_start, q_end) -> np.ndarray:
     return np.concatenate([v, w, b[..., BASE_Q:] - a[..., BASE_Q:]], axis=-1)
 
 
+def velocity_from_derivatives(q, q_dot, q_ddot):
+    """(qd, qdd) of a floating robot from the time derivatives of its configuration q
+    (..., 7 + n) (finite differences of a log, say): V0 = R^T dP/dt, W0 = 2 vec(Q* dQ/dt),
+    VD0 = R^T d2P/dt2 - W0 x V0, WP0 = 2 vec(Q* d2Q/dt2) (Q unit; Q* its conjugate)."""
+    q, q_dot, q_ddot = (np.asarray(x, dtype=float) for x in (q, q_dot, q_ddot))
+    Q = _unit(q[..., 3:7])
+    Qc = quaternion_conjugate(Q)
+    V = _rotate(Qc, q_dot[..., :3])
+    W = 2 * quaternion_multiply(Qc, q_dot[..., 3:7])[..., 1:]
+    VD = _rotate(Qc, q_ddot[..., :3]) - np.cross(W, V)
+    WP = 2 * quaternion_multiply(Qc, q_ddot[..., 3:7])[..., 1:]
+    return (np.concatenate([V, W, q_dot[..., BASE_Q:]], axis=-1),
+            np.concatenate([VD, WP, q_ddot[..., BASE_Q:]], axis=-1))
+
+
 __all__ = ["BaseState", "floating_dgm", "floating_dgm_model", "floating_dgm_algorithm",
-           "neutral", "integrate", "difference"]
+           "neutral", "integrate", "difference", "velocity_from_derivatives"]

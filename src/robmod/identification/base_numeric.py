@@ -108,25 +108,40 @@ def numeric_robot(robot, rng=None, values=None):
     return replace(robot, frames=frames, gravity=tuple(sub(g) for g in robot.gravity)), vals
 
 
-def stacked_regressor(robot, names, n_states=None, rng=None):
-    """Phi stacked at random states: (n_states * NJ, p); robot numeric in its geometry."""
+def stacked_regressor(robot, names, n_states=None, rng=None, equations=None):
+    """Phi stacked at random states: (n_states * NJ, p); robot numeric in its geometry.  A
+    floating robot: the floating regressor's rows, ``equations`` ``"all"`` (6 + NJ) or
+    ``"base"`` (the base's six)."""
     rng = rng or np.random.default_rng(0)
     nj = robot.n_q
     p = len(names)
-    n_states = n_states or max(40, 4 * p // max(1, nj) + 10)
+    floating = robot.base_kind == "floating"
+    rows = nj + 6 if floating else nj
+    n_states = n_states or max(40, 4 * p // max(1, rows) + 10)
     q = rng.uniform(-np.pi, np.pi, (n_states, nj))
     qd, qdd = rng.uniform(-2, 2, (2, n_states, nj))
-    W = regressor(robot, q, qd, qdd, names)
-    return W.reshape(-1, p)
+    if not floating:
+        return regressor(robot, q, qd, qdd, names).reshape(-1, p)
+    from .floating import floating_regressor
+
+    Q = rng.normal(size=(n_states, 4))
+    Q /= np.linalg.norm(Q, axis=1, keepdims=True)
+    pose = np.column_stack([rng.uniform(-1, 1, (n_states, 3)), Q])
+    twist, acc = rng.uniform(-2, 2, (2, n_states, 6))
+    W = floating_regressor(robot, np.column_stack([pose, q]), np.column_stack([twist, qd]),
+                           np.column_stack([acc, qdd]), names)
+    return (W[:, :6] if equations == "base" else W).reshape(-1, p)
 
 
 def numeric_base(robot, names=None, *, n_states=None, seed=0, tol=1e-8, values=None,
-                 rotor=True, friction=True) -> NumericBase:
-    """Numeric base parameters of ``robot`` (symbolic geometry: values or random numbers)."""
+                 rotor=True, friction=True, equations=None) -> NumericBase:
+    """Numeric base parameters of ``robot`` (symbolic geometry: values or random numbers); a
+    floating robot's from its base's six equations (``equations="base"``, Ayusawa et al.
+    2014) or from all 6 + n (``"all"``, the default)."""
     rng = np.random.default_rng(seed)
     num, geo = numeric_robot(robot, rng, values)
     names = tuple(names) if names is not None else standard_names(robot, rotor, friction)
-    W = stacked_regressor(num, names, n_states, rng)
+    W = stacked_regressor(num, names, n_states, rng, equations)
     norms = np.linalg.norm(W, axis=0)
     scale = max(norms.max() if norms.size else 1.0, 1.0)
     zero = tuple(n for n, v in zip(names, norms) if v <= tol * scale)

@@ -118,14 +118,14 @@ class _Folds:
     def __init__(self, model, data, edges, E, method, use_measured_velocity, max_rows):
         self.model, self.data, self.edges, self.E = model, data, edges, E
         self.block_E = np.searchsorted(edges, E, side="right") - 1
-        self.ref = data.tau[E]
+        self.ref = data.tau[E][:, :model.n_rows]
         self.scale = np.maximum((self.ref ** 2).sum(0), 1e-300)
         self.weights = "none" if method == "ols" else "joint"
         self.use_qd, self.max_rows = use_measured_velocity, max_rows
 
     def __call__(self, fc):
         """(mean relative error, per-fold errors) of the cut-off ``fc`` (inf: not fitted)."""
-        model, edges, n = self.model, self.edges, self.model.n_joints
+        model, edges, n = self.model, self.edges, self.model.n_rows
         folds = len(edges) - 1
         p = process(self.data, cutoff=fc, use_measured_velocity=self.use_qd)
         stride = max(p.decimation, int(np.ceil(p.t.size / self.max_rows)))

@@ -20,6 +20,12 @@ class MeasuredData:
 
     ``segments``: index ranges [start, stop) of pieces without gaps (filters and derivatives
     are applied per segment); ``notes``: what loading and cleaning found and did.
+
+    ``floating``: a floating robot's log (robmod.description.base): q (N, 7 + n) its
+    configuration (base position, quaternion, joints), qd and qdd (N, 6 + n) its velocity
+    (base twist in the base frame, e.g. from an IMU, then the joints'), tau (N, 6 + n) or
+    (N, 6): the wrench the environment exerts on the base (contact force sensors; zero in
+    flight or in space), at O_0 in frame 0, then the joint torques when they are measured.
     """
 
     t: np.ndarray
@@ -30,6 +36,7 @@ class MeasuredData:
     segments: tuple = ()
     source: str = "arrays"
     notes: tuple = field(default_factory=tuple)
+    floating: bool = False
 
     def __post_init__(self):
         t = np.asarray(self.t, dtype=float)
@@ -50,17 +57,22 @@ class MeasuredData:
             object.__setattr__(self, name, v)
         if self.q.shape[1] == 0:
             raise RobmodError(f"{self.source}: no joint position column")
+        if self.floating and self.q.shape[1] < 7:
+            raise RobmodError(f"{self.source}: a floating robot's q holds the base position "
+                              f"and quaternion (7 values) then the joints, got {self.q.shape[1]}")
         for name in ("qd", "tau", "qdd"):
             v = getattr(self, name)
-            if v is not None and v.shape[1] != self.q.shape[1]:
-                raise RobmodError(f"{self.source}: {name} has {v.shape[1]} joints, q has "
-                                  f"{self.q.shape[1]}")
+            sizes = (self.q.shape[1],) if not self.floating else \
+                ((self.q.shape[1] - 1, 6) if name == "tau" else (self.q.shape[1] - 1,))
+            if v is not None and v.shape[1] not in sizes:
+                raise RobmodError(f"{self.source}: {name} has {v.shape[1]} columns, expected "
+                                  f"{' or '.join(map(str, sizes))} (q has {self.q.shape[1]})")
         if not self.segments:
             object.__setattr__(self, "segments", ((0, t.size),))
 
     @property
     def n_joints(self) -> int:
-        return self.q.shape[1]
+        return self.q.shape[1] - (7 if self.floating else 0)
 
     @property
     def n_samples(self) -> int:
@@ -153,13 +165,13 @@ def _check_units(data: MeasuredData, h: float) -> None:
     if not 1.0 <= rate <= 1e6:
         raise RobmodError(f"{data.source}: {rate:.4g} samples per second: is the time in "
                           "seconds? (give time_scale=1e-3 for ms, 1e-9 for ns)")
-    span = np.ptp(data.q, axis=0)
+    span = np.ptp(data.q[:, 7:] if data.floating else data.q, axis=0)
     big = np.flatnonzero(span > 20.0)
     if big.size:
         j = int(big[0])
         raise RobmodError(f"{data.source}: joint {j + 1} spans {span[j]:.4g}: positions must be "
                           "in radians (revolute) or metres (prismatic), not degrees or mm")
-    if data.qd is not None:
+    if data.qd is not None and not data.floating:
         dq = np.gradient(data.q, data.t, axis=0)
         for j in range(data.n_joints):
             den = float(dq[:, j] @ dq[:, j])
@@ -195,7 +207,7 @@ def resample(data: MeasuredData, rate: float) -> MeasuredData:
     cat = (lambda xs: np.concatenate(xs) if xs else None)
     notes = data.notes + (f"irregular time stamps: resampled at {rate:.6g} Hz",)
     return MeasuredData(cat(ts), cat(qs), cat(qds), cat(taus), None, tuple(segs), data.source,
-                        notes)
+                        notes, data.floating)
 
 
 __all__ = ["MeasuredData", "clean", "resample"]

@@ -86,13 +86,18 @@ class DynamicIdentification:
     default, whatever the description holds); ``known`` {name: value} and ``fixed`` [names]
     (at the description's values): parameters moved to the known side; ``cutoff``: 'auto'
     (cross-validation over ``folds`` contiguous time blocks, :mod:`.cutoff`), a frequency in
-    Hz or None; ``decimate``: 'auto' (Gautier's rule) or a factor; ``use_measured_velocity``.
+    Hz or None; ``decimate``: 'auto' (Gautier's rule) or a factor; ``use_measured_velocity``;
+    ``equations``: a floating robot's (:mod:`.floating`): ``'base'`` (its base's six
+    equations: logs without joint torques, Ayusawa et al. 2014) or ``'all'`` (and the joint
+    torques); by default, those the data have (MeasuredData with ``floating=True``).
     """
 
     def __init__(self, robot, *, method: str = "wls", friction: bool = True, rotor: bool = True,
                  offsets: bool = True, known=None, fixed=None, cutoff="auto", decimate="auto",
-                 use_measured_velocity: bool = True, folds: int = 5, seed: int = 0):
+                 use_measured_velocity: bool = True, folds: int = 5, seed: int = 0,
+                 equations: str | None = None):
         self.robot = robot
+        self.equations = equations
         self.method, self.friction, self.rotor, self.offsets = method, friction, rotor, offsets
         self.known, self.fixed = known, fixed
         self.cutoff, self.decimate, self.folds = cutoff, decimate, folds
@@ -110,9 +115,17 @@ class DynamicIdentification:
             raise RobmodError(f"method must be 'wls', 'ols' or 'huber', got {self.method!r}")
         if not isinstance(data, MeasuredData):
             raise RobmodError("fit expects MeasuredData (see robmod.identification.load_log)")
+        floating = getattr(self.robot, "base_kind", "fixed") == "floating"
+        if data.floating != floating:
+            raise RobmodError(f"the robot {'has' if floating else 'has no'} floating base, the "
+                              f"data {'are' if data.floating else 'are not'} a floating robot's "
+                              "(MeasuredData(..., floating=True): q with the base's pose)")
+        equations = self.equations
+        if floating and equations is None and data.tau is not None:
+            equations = "base" if data.tau.shape[1] == 6 else "all"
         model = identification_model(self.robot, rotor=self.rotor, friction=self.friction,
                                      offsets=self.offsets, known=self.known, fixed=self.fixed,
-                                     seed=self.seed)
+                                     seed=self.seed, equations=equations)
         if data.n_joints != model.n_joints:
             raise RobmodError(f"the data have {data.n_joints} joints, the robot "
                               f"{model.n_joints}")
@@ -135,7 +148,13 @@ class DynamicIdentification:
         W, y, _ = model.observation(self.processed_)
         self._W, self._y = W, y
         self.columns_ = np.arange(len(model.names))
-        self._store(solve(W, y, model.n_joints, method=self.method, names=model.names))
+        if not np.any(y) and floating:
+            raise RobmodError("the base's equations of a robot without external wrench (in "
+                              "flight, in space) are homogeneous: they give the parameters up to "
+                              "a common factor; fix the scale with a known base parameter, e.g. "
+                              "the total mass (known={'MR0': ...}), or measure the contact "
+                              "wrench")
+        self._store(solve(W, y, model.n_rows, method=self.method, names=model.names))
         return self
 
     def _store(self, res):
@@ -193,8 +212,8 @@ class DynamicIdentification:
         if p.tau is None:
             raise RobmodError("validation data need torques")
         beta = self.full_params() if params is None else np.asarray(params, float)
-        return _validation(p.tau, self.model_.predict(p.q, p.qd, p.qdd, beta,
-                                                      still=self.processed_.still), p.t)
+        tau_hat = self.model_.predict(p.q, p.qd, p.qdd, beta, still=self.processed_.still)
+        return _validation(p.tau[:, :self.model_.n_rows], tau_hat, p.t)
 
     def essential(self, max_relative_std: float = 1.0, tolerance: float = 0.05,
                   candidates: int = 8) -> "DynamicIdentification":
@@ -277,7 +296,9 @@ class DynamicIdentification:
             fields.setdefault(j, {})[field] = sp.Float(float(values.get(name, 0.0)))
         links = tuple(dataclasses.replace(link, **fields.get(link.j, {}))
                       for link in model.robot.links)
-        robot = dataclasses.replace(model.robot, links=links, values=MappingProxyType({}))
+        robot = dataclasses.replace(model.robot, links=links, values=MappingProxyType({}),
+                                    base_link=dataclasses.replace(model.robot.base_link,
+                                                                  **fields.get(0, {})))
         try:
             validate(robot)
         except RobmodError as e:
@@ -308,7 +329,7 @@ def _subset(est, keep):
     new.__dict__.update(est.__dict__)
     new.columns_ = np.asarray(keep)
     names = tuple(est.model_.names[k] for k in keep)
-    new._store(solve(est._W[:, keep], est._y, est.model_.n_joints, method=est.method,
+    new._store(solve(est._W[:, keep], est._y, est.model_.n_rows, method=est.method,
                      names=names))
     return new
 

@@ -59,18 +59,38 @@ class IdentificationModel:
     """
 
     def __init__(self, robot, *, params=None, rotor: bool = True, friction: bool = True,
-                 offsets: bool = True, known=None, fixed=None, seed: int = 0):
+                 offsets: bool = True, known=None, fixed=None, seed: int = 0,
+                 equations: str | None = None):
         num = _numeric_geometry(robot)
         self.robot = num
         self.n_joints = len(num.joints)
-        self.offsets = bool(offsets)
+        self.equations = _equations(num, equations)
+        #: equations per sample: the joints', or a floating robot's base's six (and joints')
+        self.n_rows = {"joints": self.n_joints, "base": 6, "all": 6 + self.n_joints}[
+            self.equations]
+        joints = self.equations != "base"
+        rotor, friction = rotor and joints, friction and joints
+        self.offsets = bool(offsets) and joints
         if params is None:
             standard = parameter_set(num, rotor=rotor, friction=friction)
+            known = dict(known or {})
+            regrouped = {k: known.pop(k) for k in list(known) if k not in standard
+                         and _regrouped_name(k)}
             self.known = known_values(num, standard, known, fixed)
             free = tuple(n for n in standard if n not in self.known)
-            self.base = _cached(("base", num.content_key, free, seed),
-                                lambda: numeric_base(num, free, seed=seed))
+            floating = self.equations if self.equations != "joints" else None
+            self.base = _cached(("base", num.content_key, free, seed, floating),
+                                lambda: numeric_base(num, free, seed=seed, equations=floating))
             K, columns, names = self.base.K, self.base.base, self.base.names
+            for name, value in regrouped.items():    # a known base parameter: MR0, the mass
+                if name not in names:
+                    raise RobmodError(f"known: {name} is neither a parameter nor a base "
+                                      f"parameter of {num.name} (base parameters: "
+                                      f"{', '.join(names[:8])}, ...)")
+                k = names.index(name)
+                self.known.update(known_values(num, standard, {columns[k]: value}))
+                K, columns, names = (np.delete(K, k, axis=0), columns[:k] + columns[k + 1:],
+                                     names[:k] + names[k + 1:])
         else:
             if known or fixed:
                 raise RobmodError("known / fixed parameters go with the default parameter set "
@@ -93,6 +113,7 @@ class IdentificationModel:
         self.columns = tuple(columns)
         self.names = tuple(names) + (tuple(f"OFFSET{j}" for j in range(1, self.n_joints + 1))
                                      if self.offsets else ())
+        self._top = self.n_rows - self.n_joints if self.offsets else 0     # base rows first
         values = description_values(num, self.standard)
         self.prior = {n: v for n, v in values.items()
                       if split_name(n)[0] in FIELDS[:10]
@@ -100,19 +121,24 @@ class IdentificationModel:
         self._known_names = tuple(self.known)
         geometry = _geometry_only(num)
         columns = self.columns + self._known_names
-        self._phi = _cached(("regressor", geometry.content_key, columns),
-                            lambda: regressor_function(geometry, columns))
+        if self.equations == "joints":
+            self._phi = _cached(("regressor", geometry.content_key, columns),
+                                lambda: regressor_function(geometry, columns))
+        else:
+            self._phi = _cached(("floating_regressor", geometry.content_key, columns),
+                                lambda: _floating_function(geometry, columns, self.n_rows))
         self._known_vec = np.array([self.known[n] for n in self._known_names])
-        self._fc_columns = [(c, num.joint_index[split_name(n)[1]])
-                         for c, n in enumerate(self.columns + self._known_names)
-                         if split_name(n)[0] == "FC"]
+        top = 6 if self.equations == "all" else 0
+        self._fc_columns = [(c, top + num.joint_index[split_name(n)[1]])
+                            for c, n in enumerate(self.columns + self._known_names)
+                            if split_name(n)[0] == "FC"]
 
     # -- evaluation --------------------------------------------------------------------------
     def _full(self, q, qd, qdd, still=None):
         q, qd, qdd = (np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd))
-        if q.shape[-1] != self.n_joints:
-            raise RobmodError(f"q must have {self.n_joints} values per sample, got shape "
-                              f"{q.shape}")
+        size = self.n_joints + (7 if self.equations != "joints" else 0)
+        if q.shape[-1] != size:
+            raise RobmodError(f"q must have {size} values per sample, got shape {q.shape}")
         F = self._phi(q, qd, qdd)
         if still is not None and self._fc_columns:
             s = _coulomb(qd, still)
@@ -124,7 +150,8 @@ class IdentificationModel:
         b = len(self.columns)
         W = F[..., :b]
         if self.offsets:
-            eye = np.broadcast_to(np.eye(self.n_joints), W.shape[:-2] + (self.n_joints,) * 2)
+            eye = np.eye(self.n_rows, self.n_joints, -self._top)
+            eye = np.broadcast_to(eye, W.shape[:-2] + eye.shape)
             W = np.concatenate([W, eye], axis=-1)
         known = F[..., b:] @ self._known_vec if self._known_names else \
             np.zeros(F.shape[:-1])
@@ -143,12 +170,12 @@ class IdentificationModel:
         flat = q.reshape(-1, q.shape[-1]).shape[0]
         shape = q.shape[:-1]
         q, qd, qdd = (x.reshape(flat, -1) for x in (q, qd, qdd))
-        out = np.empty((flat, self.n_joints))
+        out = np.empty((flat, self.n_rows))
         for a in range(0, flat, chunk):
             W, known = self._split(self._full(q[a:a + chunk], qd[a:a + chunk],
                                               qdd[a:a + chunk], still))
             out[a:a + chunk] = W @ beta + known
-        return out.reshape(shape + (self.n_joints,))
+        return out.reshape(shape + (self.n_rows,))
 
     def observation(self, p: Processed, *, rows=None, stacked: bool = True):
         """(W, y, index): the rows of the decimated samples of ``p`` (every
@@ -161,7 +188,7 @@ class IdentificationModel:
             rows = np.concatenate([np.arange(a, b, p.decimation) for a, b in p.segments])
         F = self._full(p.q[rows], p.qd[rows], p.qdd[rows], p.still)
         if p.cutoff and self._fc_columns:
-            sign = np.empty((rows.size, self.n_joints))
+            sign = np.empty((rows.size, p.qd.shape[-1]))
             for a, b in p.segments:
                 inside = (rows >= a) & (rows < b)
                 if inside.any():
@@ -170,7 +197,13 @@ class IdentificationModel:
             for c, i in self._fc_columns:
                 F[:, i, c] = sign[:, i]
         W, known = self._split(F)
-        y = (p.tau_filtered if p.tau_filtered is not None else p.tau)[rows] - known
+        y = (p.tau_filtered if p.tau_filtered is not None else p.tau)[rows]
+        if y.shape[-1] != self.n_rows:
+            y = y[..., :self.n_rows] if self.equations == "base" else None
+        if y is None:
+            raise RobmodError(f"the data have {p.tau.shape[-1]} torque columns, the model "
+                              f"{self.n_rows} equations ({self.equations})")
+        y = y - known
         index = p.index[rows] if p.index is not None else rows
         if not stacked:
             return W, y, index
@@ -204,6 +237,37 @@ class IdentificationModel:
                 f"{len(self.standard)} standard)")
 
 
+def _regrouped_name(name):
+    """True for a base parameter's name that holds others (``MR0``, ``ZZR1``: Khalil &
+    Dombre §7.5.3)."""
+    try:
+        field, _ = split_name(name.replace("R", "", 1))
+    except KeyError:
+        return False
+    return f"{field}R" in name
+
+
+def _equations(num, equations):
+    """'joints' for a fixed or mobile base; a floating robot's 'base' (its six equations,
+    Ayusawa et al. 2014: no joint torque needed) or 'all' (6 + n)."""
+    floating = num.base_kind == "floating"
+    if equations is None:
+        return "base" if floating else "joints"
+    allowed = ("base", "all") if floating else ("joints",)
+    if equations not in allowed:
+        raise RobmodError(f"equations must be {' or '.join(map(repr, allowed))} for robot "
+                          f"{num.name!r} ({num.base_kind} base), got {equations!r}")
+    return equations
+
+
+def _floating_function(robot, columns, rows):
+    """The compiled floating regressor, its first ``rows`` rows."""
+    from .floating import floating_regressor_model
+
+    f = floating_regressor_model(robot, columns).compile()
+    return lambda q, qd, qdd: f(q, qd, qdd)[..., :rows, :]
+
+
 def _coulomb(qd, still):
     """sign(qd), 0 where |qd| <= ``still`` (per joint): the sign of a velocity smaller than
     what the data resolve is unknown."""
@@ -222,7 +286,8 @@ def _geometry_only(num):
     import sympy as sp
 
     links = tuple(replace(link, **{k: sp.Integer(0) for k in FIELDS}) for link in num.links)
-    return replace(num, links=links)
+    return replace(num, links=links, base_link=replace(num.base_link, **{
+        k: sp.Integer(0) for k in FIELDS}))
 
 
 def _cached(key, make):

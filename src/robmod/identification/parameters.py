@@ -32,6 +32,11 @@ def split_name(name):
     raise KeyError(name)
 
 
+def link_of(robot, j):
+    """Link j of the robot, link 0 being the base (``robot.base_link``)."""
+    return robot.base_link if j == 0 else robot.link(j)
+
+
 def _numeric(v):
     try:
         return float(v)
@@ -43,8 +48,8 @@ def parameter_set(robot, *, rotor: bool = True, friction: bool = True) -> tuple:
     """Every standard parameter of every moving link (XX..M, IA, FC, FV; ``rotor`` /
     ``friction`` switch IA / FC, FV off), and the inertial parameters of the links on fixed
     frames that the description gives a body, in the standard order (link 1 to n, XX..M,
-    IA, FC, FV)."""
-    out = []
+    IA, FC, FV); a floating base's link 0 (XX0..M0) first."""
+    out = [f"{k}0" for k in INERTIAL] if robot.base_kind == "floating" else []
     for link in robot.links:
         j = link.j
         moving = robot.frame(j).sigma != FIXED
@@ -64,7 +69,7 @@ def description_values(robot, names) -> dict:
     out = {}
     for n in names:
         field, j = split_name(n)
-        v = _numeric(getattr(robot.link(j), field))
+        v = _numeric(getattr(link_of(robot, j), field))
         if v is not None and math.isfinite(v):
             out[n] = v
     return out

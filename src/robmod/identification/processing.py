@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import RobmodError
+from ..geometry.floating import velocity_from_derivatives
 from .data import MeasuredData
 
 
@@ -150,13 +151,23 @@ def process(data: MeasuredData, *, cutoff=None, order: int = 4, decimate="auto",
         if cutoff:   # q, qd and tau filtered in one call
             signals = [x for x in (q, qd, tau) if x is not None]
             out = np.split(butter_lowpass(np.column_stack(signals), rate, cutoff, order),
-                           len(signals), axis=1)
+                           np.cumsum([x.shape[1] for x in signals])[:-1], axis=1)
             q = out.pop(0)
             qd = out.pop(0) if qd is not None else None
             tauf = out.pop(0) if tau is not None else None
-        if qd is None:
-            qd = np.gradient(q, h, axis=0)
-        qdd = np.gradient(qd, h, axis=0)
+        if data.floating:      # the base's twist and its derivative in the base frame
+            q = np.concatenate([q[:, :3], q[:, 3:7] / np.linalg.norm(q[:, 3:7], axis=1,
+                                                                     keepdims=True),
+                                q[:, 7:]], axis=1)
+            if qd is None:
+                dq = np.gradient(q, h, axis=0)
+                qd, qdd = velocity_from_derivatives(q, dq, np.gradient(dq, h, axis=0))
+            else:
+                qdd = np.gradient(qd, h, axis=0)
+        else:
+            if qd is None:
+                qd = np.gradient(q, h, axis=0)
+            qdd = np.gradient(qd, h, axis=0)
         s = slice(edge, (b - a) - edge)
         parts["t"].append(data.t[a:b][s])
         parts["index"].append(np.arange(a, b)[s])

@@ -35,16 +35,21 @@ from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, dot
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
-from .parameters import FIELDS, split_name
+from .parameters import FIELDS, link_of, split_name
 
 _UNIT_J = {"XX": ((0, 0),), "XY": ((0, 1), (1, 0)), "XZ": ((0, 2), (2, 0)), "YY": ((1, 1),),
            "YZ": ((1, 2), (2, 1)), "ZZ": ((2, 2),)}
 
 
 def standard_names(robot, rotor=True, friction=True) -> tuple:
-    """Names of the standard parameters present in the description (XXj..Mj, IAj, FCj, FVj)."""
+    """Names of the standard parameters present in the description (XXj..Mj, IAj, FCj, FVj;
+    link 0's XX0..M0 when the base is mobile or floating)."""
     out = []
-    for link in robot.links:
+    base = [robot.base_link] if robot.base_kind != "fixed" else []
+    for link in base + list(robot.links):
+        if link.j == 0:
+            out += [f"{k}0" for k in INERTIAL if getattr(link, k) != 0]
+            continue
         j = link.j
         joint = robot.frame(j).sigma != FIXED
         for k in FIELDS:
@@ -59,10 +64,11 @@ def standard_names(robot, rotor=True, friction=True) -> tuple:
 def standard_vector(robot, names=None) -> np.ndarray:
     """chi: the numeric values of the standard parameters ``names`` (default: all present)."""
     names = standard_names(robot) if names is None else names
-    return np.array([float(getattr(robot.link(split_name(n)[1]), split_name(n)[0])) for n in names])
+    return np.array([float(getattr(link_of(robot, split_name(n)[1]), split_name(n)[0]))
+                     for n in names])
 
 
-def _columns(robot, params):
+def columns_of(robot, params):
     if params is None:
         names = standard_names(robot)
     elif hasattr(params, "standard_names"):
@@ -72,16 +78,26 @@ def _columns(robot, params):
     return [(split_name(n)[1], split_name(n)[0]) for n in names], tuple(names)
 
 
-def regressor_algorithm(ctx, robot, params=None, gravity=True):
-    """Phi as nested lists (NJ rows of the tree's joints, one column per parameter)."""
-    cols, _ = _columns(robot, params)
+def regressor_algorithm(ctx, robot, params=None, gravity=True, base=None):
+    """Phi as nested lists (NJ rows of the tree's joints, one column per parameter).
+
+    ``base``: (W_0, WP_0, VP_0 - g) of a floating or mobile base (context scalars, frame 0;
+    :func:`robmod.dynamics.floating.base_start`): six rows first, the wrench the world exerts
+    on link 0 (the rows of :func:`~robmod.dynamics.floating_idm`), and link 0's parameters
+    (XX0..M0) may be columns.  Returns (rows, row labels: ``"b1".."b6"`` then the joints).
+    """
+    cols, _ = columns_of(robot, params)
     n = robot.n_links
     frames = robot.frames[:n]
-    kin = forward(ctx, robot, frames, gravity=gravity)
+    kin = forward(ctx, robot, frames, gravity=gravity, base=base)
     W, WP, VP = kin.W, kin.WP, kin.VP
     U = {}
-    # twists of the antecedent joints at O_j in frame j: J[j][i] = (v, w)
-    Jt = {0: {}}
+    # twists of the antecedent joints at O_j in frame j: J[j][i] = (v, w); a floating base's
+    # six unit twists are the antecedents of every link
+    units = [[1 if r == k else 0 for r in range(6)] for k in range(6)]
+    Jt = {0: {} if base is None else {f"b{k + 1}": (e[:3], e[3:]) for k, e in enumerate(units)}}
+    if base is not None:
+        U[0] = kin.U(0)
     for f in frames:
         j, a = f.j, f.ant
         R, P = kin.R[j], kin.P[j]
@@ -100,10 +116,10 @@ def regressor_algorithm(ctx, robot, params=None, gravity=True):
             Jt[j][j] = ([0, 0, 0], [0, 0, 1])
         elif f.sigma == PRISMATIC:
             Jt[j][j] = ([0, 0, 1], [0, 0, 0])
-    joints = [f.j for f in frames if f.sigma != FIXED]
+    joints = ([f"b{k}" for k in range(1, 7)] if base is not None else []) + \
+        [f.j for f in frames if f.sigma != FIXED]
     rows = {i: [] for i in joints}
     for (j, k) in cols:
-        f = robot.frame(j)
         if k in ("IA", "FC", "FV"):
             qd = ctx.joint(j, "qd")
             val = {"IA": ctx.joint(j, "qdd"), "FV": qd,
@@ -147,7 +163,7 @@ def regressor(robot, q, qd, qdd, params=None) -> np.ndarray:
     robot's compiled :func:`regressor_model` (the fast path, see
     :mod:`robmod.symbolic.fastpath`), else the same algorithm in NumPy.
     """
-    key = ("regressor", None if params is None else _columns(robot, params)[1])
+    key = ("regressor", None if params is None else columns_of(robot, params)[1])
     return fastpath.evaluate(robot, key, _REGRESSOR_SPEC, params, q, qd, qdd)
 
 
@@ -174,7 +190,7 @@ _REGRESSOR_SPEC = fastpath.Spec(
 
 def regressor_model(robot, params=None, name="regressor"):
     """Customized symbolic regressor (output PHI, NJ x p)."""
-    _, names = _columns(robot, params)
+    _, names = columns_of(robot, params)
     joints = [f.j for f in robot.frames[:robot.n_links] if f.sigma != FIXED]
     inputs = {"q": tuple(joint_variable(j) for j in joints),
               "qd": tuple(joint_velocity(j) for j in joints),
@@ -195,7 +211,7 @@ def _regressor_model_derivative(robot, params=None):
     from ..dynamics.newton_euler import idm_model
     from ..symbolic.differentiation import derivative
 
-    _, names = _columns(robot, params)
+    _, names = columns_of(robot, params)
     std = standard_names(robot)
     from dataclasses import replace
 
@@ -226,7 +242,7 @@ def energy_regressor(robot, q, qd, params=None) -> np.ndarray:
     require_numeric(robot, "the energy regressor", scope="geometry")
     q, qd = joint_arrays(robot, q=q, qd=qd)
     shape = q.shape
-    cols, _ = _columns(robot, params)
+    cols, _ = columns_of(robot, params)
     ctx = NumericContext(robot, q=q, qd=qd)
     fns, _ = energy_functions(ctx, robot)
     out = np.zeros(shape[:-1] + (len(cols),))
@@ -246,7 +262,7 @@ def energy_identification_rows(robot, t, q, qd, tau, intervals, params=None):
     inertial and rotor columns and ``int sign(qd_j) qd_j dt``, ``int qd_j^2 dt`` for FC_j, FV_j.
     """
     t, q, qd, tau = (np.asarray(x, dtype=float) for x in (t, q, qd, tau))
-    cols, _ = _columns(robot, params)
+    cols, _ = columns_of(robot, params)
     h = energy_regressor(robot, q, qd, params)
     power = (tau * qd).sum(-1)
     Y, y = [], []
