@@ -20,10 +20,20 @@ from ..version import __version__
 from ..errors import RobmodError
 
 
-def load_robot_arg(name, numeric=False):
+def load_robot_arg(name, numeric=False, base=None):
     from ..description import load_robot
 
-    return load_robot(name, numeric=numeric)
+    return load_robot(name, numeric=numeric, base=base)
+
+
+BASES = ("fixed", "mobile", "floating")
+
+
+def add_base_option(parser) -> None:
+    """``--base fixed|mobile|floating``: the base kind (a URDF file cannot say it)."""
+    parser.add_argument("--base", choices=BASES, help="the base: fixed (a URDF's default), "
+                        "mobile (its motion given) or floating (free: legged robots, "
+                        "humanoids, space robots)")
 
 
 def joint_values_arg(text, n, what):
@@ -65,7 +75,7 @@ def _cmd_list(args) -> int:
 
 
 def _cmd_show(args) -> int:
-    print(load_robot_arg(args.robot, numeric=args.numeric))
+    print(load_robot_arg(args.robot, numeric=args.numeric, base=args.base))
     return 0
 
 
@@ -104,6 +114,7 @@ def _build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("show", help="print the parameter tables of a robot")
     s.add_argument("robot", help="library name or file (.yaml, .par, .urdf)")
     s.add_argument("--numeric", action="store_true", help="substitute the numeric values")
+    add_base_option(s)
     s.set_defaults(func=_cmd_show)
     s = sub.add_parser("check", help="validate a robot file")
     s.add_argument("file")

@@ -11,7 +11,7 @@ def _cmd_draw(args) -> int:
     from ..plot import robot_plot
     from . import joint_values_arg, load_robot_arg
 
-    robot = load_robot_arg(args.robot, numeric=True)
+    robot = load_robot_arg(args.robot, numeric=True, base=args.base)
     if args.random_dynamics is not None:
         from ..testing.random import with_random_dynamics
 
@@ -24,6 +24,8 @@ def _cmd_draw(args) -> int:
 
 
 def add_draw_command(sub) -> None:
+    from . import add_base_option
+
     s = sub.add_parser("draw", help="draw the robot in 3D at a configuration (PNG, PDF, SVG)")
     s.add_argument("robot", help="library name or file (numeric geometry)")
     s.add_argument("--q", nargs="+", metavar="Q", help="joint values (default 0; one for all)")
@@ -32,6 +34,7 @@ def add_draw_command(sub) -> None:
                    help="manipulability ellipsoids of the end frame: velocity (the default), "
                         "force, dynamic (needs numeric inertial parameters)")
     s.add_argument("--tool", metavar="NAME", help="the ellipsoids at this tool frame")
+    add_base_option(s)
     s.add_argument("--random-dynamics", type=int, metavar="SEED",
                    help="give the robot random physically consistent inertias (demo robots)")
     s.set_defaults(func=_cmd_draw)

@@ -35,6 +35,8 @@ def _generate(robot, quiet):
              ("Coriolis, centrifugal, gravity", lambda: ccg_model(dyn))]
     if not robot.n_loops:
         steps.append(("DDM (recursive)", lambda: ddm_model(dyn)))
+    if robot.base_kind != "fixed" and not robot.n_loops:
+        steps += _base_models(robot)
     out = []
     with _Progress(len(steps), quiet) as progress:
         for title, build in steps:
@@ -49,6 +51,25 @@ def _generate(robot, quiet):
             progress.done(dt)
             out.append((title, model, dt, note))
     return out
+
+
+def _base_models(robot):
+    """The models of a mobile or floating base (robmod.description.base)."""
+    from ..dynamics import (centroidal_momentum_matrix_model, floating_ddm_model,
+                            floating_idm_model, floating_inertia_matrix_model,
+                            free_floating_idm_model)
+    from ..geometry import floating_dgm_model
+
+    steps = [("floating IDM (base wrench)", lambda: floating_idm_model(robot))]
+    if robot.base_kind == "floating":
+        steps = [("DGM wTn (with the base)", lambda: floating_dgm_model(robot)),
+                 *steps,
+                 ("free-floating IDM (SYMORO)", lambda: free_floating_idm_model(robot)),
+                 ("floating inertia matrix", lambda: floating_inertia_matrix_model(robot)),
+                 ("floating DDM (recursive)", lambda: floating_ddm_model(robot)),
+                 ("centroidal momentum matrix",
+                  lambda: centroidal_momentum_matrix_model(robot))]
+    return steps
 
 
 class _Progress:
@@ -112,7 +133,7 @@ def _cmd_models(args) -> int:
     unknown = [f for f in formats if f not in EXTENSIONS]
     if unknown:
         raise RobmodError(f"unknown export format {unknown[0]!r}; use {', '.join(EXTENSIONS)}")
-    robot = load_robot_arg(args.robot, numeric=args.numeric)
+    robot = load_robot_arg(args.robot, numeric=args.numeric, base=args.base)
     out = Path(args.out or f"{robot.name}_models")
     results = _generate(robot, args.quiet)
     rows, files = [], []
@@ -171,6 +192,9 @@ def add_models_command(sub) -> None:
     s.add_argument("--print", action="store_true",
                    help="also print the description, the transforms and every model")
     s.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    from . import add_base_option
+
+    add_base_option(s)
     s.set_defaults(func=_cmd_models)
 
 

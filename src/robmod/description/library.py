@@ -26,10 +26,12 @@ def _library_path(name: str) -> Path:
 
 
 @keyword_options()
-def load_robot(name_or_path, *, numeric: bool = False):
+def load_robot(name_or_path, *, numeric: bool = False, base: str | None = None):
     """A robot by library name (``'rx90'``) or file path (.yaml, .par, .urdf).
 
-    ``numeric=True`` substitutes the numeric values the description carries.
+    ``numeric=True`` substitutes the numeric values the description carries; ``base``: the
+    base kind (``"fixed"``, ``"mobile"``, ``"floating"``; None: the file's, a URDF's root
+    link fixed), as :func:`~robmod.description.read_robot`.
     """
     from .files import read_robot
 
@@ -38,9 +40,9 @@ def load_robot(name_or_path, *, numeric: bool = False):
     if path.suffix.lower() in (".yaml", ".yml", ".par", ".urdf") or path.exists():
         if not path.exists():
             raise RobmodError(f"file not found: {text}")
-        robot = read_robot(path)
+        robot = read_robot(path, base=base)
     else:
-        robot = read_robot(_library_path(text), fmt="yaml")
+        robot = read_robot(_library_path(text), fmt="yaml", base=base)
     return robot.numeric() if numeric else robot
 
 

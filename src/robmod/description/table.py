@@ -61,7 +61,8 @@ def robot_html(robot: Robot) -> str:
     """The description as HTML: a title line, the geometric and dynamic tables."""
     from html import escape
 
-    out = [f"<p><b>{escape(robot.name)}</b>: {robot.structure}, {robot.n_q} joint "
+    base = "" if robot.base_kind == "fixed" else f"{robot.base_kind} base, "
+    out = [f"<p><b>{escape(robot.name)}</b>: {base}{robot.structure}, {robot.n_q} joint "
            f"variables, NF = {robot.n_frames}{', B = ' + str(robot.n_loops) if robot.n_loops else ''}"
            f"{' &mdash; ' + escape(robot.source) if robot.source else ''}</p>",
            html_table(*_geometric_rows(robot), caption="Geometric parameters")]
@@ -90,7 +91,16 @@ def format_robot(robot: Robot) -> str:
     lim = _limits_table(robot)
     if lim:
         out += ["", "Joint limits"] + lim
-    out += ["", "Gravity: [" + ", ".join(map(to_text, robot.gravity)) + "]"]
+    if robot.base_kind != "fixed":
+        b = robot.base_link
+        vals = [f"{k} = {to_text(getattr(b, k))}" for k in DYNAMIC
+                if getattr(b, k) is not None and getattr(b, k) != 0]
+        what = ("6 free coordinates: position and quaternion of frame 0 in the world"
+                if robot.base_kind == "floating" else "its motion V0, W0, VP0, WP0 given")
+        out += ["", f"Base: {robot.base_kind} ({what})",
+                "Link 0: " + (", ".join(vals) if vals else "no inertia")]
+    out += ["", "Gravity: [" + ", ".join(map(to_text, robot.gravity)) + "]"
+            + (" (world frame)" if robot.base_kind == "floating" else "")]
     if robot.base != robot.base.eye(4):
         out.append("Base Z = " + str(robot.base.tolist()))
     for t in robot.tools:

@@ -70,6 +70,7 @@ class SymbolicContext:
         self.statements: list[tuple[sp.Symbol, sp.Expr]] = []
         self.names: set[str] = set()
         self._trig: dict = {}
+        self._trig_fn: dict = {}
         self.trig_names = trig_names
         self._pairs: list[tuple] = []
 
@@ -137,8 +138,18 @@ class SymbolicContext:
         else:
             is_joint = any(re.fullmatch(r"q\d+", str(x)) for x in angle.free_symbols)
             prefix = "" if is_joint else "_"
-            out = (self.var(s, f"S{prefix}{tag}"), self.var(c, f"C{prefix}{tag}"))
-            self._pairs.append(out)
+            named = []
+            for expr, name in ((s, f"S{prefix}{tag}"), (c, f"C{prefix}{tag}")):
+                # sin(q + pi) = -sin(q): the statement is the sine itself (the vectorized
+                # kernels take sin and cos of the joints), the sign a free change
+                coeff, rest = expr.as_coeff_Mul()
+                sign = -1 if coeff == -1 and isinstance(rest, (sp.sin, sp.cos)) else 1
+                expr = rest if sign == -1 else expr
+                if expr not in self._trig_fn:
+                    self._trig_fn[expr] = self.var(expr, name)
+                named.append((sign, self._trig_fn[expr]))
+            self._pairs.append((named[0][1], named[1][1]))
+            out = tuple(sign * sym for sign, sym in named)
         self._trig[key] = out
         return out
 
