@@ -152,3 +152,25 @@ def test_floating_base_against_pinocchio_free_flyer(path, numpy_backend):
         return
     for k in ("frames", "rnea", "crba", "com", "centroidal", "aba/cond"):
         assert err[k] <= 1e-9, (k, err)
+
+
+def test_cli_on_a_floating_robot(tmp_path, capsys):
+    """robmod show / models / draw with --base floating on Solo-12."""
+    from robmod.cli import main
+
+    path = os.path.join(ROOT, "solo_description", "robots", "solo12.urdf")
+    assert main(["show", path, "--base", "floating"]) == 0
+    out = capsys.readouterr().out
+    assert "Base: floating" in out and "Link 0: XX = 0.00578574" in out
+    assert main(["models", path, "--base", "floating", "--numeric", "--quiet", "--formats",
+                 "txt", "--out", str(tmp_path / "m")]) == 0
+    out = capsys.readouterr().out
+    for title in ("floating IDM (base wrench)", "free-floating IDM (SYMORO)",
+                  "floating inertia matrix", "floating DDM (recursive)",
+                  "centroidal momentum matrix"):
+        assert title in out
+    assert (tmp_path / "m" / "solo_floating_idm.txt").exists()
+    pytest.importorskip("matplotlib")
+    assert main(["draw", path, "--base", "floating", "--q", "0.3", "-o",
+                 str(tmp_path / "solo.png")]) == 0
+    assert (tmp_path / "solo.png").stat().st_size > 1000

@@ -423,7 +423,7 @@ class Robot:
             syms |= m.free_symbols
         for vec in (self.gravity, self.W0, self.WP0, self.V0, self.VP0):
             for v in vec:
-                syms |= v.free_symbols
+                syms |= getattr(v, "free_symbols", set())
         return frozenset(syms)
 
     @property

@@ -5,7 +5,8 @@ Toolbox are imported only when these functions are called.
 """
 from .measured import simulated_log, arm_urdf, realistic_arm
 from .peers import (PinocchioRobot, rtb_robot, toppra_parameterization,
-                    to_pinocchio_configuration, from_pinocchio_configuration)
+                    to_pinocchio_configuration, from_pinocchio_configuration,
+                    example_robot_data)
 from .random import random_robot, with_random_dynamics, random_inertial
 
 __all__ = [
@@ -13,7 +14,7 @@ __all__ = [
     "simulated_log", "arm_urdf", "realistic_arm",
     # peers
     "PinocchioRobot", "rtb_robot", "toppra_parameterization", "to_pinocchio_configuration",
-    "from_pinocchio_configuration",
+    "from_pinocchio_configuration", "example_robot_data",
     # random
     "random_robot", "with_random_dynamics", "random_inertial",
 ]

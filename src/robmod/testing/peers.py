@@ -146,6 +146,28 @@ def from_pinocchio_configuration(q):
     return np.concatenate([q[..., :3], q[..., 6:7], q[..., 3:6], q[..., 7:]], axis=-1)
 
 
+def example_robot_data(path: str = "") -> str:
+    """The path of a file of the example-robot-data package (Pinocchio's robot files, a
+    test dependency installed with ``pin``), e.g. ``"solo_description/robots/solo12.urdf"``;
+    a RobmodError when the package is not installed."""
+    import os
+
+    try:
+        import cmeel
+    except ImportError:
+        cmeel = None
+    root = None if cmeel is None else os.path.join(
+        os.path.dirname(os.path.dirname(cmeel.__file__)), "cmeel.prefix", "share",
+        "example-robot-data", "robots")
+    if root is None or not os.path.isdir(root):
+        raise RobmodError("example-robot-data is not installed: pip install example-robot-data "
+                          "(or the 'test' extra)")
+    full = os.path.join(root, path)
+    if not os.path.exists(full):
+        raise RobmodError(f"example-robot-data has no file {path!r}")
+    return full
+
+
 def rtb_robot(robot):
     """A Robotics Toolbox DHRobot (modified DH) of a numeric serial robot without gamma/b."""
     import roboticstoolbox as rtb
@@ -194,4 +216,4 @@ def toppra_parameterization(robot, W, lim, N, discretization="collocation"):
 
 
 __all__ = ["PinocchioRobot", "rtb_robot", "toppra_parameterization",
-           "to_pinocchio_configuration", "from_pinocchio_configuration"]
+           "to_pinocchio_configuration", "from_pinocchio_configuration", "example_robot_data"]
