@@ -281,3 +281,20 @@ base:
     bad = Link(j=0, M=1, XX=1, YY=1, ZZ=3)
     with pytest.raises(DescriptionError, match="triangle"):
         robot.with_base("floating", link=bad)
+
+
+def test_a_rigid_body_split_into_welded_links():
+    """A link whose inertia alone is impossible (a URDF's placeholder: 1e-6 kg, every entry
+    1e-6) welded by a fixed frame to a link with a real one is part of one rigid body: the
+    body is checked, as Pinocchio and MuJoCo take it (ANYmal, Go1, HyQ, B1 in
+    example-robot-data); alone, it is refused."""
+    frames = [dict(j=1, ant=0, sigma=2, mu=0, r=0.05), dict(j=2, ant=1, sigma=0, d=0.3)]
+    dummy = dict(j=1, XX=1e-6, XY=1e-6, XZ=1e-6, YY=1e-6, YZ=1e-6, ZZ=1e-6, M=1e-6)
+    body = dict(j=0, M=10, XX=0.2, YY=0.3, ZZ=0.4)
+    arm = Link(j=2, M=1, MX=0.1, XX=0.05, YY=0.06, ZZ=0.07)
+    from robmod.description import make_robot
+    robot = make_robot("welded", frames, [Link(**dummy), arm], base_kind="floating",
+                       base_link=body)
+    assert robot.base_kind == "floating"
+    with pytest.raises(DescriptionError, match="triangle"):
+        make_robot("alone", frames, [Link(**dummy), arm])     # nothing welded to link 1

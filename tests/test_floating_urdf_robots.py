@@ -3,7 +3,8 @@ base="floating")``) against Pinocchio with a free-flyer root (``buildModelFromUr
 JointModelFreeFlyer())``): frames, centre of mass, rnea (base wrench and torques), crba, aba,
 the centroidal momentum matrix, to 1e-9 relative (the direct model: times the condition number
 of the inertia matrix), or robmod refuses the file with a RobmodError (physically impossible
-inertias, no joint).  A representative subset runs in the normal suite (a quadruped, a big
+inertias, no joint).  A representative subset runs in the normal suite (quadrupeds -- ANYmal's
+root link holds a placeholder inertia, a body only with the link welded to it --, a big
 humanoid, a flying arm, an arm as a free-floating space robot, a robot with mimic joints);
 ``ROBMOD_SLOW=1`` runs every file."""
 import glob
@@ -39,6 +40,7 @@ if not FILES:   # pragma: no cover
 SUBSET = {"solo_description/robots/solo12.urdf", "talos_data/robots/talos_reduced.urdf",
           "hextilt_description/urdf/hextilt_flying_arm_5.urdf",
           "ur_description/urdf/ur5_robot.urdf", "go2_description/urdf/go2.urdf",
+          "anymal_b_simple_description/robots/anymal.urdf",
           "baxter_description/urdf/baxter.urdf"}
 SLOW = os.environ.get("ROBMOD_SLOW") == "1"
 

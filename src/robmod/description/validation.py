@@ -107,7 +107,7 @@ def validate(robot: Robot, locations: Mapping | None = None) -> Robot:
         if link.j != idx:
             _fail(f"links must be numbered 1..{nl}; found link {link.j} at position {idx}",
                   link.j, "j", locations)
-        _check_link(link, locations)
+        _check_link(link, locations, robot)
     _check_matrix(robot.base, None, "Z", locations)
     _check_base(robot, locations)
     for t in robot.tools:
@@ -138,7 +138,7 @@ def _check_base(robot, locations):
               None, "base", locations)
     if robot.base_link.j != 0:
         _fail(f"link 0 (the base) must have j = 0, not {robot.base_link.j}", 0, "j", locations)
-    _check_link(robot.base_link, locations)
+    _check_link(robot.base_link, locations, robot)
     if robot.base_kind == FLOATING_BASE and robot.base != sp.eye(4):
         _fail("a floating base has no constant Z = fT0: the pose of frame 0 in the world is its "
               "configuration (position and quaternion); set Z to the identity", None, "Z",
@@ -160,7 +160,7 @@ def _check_matrix(m, j, name, locations):
               j, name, locations)
 
 
-def _check_link(link, locations):
+def _check_link(link, locations, robot=None):
     j = link.j
     for k in DYNAMIC:
         v = getattr(link, k)
@@ -199,9 +199,9 @@ def _check_link(link, locations):
         return
     J = np.array([[XX, XY, XZ], [XY, YY, YZ], [XZ, YZ, ZZ]])
     s = np.array([MX, MY, MZ])
-    JG = J - (s @ s * np.eye(3) - np.outer(s, s)) / M
-    scale = max(abs(np.trace(J)), abs(np.trace(JG)), 1e-300)
-    ev = np.linalg.eigvalsh(JG)
+    ev, scale = _central_inertia(M, s, J)
+    if _impossible(ev, scale) and robot is not None and _rigid_group_is_a_body(robot, j):
+        return
     if ev[0] < -_INERTIA_TOL * scale:
         _fail(f"inertia tensor about the centre of mass is not positive semi-definite "
               f"(eigenvalues {np.array2string(ev, precision=4)}): check XX..ZZ against MX, MY, "
@@ -209,6 +209,66 @@ def _check_link(link, locations):
     if ev[0] + ev[1] < ev[2] - _INERTIA_TOL * scale:
         _fail(f"principal inertias about the centre of mass {np.array2string(ev, precision=4)} "
               "violate the triangle inequality (I1 + I2 >= I3)", j, "XX", locations)
+
+
+def _central_inertia(M, s, J):
+    """(principal moments about the centre of mass, scale of the checks)."""
+    JG = J - (s @ s * np.eye(3) - np.outer(s, s)) / M
+    return np.linalg.eigvalsh(JG), max(abs(np.trace(J)), abs(np.trace(JG)), 1e-300)
+
+
+def _impossible(ev, scale) -> bool:
+    return bool(ev[0] < -_INERTIA_TOL * scale or ev[0] + ev[1] < ev[2] - _INERTIA_TOL * scale)
+
+
+def _rigid_group_is_a_body(robot, j) -> bool:
+    """True when link j is welded to other links by fixed frames (sigma = 2; link 0 of a
+    mobile or floating base included) and the rigid body they make together has a physically
+    consistent inertia: a body split into links of a file (a URDF's placeholder inertia on the
+    root link and the real one on a link fixed to it) is one rigid body, as Pinocchio and
+    MuJoCo take it."""
+    from .robot import transform_matrix
+
+    n = robot.n_links
+    edges = {k: set() for k in range(n + 1)}
+    for f in robot.frames[:n]:
+        if f.sigma == FIXED:
+            edges[f.j].add(f.ant)
+            edges[f.ant].add(f.j)
+    if robot.base_kind == "fixed":
+        edges.pop(0, None)
+        for k in edges:
+            edges[k].discard(0)
+    group, todo = {j: np.eye(4)}, [j]
+    try:
+        while todo:      # the placement of each welded link in frame j
+            a = todo.pop()
+            for b in edges.get(a, ()):
+                if b in group:
+                    continue
+                if b and robot.frame(b).ant == a:       # b a child of a
+                    T = np.array(transform_matrix(*robot.frame(b).params()), dtype=float)
+                    group[b] = group[a] @ T
+                else:                                  # b the antecedent of a
+                    T = np.array(transform_matrix(*robot.frame(a).params()), dtype=float)
+                    group[b] = group[a] @ np.linalg.inv(T)
+                todo.append(b)
+        if len(group) == 1:
+            return False
+        M, s, J = 0.0, np.zeros(3), np.zeros((3, 3))
+        for k, T in group.items():
+            link = robot.base_link if k == 0 else robot.link(k)
+            m = float(link.M)
+            ms = np.array([float(link.MX), float(link.MY), float(link.MZ)])
+            Jk = np.array(link.inertia_matrix().evalf(), dtype=float)
+            R, P = T[:3, :3], T[:3, 3]
+            rs = R @ ms
+            J += R @ Jk @ R.T + m * (P @ P * np.eye(3) - np.outer(P, P)) \
+                + 2 * (P @ rs) * np.eye(3) - np.outer(P, rs) - np.outer(rs, P)
+            M, s = M + m, s + rs + m * P
+    except (TypeError, ValueError):          # symbolic values: judged link by link
+        return False
+    return M > 0 and not _impossible(*_central_inertia(M, s, J))
 
 
 __all__ = ["validate"]
