@@ -298,3 +298,48 @@ def test_a_rigid_body_split_into_welded_links():
     assert robot.base_kind == "floating"
     with pytest.raises(DescriptionError, match="triangle"):
         make_robot("alone", frames, [Link(**dummy), arm])     # nothing welded to link 1
+
+
+@pytest.mark.parametrize("off", ["gravity", "rotor", "friction", "wrench", "velocity",
+                                 "acceleration"])
+def test_switches_are_the_models_of_the_zeroed_robot(off):
+    """Each switch of the floating models set to False is the model of the robot without that
+    term (gravity 0, IA 0, FC = FV = 0, FX..CZ 0 on every link, link 0 included) or of a zero
+    input (qd, qdd), as for the fixed base (tests/test_api_grid.py)."""
+    from dataclasses import replace
+    rng = np.random.default_rng(6)
+    robot = floating_robot(6, n=4)
+    wrench = ("FX", "FY", "FZ", "CX", "CY", "CZ")
+
+    def noisy(link):
+        return replace(link, FC=sp.Float(rng.uniform(0.1, 1)), FV=sp.Float(rng.uniform(0.1, 1)),
+                       **{k: sp.Float(rng.normal()) for k in wrench})
+
+    robot = replace(robot, links=tuple(noisy(link) for link in robot.links),
+                    base_link=replace(robot.base_link, **{k: sp.Float(rng.normal())
+                                                          for k in wrench}))
+    zero = {"gravity": lambda r: replace(r, gravity=(sp.Integer(0),) * 3),
+            "rotor": lambda r: replace(r, links=tuple(replace(k, IA=0) for k in r.links)),
+            "friction": lambda r: replace(r, links=tuple(replace(k, FC=0, FV=0)
+                                                         for k in r.links)),
+            "wrench": lambda r: replace(r, links=tuple(replace(k, **dict.fromkeys(wrench, 0))
+                                                       for k in r.links),
+                                        base_link=replace(r.base_link,
+                                                          **dict.fromkeys(wrench, 0)))}
+    q, v, a = state(robot, rng)
+    ref, vv, aa = robot, v, a
+    if off in zero:
+        ref = zero[off](robot)
+    elif off == "velocity":
+        vv = np.zeros_like(v)
+    else:
+        aa = np.zeros_like(a)
+    assert np.allclose(floating_idm(robot, q, v, a, **{off: False}),
+                       floating_idm(ref, q, vv, aa), atol=1e-10)
+    assert np.allclose(free_floating_idm(robot, q, v, a[6:], **{off: False}),
+                       free_floating_idm(ref, q, vv, aa[6:]), atol=1e-9)
+    if off != "acceleration":
+        tau = rng.normal(size=robot.n_q)
+        for method in ("recursive", "inverse"):
+            assert np.allclose(floating_ddm(robot, q, v, tau, method=method, **{off: False}),
+                               floating_ddm(ref, q, vv, tau, method=method), atol=1e-9)

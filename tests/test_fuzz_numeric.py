@@ -15,6 +15,7 @@ import robmod
 from robmod.description.robot import Link, make_robot
 from robmod import geometry as geo
 from robmod import kinematics as kin
+from robmod import dynamics as dyn
 from robmod.dynamics import (ccg, coriolis_matrix, ddm, energy, friction_torques, gravity_torques,
                              idm, idm_with_rotors, inertia_matrix, quadratic_velocity_matrix,
                              state_derivative, velocity_torques)
@@ -232,3 +233,58 @@ def test_simulate_returns_finite_states_or_raises_robmod_error(rname, data):
         return
     assert rname != "symbolic"
     assert np.all(np.isfinite(out)) and out.shape[-1] == 2 * n
+
+
+# floating bases (docs/floating.md): q has 7 + n values, qd and qdd 6 + n, tau n
+def _floating_robots():
+    from robmod.testing import random_inertial
+
+    rng = np.random.default_rng(1)
+    out = {k: r.with_base("floating", **random_inertial(rng)) for k, r in ROBOTS.items()
+           if k != "symbolic"}
+    out["symbolic"] = ROBOTS["symbolic"].with_base("floating")
+    return out
+
+
+FLOATING_ROBOTS = _floating_robots()
+FLOATING = {
+    "floating_idm": (lambda r, a: dyn.floating_idm(r, *a), (7, 6, 6), lambda n: (6 + n,)),
+    "free_floating_idm": (lambda r, a: dyn.free_floating_idm(r, *a), (7, 6, 0),
+                          lambda n: (6 + n,)),
+    "floating_inertia": (lambda r, a: dyn.floating_inertia_matrix(r, *a), (7,),
+                         lambda n: (6 + n, 6 + n)),
+    "floating_ddm": (lambda r, a: dyn.floating_ddm(r, *a), (7, 6, 0), lambda n: (6 + n,)),
+    "floating_ddm_inverse": (lambda r, a: dyn.floating_ddm(r, *a, method="inverse"), (7, 6, 0),
+                             lambda n: (6 + n,)),
+    "floating_dgm": (lambda r, a: geo.floating_dgm(r, *a, j=2), (7,), lambda n: (4, 4)),
+    "floating_jacobian": (lambda r, a: kin.floating_jacobian(r, *a, i=1), (7,),
+                          lambda n: (6, 6 + n)),
+    "center_of_mass": (lambda r, a: dyn.center_of_mass(r, *a), (7,), lambda n: (3,)),
+    "centroidal": (lambda r, a: dyn.centroidal_momentum_matrix(r, *a), (7,),
+                   lambda n: (6, 6 + n)),
+    "integrate": (lambda r, a: geo.integrate(r, *a), (7, 6), lambda n: (7 + n,)),
+    "difference": (lambda r, a: geo.difference(r, *a), (7, 7), lambda n: (6 + n,)),
+    "state_derivative": (lambda r, a: dyn.floating_state_derivative(r, *a), ("x", 0), None),
+}
+
+
+@FUZZ
+@given(st.sampled_from(sorted(FLOATING)), st.sampled_from(sorted(FLOATING_ROBOTS)), st.data())
+def test_floating_functions_return_finite_output_or_raise_robmod_error(fname, rname, data):
+    call, extra, tail = FLOATING[fname]
+    robot = FLOATING_ROBOTS[rname]
+    n = robot.n_q
+    args = [data.draw(joint_value(2 * n + 13 if e == "x" else n + e)) for e in extra]
+    for a in args:           # a good configuration holds a quaternion that is not zero
+        if isinstance(a, np.ndarray) and a.dtype == float and a.shape[-1:] in \
+                ((n + 7,), (2 * n + 13,)) and np.all(np.isfinite(a)):
+            a[..., 3] += 2.0
+    try:
+        out = call(robot, args)
+    except RobmodError:
+        return
+    out = np.asarray(out)
+    assert rname != "symbolic", "a robot with symbolic geometry was evaluated"
+    assert np.all(np.isfinite(out)), (fname, rname, args)
+    if tail is not None:
+        assert out.shape[len(out.shape) - len(tail(n)):] == tail(n), (fname, out.shape)
