@@ -81,17 +81,11 @@ def compare(path, seed=0):
     Q = rng.normal(size=4)
     q = np.r_[rng.normal(size=3), Q / np.linalg.norm(Q), theta]
     v, a = np.r_[rng.normal(size=6), vj], np.r_[rng.normal(size=6), aj]
-    qp = pin.neutral(model)
+    from test_urdf_robots import pinocchio_state     # noqa: PLC0415 - the same helper
+
+    qp, vp, ap = pinocchio_state(model, ids, theta, vj, aj)
     qp[:7] = to_pinocchio_configuration(q[:7])
-    vp, ap = np.zeros(model.nv), np.zeros(model.nv)
     vp[:6], ap[:6] = v[:6], a[:6]
-    for k, jid in enumerate(ids):
-        jm = model.joints[jid]
-        if jm.nq == 2:          # unbounded revolute: (cos, sin)
-            qp[jm.idx_q:jm.idx_q + 2] = np.cos(theta[k]), np.sin(theta[k])
-        else:
-            qp[jm.idx_q] = theta[k]
-        vp[jm.idx_v], ap[jm.idx_v] = vj[k], aj[k]
     perm = list(range(6)) + [model.joints[jid].idx_v for jid in ids]
 
     def rel(ours, theirs):

@@ -47,6 +47,21 @@ def pinocchio_model(path):
     return None
 
 
+def pinocchio_state(model, ids, theta, v, a):
+    """Pinocchio's q, v, a of the joints ``ids`` at robmod's joint values (the free-flyer's
+    entries, if any, left neutral and zero)."""
+    q_pin = pin.neutral(model)
+    v_pin, a_pin = np.zeros(model.nv), np.zeros(model.nv)
+    for k, jid in enumerate(ids):
+        jm = model.joints[jid]
+        if jm.nq == 2:          # unbounded revolute: (cos, sin)
+            q_pin[jm.idx_q:jm.idx_q + 2] = np.cos(theta[k]), np.sin(theta[k])
+        else:
+            q_pin[jm.idx_q] = theta[k]
+        v_pin[jm.idx_v], a_pin[jm.idx_v] = v[k], a[k]
+    return q_pin, v_pin, a_pin
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: os.path.relpath(p, ROOT))
 def test_example_robot_data_urdf(path):
     model = pinocchio_model(path)
@@ -71,15 +86,7 @@ def test_example_robot_data_urdf(path):
     data = model.createData()
     for _ in range(2):
         theta, v, a = rng.uniform(-1, 1, (3, len(joints)))
-        q_pin = pin.neutral(model)
-        v_pin, a_pin = np.zeros(model.nv), np.zeros(model.nv)
-        for k, jid in enumerate(ids):
-            jm = model.joints[jid]
-            if jm.nq == 2:          # unbounded revolute: (cos, sin)
-                q_pin[jm.idx_q:jm.idx_q + 2] = np.cos(theta[k]), np.sin(theta[k])
-            else:
-                q_pin[jm.idx_q] = theta[k]
-            v_pin[jm.idx_v], a_pin[jm.idx_v] = v[k], a[k]
+        q_pin, v_pin, a_pin = pinocchio_state(model, ids, theta, v, a)
         perm = [model.joints[jid].idx_v for jid in ids]
         tau = pin.rnea(model, data, q_pin, v_pin, a_pin)[perm]
         M = pin.crba(model, data, q_pin)

@@ -36,6 +36,7 @@ from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
 from .factorization import cholesky_solve, ltdl_solve
+from .integration import integrate_states
 from .inertia import inertia_matrix, inertia_matrix_algorithm
 from ..kinematics.recursion import forward
 from .newton_euler import SWITCHES, idm, idm_algorithm
@@ -442,32 +443,12 @@ def simulate(robot, tau_fn, x0, t, *, method: str = "rk4", substeps: int = 1,
                               f"{e.message}") from None
         return state_derivative(robot, xx, tau, method=ddm_method, **switches)
 
-    if method != "rk4":
-        from scipy.integrate import solve_ivp
+    def checked(tt, xx):
+        _check_state(robot, tt, xx, bound)
+        return xx
 
-        if x.ndim != 1:
-            raise RobmodError(f"simulate: method {method!r} integrates one state (x0 of shape "
-                              f"({2 * nj},)), got shape {x.shape}; use method='rk4' for a batch")
-        sol = solve_ivp(f, (t[0], t[-1]), x, method=method, t_eval=t, rtol=1e-10, atol=1e-12)
-        if not sol.success:
-            raise RobmodError(f"simulate: the integrator {method} failed at t = "
-                              f"{sol.t[-1] if sol.t.size else t[0]:.6g}: {sol.message}")
-        return sol.y.T
-    out = np.empty((len(t),) + x.shape)
-    out[0] = x
-    for k in range(len(t) - 1):
-        h = (t[k + 1] - t[k]) / substeps
-        tt = t[k]
-        for _ in range(substeps):
-            k1 = f(tt, x)
-            k2 = f(tt + h / 2, x + h / 2 * k1)
-            k3 = f(tt + h / 2, x + h / 2 * k2)
-            k4 = f(tt + h, x + h * k3)
-            x = x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-            tt += h
-        _check_state(robot, tt, x, bound)
-        out[k + 1] = x
-    return out
+    return integrate_states(f, x, t, method=method, substeps=substeps, name="simulate",
+                            project=checked if method == "rk4" else None)
 
 
 def _check_state(robot, tt, x, bound):

@@ -21,6 +21,7 @@ import numpy as np
 from ..description.arguments import finite_array, keyword_options, positive_scalar
 from ..errors import ArgumentError, RobmodError
 from .floating_direct import floating_ddm
+from .integration import integrate_states
 
 
 def _cross(a, b):
@@ -105,31 +106,8 @@ def floating_simulate(robot, tau_fn, x0, t, *, method: str = "rk4", substeps: in
                               f"value: {e.message}") from None
         return floating_state_derivative(robot, xx, tau, method=ddm_method, **sw)
 
-    if method != "rk4":
-        from scipy.integrate import solve_ivp
-
-        if x.ndim != 1:
-            raise ArgumentError(f"floating_simulate: method {method!r} integrates one state "
-                                f"(x0 of shape ({13 + 2 * n},)); use method='rk4' for a batch")
-        sol = solve_ivp(f, (t[0], t[-1]), x, method=method, t_eval=t, rtol=1e-10, atol=1e-12)
-        if not sol.success:
-            raise RobmodError(f"floating_simulate: the integrator {method} failed: "
-                              f"{sol.message}")
-        return _unit(sol.y.T, n)
-    out = np.empty((len(t),) + x.shape)
-    out[0] = x
-    for k in range(len(t) - 1):
-        h = (t[k + 1] - t[k]) / substeps
-        tt = t[k]
-        for _ in range(substeps):
-            k1 = f(tt, x)
-            k2 = f(tt + h / 2, x + h / 2 * k1)
-            k3 = f(tt + h / 2, x + h / 2 * k2)
-            k4 = f(tt + h, x + h * k3)
-            x = _unit(x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4), n)
-            tt += h
-        out[k + 1] = x
-    return out
+    return integrate_states(f, x, t, method=method, substeps=substeps,
+                            name="floating_simulate", project=lambda tt, y: _unit(y, n))
 
 
 def _unit(x, n):
