@@ -19,18 +19,28 @@ from robmod.identification.parameters import parameter_set
 from robmod.testing import random_inertial, random_robot
 
 
-def space_arm(seed=11, n=4, gravity=0.0):
-    rng = np.random.default_rng(seed)
-    robot = random_robot(rng, n=n, tree=True, prismatic=False)
-    base = {k: v * 20 for k, v in random_inertial(rng).items()}
-    robot = robot.with_base("floating", **base)
-    robot = replace(robot, links=tuple(replace(link, FV=sp.Float(rng.uniform(0.1, 1)))
-                                       for link in robot.links))
-    return replace(robot, gravity=(sp.Integer(0), sp.Integer(0), sp.Float(-gravity)))
+def space_arm(seed=11, n=4, gravity=0.0, friction=False):
+    """The arm on a satellite of tests/test_floating_simulation.py (seed 11, 4 joints: the same
+    compiled models), or another one; with viscous friction on request."""
+    if (seed, n) == (11, 4):
+        from test_floating_simulation import space_arm as same     # noqa: PLC0415
+
+        robot = same((0.0, 0.0, -gravity) if gravity else (0.0, 0.0, 0.0))
+    else:
+        rng = np.random.default_rng(seed)
+        robot = random_robot(rng, n=n, tree=True, prismatic=False)
+        robot = robot.with_base("floating", **{k: v * 20 for k, v in
+                                               random_inertial(rng).items()})
+        robot = replace(robot, gravity=(sp.Integer(0), sp.Integer(0), sp.Float(-gravity)))
+    if friction:
+        rng = np.random.default_rng(seed + 1)
+        robot = replace(robot, links=tuple(replace(link, FV=sp.Float(rng.uniform(0.1, 1)))
+                                           for link in robot.links))
+    return robot
 
 
 def test_the_floating_regressor():
-    robot = space_arm(gravity=9.81)
+    robot = space_arm(gravity=9.81, friction=True)
     rng = np.random.default_rng(0)
     n = robot.n_q
     Q = rng.normal(size=(3, 4))
