@@ -6,8 +6,9 @@
 * ``"mobile"`` -- an arm on a vehicle, a ship, a moving platform: the motion of frame 0 is
   *given*.  In Khalil's notation (Khalil & Dombre §7.5, Eulerian variables of the base) it is
   the twist (V0, W0) and the accelerations (VP0, WP0) of frame 0, all in frame 0; every dynamic
-  model takes them as inputs (the robot's fields, symbols by default, or the arrays of the
-  ``floating_*`` functions).  Link 0 may carry inertial parameters: the models then also give
+  model takes them as inputs: the robot's fields (parameters of the customized models when
+  they are symbols), or the arrays of the ``floating_*`` functions (a motion that changes with
+  time).  Link 0 may carry inertial parameters: the models then also give
   the wrench the vehicle exerts on it (Pinocchio's ``rnea`` with a free-flyer).
 * ``"floating"`` -- free in space (humanoids, legged robots, space robots, swimmers): the six
   coordinates of frame 0 are unactuated configuration variables (Featherstone 2008, ch. 9;
