@@ -36,10 +36,10 @@ from ..symbolic.model import Output, customize
 from .inertia import inertia_algorithm, inertia_matrix
 from ..kinematics.recursion import forward
 from .newton_euler import idm, ne_algorithm
-from .spatial import (Proxy, axis_index, check_arrays, dofs, friction_torque, geometry,
-                      plain_layout,
-                      inertia_up, link_inertia, model_inputs, named, numeric_context, rot_t,
-                      spatial_matrix, sym6, twist_down, wrench_up)
+from .spatial import (Proxy, axis_index, check_arrays, coordinates, dofs, friction_torque,
+                      geometry, inertia_up, link_inertia, model_inputs, named, numeric_context,
+                      plain_layout, reduce_mimic, reduce_mimic_matrix, rot_t, spatial_matrix,
+                      sym6, twist_down, wrench_up)
 
 
 # -- (b) recursive O(n) algorithm ---------------------------------------------------------
@@ -119,6 +119,8 @@ def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, w
             H = h[ia]
             if rotor:
                 H = add(H, p(robot.link(j).IA))
+            if ctx.symbolic and _is_num(H) and H == 0:
+                raise _massless_joint(robot, j)
             Hinv[j] = ctx.var(1 / ctx.var(H, f"H{j}") if not _is_num(H) else 1 / H, f"HI{j}")
             U[j] = [ctx.var(mul(h[r], Hinv[j]), f"UA{r + 1}{j}") for r in range(6)]
             t = tau[j]
@@ -160,6 +162,13 @@ def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, w
         v[ia] = add(v[ia], qdd[j])
         Vd[j] = named(ctx, v, "VD", j)
     return qdd
+
+
+def _massless_joint(robot, j):
+    return RobmodError(
+        f"ddm_model: the inertia matrix of robot {robot.name!r} is singular at joint {j}: it "
+        "moves only massless links and has no rotor inertia (IA = 0), so its acceleration is "
+        "undetermined; give the links after it a mass or set IA > 0")
 
 
 def _is_num(x):
@@ -303,11 +312,12 @@ def _cholesky_solve(A, b):
 
 # -- (a) symbolic: A^-1 (Gamma - H) with L^T D L -------------------------------------------
 
-def _ltdl_solve(ctx, A, b, order):
+def _ltdl_solve(ctx, A, b, order, singular):
     """Solve A x = b, A = L^T D L (L unit lower triangular), over context scalars.
 
     ``A``: ``{(i, j): scalar}`` lower triangle (missing: 0) over the frames ``order``
     (parents before children); ``b``: ``{j: scalar}``.  Returns ``{j: x_j}``.
+    ``singular(j)``: the error raised for a pivot known to be 0 at build time.
     """
     from ..symbolic.algebra import numeric_constant
 
@@ -319,6 +329,8 @@ def _ltdl_solve(ctx, A, b, order):
     H = [[A.get((order[r], order[c]), 0) for c in range(r + 1)] for r in range(n)]
     Dinv = [None] * n
     for k in reversed(range(n)):
+        if zero(H[k][k]):
+            raise singular(order[k])
         Dinv[k] = ctx.var(1 / H[k][k], f"DI{order[k]}")
         for i in reversed(range(k)):  # ancestors first replaced last (Featherstone's LTDL)
             if zero(H[k][i]):
@@ -341,23 +353,41 @@ def _ltdl_solve(ctx, A, b, order):
 
 
 def _ddm_inverse_algorithm(ctx, robot, tau, **switches):
-    """qdd = A^-1 (Gamma - H) over a context ([7.62]-[7.64])."""
+    """qdd = A^-1 (Gamma - H) over a context ([7.62]-[7.64]); with mimic joints
+    (Eᵀ A E) qdd = Gamma - Eᵀ H over the joint variables."""
     h = ne_algorithm(Proxy(ctx, qdd=0), robot, **switches)
     A = inertia_algorithm(ctx, robot, rotor=switches.get("rotor", True))
-    b = {j: ctx.var(add(tau[j], -h[j - 1]), f"GH{j}") for j in dofs(robot)}
-    return _ltdl_solve(ctx, A, b, dofs(robot))
+    h = {j: h[j - 1] for j in dofs(robot)}
+    if robot.mimic:
+        h, A = reduce_mimic(robot, h), reduce_mimic_matrix(ctx, robot, A)
+    order = coordinates(robot)
+    b = {j: ctx.var(add(tau[j], -h[j]), f"GH{j}") for j in order}
+    return _ltdl_solve(ctx, A, b, order, lambda j: _massless_joint(robot, j))
 
 
-def ddm_model(robot, method: str = "recursive", **switches):
-    """Customized direct dynamic model: inputs q, qd, GAM; outputs QDP1..QDPn."""
+def ddm_model(robot, method: str | None = None, **switches):
+    """Customized direct dynamic model: inputs q, qd, GAM; outputs QDP1..QDPn.
+
+    ``method``: ``'recursive'`` (the O(n) algorithm, the default) or ``'inverse'`` (A^-1 (Gamma
+    - H) with A = LᵀDL); a robot with mimic joints takes ``'inverse'`` (the recursive algorithm
+    has no place for the coupling of its joints)."""
+    if method is None:
+        method = "inverse" if robot.mimic else "recursive"
+    if method not in ("recursive", "inverse"):
+        raise RobmodError(f"ddm_model: unknown method {method!r}; expected 'recursive' or "
+                          "'inverse'")
+    if method == "recursive" and robot.mimic:
+        raise RobmodError(f"ddm_model: robot {robot.name!r} has mimic joints, which the "
+                          "recursive algorithm does not take: use method='inverse' (the default "
+                          "for such robots)")
     inputs = model_inputs(robot, ("q", "qd", "tau"))
     alg = {"recursive": ddm_algorithm, "inverse": _ddm_inverse_algorithm}[method]
 
     def algorithm(ctx):
         import sympy as sp
 
-        qdd = alg(ctx, robot, {j: sp.Symbol(f"GAM{j}") for j in dofs(robot)}, **switches)
-        order = dofs(robot)
+        order = coordinates(robot)
+        qdd = alg(ctx, robot, {j: sp.Symbol(f"GAM{j}") for j in order}, **switches)
         return [Output.vector("QDP", [qdd[j] for j in order], [f"QDP{j}" for j in order])]
 
     title = ("recursive Newton-Euler" if method == "recursive" else "A^-1 (Gamma - H), LTDL")

@@ -27,9 +27,9 @@ from ..symbolic import fastpath
 from ..symbolic.algebra import add, mul
 from ..symbolic.model import Output, customize
 from .newton_euler import idm
-from .spatial import (axis_index, check_arrays, dofs, geometry, link_inertia, model_inputs,
-                      plain_layout,
-                      numeric_context, rot, transfer_inertia, wrench_up)
+from .spatial import (axis_index, check_arrays, coordinates, dofs, geometry, link_inertia,
+                      model_inputs, numeric_context, plain_layout, reduce_mimic_matrix, rot,
+                      transfer_inertia, wrench_up)
 
 
 def _composite_inertias(ctx, robot, geo=None):
@@ -108,7 +108,7 @@ def inertia_algorithm(ctx, robot, rotor=True):
 
 
 def _lower(robot):
-    order = dofs(robot)
+    order = coordinates(robot)
     return [(order[r], order[c]) for r in range(len(order)) for c in range(r + 1)]
 
 
@@ -171,11 +171,14 @@ def _fill(robot, A, batch):
 
 
 def inertia_matrix_model(robot, rotor: bool = True):
-    """Customized inertia matrix: outputs the lower triangle ``A{i}{j}`` (i >= j)."""
+    """Customized inertia matrix: outputs the lower triangle ``A{i}{j}`` (i >= j) over the
+    joint variables (mimic joints: Eᵀ A E, see :mod:`robmod.description.mimic`)."""
     pairs = _lower(robot)
 
     def algorithm(ctx):
         A = inertia_algorithm(ctx, robot, rotor=rotor)
+        if robot.mimic:
+            A = reduce_mimic_matrix(ctx, robot, A)
         return [Output.vector("A", [A.get(p, 0) for p in pairs],
                               [f"A{i}{j}" for i, j in pairs])]
 

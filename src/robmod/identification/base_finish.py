@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 import sympy as sp
+from scipy.linalg import solve_triangular
 
 
 def _coefficient(a: float):
@@ -34,22 +35,30 @@ def finish_numerically(robot, base, *, seed: int = 0, tol: float = 1e-8):
     num, geometry = numeric_robot(robot, rng)
     W = stacked_regressor(num, [b.standard for b in base], None, rng)
     norms = np.linalg.norm(W, axis=0)
-    kept, Q, dependent = [], np.zeros((W.shape[0], 0)), {}
+    kept, dependent = [], {}
+    Qall = np.empty(W.shape)         # orthonormal basis of the kept columns, filled in turn
     for c in range(W.shape[1]):
         if norms[c] == 0:
             dependent[c] = ([], [])
             continue
+        Q = Qall[:, :len(kept)]
         v = W[:, c] / norms[c]
         v = v - Q @ (Q.T @ v)
         v = v - Q @ (Q.T @ v)
         if np.linalg.norm(v) > tol:
+            Qall[:, len(kept)] = v / np.linalg.norm(v)
             kept.append(c)
-            Q = np.column_stack([Q, v / np.linalg.norm(v)])
         else:
-            a = np.linalg.lstsq(W[:, kept], W[:, c], rcond=None)[0]
-            dependent[c] = (list(kept), a)
+            dependent[c] = (list(kept), None)
     if not dependent:
         return tuple(base), []
+    # W_c = sum a_k W_k over the columns kept before c: least squares on a prefix of the kept
+    # columns; with W[:, kept] = Q R one factorization serves every dependent column
+    Qk, Rk = np.linalg.qr(W[:, kept]) if kept else (None, None)
+    for c, (ks, _) in dependent.items():
+        t = len(ks)
+        if t:
+            dependent[c] = (ks, solve_triangular(Rk[:t, :t], Qk[:, :t].T @ W[:, c]))
     exprs = {k: base[k].expr for k in kept}
     exact = True
     for c, (ks, coeffs) in dependent.items():

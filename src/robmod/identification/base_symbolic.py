@@ -390,9 +390,19 @@ def _cascade(robot, X, mod):
                 mod[a][k] = True
     for j, fields in F.items():
         for k, form in fields.items():
-            e = sp.Add(*[c.sympy() * sym for sym, c in form.items()])
+            e = sp.Add(*[_term(c.sympy(), sym) for sym, c in form.items()])
             X[j][k] = sp.expand(e) if any(isinstance(c.v, sp.Basic) for c in form.values()) \
                 else e
+
+
+def _term(c, sym):
+    """c * sym; a number times a symbol built in its canonical form directly (SymPy's product
+    would look for the same result through its assumptions, the bulk of the time on big trees)."""
+    if c == 1:
+        return sym
+    if c.is_Number:
+        return sp.Mul(c, sym, evaluate=False)
+    return c * sym
 
 
 def _field_at(r, c):
@@ -417,9 +427,6 @@ def base_parameters(robot, *, rotor=True, friction=True, regroup_first_links=Tru
     """
     if any(x != 0 for x in tuple(robot.W0) + tuple(robot.WP0) + tuple(robot.V0)):
         raise RobmodError("base parameters: a fixed base is assumed (W0 = WP0 = V0 = 0)")
-    from ..description.mimic import refuse as refuse_mimic
-
-    refuse_mimic(robot, "base parameters")
     rng = np.random.default_rng(seed)
     n = robot.n_links
     X, mod, IA, FR = {}, {}, {}, {}

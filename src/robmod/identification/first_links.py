@@ -227,7 +227,7 @@ def rotor_rule(robot, X, mod, IA, skip, rng):
     ctx = NumericContext(num, q=q, qd=qd)
     _, kin = energy_functions(ctx, num, gravity=False)
     for j in todo:
-        w = kin[j][0][2] - qd[..., num.joint_index[j]]
+        w = kin[j][0][2] - ctx.joint(j, "qd")       # a mimic joint: m qd_i
         if np.abs(w).max() < 1e-10:
             X[j]["ZZ"] = sp.expand(X[j]["ZZ"] + IA[j])
             mod[j]["ZZ"] = True
