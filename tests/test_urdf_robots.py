@@ -99,6 +99,71 @@ def test_example_robot_data_urdf(path):
                 <= 1e-7 * max(1.0, np.abs(qdd).max())
 
 
+# -- every customized model of every robot file ------------------------------------------------
+# The biggest trees (Talos and Romeo: 32 and 33 joints with mimic grippers, Tiago Pro's mimic
+# grippers, the 43-joint G1 with hands) and a serial arm with fixed frames run in the suite; every
+# file of the package with ROBMOD_SLOW=1 (``make slow``).
+REPRESENTATIVE = ["talos_data/robots/talos_full_v2.urdf", "romeo_description/urdf/romeo.urdf",
+                  "tiago_pro_description/robots/tiago_pro.urdf",
+                  "g1_description/urdf/g1_29dof_with_hand_rev_1_0.urdf",
+                  "ur_description/urdf/ur5_robot.urdf"]
+SLOW = pytest.mark.skipif(not os.environ.get("ROBMOD_SLOW"),
+                          reason="every file of the package: ROBMOD_SLOW=1 (make slow)")
+
+
+def check_customized_models(path):
+    """IDM, inertia matrix, DDM and base parameters generated; each agrees with the numeric
+    model at random states (Φ_b β = Γ for the base parameters).  The DDM of a robot whose
+    inertia matrix is singular (a joint moving only massless links) is refused by name."""
+    from robmod.dynamics import ddm_model, idm_model, inertia_matrix_model
+    from robmod.identification import base_parameters, regressor
+
+    try:
+        robot = robmod.read_robot(path)
+    except robmod.RobmodError:
+        return None     # refused files: see test_example_robot_data_urdf
+    n = robot.n_q
+    if n == 0:
+        return robot
+    rng = np.random.default_rng(0)
+    q, qd, qdd = rng.uniform(-1, 1, (3, 2, n))
+    tau = idm(robot, q, qd, qdd)
+    scale = max(1.0, np.abs(tau).max())
+    gam = idm_model(robot).numpy_function()(q, qd, qdd)
+    assert np.abs(gam - tau).max() <= 1e-9 * scale
+    A = inertia_matrix(robot, q)
+    rows, cols = np.tril_indices(n)
+    lower = inertia_matrix_model(robot).numpy_function()(q)
+    assert np.abs(lower - A[:, rows, cols]).max() <= 1e-9 * max(1.0, np.abs(A).max())
+    try:
+        direct = ddm_model(robot)
+    except robmod.RobmodError as e:
+        assert re.search(r"singular at joint \d+: it moves only massless links", str(e)), e
+        assert any(np.linalg.cond(Ak) > 1e12 for Ak in A)
+    else:
+        assert np.abs(direct.numpy_function()(q, qd, tau) - qdd).max() <= 1e-6
+    bp = base_parameters(robot)
+    beta = np.array([float(v) for v in bp.values_of(robot).values()])
+    assert np.abs(regressor(robot, q, qd, qdd, bp) @ beta - tau).max() <= 1e-9 * scale
+    return robot
+
+
+@pytest.mark.parametrize("name", REPRESENTATIVE)
+def test_big_trees_generate_every_customized_model(name):
+    """talos_full_v2, romeo, tiago_pro: RecursionError in idm_model (the angle of a mimic joint
+    with multiplier -1); base parameters refused mimic joints; the DDM of Romeo raised
+    ZeroDivisionError."""
+    robot = check_customized_models(os.path.join(ROOT, name))
+    assert robot is not None and robot.n_q >= 6
+
+
+@pytest.mark.slow
+@SLOW
+@pytest.mark.parametrize("path", FILES, ids=lambda p: os.path.relpath(p, ROOT))
+def test_every_file_generates_every_customized_model(path):
+    check_customized_models(path)
+
+
 def test_rounded_angles_are_snapped(tmp_path):
     """Angles written as 1.57079632679 (2e-13 from pi/2) gave nearly parallel axes, b and r
     near 1e10 that cancel, 1e-5 m errors and terms like sin(q2 - 4.9e-12) in the models."""

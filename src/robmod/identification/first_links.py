@@ -27,17 +27,20 @@ def _canon(expr, gens, pairs):
     expr = sp.expand(expr)
     if expr == 0:
         return {}
-    # a polynomial in the generators that occur only (a link's function holds the joints of
-    # its antecedents, not the whole tree's), its monomials then written over all of them
-    free = expr.free_symbols
-    where = [k for k, g in enumerate(gens) if g in free]
-    terms = {}
-    monomials = sp.Poly(expr, *[gens[k] for k in where]).terms() if where else [((), expr)]
-    for m, c in monomials:
-        full = [0] * len(gens)
-        for k, e in zip(where, m):
-            full[k] = e
-        terms[tuple(full)] = c
+    # the monomials in the generators read off the expanded sum directly (a Poly over the
+    # whole tree's generators built a dense recursive representation for each function)
+    index = {g: k for k, g in enumerate(gens)}
+    terms = defaultdict(lambda: sp.Integer(0))
+    for term in sp.Add.make_args(expr):
+        m, coef = [0] * len(gens), []
+        for factor in sp.Mul.make_args(term):
+            b, e = factor.as_base_exp()
+            k = index.get(b)
+            if k is not None and e.is_Integer and e > 0:
+                m[k] += int(e)
+            else:
+                coef.append(factor)
+        terms[tuple(m)] += sp.Mul(*coef)
     while True:
         new = defaultdict(lambda: sp.Integer(0))
         changed = False

@@ -17,9 +17,14 @@ import sympy as sp
 
 def numeric_constant(x):
     """The constant value of x if known at build time, else None."""
-    if isinstance(x, numbers.Number) and not isinstance(x, np.ndarray):
+    t = type(x)
+    if t is int or t is float:
         return x
-    if isinstance(x, sp.Basic) and x.is_Number:
+    if t is np.ndarray:         # the numeric path's arrays, first of the common cases
+        return None
+    if isinstance(x, sp.Basic):
+        return x if x.is_Number else None
+    if isinstance(x, numbers.Number):
         return x
     return None
 
