@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import robmod
-from robmod.description.robot import Link, make_robot
+from robmod.description import Link, make_robot
 from robmod.dynamics import (coriolis_matrix, ddm, gravity_torques, idm, inertia_matrix,
                              state_derivative)
 from robmod.errors import RobmodError

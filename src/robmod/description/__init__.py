@@ -1,7 +1,9 @@
 """Robot descriptions in Khalil-Kleinfinger notation: data, validation, files, library."""
-# robot first: robot.py re-exports build.make_robot
+# the data type first, then what builds, checks (validation) and prints it (table): these hand
+# their functions to the data type when imported (robot.provide)
 from .robot import (Frame, Link, JointLimits, Tool, Robot, REVOLUTE, PRISMATIC, FIXED,
                     joint_variable, joint_velocity, joint_acceleration)
+from . import table as _table  # noqa: F401  (registers str(robot) and the notebook tables)
 from .build import make_robot
 from .expr import parse_expression, symbol
 from .files import read_robot, write_robot, dumps_robot

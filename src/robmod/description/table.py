@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .expr import to_text
-from .robot import DYNAMIC, GEOMETRIC, LIMITS, Robot
+from .robot import DYNAMIC, GEOMETRIC, LIMITS, Robot, provide
 from .variables import with_variable
 
 
@@ -57,7 +57,7 @@ def html_table(header, rows, caption="") -> str:
     return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def robot_html(robot: Robot) -> str:
+def _robot_html(robot: Robot) -> str:
     """The description as HTML: a title line, the geometric and dynamic tables."""
     from html import escape
 
@@ -79,7 +79,7 @@ def _limits_table(robot: Robot) -> list[str]:
     return _table(["j"] + list(LIMITS), rows)
 
 
-def format_robot(robot: Robot) -> str:
+def _format_robot(robot: Robot) -> str:
     out = [f"Robot {robot.name}: {robot.structure}, NL = {robot.n_links}, "
            f"NJ = {robot.n_joints}, NF = {robot.n_frames}, loops B = {robot.n_loops}"]
     if robot.source:
@@ -99,5 +99,8 @@ def format_robot(robot: Robot) -> str:
         out.append("Values: " + ", ".join(f"{k} = {to_text(v)}" for k, v in robot.values.items()))
     return "\n".join(out)
 
+
+provide("text", _format_robot)
+provide("html", _robot_html)
 
 __all__ = []

@@ -171,12 +171,6 @@ def _dedupe(Q, ok, active, is_rev, tol):
     return ok & ~dup
 
 
-def check_transform(name, T, tol: float = 1e-6):
-    """Refuse a target that is not a homogeneous transform: NaN, a rotation part that is not
-    orthonormal with determinant +1 (to ``tol``), a last row other than (0, 0, 0, 1)."""
-    return pose_array(name, T, rotation_tol=tol)
-
-
 def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_restarts=16,
                 tol=1e-10, max_iter=200, step_limits=(0.2, 0.2), damping=0.05,
                 joint_limits=True, rng=None, batch=True, prismatic_range=(-1.0, 1.0),

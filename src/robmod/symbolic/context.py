@@ -36,7 +36,7 @@ def is_trivial(expr) -> bool:
     return False
 
 
-def elementary(f, *args):
+def _elementary(f, *args):
     """``f(*args)`` for a SymPy elementary function, evaluated with products distributed.
 
     The customized models are built with SymPy's ``distribute(False)`` (so that ``-(a + b)``
@@ -147,7 +147,7 @@ class SymbolicContext:
         """An elementary function (sign, abs, exp, sqrt, atan2) of context scalars."""
         f = {"sign": sp.sign, "abs": sp.Abs, "exp": sp.exp, "sqrt": sp.sqrt,
              "atan2": sp.atan2}[name]
-        return elementary(f, *args)
+        return _elementary(f, *args)
 
     def sincos(self, angle, tag: str):
         """(sin, cos) of ``angle``; angles holding joint variables become ``S{tag}``, ``C{tag}``."""
@@ -155,7 +155,7 @@ class SymbolicContext:
         key = angle
         if key in self._trig:
             return self._trig[key]
-        s, c = elementary(sp.sin, angle), elementary(sp.cos, angle)
+        s, c = _elementary(sp.sin, angle), _elementary(sp.cos, angle)
         if not angle.free_symbols or not self.trig_names:
             out = (s, c)
         else:
@@ -234,4 +234,4 @@ class NumericContext:
         return np.sin(angle), np.cos(angle)
 
 
-__all__ = ["SymbolicContext", "NumericContext", "elementary"]
+__all__ = ["SymbolicContext", "NumericContext"]
