@@ -213,3 +213,56 @@ def test_frames_by_urdf_link_name(capsys):
         dgm(robot, q, "wrist3_link")
     assert main(["igm", path, "--q", *map(str, q), "--frame", "ee_link"]) == 0
     assert "solution(s)" in capsys.readouterr().out
+
+
+# -- a URDF serial arm with fixed frames is a serial robot ---------------------------------------
+UR5 = os.path.join(ROOT, "ur_description", "urdf", "ur5_robot.urdf")
+
+
+def test_a_urdf_arm_with_fixed_frames_is_serial():
+    """The UR5 URDF (frames base, ee_link, tool0 besides its 6 joints) was called "tree, 9
+    joints"."""
+    from robmod.description import end_frame, joint_chain, structure_text
+
+    robot = robmod.read_robot(UR5)
+    assert robot.structure == "tree"                     # frames as the file numbers them
+    assert joint_chain(robot) == (1, 2, 3, 4, 5, 6)
+    assert structure_text(robot) == "serial, 6 joints, 3 fixed frames"
+    assert end_frame(robot) == 6                          # ee_link and tool0 both hang on 6
+    assert str(robot).splitlines()[:2] == [
+        "Robot ur5: serial, 6 joints, 3 fixed frames; NL = 9, NJ = 9, NF = 9, loops B = 0",
+        "End frame 6 (wrist_3_link); fixed frames 7 (ee_link), 8 (base), 9 (tool0)"]
+    talos = robmod.read_robot(os.path.join(ROOT, "talos_data", "robots", "talos_full_v2.urdf"))
+    assert joint_chain(talos) is None and end_frame(talos) is None
+    assert structure_text(talos) == "tree, 44 joints (12 mimic), 15 fixed frames"
+
+
+def test_models_of_a_urdf_arm_include_the_igm(capsys, tmp_path):
+    """robmod models skipped the IGM ("Paul's method is for serial robots")."""
+    from robmod.cli import main
+
+    assert main(["models", UR5, "--out", str(tmp_path), "--formats", "txt", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "models of ur5 (serial, 6 joints, 3 fixed frames)" in out
+    row = next(line for line in out.splitlines() if line.startswith("IGM (Paul)"))
+    assert "to frame 6 (wrist_3_link)" in row and row.endswith("_igm.txt")
+
+
+def test_igm_of_a_urdf_arm_frames_and_tools_alike(capsys):
+    """robmod igm refused the UR5 URDF without --frame; --tool tool0 answered "no tool 'tool0';
+    tools: none"."""
+    from robmod.cli import main
+
+    q = ["0.1", "-0.5", "0.3", "0.2", "0.4", "0.1"]
+    assert main(["igm", UR5, "--q", *q]) == 0
+    out = capsys.readouterr().out
+    assert "target 0T6 (wrist_3_link)" in out and "8 solution(s)" in out
+    assert "0.100000  -0.500000   0.300000   0.200000   0.400000   0.100000" in out
+    texts = []
+    for option in (["--tool", "tool0"], ["--frame", "tool0"], ["--tool", "9"]):
+        assert main(["igm", UR5, "--q", *q, *option]) == 0
+        texts.append(capsys.readouterr().out)
+    assert texts[0] == texts[1] == texts[2] and "target 0T9 (tool0)" in texts[0]
+    assert main(["igm", UR5, "--q", *q, "--tool", "tool1"]) == 2
+    err = capsys.readouterr().err
+    assert "no tool or frame 'tool1'" in err and "9 (tool0)" in err

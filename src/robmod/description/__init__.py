@@ -12,6 +12,7 @@ from .io_par import read_par, loads_par, dumps_par, write_par
 from .io_urdf import read_urdf, loads_urdf, dumps_urdf, write_urdf
 from .io_yaml import read_yaml, loads_yaml, dumps_yaml, write_yaml
 from .library import library_names, load_robot
+from .serial import end_frame, joint_chain, structure_text
 from .validation import validate
 
 __all__ = [
@@ -34,6 +35,8 @@ __all__ = [
     "read_yaml", "loads_yaml", "dumps_yaml", "write_yaml",
     # library
     "library_names", "load_robot",
+    # serial
+    "joint_chain", "end_frame", "structure_text",
     # validation
     "validate",
 ]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .expr import to_text
 from .robot import DYNAMIC, GEOMETRIC, LIMITS, Robot, provide
+from .serial import extra_frames_text, structure_text
 from .variables import with_variable
 
 
@@ -61,8 +62,8 @@ def _robot_html(robot: Robot) -> str:
     """The description as HTML: a title line, the geometric and dynamic tables."""
     from html import escape
 
-    out = [f"<p><b>{escape(robot.name)}</b>: {robot.structure}, {robot.n_q} joint "
-           f"variables, NF = {robot.n_frames}{', B = ' + str(robot.n_loops) if robot.n_loops else ''}"
+    out = [f"<p><b>{escape(robot.name)}</b>: {escape(structure_text(robot))}, {robot.n_q} "
+           f"joint variables, NF = {robot.n_frames}"
            f"{' &mdash; ' + escape(robot.source) if robot.source else ''}</p>",
            html_table(*_geometric_rows(robot), caption="Geometric parameters")]
     dyn = _dynamic_rows(robot)
@@ -80,8 +81,11 @@ def _limits_table(robot: Robot) -> list[str]:
 
 
 def _format_robot(robot: Robot) -> str:
-    out = [f"Robot {robot.name}: {robot.structure}, NL = {robot.n_links}, "
+    out = [f"Robot {robot.name}: {structure_text(robot)}; NL = {robot.n_links}, "
            f"NJ = {robot.n_joints}, NF = {robot.n_frames}, loops B = {robot.n_loops}"]
+    extra = extra_frames_text(robot)
+    if extra:
+        out.append(extra[0].upper() + extra[1:])
     if robot.source:
         out.append(f"Source: {robot.source}")
     out += ["", "Geometric parameters"] + _geometric_table(robot)
