@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import finite_output
 from ..description.mimic import frame_matrix_E
 from ..errors import RobmodError
 from ..description.robot import FIXED, PRISMATIC
@@ -132,7 +133,7 @@ def _inertia_numpy(robot, rotor, q):
     if robot.mimic:      # dependent joints: E^T A E, E = d q_frames / d q
         E = frame_matrix_E(robot, dofs(robot))
         A = np.einsum("ri,...rs,sj->...ij", E, A, E)
-    return A
+    return finite_output("inertia_matrix", A, q=q)
 
 
 def _fast_inertia_model(robot, rotor):
