@@ -13,15 +13,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from fractions import Fraction
+
 import numpy as np
 import sympy as sp
-from scipy.linalg import solve_triangular
 
 
 def _coefficient(a: float):
-    r = sp.nsimplify(a, rational=True, tolerance=1e-10)
-    if isinstance(r, sp.Rational) and r.q <= 1000 and abs(float(r) - a) < 1e-9 * max(1, abs(a)):
-        return r, True
+    """(a as a SymPy number, exact): the closest rational of denominator <= 1000 when it is
+    within 1e-9 (relative) of ``a``, else the float."""
+    r = Fraction(a).limit_denominator(1000)
+    if abs(float(r) - a) < 1e-9 * max(1, abs(a)):
+        return sp.Rational(r.numerator, r.denominator), True
     return sp.Float(a), False
 
 
@@ -53,20 +56,26 @@ def finish_numerically(robot, base, *, seed: int = 0, tol: float = 1e-8):
     if not dependent:
         return tuple(base), []
     # W_c = sum a_k W_k over the columns kept before c: least squares on a prefix of the kept
-    # columns; with W[:, kept] = Q R one factorization serves every dependent column
-    Qk, Rk = np.linalg.qr(W[:, kept]) if kept else (None, None)
+    # columns; with W[:, kept] = Q R (columns normalised) one factorization serves every
+    # dependent column: R is upper triangular, so the inverse of its leading block is the
+    # leading block of its inverse
+    if kept:
+        Qk, Rk = np.linalg.qr(W[:, kept] / norms[kept])
+        Rinv = np.linalg.inv(Rk)
     for c, (ks, _) in dependent.items():
         t = len(ks)
         if t:
-            dependent[c] = (ks, solve_triangular(Rk[:t, :t], Qk[:, :t].T @ W[:, c]))
-    exprs = {k: base[k].expr for k in kept}
+            a = Rinv[:t, :t] @ (Qk[:, :t].T @ W[:, c])
+            dependent[c] = (ks, a / norms[kept[:t]])
+    terms = {k: [base[k].expr] for k in kept}
     exact = True
     for c, (ks, coeffs) in dependent.items():
         for k, a in zip(ks, coeffs):
             if abs(a) > 1e-12:
                 coef, is_exact = _coefficient(float(a))
                 exact &= is_exact
-                exprs[k] = exprs[k] + coef * base[c].expr
+                terms[k].append(coef * base[c].expr)
+    exprs = {k: sp.Add(*t) for k, t in terms.items()}
     unknown = sorted(str(k) for k in geometry if str(k) not in robot.values)
     if not exact and unknown:
         # The coefficients depend on geometry the robot leaves symbolic: numbers found at
@@ -78,7 +87,7 @@ def finish_numerically(robot, base, *, seed: int = 0, tol: float = 1e-8):
     out = []
     for k in kept:
         b = base[k]
-        if exprs[k] != b.expr:
+        if len(terms[k]) > 1:
             name = b.name if "R" in b.name[len(b.field):] else f"{b.field}R{b.link}"
             b = replace(b, name=name, expr=sp.expand(exprs[k]))
         out.append(b)
