@@ -28,6 +28,14 @@ def _coefficient(a: float):
     return sp.Float(a), False
 
 
+def _back_substitution(R, h):
+    """x with R x = h, R upper triangular."""
+    x = np.zeros(len(h))
+    for i in reversed(range(len(h))):
+        x[i] = (h[i] - R[i, i + 1:] @ x[i + 1:]) / R[i, i]
+    return x
+
+
 def finish_numerically(robot, base, *, seed: int = 0, tol: float = 1e-8):
     """(base parameters, notes): ``base`` (BaseParameter tuple) made minimal."""
     from .base_numeric import numeric_robot, stacked_regressor
@@ -38,35 +46,34 @@ def finish_numerically(robot, base, *, seed: int = 0, tol: float = 1e-8):
     num, geometry = numeric_robot(robot, rng)
     W = stacked_regressor(num, [b.standard for b in base], None, rng)
     norms = np.linalg.norm(W, axis=0)
+    # Gram-Schmidt (twice) on the normalised columns in their order, keeping the triangular
+    # factor: W[:, kept] / norms = Q R.  A column within tol of the span of those kept before
+    # it is dependent, W_c = sum a_k W_k, with R[:t, :t] a = Q[:, :t]^T W_c (back substitution:
+    # no LAPACK call, whose threads cost seconds on a busy machine for these small matrices)
     kept, dependent = [], {}
-    Qall = np.empty(W.shape)         # orthonormal basis of the kept columns, filled in turn
+    Q = np.empty(W.shape)
+    R = np.zeros((W.shape[1], W.shape[1]))
     for c in range(W.shape[1]):
         if norms[c] == 0:
             dependent[c] = ([], [])
             continue
-        Q = Qall[:, :len(kept)]
+        t = len(kept)
         v = W[:, c] / norms[c]
-        v = v - Q @ (Q.T @ v)
-        v = v - Q @ (Q.T @ v)
-        if np.linalg.norm(v) > tol:
-            Qall[:, len(kept)] = v / np.linalg.norm(v)
+        h = Q[:, :t].T @ v
+        v = v - Q[:, :t] @ h
+        h2 = Q[:, :t].T @ v
+        v = v - Q[:, :t] @ h2
+        h += h2
+        nv = np.linalg.norm(v)
+        if nv > tol:
+            Q[:, t] = v / nv
+            R[:t, t], R[t, t] = h, nv
             kept.append(c)
         else:
-            dependent[c] = (list(kept), None)
+            a = _back_substitution(R[:t, :t], h)
+            dependent[c] = (list(kept), a * norms[c] / norms[kept])
     if not dependent:
         return tuple(base), []
-    # W_c = sum a_k W_k over the columns kept before c: least squares on a prefix of the kept
-    # columns; with W[:, kept] = Q R (columns normalised) one factorization serves every
-    # dependent column: R is upper triangular, so the inverse of its leading block is the
-    # leading block of its inverse
-    if kept:
-        Qk, Rk = np.linalg.qr(W[:, kept] / norms[kept])
-        Rinv = np.linalg.inv(Rk)
-    for c, (ks, _) in dependent.items():
-        t = len(ks)
-        if t:
-            a = Rinv[:t, :t] @ (Qk[:, :t].T @ W[:, c])
-            dependent[c] = (ks, a / norms[kept[:t]])
     terms = {k: [base[k].expr] for k in kept}
     exact = True
     for c, (ks, coeffs) in dependent.items():
