@@ -304,7 +304,7 @@ def bench_igm_analytic(robot, q, T, tool, t_numeric) -> list[tuple[str, str]]:
     fixed = list(robot.joints[6:])
     try:
         t0 = time.perf_counter()
-        sol = igm_model(robot, fixed or None)
+        sol = igm_model(robot, fixed=fixed or None)
         backend = sol.use_compiled()
         t_gen = time.perf_counter() - t0
     except RobmodError as e:

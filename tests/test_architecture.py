@@ -168,12 +168,15 @@ def test_no_module_is_named_like_a_name_its_package_exports(path):
 
 
 # ---- no import circles inside a package ---------------------------------------------------------
-#: packages whose circles are known and being removed elsewhere; each entry names its circles,
-#: so that a new one still fails.  robmod.identification: base_symbolic -> base_finish ->
-#: base_numeric -> regressors -> base_symbolic and estimator <-> least_squares (its own issue).
+#: circles known and left for their own fix; each entry names its circles, so that a new one
+#: still fails (and test_the_known_circles_are_still_there asks to remove a fixed one).  Both
+#: are a method calling a module above its class through an import inside the method:
+#: control: Dynamics.of builds a ClosedLoopDynamics (closed_plant.py), whose base class is
+#: plant.Dynamics; kinematics: BlockIKM.model (ikm_analytic.py) calls block_inverse.block_model,
+#: which imports BlockIKM.
 KNOWN_CIRCLES = {
-    "robmod.identification": [{"base_finish", "base_numeric", "base_symbolic", "regressors"},
-                              {"estimator", "least_squares"}],
+    "robmod.control": [{"closed_plant", "plant"}],
+    "robmod.kinematics": [{"block_inverse", "ikm_analytic"}],
 }
 
 
@@ -250,7 +253,7 @@ def test_no_import_circles_in_a_package(package):
     """Inside a package the modules form layers too: the data types at the bottom, what builds,
     checks, reads and prints them above (robmod.description: robot.py imported build,
     validation and table, which import it; files.py and the io_* modules imported each
-    other)."""
+    other; robmod.identification had two circles)."""
     circles = [c for c in _circles(package) if c not in KNOWN_CIRCLES.get(package, [])]
     assert not circles, "import circles: " + "; ".join(
         " <-> ".join(sorted(c)) for c in circles)

@@ -1,8 +1,12 @@
 """The command line of control (robmod simulate) and identification (robmod identify)."""
+import dataclasses
+from types import MappingProxyType
+
 import numpy as np
 import pytest
 
 import robmod
+from robmod.description import write_robot
 from robmod.cli import main
 from robmod.identification import FourierTrajectory
 from robmod.testing.measured import simulated_log
@@ -21,8 +25,11 @@ def test_simulate_writes_series_and_plot(tmp_path, capsys):
     assert "ComputedTorque" in capsys.readouterr().out
 
 
-def test_simulate_refuses_symbolic_dynamics(capsys):
-    assert main(["simulate", "rx90", "--to", "0.5"]) == 2
+def test_simulate_refuses_symbolic_dynamics(capsys, tmp_path):
+    path = tmp_path / "rx90_symbolic.yaml"          # the RX-90 table without numeric dynamics
+    write_robot(dataclasses.replace(robmod.load_robot("rx90"),
+                                    values=MappingProxyType({"D3": 0.45, "RL4": 0.45})), path)
+    assert main(["simulate", str(path), "--to", "0.5"]) == 2
     assert "symbolic" in capsys.readouterr().err
 
 

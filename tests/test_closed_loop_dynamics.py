@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 import robmod
 from robmod.dynamics.closed_loop import (acceleration_bias, close_loops, closed_loop_ddm,
-                                         closed_loop_energy, closed_loop_gravity,
+                                         closed_loop_energy, closed_loop_gravity_torques,
                                          closed_loop_idm, closed_loop_inertia_matrix,
                                          closed_loop_simulate, closed_loop_state,
                                          closed_loop_symbolic, constraint_bias,
@@ -81,8 +81,8 @@ def test_parallelogram_numeric_equals_book(seed):
     delta = rng.uniform(0.3, np.pi - 0.3, size=6) * rng.choice([-1, 1], size=6)
     qa = np.stack([q1, q1 + delta], axis=-1)
     guess = parallelogram_guess(qa) + rng.uniform(-0.05, 0.05, size=(6, 5))
-    Ba = closed_loop_inertia_matrix(robot, qa, guess)
-    ga = closed_loop_gravity(robot, qa, guess)
+    Ba = closed_loop_inertia_matrix(robot, qa, q_guess=guess)
+    ga = closed_loop_gravity_torques(robot, qa, q_guess=guess)
     args = [vals[str(s)] for s in S[:14]] + [G0]
     for k in range(len(qa)):
         Bb, gb = BOOK(*args, qa[k, 0], qa[k, 1])
@@ -94,7 +94,7 @@ def test_parallelogram_loop_structure():
     robot = robmod.load_robot("parallelogram", numeric=True)
     robot = robot.numeric(random_book_values(np.random.default_rng(1)))
     qa = np.array([0.3, 1.2])
-    q = close_loops(robot, qa, parallelogram_guess(qa) + 0.05)
+    q = close_loops(robot, qa, q_guess=parallelogram_guess(qa) + 0.05)
     assert np.allclose(q, parallelogram_guess(qa), atol=1e-12)
     assert loop_constraints(robot, q).shape == (6, 5)
     assert loop_jacobian(robot, q).shape == (3, 5)      # planar loop: 3 independent rows
@@ -144,7 +144,8 @@ def fd_W(robot, qa, guess, h=1e-5):
     for k in range(len(qa)):
         e = np.zeros(len(qa))
         e[k] = h
-        cols.append((close_loops(robot, qa + e, guess) - close_loops(robot, qa - e, guess))
+        cols.append((close_loops(robot, qa + e, q_guess=guess)
+                     - close_loops(robot, qa - e, q_guess=guess))
                     / (2 * h))
     return np.stack(cols, axis=-1)
 
@@ -152,15 +153,15 @@ def fd_W(robot, qa, guess, h=1e-5):
 def test_fivebar_velocity_map_and_bias_by_finite_differences():
     robot = fivebar()
     exact = fivebar_closed_form(QA5)
-    q = close_loops(robot, QA5, exact + 0.03)
+    q = close_loops(robot, QA5, q_guess=exact + 0.03)
     assert np.abs(wrap(q - exact)).max() < 1e-12
     W = passive_velocity_map(robot, q)
     err_W = np.abs(W - fd_W(robot, QA5, exact)).max()
     assert err_W < 1e-8
     # bias: w = Wdot qd_a, Wdot by central differences along qa(t) = qa + t qd_a
     h = 1e-5
-    qp = close_loops(robot, QA5 + h * QDA5, exact)
-    qm = close_loops(robot, QA5 - h * QDA5, exact)
+    qp = close_loops(robot, QA5 + h * QDA5, q_guess=exact)
+    qm = close_loops(robot, QA5 - h * QDA5, q_guess=exact)
     Wdot = (passive_velocity_map(robot, qp) - passive_velocity_map(robot, qm)) / (2 * h)
     qd = W @ QDA5
     w = acceleration_bias(robot, q, qd)
@@ -177,7 +178,7 @@ def test_fivebar_velocity_map_and_bias_by_finite_differences():
 def test_fivebar_inertia_gravity_from_energies():
     robot = fivebar()
     exact = fivebar_closed_form(QA5)
-    q = close_loops(robot, QA5, exact)
+    q = close_loops(robot, QA5, q_guess=exact)
     Wfd = fd_W(robot, QA5, exact)
     tree = equivalent_tree(robot)
 
@@ -187,14 +188,14 @@ def test_fivebar_inertia_gravity_from_energies():
     I = np.eye(2)
     B_fd = np.array([[T(I[i] + I[j]) - T(I[i]) - T(I[j]) if i != j else 2 * T(I[i])
                       for j in range(2)] for i in range(2)])
-    Ba = closed_loop_inertia_matrix(robot, QA5, exact)
+    Ba = closed_loop_inertia_matrix(robot, QA5, q_guess=exact)
     assert np.abs(Ba - B_fd).max() < 1e-8
     # g_a = dU(q(qa))/dqa
     h = 1e-6
-    U = [[closed_loop_energy(robot, close_loops(robot, QA5 + s * h * I[k], exact),
+    U = [[closed_loop_energy(robot, close_loops(robot, QA5 + s * h * I[k], q_guess=exact),
                              np.zeros(5))[1] for s in (1, -1)] for k in range(2)]
     g_fd = np.array([(up - um) / (2 * h) for up, um in U])
-    assert np.abs(closed_loop_gravity(robot, QA5, exact) - g_fd).max() < 1e-7
+    assert np.abs(closed_loop_gravity_torques(robot, QA5, q_guess=exact) - g_fd).max() < 1e-7
 
 
 def test_fivebar_idm_satisfies_lagrange_equations():
@@ -202,18 +203,18 @@ def test_fivebar_idm_satisfies_lagrange_equations():
     robot = fivebar()
     exact = fivebar_closed_form(QA5)
     qdda = np.array([-0.7, 1.3])
-    gam = closed_loop_idm(robot, QA5, QDA5, qdda, exact, friction=False)
+    gam = closed_loop_idm(robot, QA5, QDA5, qdda, q_guess=exact, friction=False)
     h = 1e-5
     dB = []
     for k in range(2):
         e = np.zeros(2)
         e[k] = h
-        dB.append((closed_loop_inertia_matrix(robot, QA5 + e, exact)
-                   - closed_loop_inertia_matrix(robot, QA5 - e, exact)) / (2 * h))
-    Ba = closed_loop_inertia_matrix(robot, QA5, exact)
+        dB.append((closed_loop_inertia_matrix(robot, QA5 + e, q_guess=exact)
+                   - closed_loop_inertia_matrix(robot, QA5 - e, q_guess=exact)) / (2 * h))
+    Ba = closed_loop_inertia_matrix(robot, QA5, q_guess=exact)
     Bdot = sum(dB[k] * QDA5[k] for k in range(2))
     lag = (Ba @ qdda + Bdot @ QDA5 - 0.5 * np.array([QDA5 @ dB[k] @ QDA5 for k in range(2)])
-           + closed_loop_gravity(robot, QA5, exact))
+           + closed_loop_gravity_torques(robot, QA5, q_guess=exact))
     assert np.abs(gam - lag).max() < 1e-7
 
 
@@ -222,13 +223,13 @@ def test_virtual_work_and_ddm_round_trip():
                                   (sr400(), QA_SR, sr400_guess(QA_SR), QDA_SR)]:
         rng = np.random.default_rng(7)
         qdda = rng.normal(size=len(qa))
-        q, qd, qdd, W = closed_loop_state(robot, qa, qda, qdda, guess)
-        gam_a = closed_loop_idm(robot, qa, qda, qdda, guess)
+        q, qd, qdd, W = closed_loop_state(robot, qa, qda, qdda, q_guess=guess)
+        tau_a = closed_loop_idm(robot, qa, qda, qdda, q_guess=guess)
         n = robot.n_links
         gam_tree = idm(equivalent_tree(robot), q[:n], qd[:n], qdd[:n])
         # virtual work: the actuated power equals the tree's power
-        assert abs(gam_a @ qda - gam_tree @ qd[:n]) < 1e-12 * max(1.0, abs(gam_a @ qda))
-        back = closed_loop_ddm(robot, qa, qda, gam_a, guess)
+        assert abs(tau_a @ qda - gam_tree @ qd[:n]) < 1e-12 * max(1.0, abs(tau_a @ qda))
+        back = closed_loop_ddm(robot, qa, qda, tau_a, q_guess=guess)
         assert np.abs(back - qdda).max() < 1e-10
 
 
@@ -237,7 +238,7 @@ def test_fivebar_energy_is_conserved_without_torque():
     robot = replace(robot, links=tuple(replace(l, FC=0, FV=0) for l in robot.links))
     exact = fivebar_closed_form(QA5)
     t = np.linspace(0.0, 0.1, 51)
-    q, qd = closed_loop_simulate(robot, QA5, 3 * QDA5, t, q_guess=exact)
+    q, qd = closed_loop_simulate(robot, None, QA5, 3 * QDA5, t, q_guess=exact)
     E = np.array([sum(closed_loop_energy(robot, a, b)) for a, b in zip(q, qd)])
     T0 = closed_loop_energy(robot, q[0], qd[0])[0]
     scale = T0 + abs(closed_loop_energy(robot, q[0], qd[0])[1])
@@ -269,7 +270,7 @@ def test_sr400_inertia_matrix_is_the_hessian_of_the_kinetic_energy():
     robot = sr400()
     assert robot.actuated == (1, 2, 4, 5, 6, 7)
     guess = sr400_guess(QA_SR)
-    q = close_loops(robot, QA_SR, guess)
+    q = close_loops(robot, QA_SR, q_guess=guess)
     assert loop_jacobian(robot, q).shape == (3, 9)
     Wfd = fd_W(robot, QA_SR, guess)
     assert np.abs(passive_velocity_map(robot, q) - Wfd).max() < 1e-8
@@ -281,20 +282,20 @@ def test_sr400_inertia_matrix_is_the_hessian_of_the_kinetic_energy():
 
     B_fd = np.array([[T(I[i] + I[j]) - T(I[i]) - T(I[j]) if i != j else 2 * T(I[i])
                       for j in range(6)] for i in range(6)])
-    Ba = closed_loop_inertia_matrix(robot, QA_SR, guess)
+    Ba = closed_loop_inertia_matrix(robot, QA_SR, q_guess=guess)
     assert np.abs(Ba - B_fd).max() < 1e-8
     assert np.all(np.linalg.eigvalsh(Ba) > 0)
     # gravity from the potential energy
     h = 1e-6
-    g_fd = np.array([(closed_loop_energy(robot, close_loops(robot, QA_SR + h * I[k], guess),
+    g_fd = np.array([(closed_loop_energy(robot, close_loops(robot, QA_SR + h * I[k], q_guess=guess),
                                          np.zeros(9))[1]
-                      - closed_loop_energy(robot, close_loops(robot, QA_SR - h * I[k], guess),
+                      - closed_loop_energy(robot, close_loops(robot, QA_SR - h * I[k], q_guess=guess),
                                            np.zeros(9))[1]) / (2 * h) for k in range(6)])
-    assert np.abs(closed_loop_gravity(robot, QA_SR, guess) - g_fd).max() < 1e-7
+    assert np.abs(closed_loop_gravity_torques(robot, QA_SR, q_guess=guess) - g_fd).max() < 1e-7
     # the IDM: B_a qdd_a + h_a, h_a the IDM at qdd_a = 0 (batched over two states)
     qdda = np.array([[0.5, -0.2, 0.1, 0.3, -0.6, 0.9], [0.0] * 6])
     gam = closed_loop_idm(robot, np.stack([QA_SR] * 2), np.stack([QDA_SR] * 2), qdda,
-                          np.stack([guess] * 2))
+                          q_guess=np.stack([guess] * 2))
     assert np.abs(gam[0] - gam[1] - Ba @ qdda[0]).max() < 1e-10
 
 

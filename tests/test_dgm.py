@@ -25,7 +25,7 @@ def test_numeric_and_customized_dgm_agree_with_product(seed, tree, general, n):
     q = rng.uniform(-3, 3, n)
     for j in range(1, n + 1):
         ref = _product(robot, q, j)
-        assert np.abs(dgm(robot, q, j) - ref).max() < 1e-12
+        assert np.abs(dgm(robot, q, j=j) - ref).max() < 1e-12
     model = dgm_model(robot, j=n)
     f = model.numpy_function()
     assert np.abs(f(q) - _product(robot, q, n)[:3]).max() < 1e-12
@@ -35,9 +35,9 @@ def test_any_frame_to_any_frame_in_a_tree():
     robot = robmod.load_robot("torso2arms", numeric=True)
     rng = np.random.default_rng(3)
     q = rng.uniform(-2, 2, (5, 7))
-    T4 = dgm(robot, q, 4)
-    T7 = dgm(robot, q, 7)
-    T47 = dgm(robot, q, 7, i=4)
+    T4 = dgm(robot, q, j=4)
+    T7 = dgm(robot, q, j=7)
+    T47 = dgm(robot, q, j=7, i=4)
     assert np.abs(T47 - np.linalg.inv(T4) @ T7).max() < 1e-12
     f = dgm_model(robot, j=7, i=4).compile()
     assert np.abs(f(q) - T47[:, :3]).max() < 1e-12
@@ -57,7 +57,7 @@ def test_base_and_tool_frames():
 def test_symmetric_tree_arms_mirror():
     robot = robmod.load_robot("torso2arms", numeric=True)
     q = np.array([0.0, 0.3, -0.2, 0.5, 0.3, -0.2, 0.5])
-    left, right = dgm(robot, q, 4), dgm(robot, q, 7)
+    left, right = dgm(robot, q, j=4), dgm(robot, q, j=7)
     # gamma = pi turns the right arm by a half turn about z1 (q1 = 0): x, y change sign
     assert np.allclose(left[:3, 3] * [-1, -1, 1], right[:3, 3])
 
@@ -73,7 +73,7 @@ def test_agrees_with_pinocchio_on_random_robots():
         for _ in range(3):
             q = rng.uniform(-3, 3, robot.n_joints)
             for j in range(1, robot.n_frames + 1):
-                assert np.abs(pin_robot.fk(q, j) - dgm(robot, q, j)).max() < 1e-12
+                assert np.abs(pin_robot.fk(q, j) - dgm(robot, q, j=j)).max() < 1e-12
 
 
 def test_batched_shapes():

@@ -118,7 +118,7 @@ def ident_data():
 
 @pytest.mark.parametrize("weights", ["joint", "none", [1.0, 2.0, 0.5]])
 def test_tsqr_identification_equals_in_memory(ident_data, client, weights):
-    from robmod.identification.least_squares import identify
+    from robmod.identification import identify
 
     robot, q, qd, qdd, tau = ident_data
     ref = identify(robot, q, qd, qdd, tau, weights=weights)
@@ -133,7 +133,7 @@ def test_tsqr_identification_equals_in_memory(ident_data, client, weights):
 @pytest.mark.parametrize("kind", ["csv", "parquet"])
 def test_identify_log(ident_data, client, tmp_path, kind):
     import pandas as pd
-    from robmod.identification.least_squares import identify
+    from robmod.identification import identify
 
     robot, q, qd, qdd, tau = ident_data
     cols = {f"{w}{j + 1}": x[:, j] for w, x in (("q", q), ("qd", qd), ("qdd", qdd),
@@ -152,7 +152,7 @@ def test_identify_log(ident_data, client, tmp_path, kind):
     np.testing.assert_allclose(got.std, ref.std, rtol=1e-10, atol=1e-12)
     if kind == "parquet":
         return
-    with pytest.raises(RobmodError, match="no column tau1"):
+    with pytest.raises(RobmodError, match="no column for tau"):
         pd.DataFrame({k: v for k, v in cols.items() if k != "tau1"}).to_csv(path, index=False)
         identify_log(robot, path, client=client)
 
@@ -172,22 +172,24 @@ def test_identify_dask_rejects_bad_input(ident_data):
 
 
 def test_tsqr_identification_known_torques(ident_data, client):
-    from robmod.identification.least_squares import identify
+    from robmod.identification import identify
 
     robot, q, qd, qdd, tau = ident_data
     known = np.random.default_rng(8).standard_normal(tau.shape)
-    ref = identify(robot, q, qd, qdd, tau + known, known=known)
-    got = identify_dask(robot, q, qd, qdd, tau + known, known=known, chunk=700, client=client)
+    ref = identify(robot, q, qd, qdd, tau + known, tau_known=known)
+    got = identify_dask(robot, q, qd, qdd, tau + known, tau_known=known, chunk=700,
+                        client=client)
     np.testing.assert_allclose(got.beta, ref.beta, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(got.std, ref.std, rtol=1e-10, atol=1e-12)
 
 
 def test_r_factor_combination_is_the_qr_of_the_stack():
-    from robmod.distributed.identification import _combine_factors, _r_factor
+    from robmod.distributed.identification import _combine_factors
+    from robmod.identification.solver import r_factor
 
     rng = np.random.default_rng(9)
     A, B = rng.standard_normal((7, 4)), rng.standard_normal((2, 4))   # B shorter than wide
-    R = _combine_factors(_r_factor(A)[None], _r_factor(B)[None])[0]
+    R = _combine_factors(r_factor(A)[None], r_factor(B)[None])[0]
     S = np.vstack([A, B])
     np.testing.assert_allclose(R.T @ R, S.T @ S, atol=1e-12)          # same Gram matrix
     np.testing.assert_allclose(np.abs(np.diag(R)), np.abs(np.diag(np.linalg.qr(S, mode="r"))))

@@ -34,7 +34,7 @@ def test_inverse_then_direct():
         fcm = rng.uniform(0, 1, n)
         d = rng.uniform(-1, 1, (5, 6, n))
         inv = elastic_idm(robot, *d, fvm=fvm, fcm=fcm)
-        qdd, qmdd = elastic_ddm(robot, d[0], d[1], inv.qm, inv.qmd, inv.gam, fvm=fvm, fcm=fcm)
+        qdd, qmdd = elastic_ddm(robot, d[0], d[1], inv.qm, inv.qmd, inv.tau, fvm=fvm, fcm=fcm)
         assert np.abs(qdd - d[2]).max() < 1e-9
         assert np.abs(qmdd - inv.qmdd).max() < 1e-9
         # qM' and qM'' are the time derivatives of qM along the motion
@@ -43,7 +43,7 @@ def test_inverse_then_direct():
         assert np.abs((p.qm - m.qm) / (2 * h) - inv.qmd).max() < 1e-6
         assert np.abs((p.qmd - m.qmd) / (2 * h) - inv.qmdd).max() < 1e-6
         x = np.concatenate([d[0], d[1], inv.qm, inv.qmd], axis=-1)
-        xd = elastic_state_derivative(robot, x, inv.gam, fvm=fvm, fcm=fcm)
+        xd = elastic_state_derivative(robot, x, inv.tau, fvm=fvm, fcm=fcm)
         assert np.abs(xd[..., n:2 * n] - d[2]).max() < 1e-9
 
 
@@ -61,7 +61,7 @@ def test_customized_models():
     robot = _elastic(with_random_dynamics(robmod.load_robot("rx90", numeric=True), rng), rng)
     d = rng.uniform(-1, 1, (5, 7, 6))
     inv = elastic_idm(robot, *d)
-    gam, qm = elastic_idm_model(robot).compile()(*d)
-    assert np.abs(gam - inv.gam).max() < 1e-10 and np.abs(qm - inv.qm).max() < 1e-12
-    qdd, qmdd = elastic_ddm_model(robot).compile()(d[0], d[1], inv.qm, inv.qmd, inv.gam)
+    tau, qm = elastic_idm_model(robot).compile()(*d)
+    assert np.abs(tau - inv.tau).max() < 1e-10 and np.abs(qm - inv.qm).max() < 1e-12
+    qdd, qmdd = elastic_ddm_model(robot).compile()(d[0], d[1], inv.qm, inv.qmd, inv.tau)
     assert np.abs(qdd - d[2]).max() < 1e-9 and np.abs(qmdd - inv.qmdd).max() < 1e-9

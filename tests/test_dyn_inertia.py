@@ -8,7 +8,7 @@ import sympy as sp
 import robmod
 from robmod.dynamics.inertia import (inertia_matrix, inertia_matrix_model,
                                      _lower_to_full)
-from robmod.dynamics.lagrange import gravity_model
+from robmod.dynamics.lagrange import gravity_torques_model
 from robmod.testing.random import random_robot, with_random_dynamics
 
 
@@ -119,6 +119,20 @@ def test_example_7_1_rx90_first_three_links():
     seed_q = {"Q1": sp.Integer(0),
               "Q2": -G3 * (C2 * MX2 - S2 * MY2 + C23 * MX3 - S23 * MY3 + D3 * C2 * M3),
               "Q3": -G3 * (C23 * MX3 - S23 * MY3)}
-    got = _expand(gravity_model(r))
+    got = _expand(gravity_torques_model(r))
     for k, e in seed_q.items():
         assert sp.simplify(sp.expand_trig(got.get(k, 0) - e)) == 0, k
+
+
+def test_ne_method_honours_rotor_switch():
+    """inertia_matrix(method="ne", rotor=False) left the rotor inertias IA in (4.75 off on the
+    PUMA 560): the NE columns of [7.64] follow the switch like the composite links."""
+    robot = robmod.load_robot("puma560", numeric=True)
+    q = np.random.default_rng(3).uniform(-2, 2, (4, robot.n_q))
+    for rotor in (True, False):
+        A = inertia_matrix(robot, q, rotor=rotor)
+        A_ne = inertia_matrix(robot, q, method="ne", rotor=rotor)
+        assert np.abs(A_ne - A).max() < 1e-10, rotor
+    IA = np.array([float(robot.link(j).IA) for j in robot.joints])
+    diff = inertia_matrix(robot, q[0], rotor=True) - inertia_matrix(robot, q[0], rotor=False)
+    assert np.abs(diff - np.diag(IA)).max() < 1e-12 and IA.sum() > 4

@@ -8,10 +8,10 @@ import robmod
 from robmod.dynamics import idm
 from robmod.dynamics.direct import simulate
 from robmod.dynamics.inertia import inertia_matrix, inertia_matrix_model
-from robmod.dynamics.lagrange import (coriolis_matrix, coriolis_model, energy_model,
+from robmod.dynamics.lagrange import (coriolis_matrix, coriolis_matrix_model, energy_model,
                                       friction_torques, gravity_torques,
                                       kinetic_energy, potential_energy, quadratic_velocity_matrix,
-                                      quadratic_velocity_model, _velocity_products)
+                                      quadratic_velocity_matrix_model, _velocity_products)
 from robmod.symbolic.differentiation import derivative
 from robmod.testing.random import random_robot, with_random_dynamics
 
@@ -56,7 +56,7 @@ def test_christoffel_model_and_adot_by_derivative():
     robot = with_random_dynamics(robmod.load_robot("rx90", numeric=True), rng)
     q, qd = rng.uniform(-2, 2, (2, 10, 6))
     C = coriolis_matrix(robot, q, qd)
-    Cs = coriolis_model(robot).compile()(q, qd)
+    Cs = coriolis_matrix_model(robot).compile()(q, qd)
     assert np.abs(C - Cs).max() < 1e-11
     assert np.abs(coriolis_matrix(robot, q, qd, method="christoffel") - C).max() < 1e-11
     # A-dot from the forward-mode derivative of the customized A: skew-symmetry exactly
@@ -81,7 +81,7 @@ def test_quadratic_velocity_form_of_seed_003():
             < 1e-10
     robot = with_random_dynamics(robmod.load_robot("scara", numeric=True), rng)
     q = rng.uniform(-2, 2, (5, robot.n_joints))
-    assert np.abs(quadratic_velocity_model(robot).compile()(q)
+    assert np.abs(quadratic_velocity_matrix_model(robot).compile()(q)
                   - quadratic_velocity_matrix(robot, q)).max() < 1e-11
 
 

@@ -1,6 +1,9 @@
 """Fast by default: the plain numeric functions through the compiled customized models
 (robmod.symbolic.fastpath) give the NumPy path's results, fall back without a compiler, and
 keep every argument check."""
+import dataclasses
+from types import MappingProxyType
+
 import numpy as np
 import pytest
 
@@ -240,7 +243,8 @@ def test_an_explicit_cc_that_does_not_exist_means_no_compiler(monkeypatch):
 
 
 def test_symbolic_parameters_fall_back_to_the_numpy_error(policy):
-    robot = robmod.load_robot("rx90", numeric=True)        # no inertial values
+    robot = dataclasses.replace(robmod.load_robot("rx90"),  # no inertial values
+                                values=MappingProxyType({"D3": 0.45, "RL4": 0.45})).numeric()
     policy("compiled")
     with pytest.raises(RobmodError, match="symbolic"):
         idm(robot, np.zeros(6), np.zeros(6), np.zeros(6))
@@ -253,7 +257,7 @@ def test_warmup_reports_each_model(policy):
     assert set(report) == set(PLAIN) - {"regressor"}     # identification: a layer above
     assert all(compiled for _, compiled in report.values())
     with pytest.raises(RobmodError, match="unknown model"):
-        robmod.warmup(robot, ["rnea"])
+        robmod.warmup(robot, models=["rnea"])
     with pytest.raises(RobmodError, match="backend must be"):
         fastpath.set_backend("fast")
 

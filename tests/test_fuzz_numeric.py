@@ -13,11 +13,16 @@ from hypothesis import strategies as st
 
 import robmod
 from robmod.description import Link, make_robot
-from robmod.dynamics import (coriolis_matrix, ddm, gravity_torques, idm, inertia_matrix,
-                             state_derivative)
+from robmod import geometry as geo
+from robmod import kinematics as kin
+from robmod.dynamics import (ccg, coriolis_matrix, ddm, energy, friction_torques, gravity_torques,
+                             idm, idm_with_rotors, inertia_matrix, quadratic_velocity_matrix,
+                             state_derivative, velocity_torques)
 from robmod.errors import RobmodError
 from robmod.geometry.direct import dgm
 from robmod.identification.regressors import regressor
+from robmod.kinematics import (acceleration, task_coordinates, task_jacobian, task_rows_jacobian,
+                               wrench_transport_matrix)
 from robmod.kinematics.jacobians import jacobian
 from robmod.kinematics.second_order import jdot_qdot
 from robmod.testing.random import with_random_dynamics
@@ -60,6 +65,26 @@ FUNCTIONS = {
     # x = [q, qd] (2 n values) and tau
     "state_derivative": (lambda r, a: state_derivative(r, a[0], a[1]), (2, 1),
                          lambda n: (2 * n,)),
+    # the other functions of the geometry, kinematics and dynamics layers
+    "dgm_i_tool": (lambda r, a: dgm(r, a[0], j=3, i=1), 1, lambda n: (4, 4)),
+    "jacobian_i": (lambda r, a: jacobian(r, a[0], i=2), 1, lambda n: (6, n)),
+    "acceleration": (lambda r, a: acceleration(r, a[0], a[1], a[2]), 3, lambda n: (6,)),
+    "task_rows_jacobian": (lambda r, a: task_rows_jacobian(r, a[0], i="end", rows=(0, 1, 5)), 1,
+                           lambda n: (3, n)),
+    "task_jacobian": (lambda r, a: task_jacobian(r, a[0], on_singular="nan"), 1, None),
+    "task_coordinates": (lambda r, a: task_coordinates(r, a[0]), 1, lambda n: (6,)),
+    "wrench_transport": (lambda r, a: wrench_transport_matrix(r, a[0]), 1, lambda n: (6, 6)),
+    "ccg": (lambda r, a: ccg(r, a[0], a[1]), 2, lambda n: (n,)),
+    "velocity_torques": (lambda r, a: velocity_torques(r, a[0], a[1]), 2, lambda n: (n,)),
+    "friction_torques": (lambda r, a: friction_torques(r, a[0]), 1, lambda n: (n,)),
+    "energy": (lambda r, a: np.stack(energy(r, a[0], a[1])), 2, lambda n: ()),
+    "inertia_ne": (lambda r, a: inertia_matrix(r, a[0], method="ne", rotor=False), 1,
+                   lambda n: (n, n)),
+    "quadratic_velocity": (lambda r, a: quadratic_velocity_matrix(r, a[0]), 1, None),
+    "idm_switches": (lambda r, a: idm(r, a[0], a[1], a[2], gravity=False, velocity=False), 3,
+                     lambda n: (n,)),
+    "idm_with_rotors": (lambda r, a: idm_with_rotors(r, [], a[0], a[1], a[2]), 3,
+                        lambda n: (n,)),
 }
 
 SPECIAL = [np.nan, np.inf, -np.inf, 1e300, -0.0, 0.0]
@@ -113,6 +138,73 @@ def test_numeric_functions_return_finite_output_or_raise_robmod_error(fname, rna
         assert out.shape[len(out.shape) - len(tail(n)):] == tail(n), (fname, out.shape)
     else:
         assert out.shape[-2] == n
+
+
+# functions of arrays (a Jacobian, a transform, vectors): what they return is finite for
+# finite inputs, or they raise a RobmodError (the elementwise helpers of robmod.geometry
+# propagate NaN as NumPy's functions do; the Jacobian's functions refuse it)
+ARRAY_FUNCTIONS = {
+    "manipulability": (kin.manipulability, ["J"]),
+    "jacobian_svd": (lambda J: kin.jacobian_svd(J).sigma, ["J"]),
+    "rank": (kin.rank, ["J"]),
+    "condition_number": (lambda J: np.minimum(kin.condition_number(J), 1e300), ["J"]),
+    "velocity_ellipsoid": (lambda J: kin.velocity_ellipsoid(J).lengths, ["J"]),
+    "velocity_bounds": (kin.velocity_bounds, ["J", "n"]),
+    "joint_torques": (kin.joint_torques, ["J", "m"]),
+    "wrench_from_torques": (kin.wrench_from_torques, ["J", "n"]),
+    "pinv": (kin.pinv, ["J"]),
+    "ikm_pinv": (kin.ikm_pinv, ["J", "m"]),
+    "ikm_dls": (kin.ikm_dls, ["J", "m"]),
+    "rot_matrix": (lambda a: geo.rot_matrix("z", a), ["m"]),
+    "skew": (geo.skew, ["v3"]),
+    "rpy_to_matrix": (geo.rpy_to_matrix, ["v3"]),
+    "matrix_to_rpy": (lambda T: np.stack(geo.matrix_to_rpy(T)[:2]), ["T"]),
+    "angle_axis": (lambda T: geo.angle_axis(T).theta, ["T"]),
+    "matrix_to_quaternion": (geo.matrix_to_quaternion, ["T"]),
+    "quaternion_to_matrix": (geo.quaternion_to_matrix, ["v4"]),
+    "inverse_transform": (geo.inverse_transform, ["T"]),
+    "screw_transform": (geo.screw_transform, ["T"]),
+    "transform_wrench": (geo.transform_wrench, ["T", "v6"]),
+    "frame_error": (lambda T: geo.frame_error(T, T), ["T"]),
+}
+
+
+@st.composite
+def array_value(draw, kind, m, n):
+    """A plausible or broken array of the ``kind`` a function takes (m x n Jacobians)."""
+    good = {"J": (m, n), "n": (n,), "m": (m,), "v3": (3,), "v4": (4,), "v6": (6,),
+            "T": (4, 4)}[kind]
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 16)))
+    how = draw(st.sampled_from(["good", "good", "batch", "shape", "special", "string", "none",
+                                "ragged", "object"]))
+    if how in ("good", "batch"):
+        batch = tuple(draw(st.lists(st.integers(1, 3), max_size=2))) if how == "batch" else ()
+        x = rng.uniform(-2, 2, batch + good)
+        if kind == "T":
+            x[..., 3, :] = [0, 0, 0, 1]
+        return x
+    if how == "shape":
+        return rng.uniform(-2, 2, draw(st.sampled_from([(0,), (2,), (5, 1), (3, 3, 3)])))
+    if how == "special":
+        x = rng.uniform(-2, 2, good)
+        x.flat[draw(st.integers(0, x.size - 1))] = draw(st.sampled_from(SPECIAL))
+        return x
+    return {"string": "abc", "none": None, "ragged": [[1.0], [1.0, 2.0]],
+            "object": np.array([object()] * 3)}[how]
+
+
+@FUZZ
+@given(st.sampled_from(sorted(ARRAY_FUNCTIONS)), st.integers(1, 6), st.integers(1, 7), st.data())
+def test_array_functions_return_finite_output_or_raise_robmod_error(fname, m, n, data):
+    fn, kinds = ARRAY_FUNCTIONS[fname]
+    args = [data.draw(array_value(k, m, n)) for k in kinds]
+    try:
+        out = fn(*args)
+    except RobmodError:
+        return
+    finite_in = all(np.all(np.isfinite(np.asarray(a, dtype=float))) for a in args)
+    if finite_in and np.all(np.abs(np.asarray(args[0], float)) < 1e100):
+        assert np.all(np.isfinite(np.asarray(out, dtype=float))), (fname, args)
 
 
 @FUZZ

@@ -7,7 +7,7 @@ import robmod
 from robmod.dynamics import idm
 from robmod.identification import base_parameters
 from robmod.cli.base_params import add_base_params_command
-from robmod.identification.least_squares import identify, prepare_data
+from robmod.identification import MeasuredData, identify, process
 from robmod.testing.random import random_robot, with_random_dynamics
 
 
@@ -26,7 +26,7 @@ def test_identify_planar2_and_random_robot_from_noisy_torques():
         q, qd, qdd = rng.uniform(-2, 2, (3, N, nj))
         tau = idm(robot, q, qd, qdd)
         noise = 0.01 * np.array([1.0, 3.0, 0.5, 2.0][:nj])
-        res = identify(robot, q, qd, qdd, tau + rng.normal(size=tau.shape) * noise, bp)
+        res = identify(robot, q, qd, qdd, tau + rng.normal(size=tau.shape) * noise, params=bp)
         assert res.names == bp.names
         err = np.abs(res.beta - _true(bp))
         assert (err < 5 * res.std + 1e-9).all(), (err, res.std)
@@ -57,8 +57,9 @@ def test_identify_from_a_filtered_trajectory():
     tau = idm(robot, q, qd, qdd)
     qm = q + rng.normal(size=q.shape) * 1e-5
     tm = tau + rng.normal(size=tau.shape) * 0.05
-    tt, qf, qdf, qddf, tf = prepare_data(t, qm, tm, cutoff=10.0, decimate=10)
-    res = identify(robot, qf, qdf, qddf, tf, bp)
+    p = process(MeasuredData(t, qm, None, tm), cutoff=10.0)       # the estimator's filter
+    s = slice(None, None, 10)
+    res = identify(robot, p.q[s], p.qd[s], p.qdd[s], p.tau_filtered[s], params=bp)
     rel = np.abs(res.beta - _true(bp)) / np.maximum(np.abs(_true(bp)), 1.0)
     assert rel.max() < 0.02, rel
 
@@ -104,11 +105,11 @@ def test_identify_with_a_known_wrench_subtracted():
     J = jacobian(robot, q)                                   # 0J6, (N, 6, 6)
     wrench = np.einsum("nij,ni->nj", J, f)
     tau = idm(robot, q, qd, qdd) + wrench
-    good = identify(robot, q, qd, qdd, tau, bp, weights="none", known=wrench)
+    good = identify(robot, q, qd, qdd, tau, params=bp, weights="none", tau_known=wrench)
     assert np.abs(good.beta - _true(bp)).max() < 1e-8
-    bad = identify(robot, q, qd, qdd, tau, bp, weights="none")
+    bad = identify(robot, q, qd, qdd, tau, params=bp, weights="none")
     assert np.abs(bad.beta - _true(bp)).max() > 1e-2
     import pytest
 
-    with pytest.raises(robmod.RobmodError, match="shape of tau"):
-        identify(robot, q, qd, qdd, tau, bp, known=wrench[:3])
+    with pytest.raises(robmod.RobmodError, match="same number of samples"):
+        identify(robot, q, qd, qdd, tau, params=bp, tau_known=wrench[:3])

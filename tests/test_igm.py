@@ -67,7 +67,7 @@ def test_rx90_eight_solutions_at_a_generic_pose(rx90):
                                         ("scara", ()), ("panda", (7,))])
 def test_round_trip_random_poses(name, fixed):
     robot = robmod.load_robot(name, numeric=True)
-    sol = igm_model(robot, list(fixed) or None)
+    sol = igm_model(robot, fixed=list(fixed) or None)
     q = _random_q(robot, np.random.default_rng(11), N)
     ev = _round_trip(robot, sol, q, fixed)
     if name in ("rx90", "puma560", "stanford"):
@@ -79,7 +79,7 @@ def test_round_trip_random_poses(name, fixed):
 def test_other_library_robots_round_trip():
     for name, fixed in (("ur5", ()), ("lwr4", (7,)), ("lwr4", (3,))):
         robot = robmod.load_robot(name, numeric=True)
-        sol = igm_model(robot, list(fixed) or None)
+        sol = igm_model(robot, fixed=list(fixed) or None)
         _round_trip(robot, sol, _random_q(robot, np.random.default_rng(5), 2000), fixed)
 
 
@@ -88,9 +88,9 @@ def test_panda_needs_a_given_joint_and_q3_has_no_closed_form():
     with pytest.raises(RobmodError, match="redundant"):
         igm_model(robot)
     with pytest.raises(RobmodError, match="no closed form found") as err:
-        igm_model(robot, [3])
+        igm_model(robot, fixed=[3])
     assert "types 1 to 8" in str(err.value) and "q3 given" in str(err.value)
-    sol = igm_model(robot, [7])
+    sol = igm_model(robot, fixed=[7])
     assert sol.n_branches == 8 and "given q7" in sol.to_text()
 
 
@@ -237,7 +237,7 @@ def test_igm_of_a_tree_chain_and_a_closed_loop_chain():
     with pytest.raises(RobmodError, match="give j "):
         igm_model(tree)
     with pytest.raises(RobmodError, match="not on the chain"):
-        igm_model(tree, [2], j=7)
+        igm_model(tree, fixed=[2], j=7)
 
     par = robmod.load_robot("parallelogram", numeric=True)
     q = np.array([0.4, 0.0, 0.0, 1.1, 0.0])

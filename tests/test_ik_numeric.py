@@ -92,13 +92,13 @@ def test_random_robots_with_prismatic_joints_and_trees():
         robot = random_robot(rng, 6, tree=k % 2 == 1, general=True, dynamics=False)
         q = rng.uniform(-1, 1, (5, 6))
         j = robot.n_links
-        T = dgm(robot, q, j)
+        T = dgm(robot, q, j=j)
         res = igm_numeric(robot, T, j=j, n_restarts=32, rng=7)
         for t in range(len(T)):
             if robot.structure == "serial":
                 assert res.status[t] == _CONVERGED
             for qs in res.solutions(t):
-                assert np.abs(dgm(robot, qs, j) - T[t]).max() < 1e-10
+                assert np.abs(dgm(robot, qs, j=j) - T[t]).max() < 1e-10
 
 
 def test_unreachable_and_max_iter():

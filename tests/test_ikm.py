@@ -35,7 +35,7 @@ def test_appendix4_pseudo_inverse_and_greville():
     ref = np.array([[-11 / 6, 4 / 3], [-1 / 3, 1 / 3], [7 / 6, -2 / 3]])
     assert np.abs(pinv(np.array(W, float)) - ref).max() < 1e-14
     steps = []
-    Wp = greville_pinv(W, steps)
+    Wp = greville_pinv(W, steps=steps)
     R = sp.Rational
     assert Wp == sp.Matrix([[R(-11, 6), R(4, 3)], [R(-1, 3), R(1, 3)], [R(7, 6), R(-2, 3)]])
     (k2, d2, c2, b2), (k3, d3, c3, b3) = steps  # Example A4.1, step by step
@@ -95,7 +95,7 @@ def test_dls_forms_and_damping_rules():
     assert np.abs(dls_inverse(J, 0.0) - pinv(J)).max() < 1e-10
     # it minimizes ||xd - J qd||^2 + lam^2 ||qd||^2 ([6.13])
     xd = rng.normal(size=6)
-    qd = ikm_dls(J[0], xd, "fixed", lam=lam)
+    qd = ikm_dls(J[0], xd, rule="fixed", lam=lam)
 
     def cost(v):
         return np.sum((xd - J[0] @ v) ** 2) + lam**2 * np.sum(v**2)
@@ -103,18 +103,18 @@ def test_dls_forms_and_damping_rules():
     # [6.20]: lambda0 (1 - w/w0)^2 below w0, 0 above
     w = manipulability(J)
     w0 = float(np.median(w))
-    got = damping_factor(J, "manipulability", lam=0.5, w0=w0)
+    got = damping_factor(J, rule="manipulability", lam=0.5, w0=w0)
     assert np.allclose(got, np.where(w < w0, 0.5 * (1 - w / w0) ** 2, 0))
     # [6.21]: sqrt(eps^2 - sigma_min^2) below eps, 0 above
     s = min_singular_value(J)
     eps = float(np.median(s))
-    assert np.allclose(damping_factor(J, "singular_value", eps=eps),
+    assert np.allclose(damping_factor(J, rule="singular_value", eps=eps),
                        np.sqrt(np.maximum(eps**2 - s**2, 0)))
-    assert np.allclose(damping_factor(J, "fixed"), 0.003)
-    assert np.allclose(damping_factor(J, "singular_value"),          # default eps = 0.05
+    assert np.allclose(damping_factor(J, rule="fixed"), 0.003)
+    assert np.allclose(damping_factor(J, rule="singular_value"),          # default eps = 0.05
                        np.sqrt(np.maximum(0.05**2 - s**2, 0)))
     with pytest.raises(robmod.RobmodError):
-        damping_factor(J, "nope")
+        damping_factor(J, rule="nope")
 
 
 def test_dls_bounded_near_a_singularity_while_pinv_blows_up():
@@ -131,12 +131,12 @@ def test_dls_bounded_near_a_singularity_while_pinv_blows_up():
     n_pinv = np.linalg.norm(ikm_pinv(J, xd), axis=-1)
     assert n_pinv[-1] > 1e5 and np.allclose(n_pinv * smin, 1, rtol=1e-3)  # ~ 1/sigma_min
     eps = 0.05
-    n_sv = np.linalg.norm(ikm_dls(J, xd, "singular_value", eps=eps), axis=-1)
+    n_sv = np.linalg.norm(ikm_dls(J, xd, rule="singular_value", eps=eps), axis=-1)
     assert np.all(n_sv <= nx / eps * (1 + 1e-9))           # gain sigma/(sigma^2+lam^2) <= 1/eps
     lam = 0.05
-    n_fix = np.linalg.norm(ikm_dls(J, xd, "fixed", lam=lam), axis=-1)
+    n_fix = np.linalg.norm(ikm_dls(J, xd, rule="fixed", lam=lam), axis=-1)
     assert np.all(n_fix <= nx / (2 * lam) * (1 + 1e-9))    # max of s/(s^2+lam^2) = 1/(2 lam)
-    n_w = np.linalg.norm(ikm_dls(J, xd, "manipulability", lam=0.1, w0=1e-2), axis=-1)
+    n_w = np.linalg.norm(ikm_dls(J, xd, rule="manipulability", lam=0.1, w0=1e-2), axis=-1)
     assert n_w.max() < 100 and n_pinv.max() > 1e4 * n_sv.max()
 
 
@@ -232,7 +232,7 @@ def test_task_priority_two_tasks():
     rng = np.random.default_rng(8)
     # task 1: the full location (6 rows); task 2: two components of the elbow (O4) velocity
     J1 = J_PANDA
-    J2 = jacobian(PANDA, Q, 4)[:, :2, :]
+    J2 = jacobian(PANDA, Q, j=4)[:, :2, :]
     x1, x2 = rng.normal(size=(4, 6)), rng.normal(size=(4, 2))
     qd = ikm_task_priority(J1, x1, J2, x2)
     assert np.abs(_mv(J1, qd) - x1).max() < 1e-11  # primary task exact
@@ -257,16 +257,16 @@ def test_task_priority_two_tasks():
     # as a resolved-rate solver: keep the elbow still while the flange translates
     q0 = Q[0]
     t = np.linspace(0, 1, 51)
-    P4 = dgm(PANDA, q0, 4)[:3, 3]
+    P4 = dgm(PANDA, q0, j=4)[:3, 3]
 
     def elbow(q):
-        return jacobian(PANDA, q, 4)[:3], 10 * (P4 - dgm(PANDA, q, 4)[:3, 3])
+        return jacobian(PANDA, q, j=4)[:3], 10 * (P4 - dgm(PANDA, q, j=4)[:3, 3])
     res = resolved_rate(PANDA, q0, _panda_line(q0, 0.05), t, TaskPriority(elbow), tool="flange",
                         gain=20)
     assert res.position_error.max() < 1e-3
-    drift = np.linalg.norm(dgm(PANDA, res.q, 4)[:, :3, 3] - P4, axis=-1)
+    drift = np.linalg.norm(dgm(PANDA, res.q, j=4)[:, :3, 3] - P4, axis=-1)
     plain = resolved_rate(PANDA, q0, _panda_line(q0, 0.05), t, tool="flange", gain=20)
-    drift_plain = np.linalg.norm(dgm(PANDA, plain.q, 4)[:, :3, 3] - P4, axis=-1)
+    drift_plain = np.linalg.norm(dgm(PANDA, plain.q, j=4)[:, :3, 3] - P4, axis=-1)
     assert drift.max() < 0.5 * drift_plain.max()
 
 
@@ -324,7 +324,7 @@ def test_planar3r_passing_near_the_folded_singularity():
     eps = 0.1
     dls_run = resolved_rate(robot, q0, path, t, DampedLeastSquares("singular_value", eps=eps),
                             tool="tip", rows=rows, gain=20)
-    wmin = manipulability(robot, pinv_run.q, tool="tip", rows=rows).min()
+    wmin = manipulability(task_rows_jacobian(robot, pinv_run.q, tool="tip", rows=rows)).min()
     assert wmin < 0.02                                           # close to the singularity
     assert pinv_run.joint_speed.max() > 50                       # pinv: huge joint speeds
     bound = np.linalg.norm([v, 0, 0]) / eps + 20 * np.abs(dls_run.error).max(0).sum() / eps

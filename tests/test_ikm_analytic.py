@@ -10,7 +10,7 @@ from robmod.description.robot import Tool
 from robmod.errors import RobmodError
 from robmod.kinematics import jacobian
 from robmod.kinematics.analysis import reduce_pythagoras
-from robmod.kinematics.ikm_analytic import block_ikm, ikm_block
+from robmod.kinematics import BlockIKM, ikm_block
 
 S2, C2, S3, C3, S4, C4, S5, C5, S23, C23 = sp.symbols("S2 C2 S3 C3 S4 C4 S5 C5 S23 C23")
 D3, RL4 = sp.symbols("D3 RL4")
@@ -26,7 +26,7 @@ def rx90():
 
 @pytest.fixture(scope="module")
 def blk(rx90):
-    return block_ikm(rx90)
+    return BlockIKM.from_robot(rx90)
 
 
 def identical(a, b):
@@ -142,7 +142,7 @@ def test_J_qd_equals_xd(rx90, blk, seed):
     J3, J0 = jacobian(rn, q, i=3), jacobian(rn, q, i=0)
     for method, solve in ((1, "substitution"), (2, "substitution"), (2, "inverse")):
         for frame, J in (("i", J3), (0, J0)):
-            qd = ikm_block(rx90, q, xd, method, velocity_frame=frame, solve=solve)
+            qd = ikm_block(rx90, q, xd, method=method, velocity_frame=frame, solve=solve)
             res = np.einsum("...ij,...j->...i", J, qd) - xd
             scale = 1 + np.linalg.norm(qd, axis=-1, keepdims=True)
             assert np.all(np.abs(res) <= 1e-10 * scale), (method, solve, frame)
@@ -156,7 +156,7 @@ def test_compiled_model_matches(rx90, blk):
     for method in (1, 2):
         f = blk.model(method).numpy_function()
         qd = f(q, xd, params=params)
-        np.testing.assert_allclose(qd, ikm_block(rx90, q, xd, method), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(qd, ikm_block(rx90, q, xd, method=method), rtol=1e-12, atol=1e-12)
         qd_ref = np.linalg.solve(jacobian(rx90.numeric(), q, i=3), xd[..., None])[..., 0]
         np.testing.assert_allclose(qd, qd_ref, rtol=1e-9, atol=1e-9)
 
@@ -189,27 +189,27 @@ def test_singular_conditions(rx90, blk):
 def test_other_robot_numeric_parameters():
     """PUMA 560 (numeric parameters, offsets d4, r3): same block form in 3J6."""
     puma = robmod.load_robot("puma560")
-    b = block_ikm(puma, i=3)
+    b = BlockIKM.from_robot(puma, i=3)
     assert (b.rows_a, b.cols_a) == ((0, 1, 2), (0, 1, 2))
     rng = np.random.default_rng(11)
     q = rng.uniform(-3, 3, (6, 6))
     xd = rng.normal(size=(6, 6))
-    qd = ikm_block(puma, q, xd, 2, i=3)
+    qd = ikm_block(puma, q, xd, method=2, i=3)
     np.testing.assert_allclose(np.einsum("...ij,...j->...i", jacobian(puma, q, i=3), qd), xd,
                                rtol=1e-9, atol=1e-9)
 
 
 def test_errors(rx90):
     with pytest.raises(RobmodError, match="no zero 3x3"):
-        block_ikm(robmod.load_robot("stanford"))  # r6 = 0.263: O6 off the wrist centre
+        BlockIKM.from_robot(robmod.load_robot("stanford"))  # r6 = 0.263: O6 off the wrist centre
     tool = Tool("probe", 6, sp.ImmutableMatrix([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0.1],
                                                 [0, 0, 0, 1]]))
     with pytest.raises(RobmodError, match="no zero 3x3"):
-        block_ikm(rx90, i=3, tool=tool)
+        BlockIKM.from_robot(rx90, i=3, tool=tool)
     with pytest.raises(RobmodError, match="6 joints"):
-        block_ikm(robmod.load_robot("scara"))
+        BlockIKM.from_robot(robmod.load_robot("scara"))
     with pytest.raises(RobmodError, match="method"):
-        block_ikm(rx90).program(3)
+        BlockIKM.from_robot(rx90).program(3)
     with pytest.raises(RobmodError, match="velocity_frame"):
         ikm_block(rx90, np.zeros(6) + 0.3, np.ones(6), velocity_frame=2)
     with pytest.raises(RobmodError, match="xd"):

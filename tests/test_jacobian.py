@@ -13,12 +13,12 @@ def _fd_jacobian(robot, q, j, i=0, tool=None, h=1e-6):
     """Central differences of the DGM: (dP/dq, omega) expressed in frame i."""
     nj = robot.n_joints
     J = np.zeros((6, nj))
-    R = dgm(robot, q, j, tool=tool)[:3, :3]
-    Ri = dgm(robot, q, i)[:3, :3] if i else np.eye(3)
+    R = dgm(robot, q, j=j, tool=tool)[:3, :3]
+    Ri = dgm(robot, q, j=i)[:3, :3] if i else np.eye(3)
     for k in range(nj):
         dq = np.zeros(nj)
         dq[k] = h
-        Tp, Tm = dgm(robot, q + dq, j, tool=tool), dgm(robot, q - dq, j, tool=tool)
+        Tp, Tm = dgm(robot, q + dq, j=j, tool=tool), dgm(robot, q - dq, j=j, tool=tool)
         W = (Tp[:3, :3] - Tm[:3, :3]) / (2 * h) @ R.T
         J[:3, k] = Ri.T @ (Tp[:3, 3] - Tm[:3, 3]) / (2 * h)
         J[3:, k] = Ri.T @ np.array([W[2, 1], W[0, 2], W[1, 0]])
@@ -34,7 +34,7 @@ def test_finite_differences_on_random_robots(tree):
         q = rng.uniform(-3, 3, robot.n_joints)
         for j in range(1, robot.n_frames + 1):
             for i in range(robot.n_frames + 1):
-                err = np.abs(jacobian(robot, q, j, i) - _fd_jacobian(robot, q, j, i)).max()
+                err = np.abs(jacobian(robot, q, j=j, i=i) - _fd_jacobian(robot, q, j, i)).max()
                 assert err < 1e-7, (j, i, err)
 
 
@@ -54,12 +54,12 @@ def test_agrees_with_pinocchio():
             qp = peer.pin_q(q)
             pin.computeJointJacobians(peer.model, peer.data, qp)
             pin.updateFramePlacements(peer.model, peer.data)
-            Jall = jacobian(robot, np.stack([q, q]), None)  # batch path
+            Jall = jacobian(robot, np.stack([q, q]), j=None)  # batch path
             assert Jall.shape == (2, 6, robot.n_joints)
             for j in range(1, robot.n_frames + 1):
                 ref = pin.computeFrameJacobian(peer.model, peer.data, qp, peer.frame_id[j],
                                                pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
-                J = jacobian(robot, q, j)
+                J = jacobian(robot, q, j=j)
                 assert np.abs(J[:, cols] - ref).max() < 1e-10
                 others = np.setdiff1d(np.arange(robot.n_joints), cols)
                 assert not np.any(J[:, others])
@@ -74,7 +74,7 @@ def test_tool_frame_and_pose_in_one_pass():
     assert np.abs(J - jacobian(robot, q, tool="flange")).max() < 1e-14
     assert np.abs(J[1] - _fd_jacobian(robot, q[1], 7, tool=robot.tools[0])).max() < 1e-7
     J3 = jacobian(robot, q, tool="flange", i=3)
-    R3 = dgm(robot, q, 3)[..., :3, :3]
+    R3 = dgm(robot, q, j=3)[..., :3, :3]
     assert np.abs(J3[:, :3] - np.swapaxes(R3, -1, -2) @ J[:, :3]).max() < 1e-14
 
 
@@ -111,7 +111,7 @@ def test_rx90_3J6_matches_the_derived_form():
     num = robot.numeric()
     qv = np.linspace(0.2, 1.2, 6)
     f = jacobian_model(num, j=6, i=3).numpy_function()
-    assert np.abs(f(qv) - jacobian(num, qv, 6, 3)).max() < 1e-14
+    assert np.abs(f(qv) - jacobian(num, qv, j=6, i=3)).max() < 1e-14
 
 
 def test_bad_arguments():

@@ -9,7 +9,7 @@ import robmod
 from robmod.control import ComputedTorque, OpenLoop, simulate
 from robmod.description.io_mjcf import to_mjcf
 from robmod.errors import RobmodError
-from robmod.testing.random import random_robot, with_random_dynamics
+from robmod.testing.random import random_inertial, random_robot, with_random_dynamics
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -93,3 +93,53 @@ def test_mjcf_refuses_coulomb_and_symbols():
     with pytest.raises(RobmodError, match="Coulomb"):
         to_mjcf(robot)
     assert "<joint" in to_mjcf(robot, coulomb="ignore")
+    assert any("FC1" in w and "dropped" in w for w in to_mjcf(robot, coulomb="ignore").warnings)
+
+
+def test_mjcf_bounds_point_masses_rods_and_massless_end_links():
+    """MuJoCo refused planar2's file (its links are rods: a zero principal moment) and the
+    UR5's former point masses; a massless end link too.  The export raises those moments (and
+    that mass) to the bound, says so in the file and its warnings, and keeps the dynamics."""
+    from robmod.description.io_mjcf import INERTIA_BOUND
+
+    planar = robmod.load_robot("planar2", numeric=True)
+    xml = to_mjcf(planar)
+    model = mujoco.MjModel.from_xml_string(xml)
+    assert len(xml.warnings) == 2 and all("raised" in w for w in xml.warnings)
+    assert xml.count("<!-- robmod: link") == 2
+    assert model.body_inertia[1:].min() == pytest.approx(INERTIA_BOUND)
+    # a point-mass link and a massless end link (M = 0 and no inertia: a tool flange)
+    rng = np.random.default_rng(4)
+    robot = no_coulomb(random_robot(rng, n=4))
+    zero = {k: sp.Integer(0) for k in ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ",
+                                       "M")}
+    c = np.array([0.1, -0.05, 0.2])
+    point = dict(zero, M=sp.Float(1.5), MX=sp.Float(1.5 * c[0]), MY=sp.Float(1.5 * c[1]),
+                 MZ=sp.Float(1.5 * c[2]))
+    J = 1.5 * (c @ c * np.eye(3) - np.outer(c, c))
+    point.update(XX=sp.Float(J[0, 0]), XY=sp.Float(J[0, 1]), XZ=sp.Float(J[0, 2]),
+                 YY=sp.Float(J[1, 1]), YZ=sp.Float(J[1, 2]), ZZ=sp.Float(J[2, 2]))
+    links = list(robot.links)
+    links[1] = dataclasses.replace(links[1], **point)
+    links[3] = dataclasses.replace(links[3], **zero)
+    robot = dataclasses.replace(robot, links=tuple(links))
+    xml = to_mjcf(robot)
+    mujoco.MjModel.from_xml_string(xml)
+    assert any(w.startswith("link 2: principal moments") for w in xml.warnings)
+    assert any(w.startswith("link 4 is massless") for w in xml.warnings)
+    assert xml.count("<!-- robmod:") == len(xml.warnings)
+    # a massless link with mass fixed to it stays massless (MuJoCo accepts the rigid group)
+    tool = dataclasses.replace(robot.frames[3], sigma=2, mu=0)
+    welded = dataclasses.replace(robot, frames=robot.frames[:3] + (tool,), links=tuple(
+        links[:2]) + (dataclasses.replace(links[2], **zero),
+                      dataclasses.replace(links[3], **random_inertial(rng))))
+    xml = to_mjcf(welded)
+    mujoco.MjModel.from_xml_string(xml)
+    assert not any(w.startswith("link 3") for w in xml.warnings)
+
+
+def test_mjcf_of_closed_loops_has_connect_constraints():
+    xml = to_mjcf(robmod.load_robot("parallelogram", numeric=True))
+    assert xml.count("<connect ") == 1 and 'site1="loop5_5_0"' in xml
+    model = mujoco.MjModel.from_xml_string(xml)
+    assert model.neq == 1 and model.nq == 4           # the equivalent tree's joints

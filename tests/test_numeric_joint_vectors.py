@@ -74,8 +74,8 @@ def test_fixed_frames_agree_with_pinocchio():
         for j in range(1, robot.n_frames + 1):
             ref = pin.computeFrameJacobian(peer.model, peer.data, q, peer.frame_id[j],
                                            pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
-            assert np.abs(jacobian(robot, q, j) - ref).max() < 1e-10
-            assert np.abs(dgm(robot, q, j) - peer.fk(q, j)).max() < 1e-12
+            assert np.abs(jacobian(robot, q, j=j) - ref).max() < 1e-10
+            assert np.abs(dgm(robot, q, j=j) - peer.fk(q, j)).max() < 1e-12
 
 
 def test_same_as_robot_without_the_fixed_frames():

@@ -389,8 +389,8 @@ def test_differential_transformation_first_order():
     errs = []
     for h in (1e-4, 1e-5):
         dT = _chain(q + h * direction) - T
-        base = differential_screw(T, dT, "base")
-        local = differential_screw(T, dT, "local")
+        base = differential_screw(T, dT, frame="base")
+        local = differential_screw(T, dT, frame="local")
         # [2.55], [2.56]: dT = iDelta T = T jDelta (to first order)
         e1 = np.abs(delta_transform(base[:, :3], base[:, 3:]) @ T - dT).max()
         e2 = np.abs(T @ delta_transform(local[:, :3], local[:, 3:]) - dT).max()
@@ -431,7 +431,7 @@ def test_frame_error_and_its_inverse():
     ds = differential_screw(Tc, Tn - Tc)  # Khalil's 0Delta screw, at O0
     ds[:, :3] += np.cross(ds[:, 3:], Tc[:, :3, 3])  # moved to On
     np.testing.assert_allclose(ds, dX, atol=1e-13)
-    np.testing.assert_allclose(differential_screw(Tc, Tn - Tc, "local"),
+    np.testing.assert_allclose(differential_screw(Tc, Tn - Tc, frame="local"),
                                frame_error(Tc, Tn, frame="local"), atol=1e-13)
     np.testing.assert_allclose(frame_error(Tc, Tn, kind="sin"), dX, atol=1e-16)
 

@@ -139,8 +139,17 @@ def test_dynamic_ellipsoid_of_the_planar_arm_from_its_inertia_matrix(planar):
                                np.sort(np.linalg.svd(J @ np.linalg.inv(B), compute_uv=False)))
 
 
+def rx90_geometry_only():
+    """The RX-90 with its lengths but symbolic dynamics (the library's has values)."""
+    import dataclasses
+    from types import MappingProxyType
+
+    return dataclasses.replace(robmod.load_robot("rx90"),
+                               values=MappingProxyType({"D3": 0.45, "RL4": 0.45}))
+
+
 def test_dynamic_ellipsoid_needs_numeric_inertia():
-    rx90 = robmod.load_robot("rx90", numeric=True)        # inertial parameters symbolic
+    rx90 = rx90_geometry_only().numeric()                  # inertial parameters symbolic
     with pytest.raises(RobmodError, match="numeric inertial parameters.*XX6"):
         rp.robot_plot(rx90, Q6, ellipsoid="dynamic")
     with pytest.raises(RobmodError, match="robmod.plot.robot_plot"):
@@ -329,7 +338,8 @@ def identified(planar):
 def test_identification_fit_validation_and_parameters(identified):
     est, logs = identified
     fig = rp.identification_plot(est)
-    W, Y, N = est.observation(est.processed_)                 # the fitted observation
+    W, Y, index = est.model_.observation(est.processed_)     # the fitted observation
+    N = index.size
     model = (W @ est.params_).reshape(2, N)
     ax = np.array(fig.axes).reshape(2, 2)
     for j in range(2):
@@ -353,6 +363,15 @@ def test_identification_fit_validation_and_parameters(identified):
     assert [t.get_text() for t in bottom.get_xticklabels()] == list(est.names_)
     with pytest.raises(RobmodError, match="DynamicIdentification or a Validation"):
         rp.identification_plot(logs[0])
+    fig = rp.cutoff_plot(est)                                  # the choice of the cut-off
+    choice = est.processed_.choice
+    mean = [ln for ln in fig.axes[0].lines if ln.get_label() == "mean over the folds"][0]
+    ok = np.isfinite(choice.errors)
+    np.testing.assert_allclose(mean.get_xdata(), choice.cutoffs[ok])
+    np.testing.assert_allclose(mean.get_ydata(), 100 * choice.errors[ok])
+    assert est.processed_.cutoff == choice.chosen == choice.cutoffs[np.argmin(choice.errors)]
+    with pytest.raises(RobmodError, match="CutoffChoice"):
+        rp.cutoff_plot(logs[0])
 
 
 def check_state(est, log):
@@ -370,10 +389,15 @@ def test_cli_draw_ellipsoids(tmp_path, capsys):
     assert main(["draw", "puma560", "--q", "0.3", "-o", str(out), "--ellipsoid", "velocity",
                  "force", "dynamic"]) == 0
     assert out.stat().st_size > 1000
-    assert main(["draw", "rx90", "-o", str(out), "--ellipsoid", "dynamic"]) == 2
+    from robmod.description import write_robot
+
+    symbolic = tmp_path / "rx90_symbolic.yaml"
+    write_robot(rx90_geometry_only(), symbolic)
+    assert main(["draw", str(symbolic), "-o", str(out), "--ellipsoid", "dynamic"]) == 2
     assert "numeric inertial parameters" in capsys.readouterr().err
-    assert main(["draw", "rx90", "-o", str(out), "--ellipsoid", "dynamic",
+    assert main(["draw", str(symbolic), "-o", str(out), "--ellipsoid", "dynamic",
                  "--random-dynamics", "1"]) == 0
+    assert main(["draw", "rx90", "-o", str(out), "--ellipsoid", "dynamic"]) == 0
 
 
 def test_cli_identify_plots_the_fit_and_the_parameters(identified, tmp_path, capsys):

@@ -39,7 +39,7 @@ def _with_fixed_frame(robot, k):
 def _fd(robot, q, qd, j, tool=None, h=1e-5):
     """d/dt (0J_j(q + t qd) qd) at t = 0 by central differences (4th order)."""
     def Jq(t):
-        return jacobian(robot, q + t * qd, j, tool=tool) @ qd
+        return jacobian(robot, q + t * qd, j=j, tool=tool) @ qd
     return (8 * (Jq(h) - Jq(-h)) - (Jq(2 * h) - Jq(-2 * h))) / (12 * h)
 
 
@@ -70,7 +70,7 @@ def test_agrees_with_pinocchio_classical_acceleration(tree):
         q = rng.uniform(-3, 3, (2, robot.n_q))
         qd = rng.uniform(-2, 2, (2, robot.n_q))
         for j in range(1, robot.n_frames + 1):
-            got = jdot_qdot(robot, q, qd, j)  # batched
+            got = jdot_qdot(robot, q, qd, j=j)  # batched
             assert got.shape == (2, 6)
             for b in range(2):
                 err = np.abs(got[b] - _pin_acc(peer, q[b], qd[b], j)).max()
@@ -79,10 +79,10 @@ def test_agrees_with_pinocchio_classical_acceleration(tree):
         worst = max(worst, np.abs(E - _pin_acc(peer, q[0], qd[0], None, "E")).max())
         # expressed in frame i != 0: iR_0 times the frame-0 vector
         for i in range(1, robot.n_frames + 1):
-            Ri = dgm(robot, q[0], i)[:3, :3]
+            Ri = dgm(robot, q[0], j=i)[:3, :3]
             for j in (robot.n_links, None):
                 ref = _pin_acc(peer, q[0], qd[0], j, None if j else "E")
-                got = jdot_qdot(robot, q[0], qd[0], j, i=i, tool=None if j else "E")
+                got = jdot_qdot(robot, q[0], qd[0], j=j, i=i, tool=None if j else "E")
                 worst = max(worst, np.abs(got[:3] - Ri.T @ ref[:3]).max(),
                             np.abs(got[3:] - Ri.T @ ref[3:]).max())
     assert worst < 1e-10, worst
@@ -96,7 +96,7 @@ def test_finite_differences_of_the_jacobian(seed, tree, n):
     q = rng.uniform(-3, 3, n)
     qd = rng.uniform(-1.5, 1.5, n)
     for j in range(1, n + 1):
-        assert np.abs(jdot_qdot(robot, q, qd, j) - _fd(robot, q, qd, j)).max() < 1e-7
+        assert np.abs(jdot_qdot(robot, q, qd, j=j) - _fd(robot, q, qd, j)).max() < 1e-7
     assert np.abs(jdot_qdot(robot, q, qd, tool="E") - _fd(robot, q, qd, n, "E")).max() < 1e-7
 
 
@@ -106,7 +106,7 @@ def test_closed_loop_robot_tree_structure():
     q = rng.uniform(-2, 2, robot.n_q)
     qd = rng.uniform(-1, 1, robot.n_q)
     for j in range(1, robot.n_frames + 1):
-        assert np.abs(jdot_qdot(robot, q, qd, j) - _fd(robot, q, qd, j)).max() < 1e-7
+        assert np.abs(jdot_qdot(robot, q, qd, j=j) - _fd(robot, q, qd, j)).max() < 1e-7
 
 
 def test_acceleration_is_J_qdd_plus_jdot_qdot():
@@ -116,13 +116,13 @@ def test_acceleration_is_J_qdd_plus_jdot_qdot():
     q, qd, qdd = rng.uniform(-2, 2, (3, 5, robot.n_q))
     for j, i, tool in ((4, 0, None), (7, 0, None), (7, 4, None), (4, 7, None),
                        (None, 2, "E"), (3, 3, None)):
-        J = jacobian(robot, q, j, i=i, tool=tool)
-        ref = np.einsum("...rk,...k->...r", J, qdd) + jdot_qdot(robot, q, qd, j, i=i, tool=tool)
-        assert np.abs(acceleration(robot, q, qd, qdd, j, i=i, tool=tool) - ref).max() < 1e-12
+        J = jacobian(robot, q, j=j, i=i, tool=tool)
+        ref = np.einsum("...rk,...k->...r", J, qdd) + jdot_qdot(robot, q, qd, j=j, i=i, tool=tool)
+        assert np.abs(acceleration(robot, q, qd, qdd, j=j, i=i, tool=tool) - ref).max() < 1e-12
     # broadcasting of q, qd, qdd
-    a = acceleration(robot, q[0], qd, 0.0 * qdd[:1], 7)
+    a = acceleration(robot, q[0], qd, 0.0 * qdd[:1], j=7)
     assert a.shape == (5, 6)
-    assert np.abs(a - jdot_qdot(robot, q[0], qd, 7)).max() < 1e-14
+    assert np.abs(a - jdot_qdot(robot, q[0], qd, j=7)).max() < 1e-14
 
 
 def test_prismatic_joints_coriolis_term():

@@ -17,7 +17,7 @@ from robmod.dynamics.siciliano import (SicilianoLink, SicilianoMotor, from_sicil
 from robmod.dynamics import gravity_torques, idm, inertia_matrix, kinetic_energy
 from robmod.dynamics.rotors import (Rotor, coriolis_matrix_with_rotors, idm_with_rotors,
                                     idm_with_rotors_model, rotor_coriolis_matrix,
-                                    rotor_inertia_matrix, rotor_kinetic_energy, rotor_model,
+                                    rotor_inertia_matrix, rotor_kinetic_energy, rotor_torques_model,
                                     rotor_torques)
 from robmod.geometry.direct import dgm
 from robmod.testing.random import random_robot, with_random_dynamics
@@ -274,7 +274,7 @@ def test_symbolic_rotor_models_match_numeric():
     rng = np.random.default_rng(8)
     robot, rotors = _rotor_cases(rng)[0]  # RX-90 with random rotor axes
     q, qd, qdd = rng.uniform(-2, 2, (3, 5, 6))
-    m = rotor_model(robot, rotors)
+    m = rotor_torques_model(robot, rotors)
     assert np.abs(m.compile()(q, qd, qdd) - rotor_torques(robot, rotors, q, qd, qdd)).max() \
         < 1e-10
     full = idm_with_rotors_model(robot, rotors).compile()(q, qd, qdd)
@@ -282,7 +282,7 @@ def test_symbolic_rotor_models_match_numeric():
     # axes along z of the carrier (the usual mounting): a small customized model
     rx = robmod.load_robot("rx90")
     zr = [Rotor(j, f"IM{j}", f"KR{j}") for j in range(1, 7)]
-    cnt = rotor_model(rx, zr).count()
+    cnt = rotor_torques_model(rx, zr).count()
     assert (cnt.mults, cnt.adds) == ROTOR_RX90_COUNT
 
 

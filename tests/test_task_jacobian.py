@@ -26,8 +26,8 @@ TO_MATRIX = {"rpy": rpy_to_matrix, "zxz": euler_zxz_to_matrix,
 
 def _fd_task(robot, q, qd, rep, tool=None, h=1e-6):
     """d/dt X(q + t qd) by central differences (angles wrapped, quaternion sign aligned)."""
-    Xp = task_coordinates(robot, q + h * qd, rep, tool=tool)
-    Xm = task_coordinates(robot, q - h * qd, rep, tool=tool)
+    Xp = task_coordinates(robot, q + h * qd, representation=rep, tool=tool)
+    Xm = task_coordinates(robot, q - h * qd, representation=rep, tool=tool)
     if rep == "quaternion" and Xp[3:] @ Xm[3:] < 0:
         Xm[3:] = -Xm[3:]
     d = Xp - Xm
@@ -51,7 +51,7 @@ def test_finite_differences_on_random_robots(seed, tree, n):
     for rep in REPS:
         if representation_singular(rep, R=dgm(robot, q), tol=1e-3):
             continue
-        Jx = task_jacobian(robot, q, rep)
+        Jx = task_jacobian(robot, q, representation=rep)
         assert Jx.shape == (6 + {"quaternion": 1, "cosines": 6}.get(rep, 0), n)
         assert np.abs(Jx @ qd - _fd_task(robot, q, qd, rep)).max() < 1e-7
 
@@ -62,14 +62,14 @@ def test_rx90_batched_and_tool():
     q = rng.uniform(-2.5, 2.5, (6, 6))
     qd = rng.uniform(-1, 1, 6)
     for rep in REPS:
-        Jx = task_jacobian(robot, q, rep)
+        Jx = task_jacobian(robot, q, representation=rep)
         for b in range(len(q)):
             assert np.abs(Jx[b] @ qd - _fd_task(robot, q[b], qd, rep)).max() < 1e-7
     panda = robmod.load_robot("panda", numeric=True)
     q7 = rng.uniform(-2, 2, 7)
     qd7 = rng.uniform(-1, 1, 7)
     for rep in REPS:
-        Jx = task_jacobian(panda, q7, rep, tool="flange")
+        Jx = task_jacobian(panda, q7, representation=rep, tool="flange")
         assert np.abs(Jx @ qd7 - _fd_task(panda, q7, qd7, rep, tool="flange")).max() < 1e-7
 
 
@@ -124,12 +124,12 @@ def test_singularities_flagged():
     q0 = np.zeros(6)  # 0R6 = I: theta = 0 for the Euler angles
     assert representation_singular("zxz", R=dgm(rx90, q0))
     with pytest.raises(RobmodError, match="singularity"):
-        task_jacobian(rx90, q0, "zxz")
-    Jx = task_jacobian(rx90, np.stack([q0, q0 + 0.3]), "zxz", on_singular="nan")
+        task_jacobian(rx90, q0, representation="zxz")
+    Jx = task_jacobian(rx90, np.stack([q0, q0 + 0.3]), representation="zxz", on_singular="nan")
     assert np.all(np.isnan(Jx[0, 3:])) and not np.any(np.isnan(Jx[0, :3]))
     assert not np.any(np.isnan(Jx[1]))
     for rep in ("rpy", "quaternion", "cosines"):  # not singular there
-        assert not np.any(np.isnan(task_jacobian(rx90, q0, rep)))
+        assert not np.any(np.isnan(task_jacobian(rx90, q0, representation=rep)))
     # RPY: cos(theta) = 0
     lock = np.array([[0.4, np.pi / 2, -0.2], [0.4, 0.3, -0.2]])
     assert list(representation_singular("rpy", angles=lock)) == [True, False]
@@ -146,10 +146,10 @@ def test_task_coordinates_round_trip():
     q = np.random.default_rng(1).uniform(-2, 2, (4, 6))
     T = dgm(robot, q)
     for rep in ("rpy", "zxz", "quaternion"):
-        X = task_coordinates(robot, q, rep)
+        X = task_coordinates(robot, q, representation=rep)
         assert np.abs(X[..., :3] - T[..., :3, 3]).max() < 1e-14
         assert np.abs(TO_MATRIX[rep](X[..., 3:]) - T[..., :3, :3]).max() < 1e-12
-    X = task_coordinates(robot, q, "cosines")
+    X = task_coordinates(robot, q, representation="cosines")
     assert np.abs(X[..., 3:].reshape(4, 3, 3).swapaxes(-1, -2) - T[..., :3, :3]).max() == 0
 
 
@@ -159,10 +159,10 @@ def test_customized_model_matches_numeric(rep):
     rng = np.random.default_rng(4)
     q = rng.uniform(-2.5, 2.5, (20, 6))
     if rep == "quaternion":  # the branch-free model needs Q0 > 0
-        q = q[task_coordinates(rx90, q, "quaternion")[:, 3] > 0.1]
-    Jx, X = task_jacobian_model(rx90, rep, coordinates=True).numpy_function()(q)
-    assert np.abs(Jx - task_jacobian(rx90, q, rep)).max() < 1e-10
-    ref = task_coordinates(rx90, q, rep)
+        q = q[task_coordinates(rx90, q, representation="quaternion")[:, 3] > 0.1]
+    Jx, X = task_jacobian_model(rx90, representation=rep, coordinates=True).numpy_function()(q)
+    assert np.abs(Jx - task_jacobian(rx90, q, representation=rep)).max() < 1e-10
+    ref = task_coordinates(rx90, q, representation=rep)
     dX = X - ref
     if rep in ("rpy", "zxz"):
         dX[:, 3:] = np.arctan2(np.sin(dX[:, 3:]), np.cos(dX[:, 3:]))
@@ -170,14 +170,14 @@ def test_customized_model_matches_numeric(rep):
     tree = robmod.load_robot("torso2arms", numeric=True)
     q7 = rng.uniform(-2, 2, (5, 7))
     if rep == "quaternion":
-        q7 = q7[task_coordinates(tree, q7, rep, tool="right_hand")[:, 3] > 0.1]
-    f = task_jacobian_model(tree, rep, tool="right_hand").numpy_function()
-    assert np.abs(f(q7) - task_jacobian(tree, q7, rep, tool="right_hand")).max() < 1e-10
+        q7 = q7[task_coordinates(tree, q7, representation=rep, tool="right_hand")[:, 3] > 0.1]
+    f = task_jacobian_model(tree, representation=rep, tool="right_hand").numpy_function()
+    assert np.abs(f(q7) - task_jacobian(tree, q7, representation=rep, tool="right_hand")).max() < 1e-10
 
 
 def test_rx90_model_operation_counts():
     rx90 = robmod.load_robot("rx90")
-    counts = {rep: task_jacobian_model(rx90, rep).count() for rep in REPS}
+    counts = {rep: task_jacobian_model(rx90, representation=rep).count() for rep in REPS}
     assert {r: (c.mults, c.adds) for r, c in counts.items()} == {
         "rpy": (99, 43), "zxz": (87, 37), "quaternion": (123, 65), "cosines": (137, 57)}
 
@@ -185,7 +185,7 @@ def test_rx90_model_operation_counts():
 def test_bad_input():
     rx90 = robmod.load_robot("rx90", numeric=True)
     with pytest.raises(RobmodError, match="unknown orientation"):
-        task_jacobian(rx90, np.zeros(6), "xyz")
+        task_jacobian(rx90, np.zeros(6), representation="xyz")
     with pytest.raises(RobmodError):
         omega_matrix("cosines", angles=[0.1, 0.2, 0.3])
     with pytest.raises(RobmodError):
@@ -193,4 +193,4 @@ def test_bad_input():
     with pytest.raises(RobmodError):
         omega_matrix("quaternion", [0, 0, 0, 0])
     with pytest.raises(RobmodError):
-        task_jacobian(rx90, np.zeros(5), "rpy")
+        task_jacobian(rx90, np.zeros(5), representation="rpy")

@@ -275,10 +275,15 @@ def test_bad_paths_and_missing_limits(path, kw, match):
 def test_robot_checks(panda):
     with pytest.raises(RobmodError, match="robot has 7 joints, the path 6"):
         topp(np.zeros((2, 6)) + [[0], [1]], panda)
-    with pytest.raises(RobmodError, match="numeric robot"):   # the library RX-90: symbolic
-        topp(np.zeros((2, 6)) + [[0], [1]], robmod.load_robot("rx90"), qdd_max=1, tau_max=10)
+    import dataclasses
+    from types import MappingProxyType
+
+    symbolic = dataclasses.replace(robmod.load_robot("rx90"),   # lengths only: symbolic dynamics
+                                   values=MappingProxyType({"D3": 0.45, "RL4": 0.45}))
+    with pytest.raises(RobmodError, match="numeric robot"):
+        topp(np.zeros((2, 6)) + [[0], [1]], symbolic, qdd_max=1, tau_max=10)
     # no torque limits: a symbolic robot is fine (its limits only)
-    traj = topp(np.zeros((2, 6)) + [[0], [1]], robmod.load_robot("rx90"), qdd_max=1, grid=10)
+    traj = topp(np.zeros((2, 6)) + [[0], [1]], symbolic, qdd_max=1, grid=10)
     assert traj.duration == pytest.approx(2.0)
     assert "peak use" in str(traj.constraint_use())
 

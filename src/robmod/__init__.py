@@ -10,7 +10,8 @@ errors and the switches of the fast path.
 """
 from .description import (Frame, JointLimits, Link, Robot, Tool, library_names, load_robot,
                           make_robot, read_robot, symbol, write_robot)
-from .errors import DescriptionError, ExpressionError, FileFormatError, Location, RobmodError
+from .errors import (ArgumentError, DescriptionError, ExpressionError, FileFormatError, Location,
+                     RobmodError)
 from .dynamics.siciliano import (SicilianoArm, SicilianoLink, SicilianoMotor,
                                  from_siciliano, to_siciliano)
 from .dynamics.compilation import warmup
@@ -22,7 +23,8 @@ __all__ = [
     "Frame", "Link", "JointLimits", "Tool", "Robot", "make_robot", "load_robot", "read_robot",
     "write_robot", "library_names", "symbol",
     # errors
-    "RobmodError", "DescriptionError", "FileFormatError", "ExpressionError", "Location",
+    "RobmodError", "DescriptionError", "FileFormatError", "ExpressionError", "ArgumentError",
+    "Location",
     # dynamics
     "SicilianoArm", "SicilianoLink", "SicilianoMotor", "from_siciliano", "to_siciliano", "warmup",
     # symbolic

@@ -78,4 +78,12 @@ class ExpressionError(RobmodError):
     """An expression in a file is not allowed by the restricted parser."""
 
 
-__all__ = ["RobmodError", "DescriptionError", "FileFormatError", "ExpressionError", "Location"]
+class ArgumentError(RobmodError, TypeError):
+    """A bad argument of a function: a value, type or shape it does not take, or a keyword it
+    does not have (the message names the argument and what is expected, and the closest
+    keyword for a misspelt one).  Also a :class:`TypeError`, the error Python gives for a
+    call it cannot bind, so that code written for that one keeps working."""
+
+
+__all__ = ["RobmodError", "DescriptionError", "FileFormatError", "ExpressionError",
+           "ArgumentError", "Location"]

@@ -1,19 +1,52 @@
-"""``robmod identify ROBOT LOG``: base parameters from a measured log, validated, consistent."""
+"""``robmod identify ROBOT LOG``: the dynamic parameters from a measured log, validated,
+physically consistent."""
 from __future__ import annotations
 
 from ..errors import RobmodError
 
 
-def _columns(items):
+def _pairs(items, option, quantities=None):
     out = {}
     for item in items or ():
         if "=" not in item:
-            raise RobmodError(f"--column {item!r}: expected QUANTITY=NAME (e.g. q=pos_{{i}})")
-        k, v = item.split("=", 1)
-        if k not in ("t", "q", "qd", "tau", "current"):
-            raise RobmodError(f"--column {item!r}: quantity must be t, q, qd, tau or current")
+            raise RobmodError(f"{option} {item!r}: expected NAME=VALUE")
+        k, v = (x.strip() for x in item.split("=", 1))
+        if quantities and k not in quantities:
+            raise RobmodError(f"{option} {item!r}: quantity must be {', '.join(quantities)}")
         out[k] = v
     return out
+
+
+def _known(items):
+    out = {}
+    for k, v in _pairs(items, "--known").items():
+        try:
+            out[k] = float(v)
+        except ValueError:
+            raise RobmodError(f"--known {k}={v}: the value must be a number") from None
+    return out
+
+
+def _interval(text, option):
+    if text is None:
+        return None
+    try:
+        parts = [float(x) for x in text.split(":")]
+    except ValueError:
+        raise RobmodError(f"{option} {text!r}: expected a mass or LOW:HIGH (kg)") from None
+    if len(parts) not in (1, 2):
+        raise RobmodError(f"{option} {text!r}: expected a mass or LOW:HIGH (kg)")
+    return parts[0] if len(parts) == 1 else tuple(parts)
+
+
+def _cutoff(text):
+    if text in ("auto", "none"):
+        return None if text == "none" else "auto"
+    try:
+        return float(text)
+    except ValueError:
+        raise RobmodError(f"--cutoff {text!r}: expected auto, none or a frequency in Hz") \
+            from None
 
 
 def _cmd_identify(args) -> int:
@@ -21,20 +54,23 @@ def _cmd_identify(args) -> int:
     from . import load_robot_arg
 
     robot = load_robot_arg(args.robot, numeric=True)
-    kw = dict(columns=_columns(args.column), time_scale=args.time_scale)
+    columns = _pairs(args.column, "--column", ("t", "q", "qd", "tau", "current"))
+    kw = dict(columns=columns, time_scale=args.time_scale)
     if args.torque_constant:
         kw.update(torque_constant=[float(x) for x in args.torque_constant],
-                  gear_ratio=[float(x) for x in args.gear_ratio or ["1"]])
+                  gear_ratio=[float(x) for x in args.gear_ratio] if args.gear_ratio else None)
     n = len(robot.q)
     data = load_log(args.log, n, **kw)
-    cutoff = args.cutoff if args.cutoff in ("auto", "none") else float(args.cutoff)
-    est = DynamicIdentification(robot, method=args.method,
-                                cutoff=None if cutoff == "none" else cutoff,
+    est = DynamicIdentification(robot, method=args.method, cutoff=_cutoff(args.cutoff),
+                                friction=not args.no_friction, rotor=not args.no_rotor,
+                                offsets=not args.no_offsets, known=_known(args.known) or None,
+                                fixed=args.fixed or None, folds=args.folds,
                                 use_measured_velocity=not args.differentiate).fit(data)
     print(est.report())
+    other = load_log(args.validate, n, **kw) if args.validate else None
     shown = est
-    if args.validate:
-        shown = est.validate(load_log(args.validate, n, **kw))
+    if other is not None:
+        shown = est.validate(other)
         print("\nvalidation on", args.validate)
         print(shown)
     if args.plot:
@@ -47,14 +83,20 @@ def _cmd_identify(args) -> int:
 
         parameters_plot(est, args.plot_parameters)
         print(f"parameters plot written to {args.plot_parameters}")
+    if args.plot_cutoff:
+        from ..plot import cutoff_plot
+
+        cutoff_plot(est, args.plot_cutoff)
+        print(f"cut-off plot written to {args.plot_cutoff}")
     consistent = None
     if args.consistent or args.out:
         from ..identification.consistency import consistent_fit
 
-        consistent = consistent_fit(est)
-        print("\nphysically consistent estimate:", consistent.status)
-        for v in consistent.violations:
-            print("  least-squares solution:", v)
+        consistent = consistent_fit(est, tolerance=args.tolerance,
+                                    total_mass=_interval(args.total_mass, "--total-mass"),
+                                    validation=other)
+        print()
+        print(consistent.summary())
     if args.out:
         from ..description import write_robot
 
@@ -65,26 +107,46 @@ def _cmd_identify(args) -> int:
 
 def add_identify_command(subparsers):
     s = subparsers.add_parser("identify", help="identify the dynamic parameters from a log")
-    s.add_argument("robot", help="library name or file (its geometry is used)")
-    s.add_argument("log", help="measured log (.csv, .npz, .parquet)")
+    s.add_argument("robot", help="library name or file (only its geometry is used; its "
+                                 "inertial values are the prior of --consistent)")
+    s.add_argument("log", help="measured log (.csv with or without header, .npz, .parquet)")
     s.add_argument("--column", action="append", metavar="QUANTITY=NAME",
-                   help="column names: t=time, q=pos_{i}, qd=vel{j}, tau=effort{j}, "
-                        "current=i{j} ({j}: joint 1..n, {i}: 0..n-1)")
+                   help="columns by name: t=time, q=pos_{i}, qd=vel{j}, tau=effort{j}, "
+                        "current=i{j} ({j}: joint 1..n, {i}: 0..n-1); or by position for "
+                        "headerless files: t=0, q=1:7 (columns 1 to 6), current=13:19")
     s.add_argument("--time-scale", type=float, default=1.0,
                    help="seconds per unit of the time column (1e-3 for ms)")
-    s.add_argument("--torque-constant", nargs="+", help="K_t per joint (currents -> torques)")
-    s.add_argument("--gear-ratio", nargs="+", help="gear ratio per joint")
+    s.add_argument("--torque-constant", nargs="+",
+                   help="K_t per joint (currents -> torques), or the drive gains N K_t")
+    s.add_argument("--gear-ratio", nargs="+", help="gear ratio per joint (default 1)")
     s.add_argument("--method", choices=("wls", "ols", "huber"), default="wls")
-    s.add_argument("--cutoff", default="auto", help="low-pass cut-off of q (Hz, auto, none)")
+    s.add_argument("--cutoff", default="auto",
+                   help="low-pass cut-off (Hz), none, or auto: chosen by cross-validation "
+                        "over contiguous time blocks (default)")
+    s.add_argument("--folds", type=int, default=5, help="time blocks of the cross-validation")
     s.add_argument("--differentiate", action="store_true",
                    help="differentiate q even when the log has velocities")
+    s.add_argument("--known", action="append", metavar="NAME=VALUE",
+                   help="a parameter known (moved to the known side), e.g. M6=0.19")
+    s.add_argument("--fixed", action="append", metavar="NAME",
+                   help="a parameter fixed at the robot file's value, e.g. M6")
+    s.add_argument("--no-friction", action="store_true", help="do not identify FC, FV")
+    s.add_argument("--no-rotor", action="store_true", help="do not identify IA")
+    s.add_argument("--no-offsets", action="store_true", help="no torque offset per joint")
     s.add_argument("--validate", metavar="LOG", help="validate on another log")
     s.add_argument("--plot", metavar="PNG", help="measured and model torques, residuals: on the "
                                                  "--validate log, else on the fitted one")
     s.add_argument("--plot-parameters", metavar="PNG",
                    help="the base parameters with +-2 std and their relative std")
+    s.add_argument("--plot-cutoff", metavar="PNG",
+                   help="the cross-validation of the cut-off (with --cutoff auto)")
     s.add_argument("--consistent", action="store_true",
-                   help="physically consistent estimate (CVXPY)")
+                   help="physically consistent estimate (CVXPY), compared with least squares "
+                        "on the --validate log")
+    s.add_argument("--tolerance", type=float, default=0.05,
+                   help="the consistent fit's residual may exceed least squares' by this "
+                        "fraction (default 0.05)")
+    s.add_argument("--total-mass", metavar="KG", help="total mass bound: M or LOW:HIGH")
     s.add_argument("--out", metavar="YAML", help="write the identified robot (consistent)")
     s.set_defaults(func=_cmd_identify)
     return s

@@ -113,7 +113,7 @@ def _target_pose(robot, args) -> np.ndarray:
 def _analytic(robot, T, fixed):
     from ..geometry.inverse import igm_model
 
-    sol = igm_model(robot, sorted(fixed) or None)
+    sol = igm_model(robot, fixed=sorted(fixed) or None)
     qf = np.array([fixed[j] for j in sorted(fixed)]) if fixed else None
     ev = sol.evaluate(T, qf)
     return sol, ev.q, ev.valid, ev.singular
@@ -240,7 +240,7 @@ def _cmd_igm(args) -> int:
     solver, numbers = robot, None
     if frame is not None and (robot.structure != "serial" or frame != robot.n_frames):
         # the chain of joints to the frame, a serial robot: every method applies to it
-        solver, numbers = serial_chain(robot, frame)
+        solver, numbers = serial_chain(robot, j=frame)
         outside = [j for j in fixed if j not in numbers]
         if outside:
             raise RobmodError(f"--fixed: joints {outside} are not on the chain of frame "

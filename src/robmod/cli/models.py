@@ -119,7 +119,7 @@ def _igm(robot, end):
                           "chain to frame J")
     joints = [j for j in chain if j not in robot.mimic and j <= end]
     j = None if robot.structure == "serial" and end == robot.n_frames else end
-    return igm_model(robot, joints[6:] or None, j=j)
+    return igm_model(robot, fixed=joints[6:] or None, j=j)
 
 
 def _cmd_models(args) -> int:

@@ -9,7 +9,8 @@ _CONTROLLERS = ("computed-torque", "pid", "pd-gravity", "passivity")
 
 
 def _cmd_simulate(args) -> int:
-    from ..control import PID, ComputedTorque, PassivityBased, PDGravity, simulate, tune_pid
+    from ..control import (PID, ComputedTorque, Dynamics, PassivityBased, PDGravity, simulate,
+                           tune_pid)
     from . import joint_values_arg as _vector, load_robot_arg, write_outputs
 
     robot = load_robot_arg(args.robot, numeric=True)
@@ -18,10 +19,11 @@ def _cmd_simulate(args) -> int:
 
         robot = with_random_dynamics(robot, np.random.default_rng(args.random_dynamics),
                                      friction=True)
-    n = len(robot.q)
+    plant = Dynamics.of(robot, "plant")     # a closed-loop robot: its actuated joints
+    n = plant.n
     q1 = _vector(args.to, n, "--to")
     q0 = _vector(args.start, n, "--from")
-    q0 = np.zeros(n) if q0 is None else q0
+    q0 = plant.start_configuration() if q0 is None else q0
     q1 = q0 if q1 is None else q1
     c = args.controller
     if c == "computed-torque":
@@ -58,7 +60,9 @@ def add_simulate_command(subparsers):
                                                "following a point-to-point motion")
     s.add_argument("robot", help="library name or file (numeric dynamic parameters)")
     s.add_argument("--controller", choices=_CONTROLLERS, default="computed-torque")
-    s.add_argument("--from", dest="start", nargs="+", metavar="Q", help="start joint values")
+    s.add_argument("--from", dest="start", nargs="+", metavar="Q",
+                   help="start joint values (default 0, or the middle of a joint's range when "
+                        "the range excludes 0)")
     s.add_argument("--to", nargs="+", metavar="Q", help="final joint values (one for all)")
     s.add_argument("--law", default="quintic",
                    choices=("linear", "cubic", "quintic", "bang-bang", "trapezoidal",

@@ -8,7 +8,7 @@ def _cmd_warmup(args) -> int:
 
     robot = load_robot_arg(args.robot, numeric=True)
     models = args.models.split(",") if args.models else list(MODELS)
-    report = warmup(robot, models)
+    report = warmup(robot, models=models)
     print(f"{'model':18s} {'seconds':>8s}  path")
     for name, (seconds, compiled) in report.items():
         print(f"{name:18s} {seconds:8.2f}  {'compiled' if compiled else 'NumPy'}")

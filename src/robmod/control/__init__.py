@@ -5,14 +5,16 @@ default): :class:`PID` (9.5) with the tuning rule (9.10), :class:`PDGravity` (9.
 :class:`ComputedTorque` (9.22)-(9.31), in task space :class:`TaskPID` (9.17) and
 :class:`TaskComputedTorque` (9.33)-(9.36), and Slotine and Li's :class:`PassivityBased` and
 :class:`AdaptivePassivity` (on the base-parameter regressor).  :func:`simulate` runs one on the
-robot's compiled direct dynamics; :func:`linearize` gives the closed loop's poles.
+robot's compiled direct dynamics (a closed-loop robot's on its actuated joints,
+:class:`ClosedLoopDynamics`); :func:`linearize` gives the closed loop's poles.
 """
 from .analysis import linearize, LinearizedLoop, closed_loop_poles
 from .base import Controller, OpenLoop, DEFAULT_DT
 from .computed_torque import ComputedTorque, computed_torque_gains
 from .joint_space import PID, PIDGains, PDGravity, pid_gains, tune_pid, max_diagonal_inertia
 from .passivity import PassivityBased, AdaptivePassivity
-from .plant import Dynamics
+from .closed_plant import ClosedLoopDynamics
+from .plant import Dynamics, COULOMB_MODES, coulomb_option, coulomb_torque
 from .reference import Desired, Reference
 from .result import SimulationResult, TrackingMetrics, tracking_metrics
 from .simulation import simulate
@@ -29,8 +31,10 @@ __all__ = [
     "PID", "PIDGains", "PDGravity", "pid_gains", "tune_pid", "max_diagonal_inertia",
     # passivity
     "PassivityBased", "AdaptivePassivity",
+    # closed_plant
+    "ClosedLoopDynamics",
     # plant
-    "Dynamics",
+    "Dynamics", "COULOMB_MODES", "coulomb_option", "coulomb_torque",
     # reference
     "Desired", "Reference",
     # result

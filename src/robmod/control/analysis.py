@@ -7,12 +7,20 @@ gravity compensation the integral must carry the gravity torques: KI z* = Q(q*))
 eigenvalues of the Jacobian are the closed loop's poles: for computed torque with an exact
 model they are those designed by (9.26), for the PID of (9.10) near the triple pole -omega.
 The state matrix can be handed to python-control (``control.ss(A, B, C, D)``) for more analysis.
+
+Coulomb and Stribeck friction (7.26) are discontinuous at rest (qd = 0, where the set point
+is): they have no linearization there, so both the plant and the controller's law are
+linearized without them (viscous friction kept): the plant's are set to zero, and a controller
+with a ``coulomb`` option is evaluated with its compensation at the desired velocity, zero at
+a set point.  The poles are those of the smooth closed loop.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+from dataclasses import dataclass, replace
 
 import numpy as np
+import sympy as sp
 
 from ..errors import RobmodError
 from .plant import Dynamics
@@ -44,7 +52,12 @@ def _closed_loop(plant, ctrl, ref, n):
 def linearize(robot, controller, q_eq, eps: float = 1e-6) -> LinearizedLoop:
     """The closed loop of ``controller`` on ``robot`` linearized about the set point ``q_eq``
     (the controller treated as continuous)."""
-    plant = Dynamics.of(robot, "plant")
+    zero_fc = {"FC": sp.Integer(0), "FST": sp.Integer(0)}
+    smooth = replace(robot, links=tuple(replace(link, **zero_fc) for link in robot.links))
+    plant = Dynamics.of(smooth, "plant")
+    if getattr(controller, "coulomb", None) is not None:
+        controller = copy.copy(controller)
+        controller.coulomb = "desired"
     n = plant.n
     q_eq = np.asarray(q_eq, dtype=float)
     if q_eq.shape != (n,) or not np.all(np.isfinite(q_eq)):

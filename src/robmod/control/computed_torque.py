@@ -13,6 +13,15 @@ noise-free values.
 
 Practical computation (§9.4.2.5): Gamma = IDM(q, qd, w) — one call of the customized
 Newton-Euler model per sample ((9.31): IDM(q^d, qd^d, w)); robmod calls its compiled model.
+
+Coulomb friction (7.26) F_C sign(qd) is discontinuous: a digital law that compensates it with
+the measured velocity chatters at rest and at every velocity reversal (the sign flips from one
+sample to the next, a torque step of 2 F_C each time).  ``coulomb='desired'`` (the default of a
+digital law) evaluates the Coulomb and Stribeck terms at the desired velocity qd^d, as (9.31)
+evaluates the whole model on the desired motion; ``'smooth'`` uses tanh(qd / coulomb_width) of
+the measured velocity; ``'measured'`` is the model's own sign(qd) (the default of a continuous
+law, dt = 0, evaluated at every integration stage: there it cancels the plant's friction
+exactly).  The viscous term stays on qd.
 """
 from __future__ import annotations
 
@@ -20,7 +29,7 @@ import numpy as np
 
 from ..errors import RobmodError
 from .base import DEFAULT_DT, Controller, gain, sample_time
-from .plant import Dynamics
+from .plant import Dynamics, coulomb_option
 
 _MODES = ("tracking", "position", "predictive")
 
@@ -44,10 +53,13 @@ class ComputedTorque(Controller):
 
     ``mode``: ``'tracking'`` (9.24), ``'position'`` (9.29) or ``'predictive'`` (9.31).  Gains
     as ``kp``/``kd`` or ``omega`` (and ``xi``, default 1: critically damped) with (9.26).
+    ``coulomb``: where the Coulomb friction term is evaluated, ``'desired'`` (qd^d; the default
+    when dt > 0), ``'measured'`` (qd; the default when dt = 0) or ``'smooth'``
+    (tanh(qd / coulomb_width), width in rad/s or m/s).
     """
 
     def __init__(self, robot, kp=None, kd=None, *, omega=None, xi=1.0, mode="tracking",
-                 dt=DEFAULT_DT):
+                 dt=DEFAULT_DT, coulomb=None, coulomb_width=1e-2):
         if mode not in _MODES:
             raise RobmodError(f"mode must be one of {', '.join(_MODES)}, got {mode!r}")
         self.dyn = Dynamics.of(robot, "controller model")
@@ -60,6 +72,7 @@ class ComputedTorque(Controller):
             raise RobmodError("computed torque needs kp and kd, or omega")
         self.kp, self.kd = gain(kp, self.n, "kp"), gain(kd, self.n, "kd")
         self.mode, self.dt = mode, sample_time(dt)
+        self.coulomb, self.coulomb_width = coulomb_option(coulomb, coulomb_width, self.dt)
 
     def error_poles(self) -> np.ndarray:
         """The designed poles of e'' + Kd e' + Kp e = 0 (9.25), per joint: (n, 2)."""
@@ -72,7 +85,8 @@ class ComputedTorque(Controller):
             w = ref.qdd + self.kd * (ref.qd - qd) + self.kp * (ref.q - q)
         if self.mode == "predictive":
             return self.dyn.idm(*np.broadcast_arrays(ref.q, ref.qd, w))
-        return self.dyn.idm(q, qd, w)
+        return self.dyn.idm_compensated(q, qd, w, ref.qd, coulomb=self.coulomb,
+                                        width=self.coulomb_width)
 
 
 __all__ = ["ComputedTorque", "computed_torque_gains"]

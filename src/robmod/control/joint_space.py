@@ -72,6 +72,10 @@ def pid_gains(a, fv, omega) -> PIDGains:
 def max_diagonal_inertia(robot, samples: int = 512, seed: int = 0) -> np.ndarray:
     """a_j = max over the joint ranges of A_jj(q) (Khalil & Dombre (9.6)), sampled."""
     robot = numeric_only(robot)
+    if robot.n_loops:
+        raise RobmodError(f"max_diagonal_inertia (the PID tuning of (9.10)) samples the inertia "
+                          f"matrix of a tree: {robot.name!r} has closed loops; give the PID "
+                          "gains explicitly")
     n = len(dofs(robot))
     lo, hi = joint_limit_vector(robot, "qmin"), joint_limit_vector(robot, "qmax")
     lo = np.full(n, -np.pi) if lo is None else lo
@@ -108,7 +112,7 @@ class PID(Controller):
             self.dyn = Dynamics.of(n_or_robot, "controller model")
             self.n = self.dyn.n
             if tau_max is None:
-                tau_max = joint_limit_vector(self.dyn.robot, "taumax")
+                tau_max = self.dyn.limits("taumax")
         if gravity and self.dyn is None:
             raise RobmodError("gravity compensation needs the robot (give it instead of n)")
         self.kp, self.kd = gain(kp, self.n, "kp"), gain(kd, self.n, "kd")

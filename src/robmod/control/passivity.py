@@ -28,24 +28,31 @@ from ..errors import RobmodError
 from ..identification.base_numeric import numeric_base
 from ..identification.regressors import regressor_function, standard_vector
 from .base import DEFAULT_DT, Controller, gain, sample_time
-from .plant import Dynamics, numeric_only
+from .plant import Dynamics, coulomb_option, numeric_only
 
 
 class PassivityBased(Controller):
-    """Slotine-Li passivity-based tracking control with the controller's model ``robot``."""
+    """Slotine-Li passivity-based tracking control with the controller's model ``robot``.
 
-    def __init__(self, robot, lam, kd, *, dt=DEFAULT_DT):
+    ``coulomb``, ``coulomb_width``: the Coulomb friction compensation, as
+    :class:`~robmod.control.ComputedTorque` (default: at the desired velocity when dt > 0).
+    """
+
+    def __init__(self, robot, lam, kd, *, dt=DEFAULT_DT, coulomb=None, coulomb_width=1e-2):
         self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n
         self.lam = gain(lam, self.n, "lam", allow_zero=False)
         self.kd = gain(kd, self.n, "kd", allow_zero=False)
         self.dt = sample_time(dt)
+        self.coulomb, self.coulomb_width = coulomb_option(coulomb, coulomb_width, self.dt)
 
     def output(self, t, q, qd, ref, z):
         e, ed = ref.q - q, ref.qd - qd
         s = qd - (ref.qd + self.lam * e)
         qdd_r = ref.qdd + self.lam * ed
-        return self.dyn.idm(q, qd, qdd_r) - self.dyn.coriolis_times(q, qd, s) - self.kd * s
+        tau = self.dyn.idm_compensated(q, qd, qdd_r, ref.qd, coulomb=self.coulomb,
+                                       width=self.coulomb_width)
+        return tau - self.dyn.coriolis_times(q, qd, s) - self.kd * s
 
 
 class AdaptivePassivity(Controller):
@@ -55,11 +62,16 @@ class AdaptivePassivity(Controller):
     estimate.  ``adaptation``: Gamma_chi, a positive scalar or one value per base parameter.
     The internal state z is the estimate chî; :attr:`names` lists the base parameters (each
     one a standard parameter into which others are regrouped, see
-    :func:`~robmod.identification.numeric_base`).
+    :func:`~robmod.identification.numeric_base`).  ``coulomb``, ``coulomb_width``: the
+    Coulomb columns of Y, sign(qd^d) by default when dt > 0, as :class:`~robmod.control.ComputedTorque`.
     """
 
-    def __init__(self, robot, lam, kd, adaptation=1.0, *, dt=DEFAULT_DT):
+    def __init__(self, robot, lam, kd, adaptation=1.0, *, dt=DEFAULT_DT, coulomb=None,
+                 coulomb_width=1e-2):
         self.model = numeric_only(robot, "controller model")
+        if self.model.n_loops:
+            raise RobmodError(f"adaptive control of a closed-loop robot ({robot.name!r}) is not "
+                              "supported yet (its regressor is the equivalent tree's)")
         self.base = numeric_base(self.model)
         self.names = self.base.base
         self.n = len(self.model.q)
@@ -69,6 +81,8 @@ class AdaptivePassivity(Controller):
         self.dt = sample_time(dt)
         self.phi = regressor_function(self.model, self.names)
         self.friction_columns = np.array([n[:2] in ("FC", "FV") for n in self.names])
+        self.coulomb_columns = np.array([n[:2] == "FC" for n in self.names])
+        self.coulomb, self.coulomb_width = coulomb_option(coulomb, coulomb_width, self.dt)
         self.chi0 = self.base.K @ standard_vector(self.model, self.base.standard)
 
     def state_size(self):
@@ -92,6 +106,11 @@ class AdaptivePassivity(Controller):
         Y = self.phi(q, qd, qdd_r) - 0.5 * (self._velocity_part(q, qd + s)
                                             - self._velocity_part(q, qd)
                                             - self._velocity_part(q, s))
+        fc = self.coulomb_columns
+        if np.any(fc) and self.coulomb == "desired":   # F_C sign(qd^d)
+            Y[..., fc] = self.phi(q, np.broadcast_to(ref.qd, q.shape), qdd_r)[..., fc]
+        elif np.any(fc) and self.coulomb == "smooth":  # F_C tanh(qd / width)
+            Y[..., fc] *= np.abs(np.tanh(qd / self.coulomb_width))[..., :, None]
         return Y, s
 
     def output(self, t, q, qd, ref, z):

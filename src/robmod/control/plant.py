@@ -5,6 +5,16 @@ torque is one call of the customized inverse dynamic model per sample.  robmod g
 customized Newton-Euler IDM, the recursive direct dynamic model and the gravity torques of a
 *numeric* robot once, compiles them (cached on disk) and calls their single-configuration
 entry points; batches of states (leading dimensions) go through the batched kernels.
+
+A closed-loop robot (parallelogram, SR400) gets the dynamics of its actuated joints instead
+(:class:`~robmod.control.closed_plant.ClosedLoopDynamics`, Siciliano et al. §7.3.3).
+
+Coulomb friction under a digital controller: the term F_C sign(qd) of (7.26) is discontinuous,
+so compensating it with the *measured* velocity makes the torque chatter at rest and at every
+velocity reversal (the sign flips from sample to sample).  :meth:`Dynamics.idm_compensated`
+evaluates the Coulomb (and Stribeck) term at the *desired* velocity instead, as the predictive
+law (9.31) evaluates the whole model on the desired motion, or on a smooth sign
+tanh(qd / width) of the measured one; the viscous term F_V qd stays on the measured velocity.
 """
 from __future__ import annotations
 
@@ -15,6 +25,40 @@ from ..dynamics.lagrange import gravity_model
 from ..dynamics.newton_euler import idm_model
 from ..dynamics.spatial import dofs, joint_limit_vector  # noqa: F401 (used by control)
 from ..description.arguments import require_numeric
+from ..errors import RobmodError
+
+#: how the controllers compensate Coulomb friction: at the desired velocity (default), at the
+#: measured one (the model's own sign), or with a smooth sign tanh(qd / width)
+COULOMB_MODES = ("desired", "measured", "smooth")
+
+
+def coulomb_option(coulomb, width, dt):
+    """(mode, width) of a controller's ``coulomb=`` and ``coulomb_width=`` options, checked.
+    ``None`` (the default) is ``'desired'`` for a digital law (dt > 0) and ``'measured'`` for
+    a continuous one (dt = 0: evaluated at every integration stage, the measured sign then
+    cancels the plant's friction exactly and nothing is held between samples)."""
+    if coulomb is None:
+        coulomb = "desired" if dt > 0 else "measured"
+    if coulomb not in COULOMB_MODES:
+        raise RobmodError(f"coulomb must be one of {', '.join(map(repr, COULOMB_MODES))}, "
+                          f"got {coulomb!r}")
+    try:
+        width = float(width)
+    except (TypeError, ValueError):
+        raise RobmodError(f"coulomb_width: expected a velocity (rad/s or m/s), got {width!r}") \
+            from None
+    if not np.isfinite(width) or width <= 0:
+        raise RobmodError(f"coulomb_width must be a positive velocity, got {width}")
+    return coulomb, width
+
+
+def coulomb_torque(fc, fst, bst, v, *, width=0.0):
+    """F_C s + (F_ST - F_C) s exp(-|v| B_ST) of (7.26) with s = sign(v), or tanh(v / width)."""
+    s = np.sign(v) if width == 0.0 else np.tanh(v / width)
+    out = fc * s
+    if np.any(fst):
+        out = out + np.where(fst != 0, (fst - fc) * s * np.exp(-np.abs(v) * bst), 0.0)
+    return out
 
 
 def numeric_only(robot, what: str = "robot"):
@@ -55,7 +99,8 @@ class Dynamics:
 
     @classmethod
     def of(cls, robot, what: str = "robot") -> "Dynamics":
-        """The (shared) compiled models of ``robot``, keyed by the robot's content."""
+        """The (shared) compiled models of ``robot``, keyed by the robot's content: a
+        :class:`~robmod.control.closed_plant.ClosedLoopDynamics` for a closed-loop robot."""
         from ..description.mimic import refuse as refuse_mimic
 
         refuse_mimic(robot, "closed-loop simulation and control")
@@ -64,21 +109,52 @@ class Dynamics:
         if hit is None:
             if len(cls._cache) >= 16:
                 cls._cache.pop(next(iter(cls._cache)))
-            hit = cls._cache[key] = cls(robot, what)
+            kind = cls
+            if robot.n_loops:
+                from .closed_plant import ClosedLoopDynamics as kind
+            hit = cls._cache[key] = kind(robot, what)
         return hit
 
     def __getstate__(self):   # the robot only: models are rebuilt lazily where it lands
         return {"robot": self.robot}
 
     def __setstate__(self, state):
-        self.robot = state["robot"]
-        self.n = len(dofs(self.robot))
-        self._idm = self._ddm = self._grav = self._vel = None
+        self.__init__(state["robot"])
 
     def __init__(self, robot, what: str = "robot"):
         self.robot = numeric_only(robot, what)
         self.n = len(dofs(self.robot))
-        self._idm = self._ddm = self._grav = self._vel = None
+        self._idm = self._ddm = self._grav = self._vel = self._smooth = None
+        links = [self.robot.link(j) for j in dofs(self.robot)]
+        self.fc, self.fv, self.fst, self.bst = (np.array([float(getattr(l, k)) for l in links])
+                                                for k in ("FC", "FV", "FST", "BST"))
+        self.has_coulomb = bool(np.any(self.fc) or np.any(self.fst))
+
+    def limits(self, field: str):
+        """The ``field`` limit (qmin, qmax, qdmax, qddmax, taumax) of each joint of the state
+        vector, or None if one is missing."""
+        return joint_limit_vector(self.robot, field)
+
+    def singular_error(self, q):
+        """The RobmodError naming the joint if the inertia matrix is singular at q (one state
+        or a batch), else None."""
+        from ..dynamics.direct import singular_inertia_error
+        from ..dynamics.inertia import inertia_matrix
+
+        q = np.asarray(q, dtype=float)
+        if not np.all(np.isfinite(q)):
+            return None
+        A = inertia_matrix(self.robot, q).reshape((-1, self.n, self.n))
+        scale = np.maximum(np.abs(np.diagonal(A, axis1=-2, axis2=-1)).max(axis=-1), 1.0)
+        if np.all(np.linalg.eigvalsh(A)[..., 0] > 1e-12 * scale):
+            return None
+        return singular_inertia_error(self.robot, q)
+
+    def start_configuration(self) -> np.ndarray:
+        """A default configuration to start from: 0, or the middle of the joint's range for a
+        joint whose range (qmin, qmax) excludes 0 (a closed loop's ranges keep it away from its
+        singular configurations)."""
+        return start_configuration(self)
 
     @property
     def idm(self):
@@ -89,8 +165,25 @@ class Dynamics:
     @property
     def ddm(self):
         if self._ddm is None:
-            self._ddm = CompiledFunction(ddm_model(self.robot))
+            try:
+                self._ddm = _CheckedDDM(CompiledFunction(ddm_model(self.robot)), self.robot)
+            except ZeroDivisionError:     # a pivot that is 0 for every configuration
+                raise _singular(self.robot, np.zeros(self.n)) from None
         return self._ddm
+
+    def idm_compensated(self, q, qd, qdd, qd_des, *, coulomb="desired", width=1e-2):
+        """IDM(q, qd, qdd) with its Coulomb and Stribeck terms evaluated at the desired
+        velocity ``qd_des`` (``coulomb='desired'``), at the measured one (``'measured'``: the
+        plain IDM) or with the smooth sign tanh(qd / width) (``'smooth'``)."""
+        if coulomb == "measured" or not self.has_coulomb:
+            return self.idm(q, qd, qdd)
+        if self._smooth is None:
+            self._smooth = CompiledFunction(idm_model(self.robot, name="idm_no_coulomb",
+                                                      friction=False))
+        v, w = (np.broadcast_to(qd_des, np.shape(qd)), 0.0) if coulomb == "desired" \
+            else (qd, width)
+        return (self._smooth(q, qd, qdd) + self.fv * qd
+                + coulomb_torque(self.fc, self.fst, self.bst, v, width=w))
 
     @property
     def gravity(self):
@@ -116,4 +209,40 @@ class Dynamics:
         return self._vel
 
 
-__all__ = ["Dynamics"]
+def start_configuration(dyn) -> np.ndarray:
+    lo, hi = (dyn.limits(f) if dyn.limits(f) is not None else _partial(dyn, f)
+              for f in ("qmin", "qmax"))
+    q = np.zeros(dyn.n)
+    outside = np.isfinite(lo) & np.isfinite(hi) & ((lo > 0) | (hi < 0))
+    q[outside] = 0.5 * (lo[outside] + hi[outside])
+    return q
+
+
+def _partial(dyn, field):
+    """The ``field`` limits of the joints that have one, NaN elsewhere."""
+    joints = getattr(dyn, "joints", None) or dofs(dyn.robot)
+    vals = [getattr(dyn.robot.link(j).limits, field) for j in joints]
+    return np.array([np.nan if v is None else float(v) for v in vals])
+
+
+class _CheckedDDM:
+    """The compiled direct model, refusing a singular inertia matrix with a RobmodError (the
+    compiled kernel would return inf or NaN accelerations)."""
+
+    def __init__(self, f, robot):
+        self.f, self.robot = f, robot
+
+    def __call__(self, q, qd, tau):
+        out = self.f(q, qd, tau)
+        if not np.all(np.isfinite(out)) and np.all(np.isfinite(q)) and np.all(np.isfinite(qd)):
+            raise _singular(self.robot, q)
+        return out
+
+
+def _singular(robot, q):
+    from ..dynamics.direct import singular_inertia_error
+
+    return singular_inertia_error(robot, q)
+
+
+__all__ = ["Dynamics", "COULOMB_MODES", "coulomb_option", "coulomb_torque"]

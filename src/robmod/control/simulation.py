@@ -2,7 +2,10 @@
 
 The plant is the robot's compiled recursive direct dynamic model (Khalil & Dombre §7.6.2) with
 its own parameters (rotor inertia, friction (7.26)); the controller has its own model (model
-mismatch is a different robot given to the controller).  Between two samples of a digital
+mismatch is a different robot given to the controller).  A closed-loop robot's state is that of
+its actuated joints, the passive ones solved from the loops at every evaluation
+(:mod:`robmod.control.closed_plant`).  A singular inertia matrix stops the run with a
+RobmodError naming the joint.  Between two samples of a digital
 controller the torque is held (zero-order hold) and the plant is integrated by fixed-step RK4
 (``substeps`` steps per sample) or by a SciPy adaptive method; a continuous controller
 (``dt = 0``) is evaluated at every RK4 stage with its state integrated with the plant's.
@@ -17,7 +20,7 @@ import numpy as np
 
 from ..errors import RobmodError
 from .base import Controller
-from .plant import Dynamics, joint_limit_vector
+from .plant import Dynamics
 from .reference import Desired, Reference
 from .result import SimulationResult
 
@@ -40,9 +43,14 @@ def _desired_table(ref: Reference, t: np.ndarray):
             np.stack([r.qdd for r in rows]))
 
 
-def _diverged(t, q, qd):
+def _diverged(t, q, qd, plant=None, q_before=None):
     if np.abs(qd).max() < _DIVERGENCE:  # False for NaN too
         return
+    singular = getattr(plant, "singular_error", None)
+    if singular is not None and q_before is not None:   # a singular inertia matrix at the
+        err = singular(q_before)                         # state before the blow-up
+        if err is not None:
+            raise err
     bad = ~(np.isfinite(q) & np.isfinite(qd) & (np.abs(qd) < _DIVERGENCE))
     if np.any(bad):
         idx = np.argwhere(bad)[0]
@@ -96,7 +104,7 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
     if x0.shape[-1:] != (2 * n,) or not np.all(np.isfinite(x0)):
         raise RobmodError(f"x0 must hold 2n = {2 * n} finite values (q then qd), got shape "
                           f"{x0.shape}")
-    tau_lim = _saturation(plant.robot, saturation, n)
+    tau_lim = _saturation(plant, saturation, n)
     batch = np.broadcast_shapes(x0.shape[:-1], *[np.shape(g)[:-1] for g in
                                                   _gains(controller)])
     q = np.array(np.broadcast_to(x0[..., :n], batch + (n,)))
@@ -127,12 +135,13 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
         TAU[k] = tau
         if k == steps:
             break
+        q_before = q
         if continuous:
             q, qd, z = _rk4_closed(controller, ddm, t[k], dt, q, qd, z, ref, tau_lim)
         else:
             for _ in range(substeps):
                 q, qd = _rk4_step(ddm, h, q, qd, tau)
-        _diverged(t[k + 1], q, qd)
+        _diverged(t[k + 1], q, qd, plant, q_before)
         Q[k + 1], QD[k + 1] = q, qd
     return SimulationResult(t, Q, QD, TAU, qdes, qddes, qdddes, z, plant.robot, controller,
                             tau_lim)
@@ -143,11 +152,11 @@ def _gains(controller):
             if isinstance(g, np.ndarray)]
 
 
-def _saturation(robot, saturation, n):
+def _saturation(plant, saturation, n):
     if saturation is False or saturation is None:
         return None
     if saturation is True:
-        return joint_limit_vector(robot, "taumax")
+        return plant.limits("taumax")
     lim = np.asarray(saturation, dtype=float)
     lim = np.full(n, float(lim)) if lim.ndim == 0 else lim
     if lim.shape != (n,) or np.any(~np.isfinite(lim)) or np.any(lim <= 0):

@@ -17,19 +17,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import RobmodError
 from ..geometry.direct import dgm_model
 from ..geometry.screws import frame_error
 from ..kinematics.jacobians import jacobian_model
 from ..kinematics.second_order import jdot_qdot_model
 from .base import DEFAULT_DT, Controller, gain, sample_time
 from .computed_torque import computed_torque_gains
-from .plant import Dynamics, CompiledFunction
+from .plant import Dynamics, CompiledFunction, coulomb_option
 
 
 class _Kinematics:
     """Compiled DGM (3 x 4), Jacobian 0J_j (6 x n) and Jdot qd of frame j."""
 
     def __init__(self, robot, j=None):
+        if robot.n_loops:
+            raise RobmodError(f"task-space control of a closed-loop robot ({robot.name!r}) is "
+                              "not supported yet: use joint-space control of its actuated "
+                              "joints")
         self.dgm = CompiledFunction(dgm_model(robot, j))
         self.jac = CompiledFunction(jacobian_model(robot, j))
         self.jdqd = CompiledFunction(jdot_qdot_model(robot, j))
@@ -83,11 +88,14 @@ class TaskComputedTorque(Controller):
 
     Gains (6 values or scalars) as ``kp``, ``kd`` or ``omega``, ``xi`` (9.26); ``damping``:
     the damping factor of the least-squares inverse (0: exact inverse of a square J);
-    ``null_damping``: Kn of the null-space motion of a redundant robot.
+    ``null_damping``: Kn of the null-space motion of a redundant robot.  ``coulomb``,
+    ``coulomb_width``: the Coulomb friction compensation, as :class:`~robmod.control.
+    ComputedTorque` (default: at the desired velocity when dt > 0).
     """
 
     def __init__(self, robot, kp=None, kd=None, *, omega=None, xi=1.0, frame=None,
-                 damping=0.0, null_damping=1.0, dt=DEFAULT_DT):
+                 damping=0.0, null_damping=1.0, dt=DEFAULT_DT, coulomb=None,
+                 coulomb_width=1e-2):
         self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n
         self.kin = _Kinematics(self.dyn.robot, frame)
@@ -97,6 +105,7 @@ class TaskComputedTorque(Controller):
         self.damping = float(damping)
         self.kn = float(null_damping)
         self.dt = sample_time(dt)
+        self.coulomb, self.coulomb_width = coulomb_option(coulomb, coulomb_width, self.dt)
 
     def output(self, t, q, qd, ref, z):
         ex, exd, J, xdd = self.kin.error(q, qd, ref)
@@ -113,7 +122,8 @@ class TaskComputedTorque(Controller):
             if n > 6:
                 N = np.eye(n) - Jp @ J
                 qdd = qdd - self.kn * np.einsum("...ij,...j->...i", N, qd)
-        return self.dyn.idm(q, qd, qdd)
+        return self.dyn.idm_compensated(q, qd, qdd, ref.qd, coulomb=self.coulomb,
+                                        width=self.coulomb_width)
 
 
 __all__ = ["TaskPID", "TaskComputedTorque"]

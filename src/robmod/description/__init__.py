@@ -7,7 +7,7 @@ from . import table as _table  # noqa: F401  (registers str(robot) and the noteb
 from .build import make_robot
 from .expr import parse_expression, symbol
 from .files import read_robot, write_robot, dumps_robot
-from .io_mjcf import to_mjcf
+from .io_mjcf import to_mjcf, MJCF, INERTIA_BOUND
 from .io_par import read_par, loads_par, dumps_par, write_par
 from .io_urdf import read_urdf, loads_urdf, dumps_urdf, write_urdf
 from .io_yaml import read_yaml, loads_yaml, dumps_yaml, write_yaml
@@ -26,7 +26,7 @@ __all__ = [
     # files
     "read_robot", "write_robot", "dumps_robot",
     # io_mjcf
-    "to_mjcf",
+    "to_mjcf", "MJCF", "INERTIA_BOUND",
     # io_par
     "read_par", "loads_par", "dumps_par", "write_par",
     # io_urdf

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import FileFormatError, Location
+from .arguments import keyword_options
 from .io_common import write_text_atomic
 
 _FORMATS = {".yaml": "yaml", ".yml": "yaml", ".par": "par", ".urdf": "urdf"}
@@ -18,7 +19,8 @@ def _format_of(path) -> str:
     return _FORMATS[ext]
 
 
-def read_robot(path, fmt: str | None = None):
+@keyword_options()
+def read_robot(path, *, fmt: str | None = None):
     """Read a robot from a YAML, SYMORO .par or URDF file."""
     fmt = fmt or _format_of(path)
     if fmt == "yaml":
@@ -55,7 +57,8 @@ def dumps_robot(robot, fmt: str) -> str:
     raise FileFormatError(f"unknown format {fmt!r}")
 
 
-def write_robot(robot, path, fmt: str | None = None) -> None:
+@keyword_options()
+def write_robot(robot, path, *, fmt: str | None = None) -> None:
     """Write ``robot`` to ``path`` in the format its extension names (all-or-nothing)."""
     fmt = fmt or _format_of(path)
     write_text_atomic(path, dumps_robot(robot, fmt))

@@ -5,6 +5,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import RobmodError
+from .arguments import keyword_options
 
 
 def _dir():
@@ -24,7 +25,8 @@ def _library_path(name: str) -> Path:
     return Path(str(p))
 
 
-def load_robot(name_or_path, numeric: bool = False):
+@keyword_options()
+def load_robot(name_or_path, *, numeric: bool = False):
     """A robot by library name (``'rx90'``) or file path (.yaml, .par, .urdf).
 
     ``numeric=True`` substitutes the numeric values the description carries.
@@ -38,7 +40,7 @@ def load_robot(name_or_path, numeric: bool = False):
             raise RobmodError(f"file not found: {text}")
         robot = read_robot(path)
     else:
-        robot = read_robot(_library_path(text), "yaml")
+        robot = read_robot(_library_path(text), fmt="yaml")
     return robot.numeric() if numeric else robot
 
 

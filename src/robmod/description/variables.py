@@ -72,7 +72,7 @@ def with_variable(frame, column: str, style: str = "q") -> sp.Expr:
     elif style == "symoro":
         var = symbol(f"th{frame.j}" if frame.sigma == REVOLUTE else f"r{frame.j}")
     else:
-        raise ValueError(style)
+        raise DescriptionError(f"unknown variable style {style!r}: 'q' or 'symoro'")
     return var + value
 
 

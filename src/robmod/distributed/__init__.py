@@ -18,7 +18,7 @@ try:
 except ImportError as e:  # pragma: no cover - depends on the installation
     raise ImportError(f"robmod.distributed needs Dask ({e}): pip install 'robmod[dask]'") from e
 
-from .identification import identify_dask, solve_from_factors
+from .identification import identify_dask
 from .logs import identify_log, read_log
 from .cluster import close_default, compute, get_client, local_cluster
 from .monte_carlo import MonteCarloResult, closed_loop_runs
@@ -28,4 +28,4 @@ from .remote import RemoteModel, evaluate, remote_model
 __all__ = ["RemoteModel", "remote_model", "evaluate", "get_client", "local_cluster",
            "close_default", "compute", "WorkspaceMap", "workspace_map", "joint_box",
            "manipulability_from_jacobian", "identify_dask", "identify_log", "read_log",
-           "solve_from_factors", "MonteCarloResult", "closed_loop_runs"]
+           "MonteCarloResult", "closed_loop_runs"]

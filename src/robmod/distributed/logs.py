@@ -1,18 +1,18 @@
 """Identification from a log too big for memory: CSV or Parquet read by ``dask.dataframe``.
 
-The log holds the samples ready for the fit (after filtering and differentiation, e.g.
-written from :func:`robmod.identification.least_squares.prepare_data` per file): columns
-``q{j}``, ``qd{j}``, ``qdd{j}``, ``tau{j}`` for joints j = 1..NJ by default (any other
-names by ``columns``: a pattern with ``{j}`` or a list of names per quantity).
+The log holds the samples ready for the fit (after filtering and differentiation, e.g. the
+``processed_`` samples of a :class:`~robmod.identification.DynamicIdentification` written per
+file): columns ``q{j}``, ``qd{j}``, ``qdd{j}``, ``tau{j}`` for joints j = 1..NJ by default;
+any other columns as :func:`robmod.identification.load_log` takes them (a name, a pattern with
+``{j}`` or ``{i}``, a list of names, or positions: ``"1:7"``), resolved by the same function.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..errors import RobmodError
+from ..identification.logfile import DEFAULT_COLUMNS, column_positions
 from .identification import identify_dask
-
-_DEFAULT_LOG_COLUMNS = {"q": "q{j}", "qd": "qd{j}", "qdd": "qdd{j}", "tau": "tau{j}"}
 
 
 def read_log(path, **kw):
@@ -31,22 +31,16 @@ def read_log(path, **kw):
 
 def _log_columns(df, n_joints: int, columns=None, path="log") -> dict:
     """{quantity: [column names of joints 1..NJ]} found in the DataFrame ``df``."""
-    spec = dict(_DEFAULT_LOG_COLUMNS)
+    spec = {k: DEFAULT_COLUMNS[k] for k in ("q", "qd", "qdd", "tau")}
     spec.update(columns or {})
-    lower = {str(c).lower(): c for c in df.columns}
+    header = [str(c) for c in df.columns]
     out = {}
     for what in ("q", "qd", "qdd", "tau"):
-        s = spec[what]
-        names = list(s) if isinstance(s, (list, tuple)) else [s.format(j=j, i=j - 1)
-                                                              for j in range(1, n_joints + 1)]
-        if len(names) != n_joints:
-            raise RobmodError(f"{path}: {len(names)} columns for {what}, the robot has "
-                              f"{n_joints} joints")
-        missing = [n for n in names if n.lower() not in lower]
-        if missing:
-            raise RobmodError(f"{path}: no column {', '.join(missing)} for {what}; columns are "
-                              f"{', '.join(map(str, df.columns))}; give columns={{'{what}': ...}}")
-        out[what] = [lower[n.lower()] for n in names]
+        pos = column_positions(header, len(header), spec[what], n_joints, what, path)
+        if pos is None:
+            raise RobmodError(f"{path}: no column for {what} (looked for {spec[what]}); columns "
+                              f"are {', '.join(header)}; give columns={{'{what}': ...}}")
+        out[what] = [df.columns[c] for c in pos]
     return out
 
 

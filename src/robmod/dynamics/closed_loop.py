@@ -50,14 +50,16 @@ from dataclasses import replace
 import numpy as np
 import sympy as sp
 
-from ..description.arguments import finite_array
-from ..errors import RobmodError
+from ..deprecation import renamed
+from ..description.arguments import (finite_array, joint_array,
+                                     keyword_options, switched_off)
+from ..errors import ArgumentError, RobmodError
 from ..geometry.loops import loop_residual, solve_loops
-from ..kinematics.jacobians import check_q, jacobian
+from ..kinematics.jacobians import jacobian
 from ..kinematics.second_order import jdot_qdot
 from ..symbolic.context import SymbolicContext
-from .inertia import inertia_algorithm, inertia_matrix
-from .lagrange import gravity_algorithm, gravity_torques, kinetic_energy, potential_energy
+from .inertia import inertia_matrix, inertia_matrix_algorithm
+from .lagrange import Energy, energy, gravity_torques, gravity_torques_algorithm
 from .newton_euler import idm
 from .spatial import dofs
 
@@ -94,8 +96,8 @@ def _idx(robot, js):
 
 def loop_constraints(robot, q) -> np.ndarray:
     """G(q) (..., 6B, NJ): relative twist of frames k and k + B (in frame 0) per loop."""
-    q = check_q(robot, q)
-    blocks = [jacobian(robot, q, k, 0) - jacobian(robot, q, kb, 0) for k, kb in robot.loop_pairs]
+    q = joint_array(robot, "q", q)
+    blocks = [jacobian(robot, q, j=k) - jacobian(robot, q, j=kb) for k, kb in robot.loop_pairs]
     return np.concatenate(blocks, axis=-2)
 
 
@@ -112,7 +114,8 @@ def _reduced(robot, q, tol=_RANK_TOL):
     return U[..., :, :r], s[..., :r, None] * Vt[..., :r, :]
 
 
-def loop_jacobian(robot, q, tol: float = _RANK_TOL) -> np.ndarray:
+@keyword_options()
+def loop_jacobian(robot, q, *, tol: float = _RANK_TOL) -> np.ndarray:
     """Independent rows of the velocity constraints, ``G_r = U_r^T G`` (..., r, NJ).
 
     ``G_r qd = 0`` for every admissible velocity; r is the numerical rank of G
@@ -138,13 +141,14 @@ def _partition(robot, q, tol=_RANK_TOL):
     return act, pas, Ur, Gp, Ga
 
 
-def passive_velocity_map(robot, q, tol: float = _RANK_TOL) -> np.ndarray:
+@keyword_options()
+def passive_velocity_map(robot, q, *, tol: float = _RANK_TOL) -> np.ndarray:
     """W (..., NJ, Na) with qd = W qd_a at a closed configuration q (..., NJ).
 
     Rows: joints 1..NJ (identity rows for the actuated joints, ``-G_p^-1 G_a`` for the
     passive ones, zero rows for fixed frames); columns: ``robot.actuated``.
     """
-    q = check_q(robot, q)
+    q = joint_array(robot, "q", q)
     act, pas, _, Gp, Ga = _partition(robot, q, tol)
     W = np.zeros(q.shape[:-1] + (robot.n_q, len(act)))
     W[..., _idx(robot, act), np.arange(len(act))] = 1.0
@@ -154,15 +158,16 @@ def passive_velocity_map(robot, q, tol: float = _RANK_TOL) -> np.ndarray:
 
 def constraint_bias(robot, q, qd) -> np.ndarray:
     """Gdot qd (..., 6B): difference of the accelerations of frames k and k+B at qdd = 0."""
-    q = check_q(robot, q)
-    blocks = [jdot_qdot(robot, q, qd, k, 0) - jdot_qdot(robot, q, qd, kb, 0)
+    q = joint_array(robot, "q", q)
+    blocks = [jdot_qdot(robot, q, qd, j=k) - jdot_qdot(robot, q, qd, j=kb)
               for k, kb in robot.loop_pairs]
     return np.concatenate(blocks, axis=-1)
 
 
-def acceleration_bias(robot, q, qd, tol: float = _RANK_TOL) -> np.ndarray:
+@keyword_options()
+def acceleration_bias(robot, q, qd, *, tol: float = _RANK_TOL) -> np.ndarray:
     """w (..., NJ) with qdd = W qdd_a + w (qd admissible: G qd = 0); w_a = 0."""
-    q = check_q(robot, q)
+    q = joint_array(robot, "q", q)
     act, pas, Ur, Gp, _ = _partition(robot, q, tol)
     b = np.einsum("...ir,...i->...r", Ur, constraint_bias(robot, q, qd))
     w = np.zeros(np.broadcast_shapes(q.shape, np.shape(qd)))
@@ -172,7 +177,8 @@ def acceleration_bias(robot, q, qd, tol: float = _RANK_TOL) -> np.ndarray:
 
 # -- closing the loops --------------------------------------------------------------------
 
-def close_loops(robot, qa, q_guess=None, tol: float = 1e-14) -> np.ndarray:
+@keyword_options()
+def close_loops(robot, qa, *, q_guess=None, tol: float = 1e-14) -> np.ndarray:
     """Every joint value q (..., NJ) for the actuated values qa (..., Na).
 
     The passive joints are solved by :func:`robmod.geometry.loops.solve_loops` from
@@ -195,9 +201,10 @@ def close_loops(robot, qa, q_guess=None, tol: float = 1e-14) -> np.ndarray:
     return q
 
 
-def closed_loop_state(robot, qa, qda, qdda=None, q_guess=None):
+@keyword_options()
+def closed_loop_state(robot, qa, qda, qdda=None, *, q_guess=None):
     """(q, qd, qdd, W) of every joint (..., NJ) from the actuated state (qdd None if qdda is)."""
-    q = close_loops(robot, qa, q_guess)
+    q = close_loops(robot, qa, q_guess=q_guess)
     W = passive_velocity_map(robot, q)
     qd = np.einsum("...ja,...a->...j", W, np.asarray(qda, dtype=float))
     qdd = None
@@ -207,7 +214,7 @@ def closed_loop_state(robot, qa, qda, qdda=None, q_guess=None):
     return q, qd, qdd, W
 
 
-def _tree_torques(robot, q, qd, qdd, **switches):
+def _tree_torques(robot, q, qd, qdd, switches):
     """Gamma of the equivalent tree (..., NJ), zero for the cut joints."""
     tree = equivalent_tree(robot)
     n = tree.n_q  # the tree's joints come first in the joint vector, the cut joints after
@@ -221,15 +228,26 @@ def _project(W, v):
     return np.einsum("...ja,...j->...a", W, v)
 
 
-def closed_loop_idm(robot, qa, qda, qdda, q_guess=None, **switches) -> np.ndarray:
+@keyword_options()
+def closed_loop_idm(robot, qa, qda, qdda, *, q_guess=None, gravity=True, rotor=True,
+                    friction=True, wrench=True, velocity=True, base_motion=True,
+                    acceleration=True) -> np.ndarray:
     """Actuated torques Gamma_a = W^T Gamma_tree(q, qd, qdd) (..., Na).
 
     The passive joints are solved first (:func:`close_loops`), then
     ``qd = W qd_a``, ``qdd = W qdd_a + w`` and the Newton-Euler IDM of the tree
     (switches as :func:`robmod.dynamics.idm`) is projected by virtual work.
     """
-    q, qd, qdd, W = closed_loop_state(robot, qa, qda, qdda, q_guess)
-    return _project(W, _tree_torques(robot, q, qd, qdd, **switches))
+    switches = switched_off(closed_loop_idm, gravity=gravity, rotor=rotor, friction=friction,
+                            wrench=wrench, base_motion=base_motion)
+    # velocity / acceleration off: the actuated joints' (the passive ones follow)
+    motion = switched_off(closed_loop_idm, velocity=velocity, acceleration=acceleration)
+    if "velocity" in motion:
+        qda = np.zeros_like(finite_array("qda", qda))
+    if "acceleration" in motion:
+        qdda = np.zeros_like(finite_array("qdda", qdda))
+    q, qd, qdd, W = closed_loop_state(robot, qa, qda, qdda, q_guess=q_guess)
+    return _project(W, _tree_torques(robot, q, qd, qdd, switches))
 
 
 def _dof_rows(robot, W):
@@ -237,76 +255,96 @@ def _dof_rows(robot, W):
     return W[..., _idx(robot, dofs(tree)), :]
 
 
-def closed_loop_inertia_matrix(robot, qa, q_guess=None, rotor: bool = True) -> np.ndarray:
+@keyword_options()
+def closed_loop_inertia_matrix(robot, qa, *, q_guess=None, rotor: bool = True) -> np.ndarray:
     """B_a = W^T A_tree W (..., Na, Na) (Siciliano et al. §7.3.3)."""
-    q = close_loops(robot, qa, q_guess)
+    q = close_loops(robot, qa, q_guess=q_guess)
     W = passive_velocity_map(robot, q)
     Wd = _dof_rows(robot, W)
     A = inertia_matrix(equivalent_tree(robot), q[..., :len(robot.q)], rotor=rotor)
     return np.einsum("...ia,...ij,...jb->...ab", Wd, A, Wd)
 
 
-def closed_loop_gravity(robot, qa, q_guess=None) -> np.ndarray:
+@keyword_options()
+def closed_loop_gravity_torques(robot, qa, *, q_guess=None) -> np.ndarray:
     """g_a = W^T Q_tree (..., Na) (Siciliano et al. §7.3.3)."""
-    q = close_loops(robot, qa, q_guess)
+    q = close_loops(robot, qa, q_guess=q_guess)
     W = passive_velocity_map(robot, q)
     Q = np.zeros(q.shape)
     Q[..., :len(robot.q)] = gravity_torques(equivalent_tree(robot), q[..., :len(robot.q)])
     return _project(W, Q)
 
 
-def closed_loop_ddm(robot, qa, qda, gam_a, q_guess=None, **switches) -> np.ndarray:
+@keyword_options()
+def closed_loop_ddm(robot, qa, qda, tau_a, *, q_guess=None, gravity=True, rotor=True,
+                    friction=True, wrench=True, velocity=True, base_motion=True) -> np.ndarray:
     """Direct dynamics of the actuated joints: qdd_a = B_a^-1 (Gamma_a - h_a) (..., Na).
 
-    ``h_a`` = W^T Gamma_tree(q, qd, w) (Coriolis, centrifugal, gravity, friction and the
-    loop's acceleration bias).
+    ``tau_a``: the actuated torques Gamma_a (..., Na); ``h_a`` = W^T Gamma_tree(q, qd, w)
+    (Coriolis, centrifugal, gravity, friction and the loop's acceleration bias); the switches
+    of :func:`robmod.dynamics.ddm`.
     """
-    q, qd, _, W = closed_loop_state(robot, qa, qda, None, q_guess)
+    switches = switched_off(closed_loop_ddm, gravity=gravity, rotor=rotor, friction=friction,
+                            wrench=wrench, base_motion=base_motion)
+    if switched_off(closed_loop_ddm, velocity=velocity):     # the actuated joints at rest
+        qda = np.zeros_like(finite_array("qda", qda))
+    q, qd, _, W = closed_loop_state(robot, qa, qda, None, q_guess=q_guess)
     w = acceleration_bias(robot, q, qd)
-    h = _project(W, _tree_torques(robot, q, qd, w, **switches))
+    h = _project(W, _tree_torques(robot, q, qd, w, switches))
     Wd = _dof_rows(robot, W)
-    A = inertia_matrix(equivalent_tree(robot), q[..., :len(robot.q)],
-                       rotor=switches.get("rotor", True))
+    A = inertia_matrix(equivalent_tree(robot), q[..., :len(robot.q)], rotor=rotor)
     B = np.einsum("...ia,...ij,...jb->...ab", Wd, A, Wd)
-    gam_a = finite_array("gam_a", gam_a, shape_text=f"{W.shape[-1]} actuated torques")
-    if gam_a.shape[-1:] != (W.shape[-1],):
-        raise RobmodError(f"argument gam_a must have {W.shape[-1]} actuated torques in its last "
-                          f"dimension, got shape {gam_a.shape}")
-    rhs = gam_a - h
-    return np.linalg.solve(B, rhs[..., None])[..., 0]
+    tau_a = finite_array("tau_a", tau_a, shape_text=f"{W.shape[-1]} actuated torques")
+    if tau_a.shape[-1:] != (W.shape[-1],):
+        raise ArgumentError(f"argument tau_a must have {W.shape[-1]} actuated torques in its "
+                            f"last dimension, got shape {tau_a.shape}")
+    return np.linalg.solve(B, (tau_a - h)[..., None])[..., 0]
 
 
-def closed_loop_energy(robot, q, qd):
-    """(kinetic, potential) energy of the closed-loop robot at a closed state (..., NJ)."""
+def closed_loop_energy(robot, q, qd) -> Energy:
+    """Kinetic and potential energy (:class:`~robmod.dynamics.Energy`) of the closed-loop robot
+    at a closed state (..., NJ)."""
     tree = equivalent_tree(robot)
     n = tree.n_q  # the tree's joints come first in the joint vector
-    q, qd = check_q(robot, q), check_q(robot, qd)
-    return kinetic_energy(tree, q[..., :n], qd[..., :n]), potential_energy(tree, q[..., :n])
+    q, qd = joint_array(robot, "q", q), joint_array(robot, "qd", qd)
+    return energy(tree, q[..., :n], qd[..., :n])
 
 
-def closed_loop_simulate(robot, qa0, qda0, t, tau_fn=None, q_guess=None, **switches):
+@keyword_options()
+def closed_loop_simulate(robot, tau_fn, qa0, qda0, t, *, q_guess=None, gravity=True,
+                         rotor=True, friction=True, wrench=True, velocity=True,
+                         base_motion=True):
     """RK4 integration of :func:`closed_loop_ddm` on the grid ``t``.
 
-    ``tau_fn(t, qa, qda)`` gives Gamma_a (default zero).  The state is (qa, qda); at
-    every stage the passive joints are re-solved from the previous closed
-    configuration (same assembly mode), so the constraint never drifts.
-    Returns (q (N, NJ), qd (N, NJ)) of every joint.
+    ``tau_fn(t, qa, qda)`` gives Gamma_a (None: zero torques, the free motion), as the torque
+    law of :func:`robmod.dynamics.simulate`.  The state is (qa, qda); at every stage the
+    passive joints are re-solved from the previous closed configuration (same assembly mode),
+    so the constraint never drifts.  Returns (q (N, NJ), qd (N, NJ)) of every joint; the
+    switches are those of :func:`closed_loop_ddm`.
     """
+    switches = switched_off(closed_loop_simulate, gravity=gravity, rotor=rotor,
+                            friction=friction, wrench=wrench, velocity=velocity,
+                            base_motion=base_motion)
+    if tau_fn is not None and not callable(tau_fn):
+        raise ArgumentError(f"closed_loop_simulate: tau_fn must be a function (t, qa, qda) -> "
+                            f"Gamma_a or None, got {type(tau_fn).__name__} (the torque law "
+                            "comes second, as in simulate(robot, tau_fn, x0, t))")
     t = np.asarray(t, dtype=float)
     act, _ = _joint_split(robot)
     ia = _idx(robot, act)
     qa, qda = np.array(qa0, dtype=float), np.array(qda0, dtype=float)
-    guess = close_loops(robot, qa, q_guess)
+    guess = close_loops(robot, qa, q_guess=q_guess)
 
     def f(tt, x, guess):
         a, ad = x[: len(ia)], x[len(ia):]
         tau = np.zeros(len(ia)) if tau_fn is None else np.asarray(tau_fn(tt, a, ad), float)
-        return np.concatenate([ad, closed_loop_ddm(robot, a, ad, tau, guess, **switches)])
+        return np.concatenate([ad, closed_loop_ddm(robot, a, ad, tau, q_guess=guess,
+                                                   **switches)])
 
     x = np.concatenate([qa, qda])
     qs, qds = [], []
     for k in range(len(t)):
-        q, qd, _, _ = closed_loop_state(robot, x[: len(ia)], x[len(ia):], None, guess)
+        q, qd, _, _ = closed_loop_state(robot, x[: len(ia)], x[len(ia):], None, q_guess=guess)
         qs.append(q)
         qds.append(qd)
         guess = q
@@ -333,7 +371,8 @@ class _Expressions(SymbolicContext):
         return expr
 
 
-def closed_loop_symbolic(robot, solution, simplify: bool = True):
+@keyword_options()
+def closed_loop_symbolic(robot, solution, *, simplify: bool = True):
     """(B_a, g_a) as SymPy matrices from a closed-form solution of the loops.
 
     ``solution`` maps every passive joint variable (symbol ``qj`` or name) of the
@@ -355,13 +394,13 @@ def closed_loop_symbolic(robot, solution, simplify: bool = True):
     qfun = [sol.get(robot.frame(j).q, robot.frame(j).q) for j in order]
     W = sp.Matrix([[sp.diff(x, a) for a in qa] for x in qfun])
     ctx = _Expressions(tree)
-    Alow = inertia_algorithm(ctx, tree)
+    Alow = inertia_matrix_algorithm(ctx, tree)
     n = len(order)
     A = sp.zeros(n, n)
     for r, i in enumerate(order):
         for c, j in enumerate(order[: r + 1]):
             A[r, c] = A[c, r] = sp.sympify(Alow.get((i, j), 0))  # safe: robmod expressions
-    Q = gravity_algorithm(_Expressions(tree), tree)
+    Q = gravity_torques_algorithm(_Expressions(tree), tree)
     Qv = sp.Matrix([sp.sympify(Q[j - 1] if Q[j - 1] is not None else 0)  # safe: robmod exprs
                     for j in order])
     B = (W.T * A * W).xreplace(sol)
@@ -372,7 +411,9 @@ def closed_loop_symbolic(robot, solution, simplify: bool = True):
     return sp.ImmutableMatrix(B), sp.ImmutableMatrix(g)
 
 
+closed_loop_gravity = renamed(closed_loop_gravity_torques, "closed_loop_gravity")
+
 __all__ = ["equivalent_tree", "loop_constraints", "loop_jacobian", "passive_velocity_map",
            "constraint_bias", "acceleration_bias", "close_loops", "closed_loop_state",
-           "closed_loop_idm", "closed_loop_inertia_matrix", "closed_loop_gravity",
+           "closed_loop_idm", "closed_loop_inertia_matrix", "closed_loop_gravity_torques",
            "closed_loop_ddm", "closed_loop_energy", "closed_loop_simulate", "closed_loop_symbolic"]

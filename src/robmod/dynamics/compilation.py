@@ -21,6 +21,7 @@ from .direct import ddm
 from .inertia import inertia_matrix
 from .lagrange import gravity_torques
 from .newton_euler import idm
+from ..description.arguments import keyword_options
 
 #: plain function name -> (function, number of joint-vector arguments, fast-path key)
 MODELS = {
@@ -34,7 +35,8 @@ MODELS = {
 }
 
 
-def warmup(robot, models=tuple(MODELS)) -> dict:
+@keyword_options()
+def warmup(robot, *, models=tuple(MODELS)) -> dict:
     """Compile ``models`` (names of :data:`MODELS`) of ``robot``; returns, per model, the
     seconds it took and whether the compiled path is in use (False: no C compiler, or the
     model does not apply to this robot, e.g. closed loops for the dynamic models)."""

@@ -27,19 +27,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import finite_array, positive_scalar, require_numeric
+from ..description.arguments import (check_arrays, checked_options, finite_array,
+                                     keyword_options, positive_scalar, require_numeric,
+                                     switched_off, switches_set)
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
-from .inertia import inertia_algorithm, inertia_matrix
+from .inertia import inertia_matrix
 from ..kinematics.recursion import forward
-from .newton_euler import idm, ne_algorithm
-from .spatial import (Proxy, axis_index, check_arrays, coordinates, dofs, friction_torque,
-                      geometry, inertia_up, link_inertia, model_inputs, named, numeric_context,
-                      plain_layout, reduce_mimic, reduce_mimic_matrix, rot_t, spatial_matrix,
-                      sym6, twist_down, wrench_up)
+from .ltdl import ddm_inverse_algorithm
+from .newton_euler import SWITCHES, idm
+from .spatial import (axis_index, coordinates, dofs, friction_torque, geometry, inertia_up,
+                      link_inertia, model_inputs, named, numeric_context, plain_layout, rot_t,
+                      spatial_matrix, sym6, twist_down, wrench_up)
 
 
 # -- (b) recursive O(n) algorithm ---------------------------------------------------------
@@ -63,9 +65,16 @@ def _matvec(M, v):
     return [add(*[mul(M[r][c], v[c]) for c in range(3)]) for r in range(3)]
 
 
+#: the switches of the direct model (those of the IDM but ``acceleration``, its output)
+DDM_SWITCHES = {k: v for k, v in SWITCHES.items() if k != "acceleration"}
+METHODS = ("recursive", "inverse", "compiled")
+
+
+@keyword_options()
 def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, wrench=True,
                   velocity=True, base_motion=True):
-    """Joint accelerations ``{j: qdd_j}`` of the recursive algorithm; ``tau[j]`` = Gamma_j."""
+    """Joint accelerations ``{j: qdd_j}`` of the recursive algorithm; ``tau[j]`` = Gamma_j
+    (switches: those of :func:`~robmod.dynamics.idm_algorithm` but ``acceleration``)."""
     p = ctx.param
     n = robot.n_links
     frames = robot.frames[:n]
@@ -119,8 +128,8 @@ def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, w
             H = h[ia]
             if rotor:
                 H = add(H, p(robot.link(j).IA))
-            if ctx.symbolic and _is_num(H) and H == 0:
-                raise _massless_joint(robot, j)
+            if _is_num(H) and float(H) == 0:    # zero at every configuration
+                raise singular_inertia_error(robot, None, joint=j)
             Hinv[j] = ctx.var(1 / ctx.var(H, f"H{j}") if not _is_num(H) else 1 / H, f"HI{j}")
             U[j] = [ctx.var(mul(h[r], Hinv[j]), f"UA{r + 1}{j}") for r in range(6)]
             t = tau[j]
@@ -164,13 +173,6 @@ def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, w
     return qdd
 
 
-def _massless_joint(robot, j):
-    return RobmodError(
-        f"ddm_model: the inertia matrix of robot {robot.name!r} is singular at joint {j}: it "
-        "moves only massless links and has no rotor inertia (IA = 0), so its acceleration is "
-        "undetermined; give the links after it a mass or set IA > 0")
-
-
 def _is_num(x):
     from ..symbolic.algebra import numeric_constant
 
@@ -181,24 +183,35 @@ def _tau_dict(ctx_tau, robot):
     return {j: ctx_tau(j) for j in dofs(robot)}
 
 
-def ddm(robot, q, qd, tau, method: str = "recursive", **switches) -> np.ndarray:
+_DDM = ("ddm",)
+
+
+@keyword_options(method="recursive", **DDM_SWITCHES)
+def ddm(robot, q, qd, tau, **options) -> np.ndarray:
     """Numeric direct dynamics: qdd (..., n_q) from q, qd, Gamma (..., n_q) (batched).
 
     ``method``: ``'recursive'`` (O(n), Khalil & Dombre, section 9.6), ``'inverse'``
     (A^-1 (Gamma - H), Cholesky) or ``'compiled'`` (the customized recursive model, compiled
-    once and cached; default switches only).  A singular inertia matrix (a joint that only
-    moves massless links and has no rotor inertia, IA = 0) raises a RobmodError naming the
-    joint.
+    once and cached; default switches only); the switches are those of
+    :func:`~robmod.dynamics.idm` but ``acceleration``.  A singular inertia matrix (a joint that
+    only moves massless links and has no rotor inertia, IA = 0) raises a RobmodError naming
+    the joint.
     """
-    if method not in ("recursive", "inverse", "compiled"):
-        raise RobmodError(f"ddm: unknown method {method!r}; expected 'recursive', "
-                          "'inverse' or 'compiled'")
+    if not options and not robot.mimic:
+        return fastpath.evaluate(robot, _DDM, _DDM_SPEC, None, q, qd, tau)
+    opts = checked_options(ddm, options)
+    method = opts.pop("method")
+    if method not in METHODS:
+        raise ArgumentError(f"ddm: unknown method {method!r}; expected 'recursive', "
+                            "'inverse' or 'compiled'")
+    switches = switches_set(ddm, opts)
     if method == "compiled" and switches:
-        raise RobmodError("ddm: method='compiled' takes no switches")
+        raise ArgumentError("ddm: method='compiled' takes no switches (the compiled model has "
+                            "every term); use method='recursive' or 'inverse'")
     if robot.mimic:
         return _ddm_mimic(robot, q, qd, tau, switches)
     if method == "recursive" and not switches:
-        return fastpath.evaluate(robot, ("ddm",), _DDM_SPEC, None, q, qd, tau)
+        return fastpath.evaluate(robot, _DDM, _DDM_SPEC, None, q, qd, tau)
     return _ddm_numpy(robot, q, qd, tau, method, switches)
 
 
@@ -243,9 +256,9 @@ def _ddm_numpy(robot, q, qd, tau, method, switches):
                 for j, v in res.items():
                     out[..., robot.joint_index[j]] = v
     except (ZeroDivisionError, np.linalg.LinAlgError):
-        raise _singular_error(robot, q, switches.get("rotor", True)) from None
+        raise singular_inertia_error(robot, q, switches.get("rotor", True)) from None
     if not np.all(np.isfinite(out)):
-        raise _singular_error(robot, q, switches.get("rotor", True))
+        raise singular_inertia_error(robot, q, switches.get("rotor", True))
     return out
 
 
@@ -264,17 +277,23 @@ def _singular_joint(robot, A, rtol: float = 1e-12):
     return None
 
 
-def _singular_error(robot, q, rotor):
-    """The RobmodError for a direct model that could not be solved at q (..., n_q)."""
+def singular_inertia_error(robot, q, rotor: bool = True, *, joint=None):
+    """The RobmodError for a direct model that could not be solved at q (..., n_q) (or whose
+    pivot of ``joint`` is zero at every configuration, ``q`` None)."""
+    def error(j, at=""):
+        return RobmodError(
+            f"ddm: the inertia matrix of {robot.name!r} is singular at joint {j}{at}: the links "
+            f"joint {j} moves have no inertia about its axis (massless links, or point masses "
+            f"on the axis) and it has no rotor inertia (IA{j} = 0), so its acceleration is "
+            f"undetermined; give those links an inertia about the axis or set IA{j} > 0")
+
+    if joint is not None:
+        return error(joint)
     A = inertia_matrix(robot, q, rotor=rotor).reshape((-1, len(dofs(robot)), len(dofs(robot))))
     for k, Ak in enumerate(A):
         j = _singular_joint(robot, Ak)
         if j is not None:
-            at = "" if A.shape[0] == 1 else f" (sample {k} of the batch)"
-            return RobmodError(
-                f"ddm: the inertia matrix is singular at joint {j}{at}: joint {j} moves only "
-                "massless links and has no rotor inertia (IA = 0), so its acceleration is "
-                "undetermined; give the links after it a mass or set IA > 0")
+            return error(j, "" if A.shape[0] == 1 else f" (sample {k} of the batch)")
     return RobmodError("ddm: the direct model gave non-finite accelerations: the inputs are "
                        "too large (overflow) or the inertia matrix is ill-conditioned at q")
 
@@ -310,78 +329,36 @@ def _cholesky_solve(A, b):
     return x
 
 
-# -- (a) symbolic: A^-1 (Gamma - H) with L^T D L -------------------------------------------
-
-def _ltdl_solve(ctx, A, b, order, singular):
-    """Solve A x = b, A = L^T D L (L unit lower triangular), over context scalars.
-
-    ``A``: ``{(i, j): scalar}`` lower triangle (missing: 0) over the frames ``order``
-    (parents before children); ``b``: ``{j: scalar}``.  Returns ``{j: x_j}``.
-    ``singular(j)``: the error raised for a pivot known to be 0 at build time.
-    """
-    from ..symbolic.algebra import numeric_constant
-
-    def zero(x):
-        c = numeric_constant(x)
-        return c is not None and c == 0
-
-    n = len(order)
-    H = [[A.get((order[r], order[c]), 0) for c in range(r + 1)] for r in range(n)]
-    Dinv = [None] * n
-    for k in reversed(range(n)):
-        if zero(H[k][k]):
-            raise singular(order[k])
-        Dinv[k] = ctx.var(1 / H[k][k], f"DI{order[k]}")
-        for i in reversed(range(k)):  # ancestors first replaced last (Featherstone's LTDL)
-            if zero(H[k][i]):
-                continue
-            a = ctx.var(mul(H[k][i], Dinv[k]), f"L{order[k]}{order[i]}")
-            for j in range(i + 1):
-                if not zero(H[k][j]):
-                    H[i][j] = ctx.var(add(H[i][j], -mul(a, H[k][j])),
-                                      f"AD{order[i]}{order[j]}")
-            H[k][i] = a
-    y = [None] * n
-    for i in reversed(range(n)):
-        y[i] = ctx.var(add(b[order[i]], *[-mul(H[k][i], y[k]) for k in range(i + 1, n)]),
-                       f"Y{order[i]}")
-    x = [None] * n
-    for i in range(n):
-        z = mul(y[i], Dinv[i])
-        x[i] = ctx.var(add(z, *[-mul(H[i][j], x[j]) for j in range(i)]), f"QDP{order[i]}")
-    return dict(zip(order, x))
+def _inverse(ctx, robot, tau, **switches):
+    """The symbolic A^-1 (Gamma - H) (:mod:`.ltdl`), a zero pivot refused by name."""
+    return ddm_inverse_algorithm(ctx, robot, tau,
+                                 singular=lambda j: singular_inertia_error(robot, None, joint=j),
+                                 **switches)
 
 
-def _ddm_inverse_algorithm(ctx, robot, tau, **switches):
-    """qdd = A^-1 (Gamma - H) over a context ([7.62]-[7.64]); with mimic joints
-    (Eᵀ A E) qdd = Gamma - Eᵀ H over the joint variables."""
-    h = ne_algorithm(Proxy(ctx, qdd=0), robot, **switches)
-    A = inertia_algorithm(ctx, robot, rotor=switches.get("rotor", True))
-    h = {j: h[j - 1] for j in dofs(robot)}
-    if robot.mimic:
-        h, A = reduce_mimic(robot, h), reduce_mimic_matrix(ctx, robot, A)
-    order = coordinates(robot)
-    b = {j: ctx.var(add(tau[j], -h[j]), f"GH{j}") for j in order}
-    return _ltdl_solve(ctx, A, b, order, lambda j: _massless_joint(robot, j))
-
-
-def ddm_model(robot, method: str | None = None, **switches):
+@keyword_options()
+def ddm_model(robot, *, method: str | None = None, gravity=True, rotor=True, friction=True,
+              wrench=True, velocity=True, base_motion=True):
     """Customized direct dynamic model: inputs q, qd, GAM; outputs QDP1..QDPn.
 
-    ``method``: ``'recursive'`` (the O(n) algorithm, the default) or ``'inverse'`` (A^-1 (Gamma
-    - H) with A = LᵀDL); a robot with mimic joints takes ``'inverse'`` (the recursive algorithm
-    has no place for the coupling of its joints)."""
+    ``method``: ``'recursive'`` (:func:`ddm_algorithm`, the default) or ``'inverse'`` (A^-1
+    (Gamma - H), the L^T D L factorization); a robot with mimic joints takes ``'inverse'``
+    (the recursive algorithm has no place for the coupling of its joints).  The switches of
+    :func:`ddm`.
+    """
     if method is None:
         method = "inverse" if robot.mimic else "recursive"
-    if method not in ("recursive", "inverse"):
-        raise RobmodError(f"ddm_model: unknown method {method!r}; expected 'recursive' or "
-                          "'inverse'")
     if method == "recursive" and robot.mimic:
-        raise RobmodError(f"ddm_model: robot {robot.name!r} has mimic joints, which the "
-                          "recursive algorithm does not take: use method='inverse' (the default "
-                          "for such robots)")
+        raise ArgumentError(f"ddm_model: robot {robot.name!r} has mimic joints, which the "
+                            "recursive algorithm does not take: use method='inverse' (the "
+                            "default for such robots)")
+    switches = switched_off(ddm_model, gravity=gravity, rotor=rotor, friction=friction,
+                            wrench=wrench, velocity=velocity, base_motion=base_motion)
     inputs = model_inputs(robot, ("q", "qd", "tau"))
-    alg = {"recursive": ddm_algorithm, "inverse": _ddm_inverse_algorithm}[method]
+    alg = {"recursive": ddm_algorithm, "inverse": _inverse}.get(method)
+    if alg is None:
+        raise ArgumentError(f"ddm_model: method must be 'recursive' or 'inverse', got "
+                            f"{method!r}")
 
     def algorithm(ctx):
         import sympy as sp
@@ -397,8 +374,13 @@ def ddm_model(robot, method: str | None = None, **switches):
 
 # -- state space and simulation ------------------------------------------------------------
 
-def state_derivative(robot, x, tau, method: str = "recursive", **switches) -> np.ndarray:
-    """Khalil & Dombre, eq. (9.65): x = [q, qd] (..., 2 n_q) -> xdot = [qd, qdd]."""
+@keyword_options()
+def state_derivative(robot, x, tau, *, method: str = "recursive", gravity=True, rotor=True,
+                     friction=True, wrench=True, velocity=True, base_motion=True) -> np.ndarray:
+    """Khalil & Dombre, eq. (9.65): x = [q, qd] (..., 2 n_q) -> xdot = [qd, qdd] (``method``
+    and switches: those of :func:`ddm`)."""
+    switches = switched_off(state_derivative, gravity=gravity, rotor=rotor, friction=friction,
+                            wrench=wrench, velocity=velocity, base_motion=base_motion)
     nj = robot.n_q
     x = finite_array("x", x, shape_text=f"a state [q, qd] of shape (..., {2 * nj})")
     if x.ndim == 0 or x.shape[-1] != 2 * nj:
@@ -409,16 +391,24 @@ def state_derivative(robot, x, tau, method: str = "recursive", **switches) -> np
     return np.concatenate([np.broadcast_to(qd, qdd.shape), qdd], axis=-1)
 
 
-def simulate(robot, tau_fn, x0, t, method: str = "rk4", substeps: int = 1, ddm_method="recursive",
-             bound: float = 1e6, **switches) -> np.ndarray:
+@keyword_options()
+def simulate(robot, tau_fn, x0, t, *, method: str = "rk4", substeps: int = 1,
+             ddm_method: str = "recursive", bound: float = 1e6, gravity=True, rotor=True,
+             friction=True, wrench=True, velocity=True, base_motion=True) -> np.ndarray:
     """States x(t) (len(t), ..., 2 n_q) under torques ``tau_fn(t, x)`` (..., n_q).
 
     ``method='rk4'``: fixed-step Runge-Kutta 4 on the grid t (``substeps`` per interval),
     batched over leading dimensions of x0; otherwise a ``scipy.integrate.solve_ivp`` method
     (``'RK45'``, ``'DOP853'``, ...) on one state.  A simulation that blows up (a state or a
     torque not finite, or a state beyond ``bound`` in absolute value, e.g. a too stiff PD law
-    for the step) stops with a RobmodError giving the time and the joint.
+    for the step) stops with a RobmodError giving the time and the joint.  ``ddm_method`` and
+    the switches are those of :func:`ddm`.
     """
+    switches = switched_off(simulate, gravity=gravity, rotor=rotor, friction=friction,
+                            wrench=wrench, velocity=velocity, base_motion=base_motion)
+    if ddm_method not in METHODS:
+        raise ArgumentError(f"simulate: ddm_method must be one of {', '.join(METHODS)}, got "
+                            f"{ddm_method!r}")
     require_numeric(robot, "simulate", scope="geometry")
     nj = robot.n_q
     t = finite_array("t", t, shape_text="an increasing 1-D array of times")

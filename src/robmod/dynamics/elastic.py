@@ -12,7 +12,8 @@ joints (K None) keep the rigid model (IA on the link side, tau_L = Gamma).  The
 joint friction FC, FV of the robot acts on the link side ([7.35a]); the motor
 friction ``fvm``, ``fcm`` (arrays over the joints) is optional.
 
-* Inverse model: the link motion (q and its derivatives up to order 4) gives
+* Inverse model: the link motion (q and its derivatives qd, qdd, qddd, qdddd, up to order 4)
+  gives
   ``tau_L`` = the rigid NE model of the links, then ``qM = q + tau_L / K``
   and, differentiating twice in time, ``qM'`` and ``qM''`` and Gamma by
   [7.35b].  The time derivatives of tau_L are computed by running the NE
@@ -24,21 +25,38 @@ friction ``fvm``, ``fcm`` (arrays over the joints) is optional.
 """
 from __future__ import annotations
 
-from collections import namedtuple
+import warnings
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 import sympy as sp
 
-from ..description.arguments import finite_array
-from ..errors import RobmodError
+from ..description.arguments import check_arrays, finite_array, keyword_options
+from ..errors import ArgumentError, RobmodError
 from ..symbolic.algebra import numeric_constant, add, mul
 from ..symbolic.model import Output, customize
 from .direct import ddm_algorithm
-from .newton_euler import ne_algorithm
-from .spatial import check_arrays, dofs, model_inputs, numeric_context
+from .newton_euler import idm_algorithm
+from .spatial import dofs, model_inputs, numeric_context
 
-ElasticInverse = namedtuple("ElasticInverse", "gam qm qmd qmdd tau_link")
+class ElasticInverse(NamedTuple):
+    """The inverse model of a robot with elastic joints (each (..., NJ)): the motor torques
+    ``tau`` (Gamma of [7.35b]), the rotor motion ``qm``, ``qmd``, ``qmdd`` and the torques of
+    the springs on the links ``tau_link``."""
+
+    tau: np.ndarray
+    qm: np.ndarray
+    qmd: np.ndarray
+    qmdd: np.ndarray
+    tau_link: np.ndarray
+
+    @property
+    def gam(self) -> np.ndarray:
+        """Deprecated name of :attr:`tau`."""
+        warnings.warn("ElasticInverse.gam is deprecated and will be removed in the next "
+                      "release: use ElasticInverse.tau", DeprecationWarning, stacklevel=2)
+        return self.tau
 
 
 def _elastic_joints(robot) -> tuple[int, ...]:
@@ -143,16 +161,18 @@ def _jet(x):
     return x if isinstance(x, _Jet) else _Jet(x)
 
 
-def elastic_idm_algorithm(ctx, robot, q, q1, q2, q3, q4, fvm=None, fcm=None):
-    """``(Gamma, qM, qM', qM'', tau_L)`` as dicts over the joints; inputs dicts of scalars."""
+@keyword_options()
+def elastic_idm_algorithm(ctx, robot, q, qd, qdd, qddd, qdddd, *, fvm=None, fcm=None):
+    """``(Gamma, qM, qM', qM'', tau_L)`` as dicts over the joints; inputs: the link motion q
+    and its first four time derivatives, dicts of scalars over the joints."""
     order = dofs(robot)
     joints = {}
     for j in order:
-        joints[j, "q"] = _Jet(q[j], q1[j], q2[j])
-        joints[j, "qd"] = _Jet(q1[j], q2[j], q3[j])
-        joints[j, "qdd"] = _Jet(q2[j], q3[j], q4[j])
+        joints[j, "q"] = _Jet(q[j], qd[j], qdd[j])
+        joints[j, "qd"] = _Jet(qd[j], qdd[j], qddd[j])
+        joints[j, "qdd"] = _Jet(qdd[j], qddd[j], qdddd[j])
     jctx = _JetContext(ctx, joints)
-    tau = ne_algorithm(jctx, _link_robot(robot))
+    tau = idm_algorithm(jctx, _link_robot(robot))
     el = set(_elastic_joints(robot))
     gam, qm, qmd, qmdd, tl = {}, {}, {}, {}, {}
     p = ctx.param
@@ -161,13 +181,13 @@ def elastic_idm_algorithm(ctx, robot, q, q1, q2, q3, q4, fvm=None, fcm=None):
         tl[j] = t.c[0]
         if j not in el:
             gam[j] = t.c[0]
-            qm[j], qmd[j], qmdd[j] = q[j], q1[j], q2[j]
+            qm[j], qmd[j], qmdd[j] = q[j], qd[j], qdd[j]
             continue
         link = robot.link(j)
         kinv = ctx.var(1 / p(link.K), f"KI{j}")
         qm[j] = ctx.var(add(q[j], mul(t.c[0], kinv)), f"QM{j}")
-        qmd[j] = ctx.var(add(q1[j], mul(t.c[1], kinv)), f"QMP{j}")
-        qmdd[j] = ctx.var(add(q2[j], mul(t.c[2], kinv)), f"QMDP{j}")
+        qmd[j] = ctx.var(add(qd[j], mul(t.c[1], kinv)), f"QMP{j}")
+        qmdd[j] = ctx.var(add(qdd[j], mul(t.c[2], kinv)), f"QMDP{j}")
         g = [mul(p(link.IA), qmdd[j]), t.c[0]]
         if fvm is not None:
             g.append(mul(fvm[j], qmd[j]))
@@ -177,8 +197,11 @@ def elastic_idm_algorithm(ctx, robot, q, q1, q2, q3, q4, fvm=None, fcm=None):
     return gam, qm, qmd, qmdd, tl
 
 
-def elastic_ddm_algorithm(ctx, robot, qm, qmd, gam, fvm=None, fcm=None):
-    """``(q'', qM'')`` as dicts over the joints (qM'' of rigid joints: q'')."""
+@keyword_options()
+def elastic_ddm_algorithm(ctx, robot, qm, qmd, tau, *, fvm=None, fcm=None):
+    """``(q'', qM'')`` as dicts over the joints (qM'' of rigid joints: q'') from the rotor
+    state qm, qmd and the motor torques ``tau`` (dicts over the joints); q, qd from the
+    context."""
     el = set(_elastic_joints(robot))
     p = ctx.param
     tl = {}
@@ -186,14 +209,14 @@ def elastic_ddm_algorithm(ctx, robot, qm, qmd, gam, fvm=None, fcm=None):
         if j in el:
             tl[j] = ctx.var(mul(p(robot.link(j).K), add(qm[j], -ctx.joint(j, "q"))), f"TL{j}")
         else:
-            tl[j] = gam[j]
+            tl[j] = tau[j]
     qdd = ddm_algorithm(ctx, _link_robot(robot), tl)
     qmdd = {}
     for j in dofs(robot):
         if j not in el:
             qmdd[j] = qdd[j]
             continue
-        t = [gam[j], -tl[j]]
+        t = [tau[j], -tl[j]]
         if fvm is not None:
             t.append(-mul(fvm[j], qmd[j]))
         if fcm is not None:
@@ -207,9 +230,13 @@ def _per_joint(robot, x):
     return None if x is None else {j: float(np.asarray(x)[index[j]]) for j in dofs(robot)}
 
 
-def elastic_idm(robot, q, qd, qdd, q3, q4, fvm=None, fcm=None) -> ElasticInverse:
-    """Inverse model: Gamma and the rotor motion (all (..., NJ)) from the link motion."""
-    shape, arrs = check_arrays(robot, q, qd, qdd, q3, q4, names=("q", "qd", "qdd", "q3", "q4"))
+@keyword_options()
+def elastic_idm(robot, q, qd, qdd, qddd, qdddd, *, fvm=None, fcm=None) -> ElasticInverse:
+    """Inverse model: Gamma and the rotor motion (all (..., NJ)) from the link motion q and its
+    time derivatives qd, qdd, qddd (jerk), qdddd (snap).  ``fvm``, ``fcm``: motor viscous and
+    Coulomb friction (one value per joint)."""
+    shape, arrs = check_arrays(robot, q, qd, qdd, qddd, qdddd,
+                               names=("q", "qd", "qdd", "qddd", "qdddd"))
     ctx = numeric_context(robot, q=arrs[0])
     d = [{j: a[..., robot.joint_index[j]] for j in dofs(robot)} for a in arrs]
     res = elastic_idm_algorithm(ctx, robot, *d, fvm=_per_joint(robot, fvm),
@@ -223,12 +250,14 @@ def elastic_idm(robot, q, qd, qdd, q3, q4, fvm=None, fcm=None) -> ElasticInverse
     return ElasticInverse(*outs)
 
 
-def elastic_ddm(robot, q, qd, qm, qmd, gam, fvm=None, fcm=None):
-    """Direct model: (q'', qM'') (each (..., NJ)) from the state and the motor torques."""
-    shape, (q, qd, qm, qmd, gam) = check_arrays(robot, q, qd, qm, qmd, gam,
-                                               names=("q", "qd", "qm", "qmd", "gam"))
+@keyword_options()
+def elastic_ddm(robot, q, qd, qm, qmd, tau, *, fvm=None, fcm=None):
+    """Direct model: (q'', qM'') (each (..., NJ)) from the link state q, qd, the rotor state
+    qm, qmd and the motor torques ``tau``."""
+    shape, (q, qd, qm, qmd, tau) = check_arrays(robot, q, qd, qm, qmd, tau,
+                                               names=("q", "qd", "qm", "qmd", "tau"))
     ctx = numeric_context(robot, q=q, qd=qd)
-    sel = [{j: a[..., robot.joint_index[j]] for j in dofs(robot)} for a in (qm, qmd, gam)]
+    sel = [{j: a[..., robot.joint_index[j]] for j in dofs(robot)} for a in (qm, qmd, tau)]
     qdd, qmdd = elastic_ddm_algorithm(ctx, robot, *sel, fvm=_per_joint(robot, fvm),
                                       fcm=_per_joint(robot, fcm))
     outs = []
@@ -240,15 +269,17 @@ def elastic_ddm(robot, q, qd, qm, qmd, gam, fvm=None, fcm=None):
     return tuple(outs)
 
 
-def elastic_state_derivative(robot, x, gam, fvm=None, fcm=None):
-    """x = [q, q', qM, qM'] (..., 4 NJ) -> x' ([7.35] in state form)."""
+@keyword_options()
+def elastic_state_derivative(robot, x, tau, *, fvm=None, fcm=None):
+    """x = [q, q', qM, qM'] (..., 4 NJ) -> x' ([7.35] in state form) under the motor torques
+    ``tau``."""
     nj = robot.n_q
     x = finite_array("x", x, shape_text=f"a state [q, qd, qM, qMd] of shape (..., {4 * nj})")
     if x.ndim == 0 or x.shape[-1] != 4 * nj:
-        raise RobmodError(f"argument x must be a state [q, qd, qM, qMd] of shape "
+        raise ArgumentError(f"argument x must be a state [q, qd, qM, qMd] of shape "
                           f"(..., {4 * nj}), got shape {x.shape}")
     q, qd, qm, qmd = (x[..., k * nj:(k + 1) * nj] for k in range(4))
-    qdd, qmdd = elastic_ddm(robot, q, qd, qm, qmd, gam, fvm, fcm)
+    qdd, qmdd = elastic_ddm(robot, q, qd, qm, qmd, tau, fvm=fvm, fcm=fcm)
     return np.concatenate([np.broadcast_to(qd, qdd.shape), qdd,
                            np.broadcast_to(qmd, qdd.shape), qmdd], axis=-1)
 
@@ -258,11 +289,12 @@ def _syms(robot, fmt):
 
 
 def elastic_idm_model(robot):
-    """Customized inverse model: inputs q, qd, qdd, q3d (QD3_j), q4d (QD4_j); outputs GAM, QM."""
+    """Customized inverse model: inputs q, qd, qdd, qddd (QD3_j), qdddd (QD4_j); outputs GAM,
+    QM."""
     inputs = model_inputs(robot, ("q", "qd", "qdd"))
     s3, s4 = _syms(robot, "QD3_{}"), _syms(robot, "QD4_{}")
     order = dofs(robot)
-    inputs.update(q3d=tuple(s3[j] for j in order), q4d=tuple(s4[j] for j in order))
+    inputs.update(qddd=tuple(s3[j] for j in order), qdddd=tuple(s4[j] for j in order))
 
     def algorithm(ctx):
         d = [dict(zip(order, inputs[g])) for g in ("q", "qd", "qdd")]

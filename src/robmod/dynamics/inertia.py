@@ -13,24 +13,26 @@ the books' Appendix 8 and the numeric batched model):
    gives ``A_ij = a_i^T F``.  Elements of joints on different branches are 0.
 
 The NE-columns variant of [7.64] (column i = NE torques with qdd = u_i, qd = 0,
-g = 0, no friction nor external wrench, **rotor inertia kept**) is
+g = 0, no friction nor external wrench, rotor inertia with ``rotor``) is
 ``inertia_matrix(robot, q, method="ne")`` (a cross-check).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import finite_output
+from ..deprecation import renamed
+from ..description.arguments import (check_arrays, checked_options, finite_output,
+                                     keyword_options)
 from ..description.mimic import frame_matrix_E
-from ..errors import RobmodError
+from ..errors import ArgumentError
 from ..description.robot import FIXED, PRISMATIC
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, mul
 from ..symbolic.model import Output, customize
 from .newton_euler import idm
-from .spatial import (axis_index, check_arrays, coordinates, dofs, geometry, link_inertia,
-                      model_inputs, numeric_context, plain_layout, reduce_mimic_matrix, rot,
-                      transfer_inertia, wrench_up)
+from .spatial import (axis_index, coordinates, dofs, geometry, link_inertia, model_inputs,
+                      numeric_context, plain_layout, reduce_mimic_matrix, rot, transfer_inertia,
+                      wrench_up)
 
 
 def _composite_inertias(ctx, robot, geo=None):
@@ -73,8 +75,10 @@ def _unit_wrench(body, sigma):
     return [-MS[1], MS[0], 0, J[0][2], J[1][2], J[2][2]]
 
 
-def inertia_algorithm(ctx, robot, rotor=True):
-    """Lower triangle of A: ``{(i, j): scalar}`` for frames i >= j of :func:`dofs`."""
+@keyword_options()
+def inertia_matrix_algorithm(ctx, robot, *, rotor=True):
+    """Lower triangle of A: ``{(i, j): scalar}`` for frames i >= j of :func:`dofs`
+    (composite links; ``rotor``: the rotor inertias IA on the diagonal)."""
     geo = geometry(ctx, robot)
     comp = _composite_inertias(ctx, robot, geo)
     order = dofs(robot)
@@ -113,23 +117,32 @@ def _lower(robot):
     return [(order[r], order[c]) for r in range(len(order)) for c in range(r + 1)]
 
 
-def inertia_matrix(robot, q, rotor: bool = True, method: str = "composite") -> np.ndarray:
+_A = ("A", True)
+
+
+@keyword_options(method="composite", rotor=True)
+def inertia_matrix(robot, q, **options) -> np.ndarray:
     """A(q), shape (..., n_q, n_q); q of shape (..., n_q) (batched).
 
     ``method``: ``"composite"`` (composite links, the default, compiled when hot) or ``"ne"``
-    (column by column with the Newton-Euler IDM, (7.64); rotor inertia kept: a cross-check).
+    (column by column with the Newton-Euler IDM, (7.64): a cross-check); ``rotor``: the rotor
+    inertias IA on the diagonal, with either method.
     """
+    if not options:
+        return fastpath.evaluate(robot, _A, _INERTIA_SPEC, True, q)
+    opts = checked_options(inertia_matrix, options)
+    method, rotor = opts["method"], opts["rotor"]
     if method == "ne":
-        return _inertia_matrix_ne(robot, q)
+        return _inertia_matrix_ne(robot, q, rotor)
     if method != "composite":
-        raise RobmodError(f"inertia_matrix: method must be 'composite' or 'ne', got {method!r}")
+        raise ArgumentError(f"inertia_matrix: method must be 'composite' or 'ne', got {method!r}")
     return fastpath.evaluate(robot, ("A", rotor), _INERTIA_SPEC, rotor, q)
 
 
 def _inertia_numpy(robot, rotor, q):
     shape, (q,) = check_arrays(robot, q, names=("q",))
     ctx = numeric_context(robot, q=q)
-    A = _fill(robot, inertia_algorithm(ctx, robot, rotor=rotor), shape[:-1])
+    A = _fill(robot, inertia_matrix_algorithm(ctx, robot, rotor=rotor), shape[:-1])
     if robot.mimic:      # dependent joints: E^T A E, E = d q_frames / d q
         E = frame_matrix_E(robot, dofs(robot))
         A = np.einsum("ri,...rs,sj->...ij", E, A, E)
@@ -143,7 +156,7 @@ def _fast_inertia_model(robot, rotor):
     order = dofs(robot)
 
     def algorithm(ctx):
-        A = inertia_algorithm(ctx, robot, rotor=rotor)
+        A = inertia_matrix_algorithm(ctx, robot, rotor=rotor)
         return [Output.matrix("A", [[A.get((max(i, j, key=order.index), min(i, j,
                                      key=order.index)), 0) for j in order] for i in order])]
 
@@ -171,13 +184,14 @@ def _fill(robot, A, batch):
     return out
 
 
-def inertia_matrix_model(robot, rotor: bool = True):
+@keyword_options()
+def inertia_matrix_model(robot, *, rotor: bool = True):
     """Customized inertia matrix: outputs the lower triangle ``A{i}{j}`` (i >= j) over the
     joint variables (mimic joints: Eᵀ A E, see :mod:`robmod.description.mimic`)."""
     pairs = _lower(robot)
 
     def algorithm(ctx):
-        A = inertia_algorithm(ctx, robot, rotor=rotor)
+        A = inertia_matrix_algorithm(ctx, robot, rotor=rotor)
         if robot.mimic:
             A = reduce_mimic_matrix(ctx, robot, A)
         return [Output.vector("A", [A.get(p, 0) for p in pairs],
@@ -199,8 +213,9 @@ def _lower_to_full(values, n):
     return out
 
 
-def _inertia_matrix_ne(robot, q) -> np.ndarray:
-    """A(q) column by column with the NE inverse model ([7.64], rotor inertia kept)."""
+def _inertia_matrix_ne(robot, q, rotor) -> np.ndarray:
+    """A(q) column by column with the NE inverse model ([7.64]; rotor inertia IA with
+    ``rotor``)."""
     shape, (q,) = check_arrays(robot, q, names=("q",))
     order = dofs(robot)
     n = len(order)
@@ -210,9 +225,16 @@ def _inertia_matrix_ne(robot, q) -> np.ndarray:
         E[c, robot.joint_index[j]] = 1.0
     qq = np.broadcast_to(q[..., None, :], shape[:-1] + (n, nj))
     tau = idm(robot, qq, np.zeros(nj), E, gravity=False, friction=False, wrench=False,
-              velocity=False, base_motion=False)  # (..., column, joint)
+              velocity=False, base_motion=False, rotor=rotor)  # (..., column, joint)
     idx = [robot.joint_index[j] for j in order]
     return np.swapaxes(tau[..., idx], -1, -2)
 
 
-__all__ = ["inertia_matrix", "inertia_matrix_model", "inertia_algorithm"]
+def _inertia_algorithm(ctx, robot, rotor=True):
+    return inertia_matrix_algorithm(ctx, robot, rotor=rotor)
+
+
+inertia_algorithm = renamed(_inertia_algorithm, "inertia_algorithm",
+                            "inertia_matrix_algorithm(ctx, robot, rotor=...)")
+
+__all__ = ["inertia_matrix", "inertia_matrix_model", "inertia_matrix_algorithm"]

@@ -23,12 +23,15 @@ Vectors are (..., NJ) like :func:`~robmod.dynamics.idm`; matrices are over
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 import sympy as sp
 from sympy.core.parameters import distribute
 
-from ..description.arguments import finite_output
+from ..deprecation import renamed
+from ..description.arguments import check_arrays, finite_output, keyword_options
+from ..errors import ArgumentError
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, dot, htm_identity, htm_mul, mul
@@ -36,19 +39,18 @@ from ..symbolic.context import SymbolicContext
 from ..symbolic.differentiation import derivative
 from ..symbolic.model import Output, customize
 from .inertia import inertia_matrix_model
-from .newton_euler import ne_algorithm
-from .spatial import (Proxy, check_arrays, dofs, friction_torque, geometry, model_inputs,
-                      plain_layout,
-                      joint_vector, named, numeric_context, rot_t)
+from .newton_euler import idm_algorithm
+from .spatial import (Proxy, dofs, friction_torque, geometry, joint_vector, model_inputs, named,
+                      numeric_context, plain_layout, rot_t)
 
 _QUIET = dict(gravity=False, rotor=False, friction=False, wrench=False, base_motion=False)
 
 
 # -- gravity --------------------------------------------------------------------------------
 
-def gravity_algorithm(ctx, robot):
+def gravity_torques_algorithm(ctx, robot):
     """Q_j (list over frames 1..NL, None for fixed frames): NE at qd = qdd = 0, gravity only."""
-    return ne_algorithm(Proxy(ctx, qd=0, qdd=0), robot, rotor=False, friction=False,
+    return idm_algorithm(Proxy(ctx, qd=0, qdd=0), robot, rotor=False, friction=False,
                         wrench=False, velocity=False, base_motion=False)
 
 
@@ -59,18 +61,19 @@ def gravity_torques(robot, q) -> np.ndarray:
 
 def _gravity_numpy(robot, _, q):
     shape, (q,) = check_arrays(robot, q, names=("q",))
-    return joint_vector(robot, gravity_algorithm(numeric_context(robot, q=q), robot), shape)
+    return joint_vector(robot, gravity_torques_algorithm(numeric_context(robot, q=q), robot),
+                        shape)
 
 
 _GRAVITY_SPEC = fastpath.Spec(
-    lambda robot, _: gravity_model(robot) if plain_layout(robot) else None,
+    lambda robot, _: gravity_torques_model(robot) if plain_layout(robot) else None,
     lambda robot, q: check_arrays(robot, q, names=("q",))[1], _gravity_numpy)
 
 
-def gravity_model(robot):
+def gravity_torques_model(robot):
     """Customized gravity torques Q1..Qn."""
     def algorithm(ctx):
-        vals = gravity_algorithm(ctx, robot)
+        vals = gravity_torques_algorithm(ctx, robot)
         order = dofs(robot)
         return [Output.vector("Q", [vals[j - 1] for j in order], [f"Q{j}" for j in order])]
 
@@ -95,16 +98,20 @@ def velocity_torques(robot, q, qd) -> np.ndarray:
     """h = C(q, qd) qd, shape (..., NJ): NE with qdd = 0, no gravity, friction, wrench, rotor."""
     shape, (q, qd) = check_arrays(robot, q, qd, names=("q", "qd"))
     ctx = numeric_context(robot, q=q, qd=qd)
-    out = joint_vector(robot, ne_algorithm(Proxy(ctx, qdd=0), robot, **_QUIET), shape)
+    out = joint_vector(robot, idm_algorithm(Proxy(ctx, qdd=0), robot, **_QUIET), shape)
     return finite_output("velocity_torques", out, q=q, qd=qd)
 
 
-def coriolis_matrix(robot, q, qd, method: str = "ne") -> np.ndarray:
+@keyword_options()
+def coriolis_matrix(robot, q, qd, *, method: str = "ne") -> np.ndarray:
     """C(q, qd) of [7.7], shape (..., n, n).
 
     ``method='ne'``: polarization of the NE velocity torques (batched NumPy);
-    ``'christoffel'``: the compiled customized model :func:`coriolis_model`.
+    ``'christoffel'``: the compiled customized model :func:`coriolis_matrix_model`.
     """
+    if method not in ("ne", "christoffel"):
+        raise ArgumentError(f"coriolis_matrix: method must be 'ne' or 'christoffel', got "
+                            f"{method!r}")
     shape, (q, qd) = check_arrays(robot, q, qd, names=("q", "qd"))
     order = dofs(robot)
     idx = [robot.joint_index[j] for j in order]
@@ -148,7 +155,7 @@ def _velocity_products(qd):
     return np.stack([qd[..., a] * qd[..., b] for a in range(n) for b in range(a, n)], axis=-1)
 
 
-def _christoffel_algorithm(ctx, dA, order, qd):
+def _christoffel_symbols(ctx, dA, order):
     """``{(i, j, k): c_i,jk}`` (j <= k) from ``dA[(r, c)][k]`` = dA_rc/dq_k (lower triangle)."""
     def d(r, c, k):
         key = (r, c) if (r, c) in dA else (c, r)
@@ -161,6 +168,37 @@ def _christoffel_algorithm(ctx, dA, order, qd):
                 val = add(d(i, j, k), d(i, k, j), -d(j, k, i))
                 ch[i, j, k] = ctx.var(mul(sp.Rational(1, 2), val), f"CH{i}{j}{k}")
     return ch
+
+
+def coriolis_matrix_algorithm(ctx, robot, dA):
+    """C(q, qd) as an n x n nested list over :func:`~robmod.dynamics.spatial.dofs`, elements
+    ``C{i}{j} = sum_k c_i,jk qd_k`` from the Christoffel symbols [7.7] of the derivatives of
+    the inertia matrix ``dA[(i, j)][k]`` = dA_ij/dq_k (lower triangle, missing: 0), over
+    context scalars (the customized model takes dA from the customized A, statement by
+    statement)."""
+    order = dofs(robot)
+    ch = _christoffel_symbols(ctx, dA, order)
+    qd = {k: ctx.joint(k, "qd") for k in order}
+    pos = {k: n for n, k in enumerate(order)}
+    return [[ctx.var(add(*[mul(ch[(i, j, k) if pos[j] <= pos[k] else (i, k, j)], qd[k])
+                           for k in order]), f"C{i}{j}") for j in order] for i in order]
+
+
+def quadratic_velocity_matrix_algorithm(ctx, robot, dA):
+    """Gamma(q) of Siciliano et al. (7.117) as n rows of n(n+1)/2 context scalars, column
+    (j, k), j <= k, ``c_.,jj`` or ``2 c_.,jk`` (elements ``GQ{i}{j}{k}``), from the derivatives
+    of the inertia matrix as :func:`coriolis_matrix_algorithm` takes them."""
+    order = dofs(robot)
+    ch = _christoffel_symbols(ctx, dA, order)
+    rows = []
+    for i in order:
+        row = []
+        for a, j in enumerate(order):
+            for k in order[a:]:
+                c = ch[i, j, k]
+                row.append(c if j == k else ctx.var(mul(2, c), f"GQ{i}{j}{k}"))
+        rows.append(row)
+    return rows
 
 
 def _christoffel_model(robot, what: str):
@@ -177,31 +215,19 @@ def _christoffel_model(robot, what: str):
     ctx = SymbolicContext(robot)
     ctx.reserve(*(str(l) for l, _ in dm.statements))
     ctx.reserve(*(str(s) for g in dm.inputs.values() for s in g), *qs["qd"])
-    qd = dict(zip(order, qs["qd"]))
+    n = len(order)
     with distribute(False):
-        ch = _christoffel_algorithm(ctx, dA, order, qd)
         if what == "coriolis":
-            vals, names = [], []
-            for i in order:
-                for j in order:
-                    terms = [mul(ch[(i, j, k) if order.index(j) <= order.index(k) else (i, k, j)],
-                                 qd[k]) for k in order]
-                    vals.append(ctx.var(add(*terms), f"C{i}{j}"))
-                    names.append(f"C{i}{j}")
-            out = Output("C", (len(order), len(order)), tuple(names),
-                         tuple(sp.sympify(v) for v in vals))  # safe: robmod expressions
+            vals = coriolis_matrix_algorithm(ctx, robot, dA)
+            names = [f"C{i}{j}" for i in order for j in order]
+            out = Output("C", (n, n), tuple(names),
+                         tuple(sp.sympify(v) for r in vals for v in r))  # safe: robmod exprs
             inputs = {"q": qs["q"], "qd": qs["qd"]}
         else:
-            vals, names = [], []
-            for i in order:
-                for a, j in enumerate(order):
-                    for k in order[a:]:
-                        c = ch[i, j, k]
-                        vals.append(c if j == k else ctx.var(mul(2, c), f"GQ{i}{j}{k}"))
-                        names.append(f"GQ{i}{j}{k}")
-            m = len(order) * (len(order) + 1) // 2
-            rows = [vals[r * m:(r + 1) * m] for r in range(len(order))]
-            out = Output("GQ", (len(order), m), tuple(names),
+            rows = quadratic_velocity_matrix_algorithm(ctx, robot, dA)
+            names = [f"GQ{i}{j}{k}" for i in order for a, j in enumerate(order)
+                     for k in order[a:]]
+            out = Output("GQ", (n, n * (n + 1) // 2), tuple(names),
                          tuple(sp.sympify(v) for r in rows for v in r))  # safe: robmod exprs
             inputs = {"q": qs["q"]}
     if "params" in dm.inputs:
@@ -212,12 +238,12 @@ def _christoffel_model(robot, what: str):
     return model.pruned()
 
 
-def coriolis_model(robot):
+def coriolis_matrix_model(robot):
     """Customized C(q, qd) (outputs C{i}{j}) from Christoffel symbols of the customized A."""
     return _christoffel_model(robot, "coriolis")
 
 
-def quadratic_velocity_model(robot):
+def quadratic_velocity_matrix_model(robot):
     """Customized Gamma(q) of Siciliano et al. (7.117) (outputs GQ{i}{j}{k}, j <= k)."""
     return _christoffel_model(robot, "quadratic")
 
@@ -230,7 +256,7 @@ def _compiled_christoffel(robot, what):
     key = (robot.content_key, what)
     f = _CACHE.get(key)
     if f is None:
-        model = {"coriolis": coriolis_model, "quadratic": quadratic_velocity_model}[what](robot)
+        model = _christoffel_model(robot, what)
         f = model.compile()
         if len(_CACHE) > 32:
             _CACHE.clear()
@@ -240,8 +266,22 @@ def _compiled_christoffel(robot, what):
 
 # -- energies -------------------------------------------------------------------------------
 
-def energy_algorithm(ctx, robot, kinetic=True, potential=True, rotor=True):
-    """(E, U) over context scalars, fixed base."""
+class Energy(NamedTuple):
+    """Kinetic and potential energy (each of the batch shape): ``E, U = energy(...)``."""
+
+    kinetic: np.ndarray
+    potential: np.ndarray
+
+    @property
+    def total(self) -> np.ndarray:
+        return self.kinetic + self.potential
+
+
+@keyword_options()
+def energy_algorithm(ctx, robot, *, kinetic=True, potential=True, rotor=True):
+    """(E, U) over context scalars, fixed base: the kinetic energy [7.16]-[7.18] (with the
+    rotors' ``1/2 IA qd^2`` with ``rotor``) and the potential energy [7.25]; ``kinetic`` /
+    ``potential`` False give 0 for that one."""
     p = ctx.param
     geo = geometry(ctx, robot)
     frames = robot.frames[: robot.n_links]
@@ -282,13 +322,27 @@ def energy_algorithm(ctx, robot, kinetic=True, potential=True, rotor=True):
     return E, U
 
 
-def kinetic_energy(robot, q, qd) -> np.ndarray:
+@keyword_options()
+def energy(robot, q, qd, *, rotor: bool = True) -> Energy:
+    """Kinetic and potential energy at q, qd (..., n_q): :class:`Energy` of arrays of the
+    batch shape (:func:`energy_algorithm`)."""
     shape, (q, qd) = check_arrays(robot, q, qd, names=("q", "qd"))
-    E, _ = energy_algorithm(numeric_context(robot, q=q, qd=qd), robot, potential=False)
+    E, U = energy_algorithm(numeric_context(robot, q=q, qd=qd), robot, rotor=rotor)
+    return Energy(*(np.broadcast_to(np.asarray(x, dtype=float) * 1.0, shape[:-1]).copy()
+                    for x in (E, U)))
+
+
+@keyword_options()
+def kinetic_energy(robot, q, qd, *, rotor: bool = True) -> np.ndarray:
+    """The kinetic energy alone (:func:`energy`), shape (...)."""
+    shape, (q, qd) = check_arrays(robot, q, qd, names=("q", "qd"))
+    E, _ = energy_algorithm(numeric_context(robot, q=q, qd=qd), robot, potential=False,
+                            rotor=rotor)
     return np.broadcast_to(np.asarray(E, dtype=float) * 1.0, shape[:-1]).copy()
 
 
 def potential_energy(robot, q) -> np.ndarray:
+    """The potential energy alone (:func:`energy`), shape (...)."""
     shape, (q,) = check_arrays(robot, q, names=("q",))
     _, U = energy_algorithm(numeric_context(robot, q=q), robot, kinetic=False)
     return np.broadcast_to(np.asarray(U, dtype=float) * 1.0, shape[:-1]).copy()
@@ -305,7 +359,13 @@ def energy_model(robot):
                      title=f"Kinetic and potential energy of {robot.name}")
 
 
-__all__ = ["gravity_torques", "gravity_model", "gravity_algorithm", "friction_torques",
-           "velocity_torques", "coriolis_matrix", "coriolis_model", "quadratic_velocity_matrix",
-           "quadratic_velocity_model", "kinetic_energy", "potential_energy", "energy_model",
-           "energy_algorithm"]
+gravity_model = renamed(gravity_torques_model, "gravity_model")
+gravity_algorithm = renamed(gravity_torques_algorithm, "gravity_algorithm")
+coriolis_model = renamed(coriolis_matrix_model, "coriolis_model")
+quadratic_velocity_model = renamed(quadratic_velocity_matrix_model, "quadratic_velocity_model")
+
+__all__ = ["gravity_torques", "gravity_torques_model", "gravity_torques_algorithm",
+           "friction_torques", "velocity_torques", "coriolis_matrix", "coriolis_matrix_model",
+           "coriolis_matrix_algorithm", "quadratic_velocity_matrix",
+           "quadratic_velocity_matrix_model", "quadratic_velocity_matrix_algorithm", "Energy",
+           "energy", "kinetic_energy", "potential_energy", "energy_model", "energy_algorithm"]

@@ -29,8 +29,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..deprecation import renamed
 from ..description.mimic import reduce_vector
-from ..description.arguments import finite_output, joint_arrays, require_numeric
+from ..description.arguments import (checked_options, finite_output, joint_arrays,
+                                     keyword_options, require_numeric, switched_off,
+                                     switches_set)
 from ..description.robot import (FIXED, PRISMATIC, joint_acceleration,
                                  joint_variable, joint_velocity)
 from ..kinematics.recursion import forward, named, rot
@@ -41,11 +44,18 @@ from ..symbolic.context import NumericContext
 from .spatial import friction_torque, reduce_mimic
 
 
-def ne_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=True,
-                 velocity=True, base_motion=True, acceleration=True):
+#: the switches of the Newton-Euler model and their defaults (every term in)
+SWITCHES = dict(gravity=True, rotor=True, friction=True, wrench=True, velocity=True,
+                base_motion=True, acceleration=True)
+
+
+@keyword_options()
+def idm_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=True,
+                  velocity=True, base_motion=True, acceleration=True):
     """Joint torques GAM_j (j = 1..NL, fixed frames give None) over context scalars.
 
-    Switches (used by the models derived from the IDM, e.g. [7.64]):
+    Switches (used by the models derived from the IDM, e.g. [7.64]); each False is the model
+    of the robot with those parameters set to zero:
     ``gravity`` (g), ``rotor`` (IA QDP), ``friction`` (FC, FV, Stribeck),
     ``wrench`` (FX..CZ), ``velocity`` (QP; False sets the joint velocities to 0),
     ``base_motion`` (W0, WP0, VP0 of the base), ``acceleration`` (False sets QDP to 0).
@@ -167,23 +177,30 @@ def _euler(ctx, link, U, dvs, wp, j):
     return [n1, n2, n3]
 
 
-_IDM = ("idm", ())
+_IDM, _DEFAULTS = ("idm", ()), {}
 
 
+@keyword_options(**SWITCHES)
 def idm(robot, q, qd, qdd, **switches) -> np.ndarray:
     """Numeric inverse dynamics: joint torques (..., n_q) at q, qd, qdd of shape (..., n_q).
 
-    One entry per joint variable (``robot.joints`` order, fixed frames excluded).
+    One entry per joint variable (``robot.joints`` order, fixed frames excluded); the
+    switches are those of :func:`idm_algorithm` (keyword-only, checked: a misspelt one is an
+    ArgumentError naming the closest).
     """
-    key = ("idm", tuple(sorted(switches.items()))) if switches else _IDM
-    return fastpath.evaluate(robot, key, _IDM_SPEC, switches, q, qd, qdd)
+    if switches:
+        switches = switches_set(idm, checked_options(idm, switches))
+        if switches:
+            key = ("idm", tuple(sorted(switches.items())))
+            return fastpath.evaluate(robot, key, _IDM_SPEC, switches, q, qd, qdd)
+    return fastpath.evaluate(robot, _IDM, _IDM_SPEC, _DEFAULTS, q, qd, qdd)
 
 
 def _fast_idm_model(robot, switches):
     """The IDM model whose output is the plain function's (one entry per joint variable)."""
     if not switches.get("velocity", True) or not switches.get("acceleration", True):
         return None
-    model = idm_model(robot, **switches)
+    model = _idm_model(robot, switches)
     if (model.inputs["q"] != tuple(joint_variable(j) for j in robot.joints)
             or model.outputs[0].names != tuple(f"GAM{j}" for j in robot.joints)):
         return None
@@ -195,13 +212,23 @@ def _idm_numpy(robot, switches, q, qd, qdd):
     q, qd, qdd = joint_arrays(robot, q=q, qd=qd, qdd=qdd)
     shape = q.shape
     ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)
-    gam = ne_algorithm(ctx, robot, **switches)
+    gam = idm_algorithm(ctx, robot, **switches)
     out = reduce_vector(robot, dict(enumerate(gam, start=1)), shape)   # mimic: Γ_i + m Γ_j
     return finite_output("idm", out, q=q, qd=qd, qdd=qdd)
 
 
-def idm_model(robot, name="idm", title="Inverse dynamic model", **switches):
-    """Customized symbolic inverse dynamic model (outputs GAM1..GAMn)."""
+@keyword_options()
+def idm_model(robot, *, gravity=True, rotor=True, friction=True, wrench=True, velocity=True,
+              base_motion=True, acceleration=True, name="idm", title="Inverse dynamic model"):
+    """Customized symbolic inverse dynamic model (outputs GAM1..GAMn); the switches of
+    :func:`idm_algorithm`, ``name`` and ``title`` those of the generated model."""
+    switches = switched_off(idm_model, gravity=gravity, rotor=rotor, friction=friction,
+                            wrench=wrench, velocity=velocity, base_motion=base_motion,
+                            acceleration=acceleration)
+    return _idm_model(robot, switches, name, title)
+
+
+def _idm_model(robot, switches, name="idm", title="Inverse dynamic model"):
     joints = [j for j in robot.joints if j <= robot.n_links]
     inputs = {"q": tuple(joint_variable(j) for j in joints)}
     if switches.get("velocity", True):
@@ -210,7 +237,7 @@ def idm_model(robot, name="idm", title="Inverse dynamic model", **switches):
         inputs["qdd"] = tuple(joint_acceleration(j) for j in joints)
 
     def algorithm(ctx):
-        gam = ne_algorithm(ctx, robot, **switches)
+        gam = idm_algorithm(ctx, robot, **switches)
         if robot.mimic:     # the torques of the joint variables: Γ_i + Σ m Γ_j
             red = reduce_mimic(robot, {j: g for j, g in enumerate(gam, start=1)})
             return [Output.vector("GAM", [red[j] for j in joints], [f"GAM{j}" for j in joints])]
@@ -227,34 +254,73 @@ _IDM_SPEC = fastpath.Spec(
     _idm_numpy)
 
 
-def ccg_model(robot):
-    """Coriolis, centrifugal and gravity torques C(q, qd) qd + Q(q) (the IDM at qdd = 0,
-    without friction, rotor or external wrench)."""
-    return idm_model(robot, name="ccg", title="Coriolis, centrifugal and gravity torques",
-                     acceleration=False, rotor=False, friction=False, wrench=False)
+_CCG = dict(acceleration=False, rotor=False, friction=False, wrench=False)
 
+
+def ccg_algorithm(ctx, robot):
+    """Coriolis, centrifugal and gravity torques C(q, qd) qd + Q(q) over context scalars: the
+    IDM at qdd = 0 without friction, rotor inertia or external wrench (Khalil & Dombre
+    [7.1]); list over frames 1..NL (None for fixed frames)."""
+    return idm_algorithm(ctx, robot, **_CCG)
+
+
+def ccg(robot, q, qd) -> np.ndarray:
+    """Numeric C(q, qd) qd + Q(q), shape (..., n_q) (:func:`ccg_algorithm`)."""
+    return fastpath.evaluate(robot, ("ccg",), _CCG_SPEC, _CCG, q, qd)
+
+
+def ccg_model(robot):
+    """Customized C(q, qd) qd + Q(q) (outputs GAM1..GAMn, inputs q and qd)."""
+    return _idm_model(robot, _CCG, name="ccg", title="Coriolis, centrifugal and gravity torques")
+
+
+def _fast_ccg_model(robot, switches):
+    model = ccg_model(robot)
+    if (model.inputs["q"] != tuple(joint_variable(j) for j in robot.joints)
+            or model.outputs[0].names != tuple(f"GAM{j}" for j in robot.joints)):
+        return None
+    return model
+
+
+def _ccg_numpy(robot, switches, q, qd):
+    require_numeric(robot, "ccg", scope="geometry")
+    q, qd = joint_arrays(robot, q=q, qd=qd)
+    gam = idm_algorithm(NumericContext(robot, q=q, qd=qd), robot, **switches)
+    out = reduce_vector(robot, dict(enumerate(gam, start=1)), q.shape)
+    return finite_output("ccg", out, q=q, qd=qd)
+
+
+_CCG_SPEC = fastpath.Spec(_fast_ccg_model, lambda robot, q, qd: joint_arrays(robot, q=q, qd=qd),
+                          _ccg_numpy)
 
 _COMPILED: dict = {}
 
 
-def compiled_idm(robot, **switches):
+@keyword_options()
+def compiled_idm(robot, *, gravity=True, rotor=True, friction=True, wrench=True, velocity=True,
+                 base_motion=True, acceleration=True):
     """The compiled customized IDM of a numeric robot (:class:`~robmod.symbolic.compile.
     CompiledModel`: batched over leading dimensions, ``.single`` for one state), generated and
     compiled once per process for each robot *content* and set of switches (looked up by
     :attr:`Robot.content_hash`, then compared by :attr:`Robot.content_key`, never by id():
     an equal robot built again reuses it, a changed one does not).  The robot's values are
     substituted first (:meth:`Robot.numeric`)."""
+    switches = switched_off(compiled_idm, gravity=gravity, rotor=rotor, friction=friction,
+                            wrench=wrench, velocity=velocity, base_motion=base_motion,
+                            acceleration=acceleration)
     sw = tuple(sorted(switches.items()))
     bucket = _COMPILED.get((robot.content_hash, sw), ())
     for key, fn in bucket:
         if key == robot.content_key:
             return fn
     numeric = require_numeric(robot.numeric(), "compiled_idm")
-    fn = idm_model(numeric, **switches).compile()
+    fn = _idm_model(numeric, switches).compile()
     if len(_COMPILED) >= 16:
         _COMPILED.pop(next(iter(_COMPILED)))
     _COMPILED[(robot.content_hash, sw)] = bucket + ((robot.content_key, fn),)
     return fn
 
 
-__all__ = ["idm", "idm_model", "ccg_model", "ne_algorithm"]
+ne_algorithm = renamed(idm_algorithm, "ne_algorithm")
+
+__all__ = ["idm", "idm_model", "idm_algorithm", "ccg", "ccg_model", "ccg_algorithm"]

@@ -47,6 +47,7 @@ from ..kinematics.second_order import jdot_qdot
 from .inertia import inertia_matrix
 from .lagrange import gravity_torques
 from .newton_euler import idm
+from ..description.arguments import keyword_options
 
 
 def _rows(rows):
@@ -75,11 +76,12 @@ class OperationalSpace:
     N: np.ndarray          # (..., n, n) torque null-space projector I - J^T Jbar^T
     jdot_qdot: np.ndarray  # (..., m)
 
-    def torques(self, F, gamma0=None) -> np.ndarray:
-        """Gamma = J^T F + N Gamma0 (7.140)."""
+    def torques(self, F, tau0=None) -> np.ndarray:
+        """Gamma = J^T F + N Gamma0 (7.140); ``tau0``: Gamma0, the torques projected in the
+        null space of the task."""
         tau = np.einsum("...mi,...m->...i", self.J, np.asarray(F, dtype=float))
-        if gamma0 is not None:
-            tau = tau + np.einsum("...ij,...j->...i", self.N, np.asarray(gamma0, dtype=float))
+        if tau0 is not None:
+            tau = tau + np.einsum("...ij,...j->...i", self.N, np.asarray(tau0, dtype=float))
         return tau
 
     def task_acceleration(self, F) -> np.ndarray:
@@ -88,6 +90,7 @@ class OperationalSpace:
         return np.linalg.solve(self.Lambda, rhs[..., None])[..., 0]
 
 
+@keyword_options()
 def operational_space(robot, q, qd=None, *, j=None, tool=None, rows=None,
                       rotor: bool = True) -> OperationalSpace:
     """B_A, C_A xd, g_A, Jbar and the null-space projector for frame j (or a tool).
@@ -134,6 +137,7 @@ class DynamicEllipsoid:
         return np.einsum("...a,...ab,...b->...", d, self.Q, d)
 
 
+@keyword_options()
 def dynamic_manipulability_ellipsoid(robot, q, *, j=None, tool=None, rows=None,
                                      gravity: bool = True, rotor: bool = True
                                      ) -> DynamicEllipsoid:
@@ -161,6 +165,7 @@ def dynamic_manipulability_ellipsoid(robot, q, *, j=None, tool=None, rows=None,
     return DynamicEllipsoid(centre, V, 1.0 / np.sqrt(w), Q)
 
 
+@keyword_options()
 def dynamic_ellipsoid(robot, q, *, j=None, tool=None, rows=(0, 1, 2),
                       rotor: bool = True) -> Ellipsoid:
     """Yoshikawa's dynamic manipulability ellipsoid at q: the task accelerations

@@ -38,14 +38,16 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from ..deprecation import renamed
+from ..description.arguments import check_arrays, keyword_options, switched_off
 from ..description.expr import as_expr
 from ..description.robot import FIXED, REVOLUTE, symbol
 from ..errors import RobmodError
 from ..kinematics.recursion import forward
 from ..symbolic.algebra import add, cross, dot, mul
 from ..symbolic.model import Output, customize
-from .newton_euler import backward, ne_algorithm
-from .spatial import check_arrays, dofs, joint_vector, model_inputs, named, numeric_context
+from .newton_euler import backward, idm_algorithm
+from .spatial import dofs, joint_vector, model_inputs, named, numeric_context
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,9 @@ def _needed(robot, rotors):
     return need
 
 
-def rotor_algorithm(ctx, robot, rotors, *, velocity=True, acceleration=True, base_motion=True):
+@keyword_options()
+def rotor_torques_algorithm(ctx, robot, rotors, *, velocity=True, acceleration=True,
+                            base_motion=True):
     """Rotor torques GAMR_j (list over frames 1..NL, 0 where none) over context scalars."""
     rotors = _check_rotors(robot, rotors)
     n = robot.n_links
@@ -198,13 +202,14 @@ def _rotor_energy_algorithm(ctx, robot, rotors):
 # -- numeric (batched) -----------------------------------------------------------------------
 
 
+@keyword_options()
 def rotor_torques(robot, rotors, q, qd, qdd, *, velocity=True, acceleration=True,
                   base_motion=True) -> np.ndarray:
     """GAMR (..., NJ): the rotor terms to add to :func:`robmod.dynamics.idm`."""
     shape, (q, qd, qdd) = check_arrays(robot, q, qd, qdd, names=("q", "qd", "qdd"))
     ctx = numeric_context(robot, q=q, qd=qd, qdd=qdd)
-    vals = rotor_algorithm(ctx, robot, rotors, velocity=velocity, acceleration=acceleration,
-                           base_motion=base_motion)
+    vals = rotor_torques_algorithm(ctx, robot, rotors, velocity=velocity,
+                                   acceleration=acceleration, base_motion=base_motion)
     return joint_vector(robot, vals, shape)
 
 
@@ -245,15 +250,24 @@ def rotor_coriolis_matrix(robot, rotors, q, qd) -> np.ndarray:
     return np.swapaxes(C, -1, -2)
 
 
-def idm_with_rotors(robot, rotors, q, qd, qdd, **switches) -> np.ndarray:
+_MOTION = ("velocity", "acceleration", "base_motion")
+
+
+@keyword_options()
+def idm_with_rotors(robot, rotors, q, qd, qdd, *, gravity=True, rotor=True, friction=True,
+                    wrench=True, velocity=True, base_motion=True, acceleration=True) -> np.ndarray:
     """Siciliano's complete inverse dynamics: ``idm(robot) + rotor_torques`` (..., NJ).
 
-    ``switches`` are those of :func:`robmod.dynamics.idm`; ``velocity``,
+    The switches are those of :func:`robmod.dynamics.idm` (``rotor``: Khalil's rotor
+    inertias IA of ``robot``, the rotors of ``rotors`` being their own terms); ``velocity``,
     ``acceleration`` and ``base_motion`` apply to the rotor terms too.
     """
     from .newton_euler import idm
 
-    keep = {k: switches[k] for k in ("velocity", "acceleration", "base_motion") if k in switches}
+    switches = switched_off(idm_with_rotors, gravity=gravity, rotor=rotor, friction=friction,
+                            wrench=wrench, velocity=velocity, base_motion=base_motion,
+                            acceleration=acceleration)
+    keep = {k: v for k, v in switches.items() if k in _MOTION}
     return idm(robot, q, qd, qdd, **switches) + rotor_torques(robot, rotors, q, qd, qdd, **keep)
 
 
@@ -273,35 +287,54 @@ def coriolis_matrix_with_rotors(robot, rotors, q, qd) -> np.ndarray:
 
 # -- customized symbolic models --------------------------------------------------------------
 
-def rotor_model(robot, rotors, name="rotors"):
+@keyword_options()
+def rotor_torques_model(robot, rotors, *, name="rotors"):
     """Customized rotor torques (outputs GAMR{j} for the joints of :func:`dofs`)."""
     rotors = _check_rotors(robot, rotors)
     order = dofs(robot)
 
     def algorithm(ctx):
-        vals = rotor_algorithm(ctx, robot, rotors)
+        vals = rotor_torques_algorithm(ctx, robot, rotors)
         return [Output.vector("GAMR", [vals[j - 1] for j in order], [f"GAMR{j}" for j in order])]
 
     return customize(f"{robot.name}_{name}", algorithm, robot, inputs=model_inputs(robot),
                      title=f"Rotor torques of {robot.name} (Siciliano's rotor model)")
 
 
-def idm_with_rotors_model(robot, rotors, name="idm_rotors"):
+@keyword_options()
+def idm_with_rotors_algorithm(ctx, robot, rotors, *, gravity=True, rotor=True, friction=True,
+                              wrench=True, velocity=True, base_motion=True, acceleration=True):
+    """Newton-Euler GAM_j + rotor terms GAMR_j (named ``GAMT{j}``; list over frames 1..NL,
+    None for fixed frames) over context scalars; the switches of :func:`idm_with_rotors`."""
+    switches = switched_off(idm_with_rotors_algorithm, gravity=gravity, rotor=rotor,
+                            friction=friction, wrench=wrench, velocity=velocity,
+                            base_motion=base_motion, acceleration=acceleration)
+    gam = idm_algorithm(ctx, robot, **switches)
+    extra = rotor_torques_algorithm(ctx, robot, rotors,
+                                    **{k: v for k, v in switches.items() if k in _MOTION})
+    return [None if g is None else ctx.var(add(g, extra[j]), f"GAMT{j + 1}")
+            for j, g in enumerate(gam)]
+
+
+@keyword_options()
+def idm_with_rotors_model(robot, rotors, *, name="idm_rotors"):
     """Customized complete inverse dynamic model: Newton-Euler GAM_j + rotor terms."""
     rotors = _check_rotors(robot, rotors)
     order = dofs(robot)
 
     def algorithm(ctx):
-        gam = ne_algorithm(ctx, robot)
-        extra = rotor_algorithm(ctx, robot, rotors)
-        vals = [ctx.var(add(gam[j - 1], extra[j - 1]), f"GAMT{j}") for j in order]
+        vals = idm_with_rotors_algorithm(ctx, robot, rotors)
+        vals = [vals[j - 1] for j in order]
         return [Output.vector("GAM", vals, [f"GAM{j}" for j in order])]
 
     return customize(f"{robot.name}_{name}", algorithm, robot, inputs=model_inputs(robot),
                      title=f"Inverse dynamic model of {robot.name} with Siciliano's rotors")
 
 
+rotor_model = renamed(rotor_torques_model, "rotor_model")
+rotor_algorithm = renamed(rotor_torques_algorithm, "rotor_algorithm")
+
 __all__ = ["Rotor", "rotor_torques", "rotor_kinetic_energy", "rotor_inertia_matrix",
            "rotor_coriolis_matrix", "idm_with_rotors", "inertia_matrix_with_rotors",
-           "coriolis_matrix_with_rotors", "rotor_model", "rotor_algorithm",
-           "idm_with_rotors_model"]
+           "coriolis_matrix_with_rotors", "rotor_torques_model", "rotor_torques_algorithm",
+           "idm_with_rotors_model", "idm_with_rotors_algorithm"]

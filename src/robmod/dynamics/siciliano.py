@@ -51,6 +51,7 @@ import sympy as sp
 
 from ..errors import RobmodError
 from ..description.expr import as_expr
+from ..description.arguments import keyword_options
 from ..description.build import make_robot
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE, Link, Tool, transform_matrix
 
@@ -200,6 +201,7 @@ def _unit_check(z, what):
             raise RobmodError(f"{what} must be a unit vector (norm {norm:g})")
 
 
+@keyword_options()
 def from_siciliano(name: str, links, motors=None, gravity=(0, 0, -9.81), *,
                    rotor_model: str = "khalil", base=None, values=None, tool: str | None = "tip",
                    source: str = "", description: str = ""):
@@ -305,7 +307,8 @@ def _tool_parameters(robot, tool):
     return tuple(sp.simplify(x) for x in (gamma, b, alpha, d))
 
 
-def to_siciliano(robot, tool: str | None = None) -> SicilianoArm:
+@keyword_options()
+def to_siciliano(robot, *, tool: str | None = None) -> SicilianoArm:
     """The serial robot in Siciliano et al. conventions (inverse of :func:`from_siciliano`).
 
     Khalil's frame j and ``Rot(z,gamma) Trans(z,b) Rot(x,alpha) Trans(x,d)`` of

@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import joint_arrays, require_numeric
 from ..description.robot import FIXED, PRISMATIC, joint_acceleration, joint_variable, \
     joint_velocity
-from ..errors import RobmodError
 from ..geometry.direct import frame_matrix
 from ..symbolic.algebra import add, cross, mul
 from ..kinematics.recursion import named, rot, rot_t  # noqa: F401  (one definition)
@@ -100,19 +98,6 @@ def model_inputs(robot, groups=("q", "qd", "qdd")) -> dict:
     fns = {"q": joint_variable, "qd": joint_velocity, "qdd": joint_acceleration,
            "tau": lambda j: sp.Symbol(f"GAM{j}")}
     return {g: tuple(fns[g](j) for j in coordinates(robot)) for g in groups}
-
-
-def check_arrays(robot, *arrays, names=None):
-    """Broadcast numeric inputs of shape (..., n_q); returns (shape, arrays).
-
-    ``names`` (keyword) gives the argument names used in error messages.
-    """
-    if robot.n_loops:
-        raise RobmodError("closed loops: the dynamic models of this module need a tree")
-    require_numeric(robot, "the dynamic model", scope="geometry")
-    names = names or [f"argument {k + 1}" for k in range(len(arrays))]
-    checked = joint_arrays(robot, **dict(zip(names, arrays)))
-    return checked[0].shape if checked else (), checked
 
 
 class Proxy:

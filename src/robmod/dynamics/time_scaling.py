@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import RobmodError
 from .lagrange import gravity_torques
 from .newton_euler import idm
+from ..description.arguments import keyword_options
 
 
 def _torque_split(robot, q, qd, qdd):
@@ -49,6 +50,7 @@ def scaled_torques(tau_s, g, c):
     return np.asarray(tau_s) / c**2 + np.asarray(g)
 
 
+@keyword_options()
 def scale_to_limits(robot, t, q, qd, qdd, tau_max, *, margin: float = 0.0) -> ScaledTrajectory:
     """Smallest uniform time scaling c >= 1 such that |tau_i| <= tau_max_i everywhere.
 

@@ -6,7 +6,8 @@ from .direct import dgm, dgm_model, dgm_algorithm
 from .igm_result import IGMResult
 from .inverse import igm_model, igm, IGMSolution, IGMStep
 from .robot_inversion import inverse_robot, inverse_joint_values
-from .loops import loop_closure_model, loop_residual, solve_loops
+from .loops import (loop_closure, loop_closure_model, loop_closure_algorithm, loop_residual,
+                    solve_loops)
 from .orientation import (AngleSolutions, euler_zxz_to_matrix, matrix_to_euler_zxz,
                           euler_zyz_to_matrix, matrix_to_euler_zyz, rpy_to_matrix, matrix_to_rpy,
                           quaternion_to_matrix, matrix_to_quaternion, quaternion_multiply,
@@ -32,7 +33,8 @@ __all__ = [
     # robot_inversion
     "inverse_robot", "inverse_joint_values",
     # loops
-    "loop_closure_model", "loop_residual", "solve_loops",
+    "loop_closure", "loop_closure_model", "loop_closure_algorithm", "loop_residual",
+    "solve_loops",
     # orientation
     "AngleSolutions", "euler_zxz_to_matrix", "matrix_to_euler_zxz", "euler_zyz_to_matrix",
     "matrix_to_euler_zyz", "rpy_to_matrix", "matrix_to_rpy", "quaternion_to_matrix",

@@ -14,9 +14,11 @@ import dataclasses
 
 from ..description.build import make_robot
 from ..errors import RobmodError
+from ..description.arguments import keyword_options
 
 
-def serial_chain(robot, j: int):
+@keyword_options()
+def serial_chain(robot, *, j: int):
     """``(chain_robot, joints)``: the serial robot from the base to frame j and, for each of
     its frames, the robot's frame number (``chain_robot`` frame i is robot frame joints[i-1])."""
     if not 1 <= j <= robot.n_frames:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ..description.arguments import joint_array, require_numeric
+from ..description.arguments import (checked_options, joint_array, keyword_options,
+                                     require_numeric)
 from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..symbolic.algebra import add, htm_from_matrix, htm_inv, htm_mul, mul, name_mat, stack
@@ -172,7 +173,8 @@ def resolve_tool(robot, j=None, tool=None):
     return tool, j
 
 
-def dgm_algorithm(ctx, robot, j=None, i=0, tool=None, base=False, merge=True):
+@keyword_options()
+def dgm_algorithm(ctx, robot, *, j=None, i=0, tool=None, base=False, merge=True):
     """iTj (or fTE with base and tool) as a 3x4 nested list of the context's scalars."""
     tool, j = resolve_tool(robot, j, tool)
     i = robot.frame_number(i)
@@ -201,11 +203,18 @@ def find_tool(robot, name):
                       f"{', '.join(t.name for t in robot.tools) or 'none'}")
 
 
-def dgm(robot, q, j=None, i=0, tool=None, base=False) -> np.ndarray:
+@keyword_options(j=None, i=0, tool=None, base=False)
+def dgm(robot, q, *legacy, **options) -> np.ndarray:
     """Numeric iTj at joint values ``q`` of shape (..., n_q): array (..., 4, 4).
 
-    ``q`` has one entry per joint variable (``robot.joints`` order, fixed frames excluded).
+    ``q`` has one entry per joint variable (``robot.joints`` order, fixed frames excluded);
+    ``j`` the end frame (default the last link; a number or a frame name), ``i`` the
+    reference frame, ``tool`` a tool frame E on j, ``base`` the world frame Z (fTE).
     """
+    if not (legacy or options):
+        return fastpath.evaluate(robot, _DGM_KEY, _DGM_SPEC, _DGM_OPTS, q)
+    o = checked_options(dgm, options, legacy)
+    j, i, tool, base = o["j"], o["i"], o["tool"], o["base"]
     if j is None and i == 0 and tool is None and not base:
         return fastpath.evaluate(robot, _DGM_KEY, _DGM_SPEC, _DGM_OPTS, q)
     key = ("dgm", j, i, None if tool is None else repr(tool), base)
@@ -220,7 +229,7 @@ def _dgm_numpy(robot, opts, q):
     require_numeric(robot, "dgm", scope="geometry")
     q = joint_array(robot, "q", q)
     ctx = NumericContext(robot, q=q)
-    U = dgm_algorithm(ctx, robot, j, i, tool, base)
+    U = dgm_algorithm(ctx, robot, j=j, i=i, tool=tool, base=base)
     U = [list(r) for r in U] + [[0, 0, 0, 1]]
     return stack(U, q.shape[:-1])
 
@@ -229,7 +238,7 @@ def _fast_dgm_model(robot, opts):
     """The customized iTj with the plain function's 4 x 4 output (for the fast path)."""
     j, i, tool, base = opts
     def algorithm(ctx):
-        U = dgm_algorithm(ctx, robot, j, i, tool, base)
+        U = dgm_algorithm(ctx, robot, j=j, i=i, tool=tool, base=base)
         return [Output.matrix("T", [list(r) for r in U] + [[0, 0, 0, 1]])]
 
     return customize(f"{robot.name}_dgm_fast", algorithm, robot,
@@ -240,12 +249,17 @@ _DGM_SPEC = fastpath.Spec(_fast_dgm_model, lambda robot, q: [joint_array(robot, 
                           _dgm_numpy)
 
 
-def dgm_model(robot, j=None, i=0, tool=None, base=False, columns="snap", merge=True):
+@keyword_options(j=None, i=0, tool=None, base=False, columns="snap", merge=True)
+def dgm_model(robot, *legacy, **options):
     """Customized symbolic iTj: a :class:`~robmod.symbolic.model.CustomModel`.
 
-    ``columns`` chooses the outputs among s, n, a, P (``"nap"``: Khalil & Dombre
-    Example 3.4 b).
+    The frames as :func:`dgm`; ``columns`` chooses the outputs among s, n, a, P (``"nap"``:
+    Khalil & Dombre Example 3.4 b); ``merge``: fold the elementary transforms of consecutive
+    frames first (the books' customized DGM).
     """
+    o = checked_options(dgm_model, options, legacy)
+    j, i, tool, base, columns, merge = (o[k] for k in ("j", "i", "tool", "base", "columns",
+                                                       "merge"))
     jj = j if j is not None else (tool if isinstance(tool, int) else None)
     q = tuple(robot.frame(k).q for k in robot.joints)
     cols = [c for c, ch in enumerate("snap") if ch in columns.lower()]
@@ -253,7 +267,7 @@ def dgm_model(robot, j=None, i=0, tool=None, base=False, columns="snap", merge=T
         raise RobmodError("columns must name some of s, n, a, p")
 
     def algorithm(ctx):
-        U = dgm_algorithm(ctx, robot, jj, i, tool, base, merge)
+        U = dgm_algorithm(ctx, robot, j=jj, i=i, tool=tool, base=base, merge=merge)
         end = "E" if tool is not None else (jj if jj is not None else robot.n_links)
         start = "f" if base else i
         names = [f"T{start}{end}{r + 1}{c + 1}" for r in range(3) for c in cols]

@@ -16,21 +16,45 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import joint_array, require_numeric
 from ..errors import RobmodError
+from ..symbolic.algebra import stack
+from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
 from .direct import dgm, dgm_algorithm
+from ..description.arguments import keyword_options
+
+
+def _loops(robot):
+    if not robot.n_loops:
+        raise RobmodError(f"robot {robot.name!r} has no closed loop")
+    return robot.loop_pairs
+
+
+def loop_closure_algorithm(ctx, robot):
+    """kT(k+B) (3 x 4 nested lists of context scalars), one per loop (k, k + B) of
+    ``robot.loop_pairs``: the identity when the loop is closed."""
+    return [dgm_algorithm(ctx, robot, j=kb, i=k) for k, kb in _loops(robot)]
+
+
+def loop_closure(robot, q) -> np.ndarray:
+    """Numeric kT(k+B) of every loop at q (..., NJ): array (..., B, 4, 4), the identity when
+    closed (:func:`loop_residual` gives the pose errors)."""
+    require_numeric(robot, "loop_closure", scope="geometry")
+    q = joint_array(robot, "q", q)
+    Ts = loop_closure_algorithm(NumericContext(robot, q=q), robot)
+    return np.stack([stack([list(r) for r in U] + [[0, 0, 0, 1]], q.shape[:-1]) for U in Ts],
+                    axis=-3)
 
 
 def loop_closure_model(robot):
     """Customized symbolic kT(k+B) for every loop (outputs ``L{k}``): identity when closed."""
-    if not robot.n_loops:
-        raise RobmodError(f"robot {robot.name!r} has no closed loop")
+    pairs = _loops(robot)
     q = tuple(robot.frame(k).q for k in robot.joints)
 
     def algorithm(ctx):
         outs = []
-        for k, kb in robot.loop_pairs:
-            U = dgm_algorithm(ctx, robot, kb, k)
+        for (k, kb), U in zip(pairs, loop_closure_algorithm(ctx, robot)):
             names = [f"L{k}{r + 1}{c + 1}" for r in range(3) for c in range(4)]
             outs.append(Output.matrix(f"{k}T{kb}", U, names))
         return outs
@@ -51,11 +75,12 @@ def _pose_error(T):
 def loop_residual(robot, q) -> np.ndarray:
     """Loop-closure residuals at q (..., NJ): array (..., B, 6), zero when every loop is closed."""
     q = np.asarray(q, dtype=float)
-    res = [_pose_error(dgm(robot, q, kb, k)) for k, kb in robot.loop_pairs]
+    res = [_pose_error(dgm(robot, q, j=kb, i=k)) for k, kb in robot.loop_pairs]
     return np.stack(res, axis=-2)
 
 
-def solve_loops(robot, q, passive=None, tol=1e-12, max_iter=50):
+@keyword_options()
+def solve_loops(robot, q, *, passive=None, tol=1e-12, max_iter=50):
     """Passive joint values closing every loop, the others fixed at their values in ``q``.
 
     ``passive``: frame indices solved for (default: the joints with mu = 0).
@@ -89,4 +114,5 @@ def solve_loops(robot, q, passive=None, tol=1e-12, max_iter=50):
     return q, np.all(np.abs(r) < 1e-9, axis=-1)
 
 
-__all__ = ["loop_closure_model", "loop_residual", "solve_loops"]
+__all__ = ["loop_closure", "loop_closure_model", "loop_closure_algorithm", "loop_residual",
+           "solve_loops"]

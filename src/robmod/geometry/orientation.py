@@ -36,8 +36,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .rotations import (SINGULAR_TOL, AngleAxis, float_array, matrix_of, angle_axis, rot_axis,
+from ..errors import ArgumentError
+from ..description.arguments import number_array
+from .rotations import (SINGULAR_TOL, AngleAxis, matrix_of, angle_axis, rot_axis,
                         rotation_part)
+from ..description.arguments import keyword_options
 
 
 class AngleSolutions(NamedTuple):
@@ -60,13 +63,13 @@ class AngleSolutions(NamedTuple):
 
 def _angles(phi, theta, psi):
     if theta is None and psi is None:
-        a = float_array(phi)
+        a = number_array(phi)
         if a.shape[-1:] != (3,):
-            raise ValueError("pass phi, theta, psi or one (..., 3) array")
+            raise ArgumentError("pass phi, theta, psi or one (..., 3) array")
         return a[..., 0], a[..., 1], a[..., 2]
     if theta is None or psi is None:
-        raise ValueError("pass phi, theta and psi (or one (..., 3) array)")
-    return np.broadcast_arrays(float_array(phi), float_array(theta), float_array(psi))
+        raise ArgumentError("pass phi, theta and psi (or one (..., 3) array)")
+    return np.broadcast_arrays(number_array(phi), number_array(theta), number_array(psi))
 
 
 def _wrap(a):
@@ -97,7 +100,8 @@ def euler_zxz_to_matrix(phi, theta=None, psi=None) -> np.ndarray:
         st * ss, st * cs, ct], 3, 3)
 
 
-def matrix_to_euler_zxz(R, tol: float = SINGULAR_TOL) -> AngleSolutions:
+@keyword_options()
+def matrix_to_euler_zxz(R, *, tol: float = SINGULAR_TOL) -> AngleSolutions:
     """Khalil ZXZ Euler angles of R (inverse of :func:`euler_zxz_to_matrix`).
 
     ``first``: theta in [0, pi] (Khalil's range), phi, psi in (-pi, pi] (Khalil
@@ -144,7 +148,8 @@ def euler_zyz_to_matrix(phi, theta=None, psi=None) -> np.ndarray:
         -st * cs, st * ss, ct], 3, 3)
 
 
-def matrix_to_euler_zyz(R, tol: float = SINGULAR_TOL) -> AngleSolutions:
+@keyword_options()
+def matrix_to_euler_zyz(R, *, tol: float = SINGULAR_TOL) -> AngleSolutions:
     """ZYZ Euler angles of R (Siciliano et al. (2.18)-(2.19), with the erratum of (2.18)).
 
     ``first``: theta = atan2(sqrt(r13^2 + r23^2), r33) in [0, pi],
@@ -192,7 +197,8 @@ def rpy_to_matrix(phi, theta=None, psi=None) -> np.ndarray:
         -st, ct * ss, ct * cs], 3, 3)
 
 
-def matrix_to_rpy(R, tol: float = SINGULAR_TOL) -> AngleSolutions:
+@keyword_options()
+def matrix_to_rpy(R, *, tol: float = SINGULAR_TOL) -> AngleSolutions:
     """RPY (z-y-x) angles of R (inverse of :func:`rpy_to_matrix`).
 
     ``first``: theta in [-pi/2, pi/2] (cos(theta) >= 0), psi = atan2(r32, r33),
@@ -222,12 +228,12 @@ def matrix_to_rpy(R, tol: float = SINGULAR_TOL) -> AngleSolutions:
 # ---------------------------------------------------------------- quaternions
 
 def _quat(Q) -> np.ndarray:
-    Q = float_array(Q)
+    Q = number_array(Q)
     if Q.shape[-1:] != (4,):
-        raise ValueError(f"quaternions must have shape (..., 4), got {Q.shape}")
+        raise ArgumentError(f"quaternions must have shape (..., 4), got {Q.shape}")
     n = np.linalg.norm(Q, axis=-1, keepdims=True)
     if np.any(n == 0):
-        raise ValueError("zero quaternion")
+        raise ArgumentError("zero quaternion")
     return Q / n
 
 
@@ -277,7 +283,7 @@ def matrix_to_quaternion(R) -> np.ndarray:
 
 def quaternion_multiply(Q1, Q2) -> np.ndarray:
     """Hamilton product ``Q1 * Q2`` (scalar first): the quaternion of R(Q1) R(Q2)."""
-    a, b = np.broadcast_arrays(float_array(Q1), float_array(Q2))
+    a, b = np.broadcast_arrays(number_array(Q1), number_array(Q2))
     a0, av = a[..., 0], a[..., 1:]
     b0, bv = b[..., 0], b[..., 1:]
     s = a0 * b0 - np.einsum("...i,...i->...", av, bv)
@@ -287,7 +293,7 @@ def quaternion_multiply(Q1, Q2) -> np.ndarray:
 
 def quaternion_conjugate(Q) -> np.ndarray:
     """``(Q0, -Q1, -Q2, -Q3)``: the inverse rotation for a unit quaternion."""
-    Q = float_array(Q)
+    Q = number_array(Q)
     return np.concatenate([Q[..., :1], -Q[..., 1:]], axis=-1)
 
 
@@ -301,9 +307,10 @@ def angle_axis_to_matrix(theta, u) -> np.ndarray:
     return rot_axis(u, theta)
 
 
-def matrix_to_angle_axis(R, tol: float = SINGULAR_TOL) -> AngleAxis:
+@keyword_options()
+def matrix_to_angle_axis(R, *, tol: float = SINGULAR_TOL) -> AngleAxis:
     """``AngleAxis(theta, u, singular)`` with theta in [0, pi]: see :func:`angle_axis`."""
-    return angle_axis(R, tol)
+    return angle_axis(R, tol=tol)
 
 
 __all__ = ["AngleSolutions", "euler_zxz_to_matrix", "matrix_to_euler_zxz", "euler_zyz_to_matrix",

@@ -19,37 +19,37 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..description.arguments import broadcast, number_array
+from ..errors import ArgumentError
+from ..description.arguments import keyword_options
+
 
 #: default tolerance of the singularity masks (on sin or cos(theta) for Euler/RPY, on theta for
 #: angle-axis); in flagged Euler/RPY cases the round-trip error is at most ~2 tol
 SINGULAR_TOL = 1e-13
 
 
-def float_array(x) -> np.ndarray:
-    return np.asarray(x, dtype=float)
-
-
 def matrix_of(entries, rows: int, cols: int) -> np.ndarray:
     """Row-major list of rows*cols broadcastable scalars/arrays -> array (..., rows, cols)."""
-    arrs = np.broadcast_arrays(*[float_array(e) for e in entries])
+    arrs = broadcast(*[number_array(e) for e in entries])
     out = np.stack(arrs, axis=-1)
     return out.reshape(out.shape[:-1] + (rows, cols))
 
 
 def rotation_part(R) -> np.ndarray:
     """The rotation block of a ``(..., 3, 3)`` matrix or a ``(..., 4, 4)`` transform."""
-    R = float_array(R)
+    R = number_array(R)
     if R.shape[-2:] == (4, 4):
         return R[..., :3, :3]
     if R.shape[-2:] != (3, 3):
-        raise ValueError(f"expected (..., 3, 3) or (..., 4, 4), got shape {R.shape}")
+        raise ArgumentError(f"expected (..., 3, 3) or (..., 4, 4), got shape {R.shape}")
     return R
 
 
 def homogeneous(R=None, P=None) -> np.ndarray:
     """``[[R, P], [0, 0, 0, 1]]`` from R (..., 3, 3) and P (..., 3) (either may be None)."""
-    R = np.eye(3) if R is None else float_array(R)
-    P = np.zeros(3) if P is None else float_array(P)
+    R = np.eye(3) if R is None else number_array(R)
+    P = np.zeros(3) if P is None else number_array(P)
     batch = np.broadcast_shapes(R.shape[:-2], P.shape[:-1])
     T = np.zeros(batch + (4, 4))
     T[..., :3, :3] = R
@@ -64,13 +64,13 @@ def trans(x, y=None, z=None) -> np.ndarray:
     Either three broadcastable components or a single ``(..., 3)`` vector.
     """
     if y is None and z is None:
-        p = float_array(x)
+        p = number_array(x)
         if p.shape[-1:] != (3,):
-            raise ValueError("trans(p) needs p of shape (..., 3)")
+            raise ArgumentError("trans(p) needs p of shape (..., 3)")
         return homogeneous(None, p)
     if y is None or z is None:
-        raise ValueError("trans needs x, y and z (or one (..., 3) vector)")
-    x, y, z = np.broadcast_arrays(float_array(x), float_array(y), float_array(z))
+        raise ArgumentError("trans needs x, y and z (or one (..., 3) vector)")
+    x, y, z = broadcast(number_array(x), number_array(y), number_array(z))
     return homogeneous(None, np.stack([x, y, z], axis=-1))
 
 
@@ -89,8 +89,8 @@ def rot_matrix(axis: str, angle) -> np.ndarray:
     try:
         k = _AXES[str(axis).lower()]
     except KeyError:
-        raise ValueError(f"axis must be 'x', 'y' or 'z', got {axis!r}") from None
-    a = float_array(angle)
+        raise ArgumentError(f"axis must be 'x', 'y' or 'z', got {axis!r}") from None
+    a = number_array(angle)
     c, s = np.cos(a), np.sin(a)
     R = np.zeros(a.shape + (3, 3))
     i, j = (k + 1) % 3, (k + 2) % 3
@@ -109,20 +109,20 @@ def rot(axis: str, angle) -> np.ndarray:
 
 def inverse_transform(T) -> np.ndarray:
     """Inverse of a homogeneous transform: ``[[R^T, -R^T P], [0, 1]]`` (Khalil & Dombre §2.3.6)."""
-    T = float_array(T)
+    T = number_array(T)
     if T.shape[-2:] != (4, 4):
-        raise ValueError(f"expected (..., 4, 4), got shape {T.shape}")
+        raise ArgumentError(f"expected (..., 4, 4), got shape {T.shape}")
     Rt = np.swapaxes(T[..., :3, :3], -1, -2)
     return homogeneous(Rt, -np.einsum("...ij,...j->...i", Rt, T[..., :3, 3]))
 
 
 def _unit(u, name="u") -> np.ndarray:
-    u = float_array(u)
+    u = number_array(u)
     if u.shape[-1:] != (3,):
-        raise ValueError(f"{name} must have shape (..., 3), got {u.shape}")
+        raise ArgumentError(f"{name} must have shape (..., 3), got {u.shape}")
     n = np.linalg.norm(u, axis=-1, keepdims=True)
     if np.any(n == 0):
-        raise ValueError(f"{name} has a zero vector: the rotation axis is undefined")
+        raise ArgumentError(f"{name} has a zero vector: the rotation axis is undefined")
     return u / n
 
 
@@ -138,7 +138,7 @@ def rot_axis(u, theta) -> np.ndarray:
     ``2 sin^2(theta/2)`` for accuracy at small angles.
     """
     u = _unit(u)
-    t = float_array(theta)[..., None]
+    t = number_array(theta)[..., None]
     u, t = np.broadcast_arrays(u, t)
     c, s, v = np.cos(t[..., 0]), np.sin(t[..., 0]), 2.0 * np.sin(0.5 * t[..., 0]) ** 2
     x, y, z = u[..., 0], u[..., 1], u[..., 2]
@@ -166,7 +166,8 @@ class AngleAxis(NamedTuple):
     singular: np.ndarray
 
 
-def angle_axis(R, tol: float = SINGULAR_TOL) -> AngleAxis:
+@keyword_options()
+def angle_axis(R, *, tol: float = SINGULAR_TOL) -> AngleAxis:
     """Equivalent angle and axis of a rotation (Khalil & Dombre §2.3.8): the inverse of rot(u, theta).
 
     Returns ``AngleAxis(theta, u, singular)`` with ``theta`` in [0, pi] and
@@ -215,16 +216,17 @@ def rotvec_to_matrix(r) -> np.ndarray:
 
     The zero vector gives the identity.
     """
-    r = float_array(r)
+    r = number_array(r)
     t = np.linalg.norm(r, axis=-1)
     u = np.where((t > 0)[..., None], r / np.where(t > 0, t, 1.0)[..., None],
                  np.array([0.0, 0.0, 1.0]))
     return rot_axis(u, t)
 
 
-def matrix_to_rotvec(R, tol: float = SINGULAR_TOL) -> np.ndarray:
+@keyword_options()
+def matrix_to_rotvec(R, *, tol: float = SINGULAR_TOL) -> np.ndarray:
     """Rotation vector ``theta u`` (..., 3) with theta in [0, pi] (see :func:`angle_axis`)."""
-    a = angle_axis(R, tol)
+    a = angle_axis(R, tol=tol)
     return a.theta[..., None] * a.u
 
 

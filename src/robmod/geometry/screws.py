@@ -32,14 +32,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rotations import float_array, angle_axis, homogeneous, rotvec_to_matrix
+from ..errors import ArgumentError
+from ..description.arguments import broadcast, number_array, vector_array
+from .rotations import angle_axis, homogeneous, rotvec_to_matrix
+from ..description.arguments import keyword_options
 
 
 def skew(v) -> np.ndarray:
     """Skew-symmetric matrix ``v^`` (..., 3, 3) of v (..., 3): ``skew(v) @ w == cross(v, w)``."""
-    v = float_array(v)
+    v = number_array(v)
     if v.shape[-1:] != (3,):
-        raise ValueError(f"expected (..., 3), got {v.shape}")
+        raise ArgumentError(f"expected (..., 3), got {v.shape}")
     S = np.zeros(v.shape[:-1] + (3, 3))
     S[..., 0, 1], S[..., 0, 2] = -v[..., 2], v[..., 1]
     S[..., 1, 0], S[..., 1, 2] = v[..., 2], -v[..., 0]
@@ -52,25 +55,31 @@ def unskew(S) -> np.ndarray:
 
     ``unskew(S) = ((S32 - S23), (S13 - S31), (S21 - S12)) / 2``.
     """
-    S = float_array(S)
+    S = number_array(S)
     if S.shape[-2:] != (3, 3):
-        raise ValueError(f"expected (..., 3, 3), got {S.shape}")
+        raise ArgumentError(f"expected (..., 3, 3), got {S.shape}")
     return 0.5 * np.stack([S[..., 2, 1] - S[..., 1, 2], S[..., 0, 2] - S[..., 2, 0],
                            S[..., 1, 0] - S[..., 0, 1]], axis=-1)
 
 
 def _RP(T):
-    T = float_array(T)
+    T = number_array(T)
     if T.shape[-2:] != (4, 4):
-        raise ValueError(f"expected (..., 4, 4) transforms, got {T.shape}")
+        raise ArgumentError(f"expected (..., 4, 4) transforms, got {T.shape}")
     return T[..., :3, :3], T[..., :3, 3]
 
 
 def _blocks(A, B, C, D) -> np.ndarray:
-    A, B, C, D = np.broadcast_arrays(A, B, C, D)
+    A, B, C, D = broadcast(A, B, C, D)
     top = np.concatenate([A, B], axis=-1)
     bottom = np.concatenate([C, D], axis=-1)
     return np.concatenate([top, bottom], axis=-2)
+
+
+def _batch(R, v):
+    """R (..., 3, 3) and v (..., k) broadcast over their batch dimensions."""
+    batch = broadcast(np.empty(R.shape[:-2]), np.empty(v.shape[:-1]))[0].shape
+    return np.broadcast_to(R, batch + (3, 3)), np.broadcast_to(v, batch + v.shape[-1:])
 
 
 def screw_transform(T) -> np.ndarray:
@@ -98,7 +107,8 @@ def screw_transform_inverse(T) -> np.ndarray:
 def transform_screw(T, V) -> np.ndarray:
     """``iV_i = iTj jV_j``: twist/differential screw (..., 6) at Oj in Rj -> at Oi in Ri."""
     R, P = _RP(T)
-    V = float_array(V)
+    V = vector_array(V, 6, "the screw V")
+    R, V = _batch(R, V)
     w = np.einsum("...ij,...j->...i", R, V[..., 3:])
     v = np.einsum("...ij,...j->...i", R, V[..., :3]) + np.cross(P, w)
     return np.concatenate([v, w], axis=-1)
@@ -118,7 +128,8 @@ def wrench_transform(T) -> np.ndarray:
 def transform_wrench(T, F) -> np.ndarray:
     """Wrench (..., 6) ``(f, m)`` at Oj in Rj -> at Oi in Ri, for ``T = iTj``."""
     R, P = _RP(T)
-    F = float_array(F)
+    F = vector_array(F, 6, "the wrench F")
+    R, F = _batch(R, F)
     f = np.einsum("...ij,...j->...i", R, F[..., :3])
     m = np.einsum("...ij,...j->...i", R, F[..., 3:]) + np.cross(P, f)
     return np.concatenate([f, m], axis=-1)
@@ -132,14 +143,15 @@ def delta_transform(dP, delta) -> np.ndarray:
     ``dT = iDelta T`` (premultiplication, Delta in the reference frame, [2.55])
     or ``dT = T jDelta`` (postmultiplication, Delta in the moving frame, [2.56]).
     """
-    dP, delta = np.broadcast_arrays(float_array(dP), float_array(delta))
+    dP, delta = broadcast(vector_array(dP, 3, "dP"), vector_array(delta, 3, "delta"))
     D = np.zeros(dP.shape[:-1] + (4, 4))
     D[..., :3, :3] = skew(delta)
     D[..., :3, 3] = dP
     return D
 
 
-def differential_screw(T, dT, frame: str = "base") -> np.ndarray:
+@keyword_options()
+def differential_screw(T, dT, *, frame: str = "base") -> np.ndarray:
     """Differential screw ``(dP, delta)`` (..., 6) of a small variation dT of T.
 
     ``frame='base'``: ``Delta = dT T^-1`` ([2.55]) — the screw at the origin Oi of
@@ -154,7 +166,7 @@ def differential_screw(T, dT, frame: str = "base") -> np.ndarray:
     in Ri, ``(dP_j, delta) = (dP + delta x P, delta)``, as used with 0Jn.
     """
     R, P = _RP(T)
-    dT = float_array(dT)
+    dT = number_array(dT)
     dR, dp = dT[..., :3, :3], dT[..., :3, 3]
     Rt = np.swapaxes(R, -1, -2)
     if frame == "base":
@@ -164,11 +176,12 @@ def differential_screw(T, dT, frame: str = "base") -> np.ndarray:
         W = Rt @ dR
         d = np.einsum("...ij,...j->...i", Rt, dp)
     else:
-        raise ValueError("frame must be 'base' or 'local'")
+        raise ArgumentError("frame must be 'base' or 'local'")
     return np.concatenate([d, unskew(W)], axis=-1)
 
 
-def frame_error(Tc, Td, kind: str = "angle_axis", frame: str = "base") -> np.ndarray:
+@keyword_options()
+def frame_error(Tc, Td, *, kind: str = "angle_axis", frame: str = "base") -> np.ndarray:
     """Location error dX = (dXp, dXr) (..., 6) from the current Tc to the desired Td.
 
     As in the numerical IGM (Khalil & Dombre §6.6), with ``R = Rd Rc^T = rot(u, theta)``
@@ -197,19 +210,20 @@ def frame_error(Tc, Td, kind: str = "angle_axis", frame: str = "base") -> np.nda
         Re = Rct @ Rd
         dp = np.einsum("...ij,...j->...i", Rct, dp)
     else:
-        raise ValueError("frame must be 'base' or 'local'")
+        raise ArgumentError("frame must be 'base' or 'local'")
     if kind == "angle_axis":
         a = angle_axis(Re, tol=0.0)
         dr = a.theta[..., None] * a.u
     elif kind == "sin":
         dr = unskew(Re)
     else:
-        raise ValueError("kind must be 'angle_axis' or 'sin'")
+        raise ArgumentError("kind must be 'angle_axis' or 'sin'")
     dp, dr = np.broadcast_arrays(dp, dr)
     return np.concatenate([dp, dr], axis=-1)
 
 
-def apply_frame_error(Tc, dX, frame: str = "base") -> np.ndarray:
+@keyword_options()
+def apply_frame_error(Tc, dX, *, frame: str = "base") -> np.ndarray:
     """The location reached from Tc by the error dX = (dXp, theta u) (..., 6).
 
     ``frame='base'``: ``P = Pc + dXp``, ``R = rot(u, theta) Rc``;
@@ -217,13 +231,13 @@ def apply_frame_error(Tc, dX, frame: str = "base") -> np.ndarray:
     Inverse of :func:`frame_error` with ``kind='angle_axis'``.
     """
     Rc, Pc = _RP(Tc)
-    dX = float_array(dX)
+    dX = vector_array(dX, 6, "dX")
     Re = rotvec_to_matrix(dX[..., 3:])
     if frame == "base":
         return homogeneous(Re @ Rc, Pc + dX[..., :3])
     if frame == "local":
-        return float_array(Tc) @ homogeneous(Re, dX[..., :3])
-    raise ValueError("frame must be 'base' or 'local'")
+        return number_array(Tc) @ homogeneous(Re, dX[..., :3])
+    raise ArgumentError("frame must be 'base' or 'local'")
 
 
 __all__ = ["skew", "unskew", "screw_transform", "screw_transform_inverse", "transform_screw",

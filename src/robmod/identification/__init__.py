@@ -1,23 +1,33 @@
 """Identification: base (minimum) dynamic parameters, identification models, least squares.
 
 * :func:`base_parameters` -- symbolic base parameters (Gautier-Khalil direct method);
-* :func:`numeric_base`, :func:`compare` -- numeric base parameters (QR of a stacked
+* :func:`numeric_base`, :func:`compare` -- numeric base parameters (rank of a stacked
   regressor) and the check against the symbolic set;
 * :mod:`.regressors` -- Gamma = Phi(q, qd, qdd) chi (standard or base), energy model;
-* :func:`identify` -- weighted least squares from torque data.
+* :class:`IdentificationModel` -- the model identification uses: the parameter set (every
+  standard parameter of every moving link by default), base parameters, known side, prior;
+* :class:`DynamicIdentification` -- the estimator from measured logs (:func:`load_log`):
+  filtering with a cut-off chosen by cross-validation, weighted least squares, validation,
+  essential parameters; :func:`consistent_fit` -- physically consistent parameters;
+* :func:`identify` -- the same least squares on samples already differentiated.
 """
 from .base_numeric import numeric_base, NumericBase, compare, Comparison
 from .base_symbolic import base_parameters, BaseParameters, BaseParameter, EliminatedParameter
 from .consistency import consistent_fit, ConsistentEstimate
-from .data import MeasuredData, load_log, clean, resample
-from .estimator import (DynamicIdentification, Validation, check_rank, cross_validate,
-                        PayloadEstimate, identify_payload)
+from .cutoff import choose_cutoff, CutoffChoice
+from .data import MeasuredData, clean, resample
+from .estimator import DynamicIdentification, Validation, cross_validate
 from .excitation import FourierTrajectory, exciting_trajectory
-from .least_squares import identify, Identification, prepare_data
-from .processing import process, Processed, butter_lowpass, choose_cutoff
+from .least_squares import identify
+from .logfile import load_log
+from .model import IdentificationModel, identification_model
+from .parameters import parameter_set
+from .payload import PayloadEstimate, identify_payload
+from .processing import process, Processed, butter_lowpass
 from .regressors import (regressor, regressor_model, regressor_function, regressor_algorithm,
                          base_idm_model, energy_regressor, energy_identification_rows,
                          standard_names, standard_vector)
+from .solver import Identification, check_rank
 
 __all__ = [
     # base_numeric
@@ -26,18 +36,29 @@ __all__ = [
     "base_parameters", "BaseParameters", "BaseParameter", "EliminatedParameter",
     # consistency
     "consistent_fit", "ConsistentEstimate",
+    # cutoff
+    "choose_cutoff", "CutoffChoice",
     # data
-    "MeasuredData", "load_log", "clean", "resample",
+    "MeasuredData", "clean", "resample",
     # estimator
-    "DynamicIdentification", "Validation", "check_rank", "cross_validate", "PayloadEstimate",
-    "identify_payload",
+    "DynamicIdentification", "Validation", "cross_validate",
     # excitation
     "FourierTrajectory", "exciting_trajectory",
     # least_squares
-    "identify", "Identification", "prepare_data",
+    "identify",
+    # logfile
+    "load_log",
+    # model
+    "IdentificationModel", "identification_model",
+    # parameters
+    "parameter_set",
+    # payload
+    "PayloadEstimate", "identify_payload",
     # processing
-    "process", "Processed", "butter_lowpass", "choose_cutoff",
+    "process", "Processed", "butter_lowpass",
     # regressors
     "regressor", "regressor_model", "regressor_function", "regressor_algorithm", "base_idm_model",
     "energy_regressor", "energy_identification_rows", "standard_names", "standard_vector",
+    # solver
+    "Identification", "check_rank",
 ]

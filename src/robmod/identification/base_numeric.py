@@ -23,6 +23,7 @@ import sympy as sp
 
 from ..description.expr import symbol
 from ..description.robot import GEOMETRIC, PRISMATIC, REVOLUTE
+from .parameters import split_name
 from .regressors import regressor, standard_names
 
 
@@ -42,10 +43,32 @@ class NumericBase:
     def __len__(self):
         return len(self.base)
 
+    @property
+    def standard_names(self) -> tuple:
+        """For each base parameter, the standard parameter whose column it takes."""
+        return self.base
+
+    @property
+    def names(self) -> tuple:
+        """The base parameters named as in the books: ``ZZR1`` when the column of ZZ1 holds
+        other parameters too (Khalil & Dombre §7.5.3), the standard name otherwise."""
+        out = []
+        for r, col in enumerate(self.base):
+            c = self.standard.index(col)
+            others = np.delete(self.K[r], c)
+            field, j = split_name(col)
+            out.append(f"{field}R{j}" if np.any(others != 0) else col)
+        return tuple(out)
+
+    @property
+    def regrouped(self) -> tuple:
+        """Standard parameters that only act through the base parameters they enter."""
+        return tuple(n for n in self.standard if n not in self.base and n not in self.zero)
+
     def relations(self, digits=6) -> dict:
         """{base name: 'X + a Y + ...'} readable relations."""
         out = {}
-        for r, name in enumerate(self.base):
+        for r, name in enumerate(self.names):
             terms = []
             for c, s in enumerate(self.standard):
                 a = self.K[r, c]

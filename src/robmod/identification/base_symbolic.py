@@ -51,9 +51,8 @@ from ..description.robot import FIXED, INERTIAL, PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..geometry.transforms import frame_transform
 from .first_links import first_links_analysis, rotor_rule
+from .parameters import FIELDS, split_name
 
-_JOINT_PARAMS = ("IA", "FC", "FV")
-FIELDS = INERTIAL + _JOINT_PARAMS
 _J_INDEX = {"XX": (0, 0), "XY": (0, 1), "XZ": (0, 2), "YY": (1, 1), "YZ": (1, 2), "ZZ": (2, 2)}
 
 
@@ -247,13 +246,6 @@ def _text(e) -> str:
         return to_text(e)
     except Exception:  # pragma: no cover - printing fallback
         return str(e)
-
-
-def split_name(name):
-    for f in sorted(FIELDS, key=len, reverse=True):
-        if name.startswith(f) and name[len(f):].isdigit():
-            return f, int(name[len(f):])
-    raise KeyError(name)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,39 +1,35 @@
-"""Identification of the base dynamic parameters from measured data: an estimator object.
+"""Identification of the dynamic parameters from measured data: an estimator object.
 
-The identification model Gamma = W(q, qd, qdd) chi (Khalil & Dombre (7.x), Gautier & Khalil
-1990) is sampled along a motion and solved in the least-squares sense, as Gautier's method
-does it:
+One pipeline, Gautier's method (Khalil & Dombre, identification of the dynamic parameters;
+Gautier & Khalil 1990; Gautier 1997):
 
-* the base parameters (a minimal set, from the numerical rank of the model: QR of a regressor
-  stacked at random states) are the unknowns, with per joint the rotor inertia IA, Coulomb and
-  viscous friction FC, FV (Khalil & Dombre (7.26)) and a torque offset;
-* ordinary least squares first; the residual standard deviation of each joint's equations,
-  sigma_j^2 = |rho_j|^2 / (N - b), weights the rows of joint j by 1 / sigma_j (weighted least
-  squares, Gautier 1997); the standard deviations of the estimates come from
-  cov = sigma^2 (W^T W)^-1 of the *weighted* system with sigma^2 = |rho_w|^2 / (r - b), and
-  the relative standard deviation %sigma_i = 100 sigma_i / |chi_i|;
-* a robust option (``method='huber'``): iteratively reweighted least squares with Huber's
-  weights on the standardized residuals, for logs with outliers;
-* essential parameters (Pham & Gautier 1991): parameters with the largest %sigma removed one
-  by one while the residual grows by less than a tolerance.
+data (:class:`~.data.MeasuredData`, :func:`~.data.load_log`) -> processing (zero-phase filter
+at a cut-off chosen by cross-validation in time, :mod:`.cutoff`; differentiation; parallel
+filtering and decimation, :mod:`.processing`) -> model (:class:`~.model.IdentificationModel`:
+every standard parameter of every moving link unless fixed, base parameters, offsets) ->
+estimator (weighted least squares, :mod:`.solver`; essential parameters, Pham & Gautier 1991)
+-> consistency (:func:`~.consistency.consistent_fit`) -> robot (:meth:`~DynamicIdentification.
+to_robot`).
 
-The estimator looks like scikit-learn's: ``fit(data)``, ``predict(q, qd, qdd)``, fitted
-attributes with a trailing underscore (``params_``, ``std_``, ...), ``report()``.
+The estimator looks like scikit-learn's: ``__init__`` stores the settings, ``fit(data)``
+builds the model and fits it, fitted attributes end with an underscore (``params_``,
+``std_``, ``model_``, ``processed_``, ...), ``predict(q, qd, qdd)``, ``report()``.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
 
 from ..errors import RobmodError
-from .base_numeric import numeric_base
-from .base_symbolic import split_name
-from .data import MeasuredData
-from .least_squares import parameters_html
-from .processing import Processed, decimate_rows, process
-from .regressors import regressor_function, standard_names
+from .cutoff import choose_cutoff
+from .data import MeasuredData, clean
+from .model import identification_model
+from .parameters import split_name
+from .processing import process
+from .solver import one_blas_thread, parameters_html, solve
 
 
 @dataclass(frozen=True)
@@ -51,7 +47,8 @@ class Validation:
         rows = ["joint    rms error   relative error"]
         rows += [f"{j + 1:5d} {r:12.4g} {100 * e:12.2f} %"
                  for j, (r, e) in enumerate(zip(self.rms, self.relative))]
-        rows.append(f"  all {'':12} {100 * self.total_relative:12.2f} %")
+        rows.append(f"  all {np.sqrt(np.mean(self.rms ** 2)):12.4g} "
+                    f"{100 * self.total_relative:12.2f} %")
         return "\n".join(rows)
 
     def _repr_html_(self):
@@ -59,7 +56,8 @@ class Validation:
 
         rows = [[j + 1, f"{r:.4g}", f"{100 * e:.2f} %"]
                 for j, (r, e) in enumerate(zip(self.rms, self.relative))]
-        rows.append(["all", "", f"{100 * self.total_relative:.2f} %"])
+        rows.append(["all", f"{np.sqrt(np.mean(self.rms ** 2)):.4g}",
+                     f"{100 * self.total_relative:.2f} %"])
         return html_table(["joint", "rms error", "relative error"], rows,
                           caption="predicted vs measured torques")
 
@@ -70,140 +68,133 @@ class Validation:
         return validation_figure(self, path, ax=ax)
 
 
-class DynamicIdentification:
-    """Base parameters of ``robot`` (numeric geometry) identified from measured data.
+def _validation(tau, tau_hat, t) -> Validation:
+    """The :class:`Validation` of predicted torques ``tau_hat`` against ``tau`` (N, n)."""
+    err = tau - tau_hat
+    rms = np.sqrt(np.mean(err ** 2, axis=0))
+    rel = np.linalg.norm(err, axis=0) / np.maximum(np.linalg.norm(tau, axis=0), 1e-300)
+    total = float(np.linalg.norm(err) / max(np.linalg.norm(tau), 1e-300))
+    return Validation(rms, rel, total, tau, tau_hat, t)
 
-    ``method``: 'wls' (Gautier's weighting), 'ols' or 'huber'.  ``friction``: identify FC, FV
-    (default True); ``rotor``: IA (default True); ``offsets``: one torque offset per joint.
-    ``cutoff`` (Hz, 'auto' or None), ``decimate`` ('auto' or a factor) and
-    ``use_measured_velocity``: see :func:`~robmod.identification.processing.process`.
+
+class DynamicIdentification:
+    """The dynamic parameters of ``robot`` (only its geometry is used) from measured data.
+
+    Settings (stored by ``__init__``, used by :meth:`fit`): ``method`` 'wls' (Gautier's
+    weighting), 'ols' or 'huber'; ``friction`` (FC, FV), ``rotor`` (IA), ``offsets`` (one
+    torque offset per joint): which parameters of every moving link are identified (all by
+    default, whatever the description holds); ``known`` {name: value} and ``fixed`` [names]
+    (at the description's values): parameters moved to the known side; ``cutoff``: 'auto'
+    (cross-validation over ``folds`` contiguous time blocks, :mod:`.cutoff`), a frequency in
+    Hz or None; ``decimate``: 'auto' (Gautier's rule) or a factor; ``use_measured_velocity``.
     """
 
     def __init__(self, robot, *, method: str = "wls", friction: bool = True, rotor: bool = True,
-                 offsets: bool = True, cutoff="auto", decimate="auto",
-                 use_measured_velocity: bool = True, seed: int = 0):
-        if method not in ("wls", "ols", "huber"):
-            raise RobmodError(f"method must be 'wls', 'ols' or 'huber', got {method!r}")
+                 offsets: bool = True, known=None, fixed=None, cutoff="auto", decimate="auto",
+                 use_measured_velocity: bool = True, folds: int = 5, seed: int = 0):
         self.robot = robot
         self.method, self.friction, self.rotor, self.offsets = method, friction, rotor, offsets
-        self.cutoff, self.decimate = cutoff, decimate
+        self.known, self.fixed = known, fixed
+        self.cutoff, self.decimate, self.folds = cutoff, decimate, folds
         self.use_measured_velocity = use_measured_velocity
         self.seed = seed
-        self._setup()
 
-    def _setup(self):
-        from .base_numeric import numeric_robot
-
-        syms = sorted(str(s) for s in _geometry_symbols(self.robot))
-        if syms:
-            raise RobmodError(f"identification needs the robot's geometry in numbers: "
-                              f"{', '.join(syms)} are symbolic: call robot.numeric({{...}})")
-        self.num_, _ = numeric_robot(self.robot)
-        std = standard_names(self.num_, self.rotor, self.friction)
-        self.base_ = numeric_base(self.num_, std, seed=self.seed)
-        self.n_joints_ = len(self.num_.q)
-        self.names_ = tuple(self.base_.base) + (
-            tuple(f"OFFSET{j}" for j in range(1, self.n_joints_ + 1)) if self.offsets else ())
-        self._phi = regressor_function(self.num_, self.base_.base)
-        self.columns_ = np.arange(len(self.names_))
-
-    # -- the model ---------------------------------------------------------------------
-    def regressor(self, q, qd, qdd) -> np.ndarray:
-        """W (..., n, b): base columns, then the offset columns."""
-        q, qd, qdd = (np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd))
-        if q.shape[-1] != self.n_joints_:
-            raise RobmodError(f"q must have {self.n_joints_} values per sample, got shape "
-                              f"{q.shape}")
-        W = self._phi(q, qd, qdd)
-        if self.offsets:
-            eye = np.broadcast_to(np.eye(self.n_joints_), W.shape[:-2] + (self.n_joints_,) * 2)
-            W = np.concatenate([W, eye], axis=-1)
-        return W
-
-    def observation(self, processed: Processed):
-        """(W, y, rows per joint): the model and the torques, filtered and decimated together
-        segment by segment, stacked joint by joint."""
-        if processed.tau is None:
-            raise RobmodError("the data have no torques (nor motor currents): nothing to fit")
-        W = self.regressor(processed.q, processed.qd, processed.qdd)
-        Ws, ys = [], []
-        for a, b in processed.segments or ((0, processed.t.size),):
-            k = processed.decimation
-            if (b - a) < 30 * k:
-                k = 1
-            Ws.append(decimate_rows(W[a:b], k))
-            ys.append(decimate_rows(processed.tau[a:b], k))
-        W, tau = np.concatenate(Ws), np.concatenate(ys)
-        N = W.shape[0]
-        Wst = np.transpose(W, (1, 0, 2)).reshape(-1, W.shape[-1])
-        return Wst, tau.T.reshape(-1), N
-
-    # -- fitting -------------------------------------------------------------------------
+    # -- fitting -------------------------------------------------------------------------------
     def fit(self, data: MeasuredData) -> "DynamicIdentification":
+        """Build the model of the robot and fit it to ``data`` (see the module's notes)."""
+        with one_blas_thread():
+            return self._fit(data)
+
+    def _fit(self, data):
+        if self.method not in ("wls", "ols", "huber"):
+            raise RobmodError(f"method must be 'wls', 'ols' or 'huber', got {self.method!r}")
         if not isinstance(data, MeasuredData):
             raise RobmodError("fit expects MeasuredData (see robmod.identification.load_log)")
-        if data.n_joints != self.n_joints_:
+        model = identification_model(self.robot, rotor=self.rotor, friction=self.friction,
+                                     offsets=self.offsets, known=self.known, fixed=self.fixed,
+                                     seed=self.seed)
+        if data.n_joints != model.n_joints:
             raise RobmodError(f"the data have {data.n_joints} joints, the robot "
-                              f"{self.n_joints_}")
-        self.processed_ = process(data, cutoff=self.cutoff, decimate=self.decimate,
-                                  use_measured_velocity=self.use_measured_velocity)
-        W, y, N = self.observation(self.processed_)
-        self._solve(W, y, N)
+                              f"{model.n_joints}")
+        data = _finite(data)
+        choice, cutoff = None, self.cutoff
+        if isinstance(cutoff, str):
+            if cutoff != "auto":
+                raise RobmodError(f"cutoff must be 'auto', a frequency in Hz or None, got "
+                                  f"{cutoff!r}")
+            choice = choose_cutoff(model, data, folds=self.folds, method=self.method,
+                                   use_measured_velocity=self.use_measured_velocity)
+            cutoff = choice.chosen
+        p = process(data, cutoff=cutoff, decimate=self.decimate,
+                    use_measured_velocity=self.use_measured_velocity)
+        notes = tuple(data.notes)
+        self.model_ = model
+        self.processed_ = dataclasses.replace(
+            p, choice=choice, notes=notes + ((choice.note(),) if choice else ())
+            + p.notes)
+        W, y, _ = model.observation(self.processed_)
+        self._W, self._y = W, y
+        self.columns_ = np.arange(len(model.names))
+        self._store(solve(W, y, model.n_joints, method=self.method, names=model.names))
         return self
 
-    def _solve(self, W, y, N):
-        n, b = self.n_joints_, W.shape[1]
-        if N * n <= b:
-            raise RobmodError(f"{N * n} equations for {b} parameters: record a longer motion")
-        check_rank(W, self.names_)
-        w = np.ones(W.shape[0])
-        beta = np.linalg.lstsq(W, y, rcond=None)[0]
-        rho = (y - W @ beta).reshape(n, N)
-        sig = np.sqrt((rho ** 2).sum(1) / max(N - b, 1))
-        self.sigma_joint_ = sig
-        if self.method in ("wls", "huber"):
-            sig = np.where(sig > 0, sig, max(sig.max(), 1e-300))
-            w = np.repeat(1.0 / sig, N)
-        if self.method == "huber":
-            w = _huber_weights(W, y, w)
-        Ww, yw = W * w[:, None], y * w
-        beta = np.linalg.lstsq(Ww, yw, rcond=None)[0]
-        res = yw - Ww @ beta
-        s2 = float((res ** 2).sum() / max(W.shape[0] - b, 1))
-        cov = s2 * np.linalg.inv(Ww.T @ Ww)
-        self.params_ = beta
-        self.std_ = np.sqrt(np.abs(np.diag(cov)))
-        self.relative_std_ = 100 * self.std_ / np.maximum(np.abs(beta), 1e-300)
-        self.covariance_ = cov
-        norms = np.linalg.norm(Ww, axis=0)
-        self.condition_ = float(np.linalg.cond(Ww / np.where(norms > 0, norms, 1.0)))
-        self.residual_ = y - W @ beta
-        self.observed_ = y
-        self.relative_residual_ = float(np.linalg.norm(self.residual_) / np.linalg.norm(y))
+    def _store(self, res):
+        self.result_ = res
+        self.names_ = tuple(res.names)
+        self.params_, self.std_, self.relative_std_ = res.beta, res.std, res.relative_std
+        self.covariance_, self.condition_ = res.covariance, res.condition
+        self.sigma_joint_ = res.sigma_joint
+        W = self._W[:, self.columns_]
+        self.residual_ = self._y - W @ res.beta
+        self.observed_ = self._y
+        self.relative_residual_ = float(np.linalg.norm(self.residual_) / max(
+            np.linalg.norm(self._y), 1e-300))
         self.n_equations_ = W.shape[0]
-        self._W, self._y, self._N = W, y, N
 
-    # -- using the model -------------------------------------------------------------------
+    # -- fitted model ---------------------------------------------------------------------------
+    @property
+    def n_joints_(self) -> int:
+        return self.model_.n_joints
+
+    @property
+    def num_(self):
+        """The robot with its numeric geometry (the model's)."""
+        return self.model_.robot
+
+    @property
+    def base_(self):
+        """The numeric base parameters of the identified set (names, K, relations)."""
+        return self.model_.base
+
+    def regressor(self, q, qd, qdd) -> np.ndarray:
+        """W (..., n, p) of the fitted model: base columns, then offsets."""
+        self._fitted()
+        return self.model_.regressor(q, qd, qdd)
+
+    def full_params(self) -> np.ndarray:
+        """The values of every parameter of the model (``model_.names``; 0 for those the
+        essential model left out)."""
+        self._fitted()
+        beta = np.zeros(len(self.model_.names))
+        beta[self.columns_] = self.params_
+        return beta
+
     def predict(self, q, qd, qdd) -> np.ndarray:
-        """Torques (..., n) of the identified model."""
+        """Torques (..., n) of the identified model (the known parameters' included)."""
         self._fitted()
-        W = self.regressor(q, qd, qdd)[..., self.columns_]
-        return np.einsum("...ij,j->...i", W, self.params_)
+        return self.model_.predict(q, qd, qdd, self.full_params(), still=self.processed_.still)
 
-    def validate(self, data: MeasuredData) -> Validation:
+    def validate(self, data: MeasuredData, params=None) -> Validation:
         """Predicted against measured torques on (other) data, processed like the fit data
-        (filtered, not decimated)."""
+        (filtered, not decimated); ``params`` (of ``model_.names``) instead of the fit's."""
         self._fitted()
-        p = process(data, cutoff=self.processed_.cutoff, decimate=1,
+        p = process(_finite(data), cutoff=self.processed_.cutoff, decimate=1,
                     use_measured_velocity=self.use_measured_velocity)
         if p.tau is None:
             raise RobmodError("validation data need torques")
-        tau_hat = self.predict(p.q, p.qd, p.qdd)
-        err = p.tau - tau_hat
-        rms = np.sqrt(np.mean(err ** 2, axis=0))
-        rel = np.linalg.norm(err, axis=0) / np.maximum(np.linalg.norm(p.tau, axis=0), 1e-300)
-        total = float(np.linalg.norm(err) / np.linalg.norm(p.tau))
-        return Validation(rms, rel, total, p.tau, tau_hat, p.t)
+        beta = self.full_params() if params is None else np.asarray(params, float)
+        return _validation(p.tau, self.model_.predict(p.q, p.qd, p.qdd, beta,
+                                                      still=self.processed_.still), p.t)
 
     def essential(self, max_relative_std: float = 1.0, tolerance: float = 0.05,
                   candidates: int = 8) -> "DynamicIdentification":
@@ -214,34 +205,30 @@ class DynamicIdentification:
         largest %sigma are tried at each step.  Returns a new fitted estimator restricted to
         the essential parameters (its ``names_``, ``params_``, ``columns_``)."""
         self._fitted()
-        keep = list(range(len(self.names_)))
-        W, y, N = self._W, self._y, self._N
         limit = self.relative_residual_ * (1 + tolerance)
         est = self
-        while len(keep) > 1 and est.relative_std_.max() > max_relative_std:
-            order = np.argsort(-est.relative_std_)[:candidates]
-            for c in order:
+        while len(est.columns_) > 1 and est.relative_std_.max() > max_relative_std:
+            for c in np.argsort(-est.relative_std_)[:candidates]:
                 if est.relative_std_[c] <= max_relative_std:
-                    break
-                trial = [k for k in keep if k != keep[c]]
-                new = _subset(self, trial)
-                new._solve(W[:, trial], y, N)
+                    return est
+                trial = np.delete(est.columns_, c)
+                new = _subset(est, trial)
                 if new.relative_residual_ <= limit:
-                    keep, est = trial, new
+                    est = new
                     break
             else:
-                break
-            if est is not new:
-                break
+                return est
         return est
 
+    # -- printing -------------------------------------------------------------------------------
     def report(self) -> str:
         self._fitted()
         lines = [f"{len(self.names_)} parameters from {self.n_equations_} equations "
                  f"({self.method.upper()}); condition number {self.condition_:.4g}; relative "
                  f"residual {100 * self.relative_residual_:.3g} %",
+                 *("  " + x for x in self.model_.describe()),
                  f"  {'parameter':<12} {'value':>14} {'std':>12} {'%std':>9}  regrouping"]
-        rel = self.base_.relations()
+        rel = self.model_.relations()
         for name, v, s, r in zip(self.names_, self.params_, self.std_, self.relative_std_):
             lines.append(f"  {name:<12} {v:>14.6g} {s:>12.3g} {r:>8.2f}%  {rel.get(name, '')}")
         if self.condition_ > 1e4:
@@ -260,8 +247,9 @@ class DynamicIdentification:
             f"{self.num_.name}: {len(self.names_)} parameters from {self.n_equations_} "
             f"equations ({self.method.upper()}); condition number {self.condition_:.4g}; "
             f"relative residual {100 * self.relative_residual_:.3g} %",
-            {k: str(v) for k, v in self.base_.relations().items()})
+            {k: str(v) for k, v in self.model_.relations().items()})
 
+    # -- the robot ------------------------------------------------------------------------------
     def to_robot(self, consistent=None):
         """The robot with the identified values, as a description any model can use.
 
@@ -272,26 +260,24 @@ class DynamicIdentification:
         refuses when a link is then not a rigid body (zero mass with first moments): use the
         consistent estimate then.  Torque offsets are not part of a robot description.
         """
-        import dataclasses
-
         import sympy as sp
 
         from ..description.validation import validate
 
         self._fitted()
-        values = dict(zip(self.names_, self.params_))
+        model = self.model_
         if consistent is not None:
             values = dict(consistent.standard)
-        std = self.base_.standard
-        links = []
-        for link in self.num_.links:
-            kw = {}
-            for name in std:
-                field, j = split_name(name)
-                if j == link.j:
-                    kw[field] = sp.Float(float(values.get(name, 0.0)))
-            links.append(dataclasses.replace(link, **kw))
-        robot = dataclasses.replace(self.num_, links=tuple(links), values=MappingProxyType({}))
+        else:
+            values = dict(model.known)
+            values.update(zip(model.columns, self.full_params()[:len(model.columns)]))
+        fields = {}
+        for name in model.standard:
+            field, j = split_name(name)
+            fields.setdefault(j, {})[field] = sp.Float(float(values.get(name, 0.0)))
+        links = tuple(dataclasses.replace(link, **fields.get(link.j, {}))
+                      for link in model.robot.links)
+        robot = dataclasses.replace(model.robot, links=links, values=MappingProxyType({}))
         try:
             validate(robot)
         except RobmodError as e:
@@ -304,124 +290,45 @@ class DynamicIdentification:
             raise RobmodError("the estimator is not fitted: call fit(data) first")
 
     def __repr__(self):
-        state = f"{len(self.names_)} parameters" + (", fitted" if hasattr(self, "params_")
-                                                    else "")
-        return f"DynamicIdentification({self.num_.name}, {self.method}, {state})"
+        name = getattr(self.robot, "name", "?")
+        state = f", {len(self.names_)} parameters, fitted" if hasattr(self, "params_") else ""
+        return f"DynamicIdentification({name}, {self.method}{state})"
 
 
-def _geometry_symbols(robot):
-    """The geometry's symbols that have no value."""
-    known = {str(k) for k in robot.values}
-    return {s for s in robot.geometry_symbols if str(s) not in known}
+def _finite(data: MeasuredData) -> MeasuredData:
+    """``data`` without the samples holding NaN or infinite values (cleaned: the rows dropped
+    are noted; the fit never sees them)."""
+    arrays = [v for v in (data.q, data.qd, data.tau) if v is not None]
+    ok = np.all(np.isfinite(np.column_stack([data.t[:, None]] + arrays)), axis=1)
+    return data if ok.all() else clean(data)
 
 
 def _subset(est, keep):
     new = object.__new__(type(est))
     new.__dict__.update(est.__dict__)
-    new.names_ = tuple(est.names_[k] for k in keep)
     new.columns_ = np.asarray(keep)
+    names = tuple(est.model_.names[k] for k in keep)
+    new._store(solve(est._W[:, keep], est._y, est.model_.n_joints, method=est.method,
+                     names=names))
     return new
-
-
-def check_rank(W, names, tol: float = 1e-9):
-    """Refuse a rank-deficient observation matrix, naming the parameters it cannot see."""
-    norms = np.linalg.norm(W, axis=0)
-    dead = [n for n, v in zip(names, norms) if v == 0]
-    if dead:
-        raise RobmodError(f"the data do not excite {', '.join(dead)} (zero columns): a joint "
-                          "that does not move or a motion too poor; use an exciting trajectory")
-    Wn = W / norms
-    U, s, Vt = np.linalg.svd(Wn, full_matrices=False)
-    rank = int((s > tol * s[0]).sum())
-    if rank < W.shape[1]:
-        null = Vt[rank:]
-        weight = (null ** 2).sum(0)
-        unseen = [n for n, v in sorted(zip(names, weight), key=lambda x: -x[1]) if v > 0.1]
-        raise RobmodError(
-            f"the data excite only {rank} of the {W.shape[1]} parameters (condition number "
-            f"{s[0] / s[-1]:.3g}): cannot separate {', '.join(unseen[:8])}; record a richer "
-            "motion (robmod.identification.exciting_trajectory)")
-    return float(s[0] / s[-1])
-
-
-def _huber_weights(W, y, w, k: float = 1.345, iterations: int = 20):
-    """IRLS with Huber's weights on the residuals standardized by their MAD."""
-    wh = w.copy()
-    for _ in range(iterations):
-        beta = np.linalg.lstsq(W * wh[:, None], y * wh, rcond=None)[0]
-        r = (y - W @ beta) * w
-        scale = 1.4826 * np.median(np.abs(r - np.median(r))) or 1.0
-        u = np.abs(r) / scale
-        new = w * np.where(u <= k, 1.0, k / np.maximum(u, 1e-300))
-        if np.allclose(new, wh, rtol=1e-6):
-            break
-        wh = new
-    return wh
-
-
-@dataclass(frozen=True)
-class PayloadEstimate:
-    """The 10 inertial parameters of a payload fixed to the terminal link (Khalil's standard
-    parameters XX..M, in the terminal frame), their standard deviations, mass and centre."""
-
-    names: tuple
-    values: np.ndarray
-    std: np.ndarray
-
-    @property
-    def mass(self) -> float:
-        return float(self.values[-1])
-
-    @property
-    def centre_of_mass(self) -> np.ndarray:
-        return self.values[6:9] / self.values[-1]
-
-
-def identify_payload(est: "DynamicIdentification", data: MeasuredData) -> PayloadEstimate:
-    """The payload's inertial parameters from a log recorded with the payload, the robot's own
-    model being ``est`` (fitted without it): the torques the robot model does not explain
-    are linear in the payload's 10 parameters, the columns of the terminal link's standard
-    parameters in the regressor (the payload is a rigid body added to link n)."""
-    from .regressors import regressor_function
-    from ..description.robot import INERTIAL
-
-    est._fitted()
-    j = est.num_.frames[est.num_.n_links - 1].j
-    names = tuple(f"{k}{j}" for k in INERTIAL)
-    phi = regressor_function(est.num_, names)
-    p = process(data, cutoff=est.processed_.cutoff, decimate=1,
-                use_measured_velocity=est.use_measured_velocity)
-    if p.tau is None:
-        raise RobmodError("the payload log needs torques")
-    residual = p.tau - est.predict(p.q, p.qd, p.qdd)
-    W = np.transpose(phi(p.q, p.qd, p.qdd), (1, 0, 2)).reshape(-1, len(names))
-    y = residual.T.reshape(-1)
-    check_rank(W, names)
-    x, *_ = np.linalg.lstsq(W, y, rcond=None)
-    s2 = float(((y - W @ x) ** 2).sum() / max(len(y) - len(names), 1))
-    std = np.sqrt(np.abs(np.diag(s2 * np.linalg.inv(W.T @ W))))
-    return PayloadEstimate(names, x, std)
 
 
 def cross_validate(robot, data: MeasuredData, folds: int = 5, **options) -> list:
     """K-fold cross-validation over time: the log is cut into ``folds`` contiguous blocks;
     each block is predicted by the model fitted on the others (the remaining pieces are
     separate segments, filtered apart).  Returns the :class:`Validation` of each block."""
-    from dataclasses import replace
-
-    if int(folds) < 2:
-        raise RobmodError(f"folds must be >= 2, got {folds}")
+    if isinstance(folds, bool) or int(folds) != folds or int(folds) < 2:
+        raise RobmodError(f"folds must be a whole number >= 2, got {folds!r}")
     N = data.n_samples
     edges = np.linspace(0, N, int(folds) + 1).astype(int)
     out = []
     for a, b in zip(edges[:-1], edges[1:]):
         keep = np.r_[0:a, b:N]
-        train = replace(data.select(keep), segments=tuple(
+        train = dataclasses.replace(data.select(keep), segments=tuple(
             s for s in ((0, a), (a, a + N - b)) if s[1] > s[0]))
         est = DynamicIdentification(robot, **options).fit(train)
         out.append(est.validate(data.select(slice(a, b))))
     return out
 
 
-__all__ = ["DynamicIdentification", "Validation", "check_rank", "cross_validate",
-           "PayloadEstimate", "identify_payload"]
+__all__ = ["DynamicIdentification", "Validation", "cross_validate"]

@@ -6,7 +6,8 @@ Each joint follows a periodic motion of base pulsation w_f = 2 pi f_f with L har
 
 whose velocity and acceleration are analytic; the period makes averaging and filtering easy.
 The coefficients are chosen to minimize the condition number of the base observation matrix
-along the motion (Gautier & Khalil 1992; Swevers et al. 1997), within the joint position,
+of the identification model (:class:`~.model.IdentificationModel`: every parameter of every
+moving link, as the estimator identifies them) along the motion (Gautier & Khalil 1992; Swevers et al. 1997), within the joint position,
 velocity and acceleration limits, by SciPy's SLSQP from several random starts.  The result is a
 trajectory object: ``sample(t)`` gives (q, qd, qdd), ``to_csv`` the time table a robot
 controller can play.
@@ -19,6 +20,7 @@ import numpy as np
 
 from ..dynamics.newton_euler import idm
 from ..errors import RobmodError
+from .model import identification_model
 
 
 @dataclass(frozen=True)
@@ -89,11 +91,9 @@ def exciting_trajectory(robot, *, harmonics: int = 5, frequency: float = 0.1,
     """
     from scipy.optimize import minimize
 
-    from .estimator import DynamicIdentification
-
-    est = DynamicIdentification(robot, offsets=False)
-    n = est.n_joints_
-    lim = _limits(est.num_, n, q_center, q_range, qd_max, qdd_max)
+    est = identification_model(robot, offsets=False)
+    n = est.n_joints
+    lim = _limits(est.robot, n, q_center, q_range, qd_max, qdd_max)
     lo, hi, vmax, amax = lim
     center = (lo + hi) / 2
     t = np.arange(samples) / (samples * frequency)
@@ -122,7 +122,7 @@ def exciting_trajectory(robot, *, harmonics: int = 5, frequency: float = 0.1,
     if workspace is not None:
         from ..geometry.direct import dgm_model
 
-        position = dgm_model(est.num_, columns="p").compile()
+        position = dgm_model(est.robot, columns="p").compile()
 
     def margins(x):
         q, qd, qdd = traj(x).sample(t)

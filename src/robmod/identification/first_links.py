@@ -17,8 +17,7 @@ import sympy as sp
 from ..description.expr import symbol
 from ..description.robot import FIXED, INERTIAL, PRISMATIC, REVOLUTE
 from .energy import EnergyRecursion, PlainContext, energy_functions
-
-_FIELDS = INERTIAL + ("IA", "FC", "FV")
+from .parameters import FIELDS as _FIELDS
 
 
 # -- canonical polynomials of the energy functions ------------------------------------------------

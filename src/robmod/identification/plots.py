@@ -7,7 +7,9 @@
   W chi_hat, and the residuals rho = Y - W chi_hat, one row per joint;
 * :func:`parameters_figure`: the estimated base parameters with +-2 standard deviations, and
   their relative standard deviations %sigma_i (Khalil & Dombre ch. 7, identification;
-  Gautier & Khalil 1990) on a log scale.
+  Gautier & Khalil 1990) on a log scale;
+* :func:`cutoff_figure`: the held-out torque error of the cross-validation against the
+  filter's cut-off (:mod:`.cutoff`), per fold and on average, the choice marked.
 """
 from __future__ import annotations
 
@@ -37,6 +39,29 @@ def validation_figure(v, path=None, *, ax=None):
     fig, axes = panels(path, ax, n, 2, figsize=(10, 1.8 * n + 1), sharex=True, squeeze=False)
     _torque_rows(axes, v.t, v.tau, v.tau_hat, "t (s)",
                 [f"residual {100 * r:.1f} %" for r in v.relative])
+    return finish(fig, path, layout=ax is None)
+
+
+def cutoff_figure(choice, path=None, *, ax=None):
+    """The cross-validation of the cut-off: held-out relative RMS error (%, log scale) against
+    the cut-off (Hz, log scale), each fold in grey, their mean, the choice marked (``ax``: 1
+    Axes)."""
+    fig, axis = panels(path, ax, 1, 1, figsize=(7, 4.5))
+    f = np.asarray(choice.cutoffs)
+    ok = np.isfinite(choice.errors)
+    for k in range(choice.fold_errors.shape[1]):
+        axis.plot(f[ok], 100 * choice.fold_errors[ok, k], color="0.75", lw=0.8,
+                  label="folds" if k == 0 else None)
+    axis.plot(f[ok], 100 * choice.errors[ok], "o-", label="mean over the folds")
+    best = int(np.nanargmin(np.where(ok, choice.errors, np.nan)))
+    axis.axvline(choice.chosen, color="tab:red", lw=1,
+                 label=f"chosen: {choice.chosen:.3g} Hz ({100 * choice.errors[best]:.3g} %)")
+    axis.axvline(choice.bandwidth, color="0.5", ls=":", lw=1, label="motion band (99 %)")
+    axis.set_xscale("log")
+    axis.set_yscale("log")
+    axis.set_xlabel("cut-off of the zero-phase low-pass (Hz)")
+    axis.set_ylabel("held-out torque error (% RMS)")
+    axis.legend(loc="best", fontsize="small")
     return finish(fig, path, layout=ax is None)
 
 

@@ -1,24 +1,32 @@
-"""Signal processing for identification, as Gautier's method does it (Khalil & Dombre §12.5;
-Gautier 1997).
+"""Signal processing for identification, as Gautier's method does it (Khalil & Dombre,
+identification of the dynamic parameters; Gautier 1997; Gautier & Poignet 2001).
 
-1. q is low-pass filtered forward and backward (zero-phase Butterworth) and differentiated by
-   central differences: qd, qdd without phase lag.  Measured velocities, when the log has
-   them, are filtered and used instead of differentiated positions (differentiating
-   quantized positions amplifies their noise).
-2. The cut-off frequency: given, or chosen from the data: the frequency below which 99 % of
-   the (detrended) position energy lies, times 5 (the filter must pass the motion's band with
-   no distortion; Gautier recommends a cut-off of 5 to 10 times the dynamic bandwidth), kept
-   below 0.4 times the sampling rate.
-3. Parallel filtering and decimation: the torques Gamma and the columns of the observation
-   matrix W are filtered by the *same* low-pass filter and decimated together, which removes
-   the high-frequency torque ripple the model does not explain while keeping Gamma = W chi.
-   The decimation factor keeps the decimated rate above 2.5 times the cut-off of step 2.
+1. Each segment of the log is low-pass filtered forward and backward (zero-phase
+   Butterworth, :func:`butter_lowpass`, the one filter of the package) at the cut-off ``fc``:
+   the positions, the measured velocities when the log has them (differentiating quantized
+   positions amplifies their noise), and the torques; velocities and accelerations are central
+   differences of the filtered signals, without phase lag.  The samples within one period of
+   ``fc`` of each end of a segment (filter transients) are dropped.
+2. Parallel filtering and decimation: the torques and the observation matrix are filtered by
+   the same low-pass and decimated together, which removes the torque noise the model does not
+   explain while keeping ``Gamma = W chi``.  The columns of W that are linear in the filtered
+   signals (accelerations, velocities, offsets) are the filtered ones already; the model's
+   other columns are smooth functions of the filtered motion whose band is far below ``fc``;
+   the Coulomb columns sign(qd) are not (a step at each reversal): they are computed at every
+   sample and filtered like the torques (:meth:`.model.IdentificationModel.observation`).
+   The decimation factor follows Gautier's rule: the low-pass sits at 0.8 times the Nyquist
+   frequency of the decimated rate, ``n_d = floor(0.8 rate / (2 fc))``.
+3. The cut-off is chosen from the data by cross-validation (:mod:`.cutoff`), or given.
+4. A joint whose filtered velocity is below 0.1 % of its largest is at rest: the Coulomb
+   term's sign(qd) is 0 there (the sign of the filter's ringing around a stop is no
+   information; at rest, friction holds whatever torque it must, which no model of the
+   velocity predicts).
 
-:class:`Processed` tells the user what was cut: the cut-offs, the factor, the samples dropped
-at the ends (filter transients).
+:class:`Processed` tells the user what was done: the cut-off, the factor, the samples dropped.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,35 +37,63 @@ from .data import MeasuredData
 
 @dataclass(frozen=True)
 class Processed:
-    """Filtered samples ready for the identification model: t, q, qd, qdd, tau (N, n)."""
+    """Filtered samples ready for the identification model: t, q, qd, qdd (N, n) at the
+    sampling rate ``rate``; ``tau`` the measured torques at these samples, ``tau_filtered``
+    the same low-passed at ``cutoff``; ``decimation`` the factor of the parallel decimation;
+    ``segments`` the [start, stop) of each filtered piece, ``index`` the sample of the data
+    each row comes from; ``choice`` the cross-validation of the cut-off when it was chosen."""
 
     t: np.ndarray
     q: np.ndarray
     qd: np.ndarray
     qdd: np.ndarray
     tau: np.ndarray | None
-    cutoff: float | None        # Hz, low-pass of q (and qd)
+    cutoff: float | None        # Hz, low-pass of q, qd and tau
     decimation: int
-    rate: float                 # Hz, after decimation
+    rate: float                 # Hz, of these arrays (before decimation)
     notes: tuple
-    segments: tuple = ()        # [start, stop) of each filtered segment in these arrays
+    segments: tuple = ()
+    index: np.ndarray | None = None
+    tau_filtered: np.ndarray | None = None
+    choice: object = None
+    still: np.ndarray | None = None     # per joint: |qd| below it is a joint at rest
+
+    @property
+    def decimated_rate(self) -> float:
+        return self.rate / self.decimation
 
     def __str__(self):
         return "\n".join(self.notes)
 
 
+#: a joint whose |qd| is below this fraction of its largest velocity is at rest: zero-phase
+#: filters ring around a stop (a few per cent of the step, decaying), and the sign of such a
+#: velocity -- which the Coulomb term takes -- is the ringing's, not the motion's
+STILL = 1e-3
+
+
 def butter_lowpass(x, rate: float, cutoff: float, order: int = 4, axis: int = 0):
-    """Zero-phase Butterworth low-pass of ``x`` sampled at ``rate`` Hz."""
-    from scipy.signal import butter, sosfiltfilt
+    """Zero-phase Butterworth low-pass of ``x`` sampled at ``rate`` Hz (-6 dB at ``cutoff``)."""
+    from scipy.signal import sosfiltfilt
 
     if not 0 < cutoff < rate / 2:
         raise RobmodError(f"cut-off {cutoff:g} Hz must be between 0 and half the sampling "
                           f"rate ({rate / 2:g} Hz)")
-    sos = butter(order, cutoff, fs=rate, output="sos")
+    sos = _butter(int(order), float(cutoff), float(rate))
+    x = np.asarray(x, dtype=float)
+    if x.ndim == 2 and axis in (0, -2):   # filtering along the last axis of a contiguous
+        return sosfiltfilt(sos, np.ascontiguousarray(x.T), axis=-1).T   # copy is faster
     return sosfiltfilt(sos, x, axis=axis)
 
 
-def _motion_bandwidth(q, rate: float, energy: float = 0.99) -> float:
+@functools.lru_cache(maxsize=64)
+def _butter(order, cutoff, rate):
+    from scipy.signal import butter
+
+    return butter(order, cutoff, fs=rate, output="sos")
+
+
+def motion_bandwidth(q, rate: float, energy: float = 0.99) -> float:
     """The frequency (Hz) below which ``energy`` of the detrended motion's power lies."""
     x = np.asarray(q, float)
     x = x - np.linspace(x[0], x[-1], x.shape[0])       # detrend (ends matched)
@@ -70,29 +106,38 @@ def _motion_bandwidth(q, rate: float, energy: float = 0.99) -> float:
     return float(k * rate / x.shape[0])
 
 
-def choose_cutoff(q, rate: float) -> float:
-    """5 times :func:`_motion_bandwidth`, in [0.5 Hz, 0.4 rate]."""
-    return float(np.clip(5 * _motion_bandwidth(q, rate), min(0.5, 0.2 * rate), 0.4 * rate))
+def _decimation_factor(rate: float, cutoff: float | None) -> int:
+    """Gautier's rule: the largest factor whose new Nyquist frequency times 0.8 stays above
+    the cut-off of the parallel low-pass."""
+    if not cutoff:
+        return 1
+    return max(1, int(np.floor(0.8 * rate / (2 * cutoff))))
 
 
-def process(data: MeasuredData, *, cutoff="auto", order: int = 4, decimate="auto",
+def transient(rate: float, cutoff: float | None) -> int:
+    """Samples dropped at each end of a segment: one period of the cut-off (at least 2)."""
+    return max(2, int(np.ceil(rate / cutoff))) if cutoff else 2
+
+
+def process(data: MeasuredData, *, cutoff=None, order: int = 4, decimate="auto",
             use_measured_velocity: bool = True) -> Processed:
-    """Filter, differentiate and trim each segment of ``data`` (see the module's notes); the
-    decimation factor chosen is returned, the decimation itself is applied by
-    :func:`decimate_rows` to the torques and to the observation matrix together."""
+    """Filter, differentiate and trim each segment of ``data`` (see the module's notes);
+    ``cutoff`` in Hz or None (no filter); ``decimate``: 'auto' (Gautier's rule) or a factor.
+    The decimation itself is applied by the model, to the torques and W together."""
+    if isinstance(cutoff, str):
+        raise RobmodError(f"process takes a cut-off in Hz or None, got {cutoff!r}: the "
+                          "choice from the data needs the model (DynamicIdentification, "
+                          "robmod.identification.choose_cutoff)")
     rate = data.sampling_rate
     h = 1.0 / rate
-    notes = []
-    if cutoff == "auto":
-        cutoff = choose_cutoff(data.q, rate)
-        notes.append(f"cut-off of q chosen from the data: {cutoff:.4g} Hz "
-                     f"(5 x the band holding 99 % of the motion's energy)")
-    elif cutoff is not None:
+    if cutoff is not None:
         cutoff = float(cutoff)
-        notes.append(f"cut-off of q: {cutoff:.4g} Hz")
-    edge = max(2, int(round(2.0 / (cutoff * h)))) if cutoff else 2
-    parts = {k: [] for k in ("t", "q", "qd", "qdd", "tau")}
-    segs, start = [], 0
+        if not 0 < cutoff < rate / 2:
+            raise RobmodError(f"cutoff: {cutoff:g} Hz must be between 0 and half the sampling "
+                              f"rate ({rate / 2:g} Hz)")
+    edge = transient(rate, cutoff)
+    parts = {k: [] for k in ("t", "q", "qd", "qdd", "tau", "tauf", "index")}
+    segs, start, notes = [], 0, []
     use_qd = use_measured_velocity and data.qd is not None
     for a, b in data.segments:
         if b - a <= 2 * edge + 4:
@@ -100,49 +145,51 @@ def process(data: MeasuredData, *, cutoff="auto", order: int = 4, decimate="auto
             continue
         q = data.q[a:b]
         qd = data.qd[a:b] if use_qd else None
-        if cutoff:
-            q = butter_lowpass(q, rate, cutoff, order)
-            qd = butter_lowpass(qd, rate, cutoff, order) if qd is not None else None
+        tau = data.tau[a:b] if data.tau is not None else None
+        tauf = tau
+        if cutoff:   # q, qd and tau filtered in one call
+            signals = [x for x in (q, qd, tau) if x is not None]
+            out = np.split(butter_lowpass(np.column_stack(signals), rate, cutoff, order),
+                           len(signals), axis=1)
+            q = out.pop(0)
+            qd = out.pop(0) if qd is not None else None
+            tauf = out.pop(0) if tau is not None else None
         if qd is None:
             qd = np.gradient(q, h, axis=0)
         qdd = np.gradient(qd, h, axis=0)
         s = slice(edge, (b - a) - edge)
         parts["t"].append(data.t[a:b][s])
+        parts["index"].append(np.arange(a, b)[s])
         segs.append((start, start + parts["t"][-1].size))
         start += parts["t"][-1].size
-        parts["q"].append(q[s])
-        parts["qd"].append(qd[s])
-        parts["qdd"].append(qdd[s])
-        if data.tau is not None:
-            parts["tau"].append(data.tau[a:b][s])
+        for k, v in (("q", q), ("qd", qd), ("qdd", qdd), ("tau", tau), ("tauf", tauf)):
+            if v is not None:
+                parts[k].append(v[s])
     if not parts["t"]:
         raise RobmodError("no segment of the log is long enough to filter")
-    notes.append(("measured velocities, filtered; " if use_qd else
-                  "velocities by central differences of the filtered q; ")
+    notes.append((f"low-pass at {cutoff:.4g} Hz (zero-phase Butterworth) of q"
+                  + (", the measured velocities" if use_qd else "") + " and the torques; "
+                  if cutoff else "no filter; ")
+                 + ("measured velocities; " if use_qd and not cutoff else "")
+                 + ("" if use_qd else "velocities by central differences of q; ")
                  + "accelerations by central differences; "
                  + f"{edge} samples dropped at each end of each segment (filter transients)")
-    if decimate == "auto":
-        target = 2.5 * (cutoff or rate / 10)
-        decimate = max(1, int(rate // (2 * target)))
+    if isinstance(decimate, str):
+        if decimate != "auto":
+            raise RobmodError(f"decimate must be 'auto' or a whole number >= 1, got "
+                              f"{decimate!r}")
+        decimate = _decimation_factor(rate, cutoff)
+    if isinstance(decimate, bool) or int(decimate) != decimate or decimate < 1:
+        raise RobmodError(f"decimate must be 'auto' or a whole number >= 1, got {decimate!r}")
     decimate = int(decimate)
-    if decimate < 1:
-        raise RobmodError(f"decimate must be a whole number >= 1, got {decimate}")
-    notes.append(f"parallel decimation of Gamma and W by {decimate} "
-                 f"(rate {rate / decimate:.4g} Hz)")
+    notes.append(f"parallel decimation of Gamma and W by {decimate} (rate {rate / decimate:.4g}"
+                 f" Hz{'; the low-pass at 0.8 x its Nyquist frequency or below' if cutoff else ''})")
     cat = (lambda xs: np.concatenate(xs) if xs else None)
-    return Processed(cat(parts["t"]), cat(parts["q"]), cat(parts["qd"]), cat(parts["qdd"]),
-                     cat(parts["tau"]), cutoff, decimate, rate / decimate, tuple(notes),
-                     tuple(segs))
+    qd = cat(parts["qd"])
+    still = STILL * np.abs(qd).max(axis=0)
+    return Processed(cat(parts["t"]), cat(parts["q"]), qd, cat(parts["qdd"]),
+                     cat(parts["tau"]), cutoff, decimate, rate, tuple(notes), tuple(segs),
+                     cat(parts["index"]), cat(parts["tauf"]), still=still)
 
 
-def decimate_rows(x, factor: int, axis: int = 0):
-    """Low-pass (zero-phase, Chebyshev type I of scipy.signal.decimate) and keep one sample
-    in ``factor`` along ``axis``: applied alike to Gamma and to the columns of W."""
-    if factor <= 1:
-        return np.asarray(x)
-    from scipy.signal import decimate
-
-    return decimate(np.asarray(x), factor, axis=axis, zero_phase=True)
-
-
-__all__ = ["process", "Processed", "butter_lowpass", "choose_cutoff"]
+__all__ = ["process", "Processed", "butter_lowpass"]

@@ -35,7 +35,7 @@ from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, dot
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
-from .base_symbolic import FIELDS, split_name
+from .parameters import FIELDS, split_name
 
 _UNIT_J = {"XX": ((0, 0),), "XY": ((0, 1), (1, 0)), "XZ": ((0, 2), (2, 0)), "YY": ((1, 1),),
            "YZ": ((1, 2), (2, 1)), "ZZ": ((2, 2),)}

@@ -13,18 +13,22 @@ from .ikm import (pinv, null_space_projector, ikm_pinv, damping_factor, dls_inve
                   JointLimitCriterion, ManipulabilityCriterion, ikm_task_priority, ikm_extended,
                   greville_pinv, PseudoInverse, DampedLeastSquares, WeightedPseudoInverse,
                   NullSpaceOptimization, TaskPriority, ExtendedJacobian)
-from .ikm_analytic import BlockIKM, block_ikm, ikm_block_algorithm, ikm_block_model, ikm_block
+from .ikm_analytic import BlockIKM, block_ikm
+from .block_inverse import ikm_block, ikm_block_model, ikm_block_algorithm
 from .jacobians import jacobian, jacobian_model, jacobian_algorithm, pose_and_jacobian
 from .recursion import forward, LinkKinematics, u_matrix
 from .resolved_motion import resolved_rate, ResolvedRateResult, planar3r
 from .second_order import (jdot_qdot, jdot_qdot_model, jdot_qdot_algorithm, acceleration,
-                           second_order_algorithm)
+                           acceleration_model, acceleration_algorithm, second_order_algorithm)
 from .statics import (joint_torques, wrench_from_torques, wrench_transport_matrix,
                       transport_wrench, virtual_powers)
 from .task_description import (TABLE_6_2, PointContact, VirtualJoint, virtual_joint,
                                reduced_jacobian, task_residual, TaskSolution, solve_task)
 from .task_kinematics import (task_jacobian, task_jacobian_model, task_jacobian_algorithm,
                             task_coordinates, omega_matrix, omega_inverse, representation_singular)
+
+# deprecated names (robmod.deprecation.ALIASES), listed in no public API: block_ikm,
+# second_order_algorithm
 
 __all__ = [
     # analysis
@@ -42,8 +46,8 @@ __all__ = [
     "ManipulabilityCriterion", "ikm_task_priority", "ikm_extended", "greville_pinv",
     "PseudoInverse", "DampedLeastSquares", "WeightedPseudoInverse", "NullSpaceOptimization",
     "TaskPriority", "ExtendedJacobian",
-    # ikm_analytic
-    "BlockIKM", "block_ikm", "ikm_block_algorithm", "ikm_block_model", "ikm_block",
+    # ikm_analytic, block_inverse
+    "BlockIKM", "ikm_block", "ikm_block_model", "ikm_block_algorithm",
     # jacobians
     "jacobian", "jacobian_model", "jacobian_algorithm", "pose_and_jacobian",
     # recursion
@@ -51,8 +55,8 @@ __all__ = [
     # resolved_motion
     "resolved_rate", "ResolvedRateResult", "planar3r",
     # second_order
-    "jdot_qdot", "jdot_qdot_model", "jdot_qdot_algorithm", "acceleration",
-    "second_order_algorithm",
+    "jdot_qdot", "jdot_qdot_model", "jdot_qdot_algorithm", "acceleration", "acceleration_model",
+    "acceleration_algorithm",
     # statics
     "joint_torques", "wrench_from_torques", "wrench_transport_matrix", "transport_wrench",
     "virtual_powers",

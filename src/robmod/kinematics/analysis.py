@@ -1,10 +1,10 @@
 """Velocity transmission between joint and task space (Khalil & Dombre §5.8, §6.4).
 
 Everything here works on a Jacobian array ``J`` of shape (..., m, n) (any
-leading batch shape), or on a robot: pass the :class:`~robmod.Robot` in place
-of ``J`` together with ``q`` (..., NJ) and optionally ``j``, ``i``, ``tool`` and
-``rows`` (the task components kept among the 6 rows ``(V, omega)`` of iJ_j, e.g.
-``rows=(0, 1)`` for a planar position task); see :func:`task_rows_jacobian`.
+leading batch shape): for a robot, compute it first with
+:func:`task_rows_jacobian` ``(robot, q, j=..., i=..., tool=..., rows=...)`` (the task
+components kept among the 6 rows ``(V, omega)`` of iJ_j, e.g. ``rows=(0, 1)`` for a planar
+position task) or :func:`~robmod.kinematics.jacobian`.
 
 * SVD ``J = U Sigma V^T`` ([5.27]-[5.28]) and the four fundamental subspaces
   ([5.30]-[5.31], Fig. 5.13): :class:`JacobianSVD`;
@@ -28,15 +28,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from ..description.arguments import finite_array, joint_array
-from ..description.robot import Robot
-from ..errors import RobmodError
+from ..description.arguments import finite_array, jacobian_array, joint_array
+from ..errors import ArgumentError, RobmodError
 from ..geometry.direct import dgm
 from .jacobians import resolve_frame, jacobian, jacobian_model
+from ..description.arguments import keyword_options
 
 
 # -- the Jacobian of a task ----------------------------------------------------------------------
-def task_rows_jacobian(robot, q, j=None, i=0, tool=None, rows=None) -> np.ndarray:
+@keyword_options()
+def task_rows_jacobian(robot, q, *, j=None, i=0, tool=None, rows=None) -> np.ndarray:
     """iJ_j (or iJ_E) at q, restricted to the task ``rows`` (indices into Vx Vy Vz wx wy wz).
 
     ``i='end'`` expresses the velocities in the end frame itself (nJn, or the
@@ -45,23 +46,11 @@ def task_rows_jacobian(robot, q, j=None, i=0, tool=None, rows=None) -> np.ndarra
     if isinstance(i, str):
         if i != "end":
             raise RobmodError(f"i must be a frame number or 'end', got {i!r}")
-        R = np.swapaxes(dgm(robot, q, j, tool=tool)[..., :3, :3], -1, -2)
-        J = jacobian(robot, q, j, 0, tool)
+        R = np.swapaxes(dgm(robot, q, j=j, tool=tool)[..., :3, :3], -1, -2)
+        J = jacobian(robot, q, j=j, tool=tool)
         J = np.concatenate([R @ J[..., :3, :], R @ J[..., 3:, :]], axis=-2)
     else:
-        J = jacobian(robot, q, j, i, tool)
-    return J if rows is None else J[..., list(rows), :]
-
-
-def as_jacobian(J, q=None, *, j=None, i=0, tool=None, rows=None) -> np.ndarray:
-    """A Jacobian array (..., m, n) from an array or from ``(robot, q, j, i, tool, rows)``."""
-    if isinstance(J, Robot):
-        if q is None:
-            raise RobmodError("q is required when a robot is given instead of a Jacobian")
-        return task_rows_jacobian(J, q, j, i, tool, rows)
-    J = np.asarray(J, dtype=float)
-    if J.ndim < 2:
-        raise RobmodError(f"a Jacobian must be (..., m, n), got shape {J.shape}")
+        J = jacobian(robot, q, j=j, i=i, tool=tool)
     return J if rows is None else J[..., list(rows), :]
 
 
@@ -130,46 +119,50 @@ class JacobianSVD:
                            self.tol[idx])
 
 
-def jacobian_svd(J, q=None, *, tol=None, **task) -> JacobianSVD:
+@keyword_options()
+def jacobian_svd(J, *, tol=None) -> JacobianSVD:
     """SVD of J with the rank at ``tol`` (default sigma_max * max(m, n) * eps)."""
-    J = as_jacobian(J, q, **task)
+    J = jacobian_array(J)
     U, s, Vt = np.linalg.svd(J, full_matrices=True)
     t = _tol(s, J.shape, tol)
     r = np.sum(s > t, axis=-1)
     return JacobianSVD(U, s, np.swapaxes(Vt, -1, -2), np.asarray(r), np.asarray(t[..., 0]))
 
 
-def singular_values(J, q=None, **task) -> np.ndarray:
+def singular_values(J) -> np.ndarray:
     """sigma_1 >= ... >= sigma_min(m,n), shape (..., min(m, n))."""
-    return np.linalg.svd(as_jacobian(J, q, **task), compute_uv=False)
+    return np.linalg.svd(jacobian_array(J), compute_uv=False)
 
 
-def rank(J, q=None, *, tol=None, **task) -> np.ndarray:
+@keyword_options()
+def rank(J, *, tol=None) -> np.ndarray:
     """Rank of J (number of singular values above ``tol``)."""
-    J = as_jacobian(J, q, **task)
+    J = jacobian_array(J)
     s = np.linalg.svd(J, compute_uv=False)
     return np.sum(s > _tol(s, J.shape, tol), axis=-1)
 
 
-def min_singular_value(J, q=None, **task) -> np.ndarray:
+def min_singular_value(J) -> np.ndarray:
     """sigma_min, the distance to the nearest singular Jacobian (Khalil & Dombre §6.4)."""
-    return singular_values(J, q, **task)[..., -1]
+    return singular_values(J)[..., -1]
 
 
-def condition_number(J, q=None, **task) -> np.ndarray:
+def condition_number(J) -> np.ndarray:
     """sigma_1 / sigma_min (inf at a singularity)."""
-    s = singular_values(J, q, **task)
+    s = singular_values(J)
     with np.errstate(divide="ignore"):
         return np.where(s[..., -1] > 0, s[..., 0] / np.where(s[..., -1] > 0, s[..., -1], 1),
                         np.inf)
 
 
-def is_singular(J, q=None, *, tol=1e-6, **task) -> np.ndarray:
+@keyword_options()
+def is_singular(J, *, tol=1e-6) -> np.ndarray:
     """True where sigma_min < tol: J has lost rank (rank < min(m, n))."""
-    return min_singular_value(J, q, **task) < tol
+    return min_singular_value(J) < tol
 
 
-def task_space_dimension(robot, j=None, i=0, tool=None, rows=None, *, n_samples=16, tol=1e-8,
+@keyword_options()
+def task_space_dimension(robot, *, j=None, i=0, tool=None, rows=None, n_samples=16, tol=1e-8,
                          rng=0) -> int:
     """Generic rank of the task Jacobian: the number M of independent task coordinates.
 
@@ -181,16 +174,17 @@ def task_space_dimension(robot, j=None, i=0, tool=None, rows=None, *, n_samples=
     q = rng.uniform(-np.pi, np.pi, (n_samples, robot.n_q))
     prism = np.array([robot.frame(k).sigma == 1 for k in robot.joints])
     q[:, prism] /= np.pi
-    return int(rank(task_rows_jacobian(robot, q, j, i, tool, rows), tol=tol).max())
+    J = task_rows_jacobian(robot, q, j=j, i=i, tool=tool, rows=rows)
+    return int(rank(J, tol=tol).max())
 
 
 # -- manipulability and ellipsoids ----------------------------------------------------------------
-def manipulability(J, q=None, **task) -> np.ndarray:
+def manipulability(J) -> np.ndarray:
     """w = sqrt(det(J J^T)) ([5.38]) = product of the singular values (0 when m > n).
 
     For a square J, w = |det J| ([5.39]).
     """
-    J = as_jacobian(J, q, **task)
+    J = jacobian_array(J)
     m, n = J.shape[-2:]
     if m > n:
         return np.zeros(J.shape[:-2])
@@ -233,31 +227,36 @@ def _padded_sigma(J):
     return U, np.concatenate([s, pad], axis=-1)
 
 
-def velocity_ellipsoid(J, q=None, **task) -> Ellipsoid:
+def velocity_ellipsoid(J) -> Ellipsoid:
     """Image of the unit sphere qd^T qd <= 1 ([5.36]-[5.37]): axes U_i, lengths sigma_i."""
-    U, s = _padded_sigma(as_jacobian(J, q, **task))
+    U, s = _padded_sigma(jacobian_array(J))
     return Ellipsoid(U, s)
 
 
-def force_ellipsoid(J, q=None, **task) -> Ellipsoid:
+def force_ellipsoid(J) -> Ellipsoid:
     """Wrenches with ||Gamma|| = ||J^T f|| <= 1 (§5.9.3): axes U_i, lengths 1/sigma_i."""
-    U, s = _padded_sigma(as_jacobian(J, q, **task))
+    U, s = _padded_sigma(jacobian_array(J))
     with np.errstate(divide="ignore"):
         return Ellipsoid(U, np.where(s > 0, 1.0 / np.where(s > 0, s, 1.0), np.inf))
 
 
 # -- joint velocity box -> task velocities --------------------------------------------------------
-def velocity_bounds(J, qd_max, q=None, **task) -> np.ndarray:
+def velocity_bounds(J, qd_max) -> np.ndarray:
     """Xd_max (..., m) for |qd_i| <= qd_max_i ([5.32]-[5.35]): Xd_max_k = sum_i |J_ki| qd_max_i.
 
     Each bound is reached at the corner ``qd_i = qd_max_i sign(J_ki)``; the
     minimum is ``-Xd_max`` (the box is symmetric).
     """
-    J = as_jacobian(J, q, **task)
-    return np.abs(J) @ np.asarray(qd_max, dtype=float)
+    J = jacobian_array(J)
+    qd_max = finite_array("qd_max", qd_max, shape_text=f"{J.shape[-1]} joint speed limits")
+    if qd_max.ndim > 1 or qd_max.size not in (1, J.shape[-1]):
+        raise ArgumentError(f"qd_max must be a number or {J.shape[-1]} joint speed limits, got "
+                            f"shape {qd_max.shape}")
+    return np.abs(J) @ np.broadcast_to(qd_max, J.shape[-1:])
 
 
-def velocity_polytope(J, qd_max, q=None, *, tol=1e-10, max_joints=16, **task) -> np.ndarray:
+@keyword_options()
+def velocity_polytope(J, qd_max, *, tol=1e-10, max_joints=16) -> np.ndarray:
     """Vertices (k, m) of the task-velocity polytope J {|qd_i| <= qd_max_i} (one Jacobian).
 
     The images of the 2^n corners of the joint box, reduced to their convex
@@ -265,7 +264,7 @@ def velocity_polytope(J, qd_max, q=None, *, tol=1e-10, max_joints=16, **task) ->
     """
     from scipy.spatial import ConvexHull
 
-    J = as_jacobian(J, q, **task)
+    J = jacobian_array(J)
     if J.ndim != 2:
         raise RobmodError("velocity_polytope takes one Jacobian (m, n)")
     n = J.shape[1]
@@ -398,7 +397,9 @@ def factorize_singular(expr, pairs, qsyms):
     return constant, tuple(factors)
 
 
-def singularities_symbolic(robot, j=None, i=None, tool=None, rows=None) -> SymbolicSingularities:
+@keyword_options()
+def singularities_symbolic(robot, *, j=None, i=None, tool=None,
+                           rows=None) -> SymbolicSingularities:
     """Singular configurations of iJ_j from the factored determinant (Khalil & Dombre §6.4).
 
     ``i`` defaults to the frame halfway along the chain of j (e.g. 3J6 for a
@@ -414,7 +415,7 @@ def singularities_symbolic(robot, j=None, i=None, tool=None, rows=None) -> Symbo
     chain = [k for k in robot.chain(jj) if robot.frame(k).is_joint and k <= robot.n_joints]
     if i is None:
         i = robot.chain(jj)[len(robot.chain(jj)) // 2 - 1] if len(robot.chain(jj)) > 1 else 0
-    model = jacobian_model(robot, jj, i, tool_obj)
+    model = jacobian_model(robot, j=jj, i=i, tool=tool_obj)
     exprs, trig, pairs = expanded_outputs(model)
     J = sp.Matrix(6, robot.n_joints, exprs)
     if J.has(sp.Float):  # numeric parameters: exact rationals, so that terms cancel exactly

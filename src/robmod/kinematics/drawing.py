@@ -25,6 +25,7 @@ from ..figures import finish, panels
 from ..geometry.direct import dgm
 from .analysis import Ellipsoid, force_ellipsoid, velocity_ellipsoid
 from .jacobians import jacobian, resolve_frame
+from ..description.arguments import keyword_options
 
 ELLIPSOID_KINDS = ("velocity", "force", "dynamic")
 ELLIPSOID_COLORS = {"velocity": "tab:red", "force": "tab:purple", "dynamic": "tab:brown"}
@@ -117,6 +118,7 @@ def end_frame(robot, j=None, tool=None):
     return resolve_frame(robot, j, tool)
 
 
+@keyword_options()
 def draw_robot(robot, q=None, path=None, *, ax=None, axis_length=None, labels=True,
                ellipsoid=False, ellipsoid_scale=None, j=None, tool=None):
     """Draw ``robot`` at ``q`` (default zeros); returns the Matplotlib figure (written to

@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ..description.arguments import joint_array, pose_array
+from ..description.arguments import joint_array, keyword_options, pose_array
 from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..geometry.direct import dgm
@@ -123,7 +123,7 @@ def _solve_lanes(robot, j, tool, Td, Q, active, clo, chi, wrap, tol, max_iter, S
         if live.size == 0:
             break
         q = Q[live]
-        T, J = pose_and_jacobian(robot, q, j, tool)
+        T, J = pose_and_jacobian(robot, q, j=j, tool=tool)
         dp, dr = pose_error(Td[live], T)
         npos, nrot = np.linalg.norm(dp, axis=-1), np.linalg.norm(dr, axis=-1)
         e = np.maximum(npos, nrot)
@@ -153,7 +153,7 @@ def _solve_lanes(robot, j, tool, Td, Q, active, clo, chi, wrap, tol, max_iter, S
             iters[lanes] += 1
         live = live[~finished]
     # final check of every lane at its last configuration
-    T = dgm(robot, Q, j, tool=tool)
+    T = dgm(robot, Q, j=j, tool=tool)
     dp, dr = pose_error(Td, T)
     err = np.maximum(np.linalg.norm(dp, axis=-1), np.linalg.norm(dr, axis=-1))
     return Q, err, stalled, iters
@@ -171,11 +171,12 @@ def _dedupe(Q, ok, active, is_rev, tol):
     return ok & ~dup
 
 
-def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_restarts=16,
+@keyword_options()
+def igm_numeric(robot, T, q0=None, *, tool=None, j=None, base=False, n_restarts=16,
                 tol=1e-10, max_iter=200, step_limits=(0.2, 0.2), damping=0.05,
                 joint_limits=True, rng=None, batch=True, prismatic_range=(-1.0, 1.0),
                 patience=30, dedup_tol=1e-6):
-    """All the solutions found for 0T_E = ``T_target`` (4x4, or (..., 4, 4) for many targets).
+    """All the solutions found for 0T_E = ``T`` (4x4, or (..., 4, 4) for many targets).
 
     Returns an :class:`~robmod.geometry.IGMResult` (``method="numeric"``), which unpacks as
     ``q, valid``: q (..., n_solutions, n_q) the distinct solutions of each target, sorted,
@@ -186,7 +187,7 @@ def igm_numeric(robot, T_target, q0=None, *, tool=None, j=None, base=False, n_re
     See the module documentation for the algorithm and the statuses.
     """
     tool, j = resolve_frame(robot, j, tool)
-    Td = pose_array("T_target", T_target, rotation_tol=1e-6)
+    Td = pose_array("T", T, rotation_tol=1e-6)
     shape = Td.shape[:-2]
     Td = Td.reshape(-1, 4, 4)
     if base:

@@ -34,6 +34,7 @@ import sympy as sp
 
 from ..errors import RobmodError
 from .analysis import manipulability, task_rows_jacobian
+from ..description.arguments import finite_vector, jacobian_array, keyword_options
 
 
 def _mv(A, x):
@@ -41,21 +42,16 @@ def _mv(A, x):
 
 
 def _J(J):
-    J = np.asarray(J, dtype=float)
-    if J.ndim < 2:
-        raise RobmodError(f"a Jacobian must be (..., m, n), got shape {J.shape}")
-    return J
+    return jacobian_array(J)
 
 
 def _xd(J, xd, what="xd"):
-    xd = np.asarray(xd, dtype=float)
-    if xd.shape[-1:] != J.shape[-2:-1]:
-        raise RobmodError(f"{what} must have {J.shape[-2]} values (rows of J), got {xd.shape}")
-    return xd
+    return finite_vector(what, xd, J.shape[-2], "values (rows of J)")
 
 
 # -- pseudo-inverse ------------------------------------------------------------------------------
-def pinv(J, rtol=None) -> np.ndarray:
+@keyword_options()
+def pinv(J, *, rtol=None) -> np.ndarray:
     """Moore-Penrose pseudo-inverse J+ (..., n, m) ([A4.12]), singular values below
     ``rtol * sigma_max`` treated as zero (default ``max(m, n) * eps``)."""
     J = _J(J)
@@ -64,17 +60,19 @@ def pinv(J, rtol=None) -> np.ndarray:
     return np.linalg.pinv(J, rtol=rtol)
 
 
-def null_space_projector(J, Jp=None, rtol=None) -> np.ndarray:
+@keyword_options()
+def null_space_projector(J, Jp=None, *, rtol=None) -> np.ndarray:
     """I_n - J+ J (..., n, n): orthogonal projector onto N(J) ([A4.7], [6.31])."""
     J = _J(J)
-    Jp = pinv(J, rtol) if Jp is None else Jp
+    Jp = pinv(J, rtol=rtol) if Jp is None else Jp
     return np.eye(J.shape[-1]) - Jp @ J
 
 
-def ikm_pinv(J, xd, z=None, rtol=None) -> np.ndarray:
+@keyword_options()
+def ikm_pinv(J, xd, z=None, *, rtol=None) -> np.ndarray:
     """qd = J+ xd + (I - J+ J) z ([6.11], [6.31]); z = None: the minimum-norm solution."""
     J = _J(J)
-    Jp = pinv(J, rtol)
+    Jp = pinv(J, rtol=rtol)
     qd = _mv(Jp, _xd(J, xd))
     if z is not None:
         qd = qd + _mv(np.eye(J.shape[-1]) - Jp @ J, np.asarray(z, dtype=float))
@@ -85,7 +83,8 @@ def ikm_pinv(J, xd, z=None, rtol=None) -> np.ndarray:
 _FIXED, _MANIPULABILITY, _SINGULAR_VALUE = "fixed", "manipulability", "singular_value"
 
 
-def damping_factor(J, rule: str = _SINGULAR_VALUE, *, lam=0.003, w0=None, eps=None) -> np.ndarray:
+@keyword_options()
+def damping_factor(J, *, rule: str = _SINGULAR_VALUE, lam=0.003, w0=None, eps=None) -> np.ndarray:
     """Damping lambda (...,) of the damped least squares (Khalil & Dombre §6.4.2).
 
     * ``'fixed'``: ``lambda = lam`` (Wampler's 0.003 by default);
@@ -124,10 +123,11 @@ def dls_inverse(J, lam) -> np.ndarray:
     return np.swapaxes(Vt, -1, -2) @ (g[..., :, None] * np.swapaxes(U, -1, -2))
 
 
-def ikm_dls(J, xd, rule: str = _SINGULAR_VALUE, *, lam=0.003, w0=None, eps=None) -> np.ndarray:
+@keyword_options()
+def ikm_dls(J, xd, *, rule: str = _SINGULAR_VALUE, lam=0.003, w0=None, eps=None) -> np.ndarray:
     """Damped least-squares qd: minimum of ||xd - J qd||^2 + lambda^2 ||qd||^2 ([6.13])."""
     J = _J(J)
-    lamb = damping_factor(J, rule, lam=lam, w0=w0, eps=eps)
+    lamb = damping_factor(J, rule=rule, lam=lam, w0=w0, eps=eps)
     return _mv(dls_inverse(J, lamb), _xd(J, xd))
 
 
@@ -151,12 +151,14 @@ def ikm_weighted(J, xd, E) -> np.ndarray:
 
 
 # -- null-space optimization ----------------------------------------------------------------------
-def ikm_null_space(J, xd, grad, alpha, rtol=None) -> np.ndarray:
+@keyword_options()
+def ikm_null_space(J, xd, grad, alpha, *, rtol=None) -> np.ndarray:
     """qd = J+ xd + alpha (I - J+ J) grad ([6.32]); alpha < 0 decreases phi, > 0 increases it."""
-    return ikm_pinv(J, xd, alpha * np.asarray(grad, dtype=float), rtol)
+    return ikm_pinv(J, xd, alpha * np.asarray(grad, dtype=float), rtol=rtol)
 
 
-def numerical_gradient(phi: Callable, q, h: float = 1e-6) -> np.ndarray:
+@keyword_options()
+def numerical_gradient(phi: Callable, q, *, h: float = 1e-6) -> np.ndarray:
     """Central-difference gradient (..., n) of a batched scalar function phi: (..., n) -> (...)."""
     q = np.asarray(q, dtype=float)
     n = q.shape[-1]
@@ -231,14 +233,16 @@ class ManipulabilityCriterion:
     h: float = 1e-6
 
     def value(self, q) -> np.ndarray:
-        return manipulability(task_rows_jacobian(self.robot, q, self.j, self.i, self.tool,
-                                                 self.rows))
+        J = task_rows_jacobian(self.robot, q, j=self.j, i=self.i, tool=self.tool,
+                               rows=self.rows)
+        return manipulability(J)
 
     def gradient(self, q) -> np.ndarray:
-        return numerical_gradient(self.value, q, self.h)
+        return numerical_gradient(self.value, q, h=self.h)
 
 
 # -- task priority and extended Jacobian ---------------------------------------------------------
+@keyword_options()
 def ikm_task_priority(J1, xd1, J2, xd2, z2=None, *, rtol=None, tol3=1e-10,
                       lam3=0.0) -> np.ndarray:
     """Two tasks with priority (Nakamura, [6.45]-[6.48])::
@@ -255,7 +259,7 @@ def ikm_task_priority(J1, xd1, J2, xd2, z2=None, *, rtol=None, tol3=1e-10,
     """
     J1, J2 = _J(J1), _J(J2)
     n = J1.shape[-1]
-    J1p = pinv(J1, rtol)
+    J1p = pinv(J1, rtol=rtol)
     P1 = np.eye(n) - J1p @ J1
     J3 = J2 @ P1
     if lam3 == 0:
@@ -288,7 +292,8 @@ def ikm_extended(J, xd, Jh, xcd) -> np.ndarray:
 
 
 # -- Greville's recursive pseudo-inverse (App. 4) -------------------------------------------------
-def greville_pinv(W, steps: list | None = None) -> sp.Matrix:
+@keyword_options()
+def greville_pinv(W, *, steps: list | None = None) -> sp.Matrix:
     """Exact pseudo-inverse by Greville's column recursion ([A4.18]-[A4.23]).
 
     ``W`` is converted to a SymPy matrix (numbers become exact rationals);
@@ -343,7 +348,7 @@ class DampedLeastSquares:
     eps: Any = None
 
     def __call__(self, J, xd, q):
-        return ikm_dls(J, xd, self.rule, lam=self.lam, w0=self.w0, eps=self.eps)
+        return ikm_dls(J, xd, rule=self.rule, lam=self.lam, w0=self.w0, eps=self.eps)
 
 
 @dataclass(frozen=True)

@@ -43,21 +43,18 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-import numpy as np
 import sympy as sp
 
+from ..deprecation import renamed
 from ..errors import RobmodError
-from ..geometry.direct import dgm_algorithm, groups
-from ..symbolic.algebra import dot
-from ..symbolic.context import NumericContext
+from ..geometry.direct import groups
 from ..symbolic.count import count_ops
-from ..symbolic.model import Output, customize
 from .analysis import expanded_outputs, factorize_singular, reduce_pythagoras
-from .jacobians import check_q, resolve_frame, jacobian_model
+from .jacobians import resolve_frame, jacobian_model
 
-__all__ = ["BlockIKM", "block_ikm", "ikm_block_algorithm", "ikm_block_model", "ikm_block"]
+__all__ = ["BlockIKM"]
 
-_X_SYMBOLS = sp.symbols("X1:7")
+X_SYMBOLS = sp.symbols("X1:7")
 
 
 # -- trigonometric normal forms -------------------------------------------------------------
@@ -119,7 +116,7 @@ class _Trig:
 
 def _raw_jacobian(robot, i, j, tool):
     """iJ_j (columns of the chain joints) reduced modulo S^2 + C^2 = 1: (J, joints, trig, pairs)."""
-    model = jacobian_model(robot, j, i, tool)
+    model = jacobian_model(robot, j=j, i=i, tool=tool)
     exprs, trig, pairs = expanded_outputs(model)
     J = sp.Matrix(6, robot.n_joints, exprs)
     if J.has(sp.Float):  # numeric parameters: exact rationals, so that terms cancel exactly
@@ -213,6 +210,12 @@ class BlockIKM:
     B = property(lambda self: self.jacobian.extract(list(self.rows_b), list(self.cols_a)))
     C = property(lambda self: self.jacobian.extract(list(self.rows_b), list(self.cols_b)))
 
+    @classmethod
+    def from_robot(cls, robot, *, j=None, i=None, tool=None) -> "BlockIKM":
+        """Find the block structure [A 0; B C] of iJ_j (trying every frame i of the chain of j
+        when ``i`` is None, cheapest Jacobian first) and return it (cached per robot)."""
+        return _block_ikm(robot, i, j, tool)
+
     def _memo(self, key, fn):
         if key not in self._cache:
             self._cache[key] = fn()
@@ -268,7 +271,7 @@ class BlockIKM:
                 names[r, c] = f"JI{self.joints[r]}{c + 1}"
                 steps.append((names[r, c], e))
             for r in range(6):
-                steps.append((outs[r], sp.Add(*[sym(names[r, c]) * _X_SYMBOLS[c]
+                steps.append((outs[r], sp.Add(*[sym(names[r, c]) * X_SYMBOLS[c]
                                                 for c in range(6) if (r, c) in names])))
             return steps, outs
         J, used = self.jacobian, set()
@@ -290,13 +293,13 @@ class BlockIKM:
                 for a in range(3):
                     steps.append((self._qname(cols[a]), sp.Add(*[
                         e * xs[b] for (aa, b), e in inv[k].items() if aa == a])))
-            apply(0, self.cols_a, [_X_SYMBOLS[r] for r in self.rows_a])
+            apply(0, self.cols_a, [X_SYMBOLS[r] for r in self.rows_a])
         else:
-            self._solve(self.rows_a, self.cols_a, [_X_SYMBOLS[r] for r in self.rows_a],
+            self._solve(self.rows_a, self.cols_a, [X_SYMBOLS[r] for r in self.rows_a],
                         jsym, steps)
         xp = []
         for r in self.rows_b:
-            e = _X_SYMBOLS[r] - sp.Add(*[jsym(r, c) * sym(self._qname(c))
+            e = X_SYMBOLS[r] - sp.Add(*[jsym(r, c) * sym(self._qname(c))
                                         for c in self.cols_a if J[r, c] != 0])
             steps.append((f"XP{r + 1}", e))
             xp.append(sym(f"XP{r + 1}"))
@@ -347,15 +350,15 @@ class BlockIKM:
 
     def model(self, method=2, solve="substitution", velocity_frame="i"):
         """The customized model (:class:`~robmod.symbolic.model.CustomModel`), output QP."""
-        return ikm_block_model(self, method, solve, velocity_frame)
+        from .block_inverse import block_model
+
+        return block_model(self, method, solve, velocity_frame)
 
 
 _CACHE: dict = {}
 
 
-def block_ikm(robot, i=None, j=None, tool=None) -> BlockIKM:
-    """Find the block structure [A 0; B C] of iJ_j (trying every frame i of the chain when
-    ``i`` is None) and return the :class:`BlockIKM` (cached per robot)."""
+def _block_ikm(robot, i=None, j=None, tool=None) -> BlockIKM:
     tool_obj, jj = resolve_frame(robot, j, tool)
     key = (robot.content_key, i, jj, getattr(tool_obj, "name", None))
     hit = _CACHE.get(key)
@@ -400,100 +403,5 @@ def block_ikm(robot, i=None, j=None, tool=None) -> BlockIKM:
     return out
 
 
-# -- the algorithm (any context) and the public entry points --------------------------------
-def ikm_block_algorithm(ctx, blk: BlockIKM, xd, method=2, solve="substitution",
-                        velocity_frame="i", values=None):
-    """qd (NJ context scalars, zero off the chain) from the task velocity ``xd`` (6 scalars).
 
-    ``xd`` is expressed in frame ``blk.i`` (``velocity_frame="i"``) or in frame 0
-    (``velocity_frame=0``).  ``values``: parameter values for a numeric context.
-    """
-    robot = blk.robot
-    steps, outs = blk.program(method, solve)
-    env = {robot.frame(k).q: ctx.joint(k) for k in blk.joints}
-    numeric = isinstance(ctx, NumericContext)
-    fcache = blk._cache.setdefault("lambdify", {})
-
-    def ev(expr):
-        syms = sorted(expr.free_symbols, key=str)
-        if not numeric:
-            return expr.xreplace({s: env[s] for s in syms})
-        if expr not in fcache:
-            fcache[expr] = sp.lambdify(syms, expr, "numpy")  # safe: robmod templates
-        return fcache[expr](*[env[s] for s in syms])
-
-    for s, f in blk.trig.items():
-        if s not in env:
-            sn, cs = ctx.sincos(ev(f.args[0]), str(s)[1:].lstrip("_"))
-            env[s] = sn if isinstance(f, sp.sin) else cs
-    for p in set().union(*[e.free_symbols for _, e in steps]) - set(env) - set(_X_SYMBOLS) \
-            - {sp.Symbol(n) for n, _ in steps}:
-        if values is not None and str(p) not in values:
-            raise RobmodError(f"no numeric value for parameter {p} of robot {robot.name!r}")
-        env[p] = ctx.param(p) if values is None else values[str(p)]
-    if velocity_frame == 0 and blk.i != 0:
-        rob = robot
-        if values is not None:
-            rob = blk._memo("numeric_robot", lambda: robot.numeric(values))
-        T = dgm_algorithm(ctx, rob, blk.i, 0)  # 0T_i, the rotation part is 0A_i
-        for part in (0, 3):
-            v = [xd[part + r] for r in range(3)]
-            for k in range(3):
-                env[_X_SYMBOLS[part + k]] = ctx.var(dot([T[0][k], T[1][k], T[2][k]], v),
-                                                   f"X{part + k + 1}")
-    elif velocity_frame in (0, "i"):
-        env.update(zip(_X_SYMBOLS, xd))
-    else:
-        raise RobmodError("velocity_frame must be 'i' (frame of the Jacobian) or 0")
-    for name, expr in steps:
-        env[sp.Symbol(name)] = ctx.var(ev(expr), name)
-    qd = [0] * robot.n_joints
-    for k, name in zip(blk.joints, outs):
-        qd[k - 1] = env[sp.Symbol(name)]
-    return qd
-
-
-def ikm_block_model(blk: BlockIKM, method=2, solve="substitution", velocity_frame="i"):
-    """Customized model of the analytic IKM (inputs q and X1..X6, or X0_1..X0_6 in frame 0)."""
-    robot = blk.robot
-    q = tuple(robot.frame(k).q for k in robot.joints)
-    xs = _X_SYMBOLS if velocity_frame == "i" else sp.symbols("X0_1:7")
-    names = [f"QP{k}" for k in robot.joints]
-
-    def algorithm(ctx):
-        qd = ikm_block_algorithm(ctx, blk, list(xs), method, solve, velocity_frame)
-        return [Output.vector("QP", qd, names)]
-
-    frame = blk.i if velocity_frame == "i" else 0
-    how = ("first method [6.8]" if method == 1 else f"second method [6.10] ({solve})")
-    return customize(f"{robot.name}_ikm{method}", algorithm, robot, inputs={"q": q, "xd": xs},
-                     title=f"Inverse kinematic model of {robot.name}, {blk.i}J{blk.j} "
-                           f"block form, {how}; X in frame {frame}")
-
-
-def _values(robot):
-    merged = {sp.Symbol(str(k)): sp.sympify(v) for k, v in robot.values.items()}  # safe: values
-    for _ in range(len(merged) + 1):
-        merged = {k: v.xreplace(merged) for k, v in merged.items()}
-    return {str(k): float(v) for k, v in merged.items() if not v.free_symbols}
-
-
-def ikm_block(robot, q, xd, method=2, *, i=None, j=None, tool=None, velocity_frame="i",
-              solve="substitution") -> np.ndarray:
-    """Numeric joint velocities (..., NJ) from the analytic block inverse at ``q`` (..., NJ).
-
-    ``xd`` (..., 6): ``[V; w]`` of O_j in frame i of the block structure (see
-    :func:`block_ikm`; ``velocity_frame=0`` for frame 0).  Parameters take the
-    robot's numeric values.  At a singular configuration the result is inf/nan.
-    """
-    q = check_q(robot, q)
-    xd = np.asarray(xd, dtype=float)
-    if xd.shape[-1:] != (6,):
-        raise RobmodError(f"xd must have 6 values in its last dimension, got shape {xd.shape}")
-    blk = block_ikm(robot, i, j, tool)
-    batch = np.broadcast_shapes(q.shape[:-1], xd.shape[:-1])
-    ctx = NumericContext(robot, q=np.broadcast_to(q, batch + q.shape[-1:]))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        qd = ikm_block_algorithm(ctx, blk, [xd[..., k] for k in range(6)], method, solve,
-                                 velocity_frame, values=_values(robot))
-    return np.stack([np.broadcast_to(np.asarray(x, dtype=float), batch) for x in qd], axis=-1)
+block_ikm = renamed(_block_ikm, "block_ikm", "BlockIKM.from_robot(robot, j=..., i=..., tool=...)")

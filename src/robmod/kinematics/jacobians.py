@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import joint_array, require_numeric
+from ..description.arguments import (checked_options, joint_array, keyword_options,
+                                     require_numeric)
 from ..description.robot import PRISMATIC
 from ..errors import RobmodError
 from ..geometry.direct import common_ancestor, chain_path, frame_matrix, resolve_tool
@@ -124,7 +125,8 @@ def jacobian_parts(ctx, robot, j=None, i=0, tool=None):
     return columns, A, P, tool, j
 
 
-def jacobian_algorithm(ctx, robot, j=None, i=0, tool=None):
+@keyword_options()
+def jacobian_algorithm(ctx, robot, *, j=None, i=0, tool=None):
     """iJ_j (or iJ_E) as a 6 x NJ nested list of the context's scalars (elements ``J{r}{c}``).
 
     Rows: linear velocity of O_j (O_E) then angular velocity, both in frame i;
@@ -141,21 +143,26 @@ def jacobian_algorithm(ctx, robot, j=None, i=0, tool=None):
     return rows
 
 
-def check_q(robot, q, name: str = "q"):
-    """``q`` as a float array (..., n_q): one finite value per joint variable."""
-    return joint_array(robot, name, q)
-
-
 def _joint_columns(robot) -> list[int]:
     """Columns of a 6 x NJ frame-indexed matrix that hold joint variables (fixed ones dropped)."""
     return [j - 1 for j in robot.joints]
 
 
-def jacobian(robot, q, j=None, i=0, tool=None) -> np.ndarray:
+_JACOBIAN_KEY, _JACOBIAN_OPTS = ("jacobian", None, 0, None), (None, 0, None)
+
+
+@keyword_options(j=None, i=0, tool=None)
+def jacobian(robot, q, *legacy, **options) -> np.ndarray:
     """Numeric iJ_j at ``q`` of shape (..., n_q): array (..., 6, n_q).
 
-    One column per joint variable (``robot.joints`` order); fixed frames take none.
+    One column per joint variable (``robot.joints`` order); fixed frames take none.  ``j``
+    the end frame (default the last link), ``i`` the frame of the velocities, ``tool`` a tool
+    frame E on j (as :func:`~robmod.geometry.dgm`).
     """
+    if not (legacy or options):
+        return fastpath.evaluate(robot, _JACOBIAN_KEY, _JACOBIAN_SPEC, _JACOBIAN_OPTS, q)
+    o = checked_options(jacobian, options, legacy)
+    j, i, tool = o["j"], o["i"], o["tool"]
     key = ("jacobian", j, i, None if tool is None else repr(tool))
     return fastpath.evaluate(robot, key, _JACOBIAN_SPEC, (j, i, tool), q)
 
@@ -163,9 +170,9 @@ def jacobian(robot, q, j=None, i=0, tool=None) -> np.ndarray:
 def _jacobian_numpy(robot, opts, q):
     j, i, tool = opts
     require_numeric(robot, "the Jacobian", scope="geometry")
-    q = check_q(robot, q)
+    q = joint_array(robot, "q", q)
     ctx = NumericContext(robot, q=q)
-    J = stack(jacobian_algorithm(ctx, robot, j, i, tool), q.shape[:-1])
+    J = stack(jacobian_algorithm(ctx, robot, j=j, i=i, tool=tool), q.shape[:-1])
     out = J[..., _joint_columns(robot)]
     for k, (a, m, _) in robot.mimic.items():      # a dependent joint: J_a + m J_k
         if k - 1 < J.shape[-1]:
@@ -181,20 +188,21 @@ def _fast_jacobian_model(robot, opts):
     cols = _joint_columns(robot)
 
     def algorithm(ctx):
-        rows = jacobian_algorithm(ctx, robot, j, i, tool)
+        rows = jacobian_algorithm(ctx, robot, j=j, i=i, tool=tool)
         return [Output.matrix("J", [[r[c] for c in cols] for r in rows])]
 
     return customize(f"{robot.name}_jacobian_fast", algorithm, robot,
                      inputs={"q": tuple(robot.frame(k).q for k in robot.joints)})
 
 
-_JACOBIAN_SPEC = fastpath.Spec(_fast_jacobian_model, lambda robot, q: [check_q(robot, q)],
+_JACOBIAN_SPEC = fastpath.Spec(_fast_jacobian_model, lambda robot, q: [joint_array(robot, "q", q)],
                                _jacobian_numpy)
 
 
-def pose_and_jacobian(robot, q, j=None, tool=None):
+@keyword_options()
+def pose_and_jacobian(robot, q, *, j=None, tool=None):
     """(0T_j or 0T_E (..., 4, 4), 0J_j (..., 6, n_q)) in one pass (used by the numeric IGM)."""
-    q = check_q(robot, q)
+    q = joint_array(robot, "q", q)
     ctx = NumericContext(robot, q=q)
     columns, A, P, tool, j = jacobian_parts(ctx, robot, j, 0, tool)
     batch = q.shape[:-1]
@@ -212,14 +220,18 @@ def pose_and_jacobian(robot, q, j=None, tool=None):
     return stack(T, batch), stack(rows, batch)[..., _joint_columns(robot)]
 
 
-def jacobian_model(robot, j=None, i=0, tool=None):
-    """Customized symbolic iJ_j: a :class:`~robmod.symbolic.model.CustomModel` (output 6 x NJ)."""
+@keyword_options(j=None, i=0, tool=None)
+def jacobian_model(robot, *legacy, **options):
+    """Customized symbolic iJ_j: a :class:`~robmod.symbolic.model.CustomModel` (output 6 x NJ);
+    the frames as :func:`jacobian`."""
+    o = checked_options(jacobian_model, options, legacy)
+    j, i, tool = o["j"], o["i"], o["tool"]
     tool_obj, jj = resolve_frame(robot, j, tool)
     end = "E" if tool_obj is not None else str(jj)
     q = tuple(robot.frame(k).q for k in robot.joints)
 
     def algorithm(ctx):
-        rows = jacobian_algorithm(ctx, robot, jj, i, tool_obj)
+        rows = jacobian_algorithm(ctx, robot, j=jj, i=i, tool=tool_obj)
         return [Output.matrix(f"{i}J{end}", rows,
                               [f"J{r + 1}{c + 1}" for r in range(6) for c in range(len(rows[0]))])]
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE
 from ..geometry.direct import frame_matrix
 from ..symbolic.algebra import add, mul
+from ..description.arguments import keyword_options
 
 _ZERO3 = (0, 0, 0)
 
@@ -42,7 +43,8 @@ def named(ctx, vec, name, j):
     return [ctx.var(x, f"{name}{k + 1}{j}") for k, x in enumerate(vec)]
 
 
-def u_matrix(ctx, w, wp, j):
+@keyword_options()
+def u_matrix(ctx, w, wp, *, j):
     """(U_j, DV_j): U_j = hat(WP_j) + hat(W_j)^2 ((7.57)) from the products DV_ik = W_i W_k
     (DV_ii = -W_i^2 on the diagonal, so that U_11 = DV22 + DV33)."""
     dv = {}
@@ -67,7 +69,7 @@ class LinkKinematics:
 
     def U(self, j):
         if j not in self._U:
-            self._U[j], self._DV[j] = u_matrix(self.ctx, self.W[j], self.WP[j], j)
+            self._U[j], self._DV[j] = u_matrix(self.ctx, self.W[j], self.WP[j], j=j)
         return self._U[j]
 
     def DV(self, j):
@@ -75,6 +77,7 @@ class LinkKinematics:
         return self._DV[j]
 
 
+@keyword_options()
 def forward(ctx, robot, frames=None, *, velocity=True, acceleration=True, base_motion=True,
             gravity=True, linear=True, angular_acceleration=True, moving=None,
             names=("WI", "W", "WP")) -> LinkKinematics:

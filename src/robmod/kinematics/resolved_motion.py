@@ -28,11 +28,13 @@ from typing import Callable
 
 import numpy as np
 
+from ..description.arguments import joint_array
 from ..description.io_yaml import loads_yaml
 from ..errors import RobmodError
 from ..geometry.pose_errors import rotation_error
 from .ikm import PseudoInverse
-from .jacobians import check_q, pose_and_jacobian
+from .jacobians import pose_and_jacobian
+from ..description.arguments import keyword_options
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,7 @@ def _task_error(T, Pd, Rd):
     return np.concatenate([ep, er])
 
 
+@keyword_options()
 def resolved_rate(robot, q0, path: Callable, t, solver=None, *, j=None, tool=None, rows=None,
                   gain=0.0) -> ResolvedRateResult:
     """Follow ``path`` over the time grid ``t`` from ``q0`` (see the module documentation).
@@ -93,7 +96,7 @@ def resolved_rate(robot, q0, path: Callable, t, solver=None, *, j=None, tool=Non
     integration and of the IKM is then not corrected).
     """
     solver = PseudoInverse() if solver is None else solver
-    q = check_q(robot, q0).copy()
+    q = joint_array(robot, "q0", q0).copy()
     if q.ndim != 1:
         raise RobmodError("resolved_rate follows one path from one q0 of shape (NJ,)")
     t = np.asarray(t, dtype=float)
@@ -111,7 +114,7 @@ def resolved_rate(robot, q0, path: Callable, t, solver=None, *, j=None, tool=Non
     for k in range(N + 1):
         Xd, Vd = path(t[k])
         Pd, Rd = _target(Xd)
-        T, J = pose_and_jacobian(robot, q, j, tool)
+        T, J = pose_and_jacobian(robot, q, j=j, tool=tool)
         e = _task_error(T, Pd, Rd)[list(rows)]
         Q[k], E[k] = q, e
         if k == N:

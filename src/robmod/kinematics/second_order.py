@@ -37,14 +37,13 @@ frame i moves.
 
 Public API:
 
-* ``second_order_algorithm(ctx, robot, j=None, i=0, tool=None, qdd=False)`` —
-  the 6 scalars ``[VP; WP]`` over a context (``qdd=True`` keeps the joint
-  accelerations: J qdd + Jdot qd);
-* ``jdot_qdot_algorithm(ctx, robot, j=None, i=0, tool=None)`` — ``Jdot qd``;
-* ``jdot_qdot(robot, q, qd, j=None, i=0, tool=None)`` -> ``(..., 6)``, batched;
-* ``acceleration(robot, q, qd, qdd, j=None, i=0, tool=None)`` -> ``(..., 6)`` =
-  ``J qdd + Jdot qd``;
-* ``jdot_qdot_model(robot, j=None, i=0, tool=None)`` — the customized symbolic
+* ``acceleration_algorithm(ctx, robot, *, j=None, i=0, tool=None)`` — the 6 scalars
+  ``[VP; WP]`` = J qdd + Jdot qd over a context; ``acceleration(robot, q, qd, qdd, *, j, i,
+  tool)`` -> ``(..., 6)``, batched; ``acceleration_model(robot, *, j, i, tool)``;
+* ``jdot_qdot_algorithm(ctx, robot, *, j=None, i=0, tool=None)`` — ``Jdot qd`` (the same
+  recursion at qdd = 0);
+* ``jdot_qdot(robot, q, qd, *, j=None, i=0, tool=None)`` -> ``(..., 6)``, batched;
+* ``jdot_qdot_model(robot, *, j=None, i=0, tool=None)`` — the customized symbolic
   model (inputs q and QP; statements ``WI``, ``W``, ``WP``, ``DV``, ``U``,
   ``VSP``, ``VP`` as in the customized Newton-Euler model, outputs
   ``JPQP1..JPQP6``).
@@ -53,8 +52,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import finite_output, joint_arrays, require_numeric
-from ..description.robot import FIXED, REVOLUTE, joint_variable, joint_velocity
+from ..deprecation import renamed
+from ..description.arguments import (checked_options, finite_output, joint_arrays,
+                                     keyword_options, require_numeric)
+from ..description.robot import (FIXED, REVOLUTE, joint_acceleration, joint_variable,
+                                 joint_velocity)
 from ..errors import RobmodError
 from ..geometry.direct import common_ancestor, chain_path, frame_matrix, resolve_tool
 from ..symbolic import fastpath
@@ -75,7 +77,7 @@ def _resolve(robot, j, i, tool):
     return tool, j
 
 
-def second_order_algorithm(ctx, robot, j=None, i=0, tool=None, qdd=False):
+def _second_order(ctx, robot, j, i, tool, qdd):
     """``[VP; WP]`` of frame j (or tool E) relative to frame 0, expressed in frame i ([5.47]).
 
     With ``qdd=False`` the joint accelerations are zero and the result is ``Jdot qd``;
@@ -131,13 +133,22 @@ def second_order_algorithm(ctx, robot, j=None, i=0, tool=None, qdd=False):
     return list(vp) + list(wp)
 
 
-def jdot_qdot_algorithm(ctx, robot, j=None, i=0, tool=None):
+@keyword_options()
+def acceleration_algorithm(ctx, robot, *, j=None, i=0, tool=None):
+    """``J qdd + Jdot qd`` of frame j (or tool E), expressed in frame i: 6 context scalars
+    ``[VP; WP]``, the classical linear acceleration of O_j (O_E) and the angular acceleration
+    of frame j relative to frame 0 ([5.46]-[5.47])."""
+    return _second_order(ctx, robot, j, i, tool, qdd=True)
+
+
+@keyword_options()
+def jdot_qdot_algorithm(ctx, robot, *, j=None, i=0, tool=None):
     """``Jdot qd`` of frame j (or tool E), expressed in frame i: 6 context scalars.
 
     Rows: classical linear acceleration of O_j (O_E) then angular acceleration of
     frame j, computed by [5.47] with ``qdd = 0`` (Khalil & Dombre end of §5.10).
     """
-    return second_order_algorithm(ctx, robot, j, i, tool, qdd=False)
+    return _second_order(ctx, robot, j, i, tool, qdd=False)
 
 
 def _arrays(robot, *arrays):
@@ -146,9 +157,18 @@ def _arrays(robot, *arrays):
     return arrays, arrays[0].shape[:-1]
 
 
-def jdot_qdot(robot, q, qd, j=None, i=0, tool=None) -> np.ndarray:
+_JDOT_KEY, _JDOT_OPTS = ("jdot_qdot", None, 0, None), (None, 0, None)
+
+
+@keyword_options(j=None, i=0, tool=None)
+def jdot_qdot(robot, q, qd, *legacy, **options) -> np.ndarray:
     """Numeric ``Jdot qd`` (..., 6) at q, qd of shape (..., NJ) (broadcast together); the
-    robot's compiled :func:`jdot_qdot_model` when the fast path has it."""
+    robot's compiled :func:`jdot_qdot_model` when the fast path has it.  The frames as
+    :func:`~robmod.kinematics.jacobian`."""
+    if not (legacy or options):
+        return fastpath.evaluate(robot, _JDOT_KEY, _JDOT_SPEC, _JDOT_OPTS, q, qd)
+    o = checked_options(jdot_qdot, options, legacy)
+    j, i, tool = o["j"], o["i"], o["tool"]
     key = ("jdot_qdot", j, i, None if tool is None else repr(tool))
     return fastpath.evaluate(robot, key, _JDOT_SPEC, (j, i, tool), q, qd)
 
@@ -157,44 +177,77 @@ def _jdot_qdot_numpy(robot, opts, q, qd):
     j, i, tool = opts
     (q, qd), batch = _arrays(robot, q, qd)
     ctx = NumericContext(robot, q=q, qd=qd)
-    out = stack([jdot_qdot_algorithm(ctx, robot, j, i, tool)], batch)[..., 0, :]
+    out = stack([_second_order(ctx, robot, j, i, tool, False)], batch)[..., 0, :]
     return finite_output("jdot_qdot", out, q=q, qd=qd)
 
 
 def _fast_jdot_qdot_model(robot, opts):
-    return None if robot.mimic else jdot_qdot_model(robot, *opts)
+    return None if robot.mimic else _model(robot, *opts, False)
 
 
 _JDOT_SPEC = fastpath.Spec(_fast_jdot_qdot_model,
                            lambda robot, q, qd: joint_arrays(robot, q=q, qd=qd), _jdot_qdot_numpy)
 
 
-def acceleration(robot, q, qd, qdd, j=None, i=0, tool=None) -> np.ndarray:
-    """Numeric ``J qdd + Jdot qd`` (..., 6): classical linear and angular accelerations ([5.46])."""
+@keyword_options(j=None, i=0, tool=None)
+def acceleration(robot, q, qd, qdd, *legacy, **options) -> np.ndarray:
+    """Numeric ``J qdd + Jdot qd`` (..., 6): classical linear and angular accelerations
+    ([5.46]); the frames as :func:`~robmod.kinematics.jacobian`."""
+    o = checked_options(acceleration, options, legacy)
     (q, qd, qdd), batch = _arrays(robot, q, qd, qdd)
     ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)
-    out = stack([second_order_algorithm(ctx, robot, j, i, tool, qdd=True)], batch)[..., 0, :]
+    out = stack([_second_order(ctx, robot, o["j"], o["i"], o["tool"], True)],
+                batch)[..., 0, :]
     return finite_output("acceleration", out, q=q, qd=qd, qdd=qdd)
 
 
-def jdot_qdot_model(robot, j=None, i=0, tool=None):
+@keyword_options(j=None, i=0, tool=None)
+def jdot_qdot_model(robot, *legacy, **options):
     """Customized symbolic ``iJdot_j qd``: a :class:`~robmod.symbolic.model.CustomModel`.
 
-    Inputs: ``q`` and ``qd`` (``QPk``); output ``JPQP`` with elements ``JPQP1..JPQP6``.
+    Inputs: ``q`` and ``qd`` (``QPk``); output ``JPQP`` with elements ``JPQP1..JPQP6``; the
+    frames as :func:`~robmod.kinematics.jacobian`.
     """
+    o = checked_options(jdot_qdot_model, options, legacy)
+    return _model(robot, o["j"], o["i"], o["tool"], False)
+
+
+@keyword_options()
+def acceleration_model(robot, *, j=None, i=0, tool=None):
+    """Customized symbolic ``J qdd + Jdot qd`` (inputs q, qd, qdd; output ``ACC`` with
+    elements ``ACC1..ACC6``)."""
+    return _model(robot, j, i, tool, True)
+
+
+def _model(robot, j, i, tool, qdd):
     tool_obj, jj = _resolve(robot, j, i, tool)
     end = "E" if tool_obj is not None else str(jj)
     joints = robot.joints
+    out = "ACC" if qdd else "JPQP"
 
     def algorithm(ctx):
-        vals = jdot_qdot_algorithm(ctx, robot, jj, i, tool_obj)
-        return [Output.vector("JPQP", vals, [f"JPQP{r + 1}" for r in range(6)])]
+        vals = _second_order(ctx, robot, jj, i, tool_obj, qdd)
+        return [Output.vector(out, vals, [f"{out}{r + 1}" for r in range(6)])]
 
-    return customize(f"{robot.name}_jdot_qdot", algorithm, robot,
-                     inputs={"q": tuple(joint_variable(k) for k in joints),
-                             "qd": tuple(joint_velocity(k) for k in joints)},
-                     title=f"Second-order term {i}Jdot{end} qd of {robot.name} ([5.47], qdd = 0)")
+    inputs = {"q": tuple(joint_variable(k) for k in joints),
+              "qd": tuple(joint_velocity(k) for k in joints)}
+    if qdd:
+        inputs["qdd"] = tuple(joint_acceleration(k) for k in joints)
+        title = f"Acceleration {i}J{end} qdd + {i}Jdot{end} qd of {robot.name} ([5.46])"
+    else:
+        title = f"Second-order term {i}Jdot{end} qd of {robot.name} ([5.47], qdd = 0)"
+    return customize(f"{robot.name}_{'acceleration' if qdd else 'jdot_qdot'}", algorithm, robot,
+                     inputs=inputs, title=title)
 
+
+def _second_order_algorithm(ctx, robot, j=None, i=0, tool=None, qdd=False):
+    return _second_order(ctx, robot, j, i, tool, qdd)
+
+
+second_order_algorithm = renamed(
+    _second_order_algorithm, "second_order_algorithm",
+    "acceleration_algorithm(ctx, robot, j=..., i=..., tool=...) (qdd=True) or "
+    "jdot_qdot_algorithm (qdd=False)")
 
 __all__ = ["jdot_qdot", "jdot_qdot_model", "jdot_qdot_algorithm", "acceleration",
-           "second_order_algorithm"]
+           "acceleration_model", "acceleration_algorithm"]

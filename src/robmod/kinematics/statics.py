@@ -23,66 +23,60 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import RobmodError
+from ..description.arguments import finite_vector, jacobian_array, keyword_options
 from ..geometry.direct import dgm
 from ..geometry.screws import transform_wrench, wrench_transform
-from .analysis import as_jacobian
 
 
-def _vec(x, n, what):
-    x = np.asarray(x, dtype=float)
-    if x.shape[-1:] != (n,):
-        raise RobmodError(f"{what} must have {n} values in its last dimension, got {x.shape}")
-    return x
-
-
-def joint_torques(J, f, q=None, **task) -> np.ndarray:
+def joint_torques(J, f) -> np.ndarray:
     """Gamma = J^T f ([5.43]), batched: J (..., m, n), f (..., m) -> (..., n).
 
-    With a robot: ``joint_torques(robot, f, q, j=..., tool=..., i=0 | 'end' | k)``;
-    ``i`` is the frame whose axes carry the components of f (moment about O_j
-    or O_E in every case).
+    For a robot, ``J = task_rows_jacobian(robot, q, j=..., tool=..., i=0 | 'end' | k)``:
+    ``i`` is the frame whose axes carry the components of f (moment about O_j or O_E in every
+    case).
     """
-    J = as_jacobian(J, q, **task)
-    f = _vec(f, J.shape[-2], "the wrench")
+    J = jacobian_array(J)
+    f = finite_vector("f", f, J.shape[-2], "wrench components")
     return np.einsum("...ki,...k->...i", J, f)
 
 
-def wrench_from_torques(J, gamma, q=None, **task) -> np.ndarray:
-    """Least-squares (minimum-norm) wrench f with J^T f = Gamma: ``(J^T)^+ Gamma``.
+def wrench_from_torques(J, tau) -> np.ndarray:
+    """Least-squares (minimum-norm) wrench f with J^T f = Gamma (``tau``): ``(J^T)^+ Gamma``.
 
     Exact when Gamma is in R(J^T); the component of f in N(J^T) is not
     observable from the joint torques (Khalil & Dombre §5.9.3).
     """
-    J = as_jacobian(J, q, **task)
-    gamma = _vec(gamma, J.shape[-1], "gamma")
-    return np.einsum("...ik,...k->...i", np.linalg.pinv(np.swapaxes(J, -1, -2)), gamma)
+    J = jacobian_array(J)
+    tau = finite_vector("tau", tau, J.shape[-1], "joint torques")
+    return np.einsum("...ik,...k->...i", np.linalg.pinv(np.swapaxes(J, -1, -2)), tau)
 
 
-def wrench_transport_matrix(robot, q, j=None, i=0, tool=None) -> np.ndarray:
+@keyword_options()
+def wrench_transport_matrix(robot, q, *, j=None, i=0, tool=None) -> np.ndarray:
     """6x6 matrix (..., 6, 6) taking a wrench at O_j in R_j (O_E in R_E) to O_i in R_i.
 
     ``[[R, 0], [P^ R, R]]`` for ``iT_j = [R, P]``
     (:func:`~robmod.geometry.screws.wrench_transform`).
     """
-    return wrench_transform(dgm(robot, q, j, i, tool=tool))
+    return wrench_transform(dgm(robot, q, j=j, i=i, tool=tool))
 
 
-def transport_wrench(robot, q, F, j=None, i=0, tool=None) -> np.ndarray:
+@keyword_options()
+def transport_wrench(robot, q, F, *, j=None, i=0, tool=None) -> np.ndarray:
     """The wrench F = (f, m) (..., 6) at O_j in R_j (O_E in R_E) expressed at O_i in R_i.
 
     ``if = R jf``, ``im = R jm + P x (R jf)`` with ``iT_j = [R, P]`` (Khalil & Dombre §2.6).
     """
-    return transform_wrench(dgm(robot, q, j, i, tool=tool), _vec(F, 6, "F"))
+    return transform_wrench(dgm(robot, q, j=j, i=i, tool=tool), finite_vector("F", F, 6))
 
 
-def virtual_powers(J, qd, f, q=None, **task):
+def virtual_powers(J, qd, f):
     """(qd . Gamma, Xd . f) with Gamma = J^T f and Xd = J qd: equal (velocity-force duality)."""
-    J = as_jacobian(J, q, **task)
-    qd = _vec(qd, J.shape[-1], "qd")
-    gamma = joint_torques(J, f)
+    J = jacobian_array(J)
+    qd = finite_vector("qd", qd, J.shape[-1], "joint velocities")
+    tau = joint_torques(J, f)
     xd = np.einsum("...ki,...i->...k", J, qd)
-    return np.sum(qd * gamma, axis=-1), np.sum(xd * np.asarray(f, float), axis=-1)
+    return np.sum(qd * tau, axis=-1), np.sum(xd * np.asarray(f, float), axis=-1)
 
 
 __all__ = ["joint_torques", "wrench_from_torques", "wrench_transport_matrix", "transport_wrench",

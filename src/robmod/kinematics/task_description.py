@@ -59,10 +59,12 @@ from typing import Callable
 
 import numpy as np
 
+from ..description.arguments import joint_array
 from ..errors import RobmodError
 from ..geometry.pose_errors import rotation_error
 from .ikm import pinv
-from .jacobians import check_q, pose_and_jacobian
+from .jacobians import pose_and_jacobian
+from ..description.arguments import keyword_options
 
 
 #: Table 6.2: kind -> (tool elements, environment elements, independent equations, total)
@@ -303,15 +305,17 @@ def virtual_joint(kind: str, **geometry) -> VirtualJoint:
 
 
 # -- robot-level functions ------------------------------------------------------------------
-def reduced_jacobian(robot, q, task: VirtualJoint, j=None, tool=None) -> np.ndarray:
+@keyword_options()
+def reduced_jacobian(robot, q, task: VirtualJoint, *, j=None, tool=None) -> np.ndarray:
     """``H 0J_n`` (..., c, NJ) at ``q`` (..., NJ) [6.50]: rows of the task, n = frame j or E."""
-    T, J = pose_and_jacobian(robot, check_q(robot, q), j, tool)
+    T, J = pose_and_jacobian(robot, joint_array(robot, "q", q), j=j, tool=tool)
     return task.H(T) @ J
 
 
-def task_residual(robot, q, task: VirtualJoint, j=None, tool=None) -> np.ndarray:
+@keyword_options()
+def task_residual(robot, q, task: VirtualJoint, *, j=None, tool=None) -> np.ndarray:
     """Required displacements dr (..., c) of the task at ``q``."""
-    T, _ = pose_and_jacobian(robot, check_q(robot, q), j, tool)
+    T, _ = pose_and_jacobian(robot, joint_array(robot, "q", q), j=j, tool=tool)
     return task.residual(T)
 
 
@@ -330,6 +334,7 @@ class TaskSolution:
         return len(self.residuals) - 1
 
 
+@keyword_options()
 def solve_task(robot, q0, task: VirtualJoint, *, j=None, tool=None,
                z: Callable | None = None, tol=1e-10, max_iter=100, max_step=0.2,
                rtol=None) -> TaskSolution:
@@ -339,12 +344,12 @@ def solve_task(robot, q0, task: VirtualJoint, *, j=None, tool=None,
     ``dr`` is scaled down to ``max_step`` (Khalil & Dombre §6.6 thresholds); ``z(q)``: an optional
     joint motion projected on the null space of H J (the free DOF of the task).
     """
-    q = np.array(check_q(robot, q0), dtype=float)
+    q = np.array(joint_array(robot, "q0", q0), dtype=float)
     if q.ndim != 1:
         raise RobmodError("solve_task takes one configuration q0 (NJ,)")
     path, res = [q.copy()], []
     for _ in range(max_iter + 1):
-        T, J = pose_and_jacobian(robot, q, j, tool)
+        T, J = pose_and_jacobian(robot, q, j=j, tool=tool)
         dr = task.residual(T)
         res.append(float(np.linalg.norm(dr)))
         if res[-1] < tol or len(res) > max_iter:
@@ -352,7 +357,7 @@ def solve_task(robot, q0, task: VirtualJoint, *, j=None, tool=None,
         if res[-1] > max_step:
             dr = dr * (max_step / res[-1])
         HJ = task.H(T) @ J
-        HJp = pinv(HJ, rtol)
+        HJp = pinv(HJ, rtol=rtol)
         dq = HJp @ dr
         if z is not None:
             dq = dq + (np.eye(len(q)) - HJp @ HJ) @ np.asarray(z(q), dtype=float)

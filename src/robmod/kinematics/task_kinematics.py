@@ -56,24 +56,27 @@ Public API:
   the inverse [5.53] or left inverse [5.54]-[5.55];
 * ``representation_singular(representation, x=None, *, angles=None, R=None, tol=1e-9)``
   -> boolean mask;
-* ``task_coordinates(robot, q, representation="rpy", j=None, tool=None)`` -> ``(..., 3 + m)``;
-* ``task_jacobian(robot, q, representation="rpy", j=None, tool=None, tol=1e-9,
+* ``task_coordinates(robot, q, *, representation="rpy", j=None, tool=None)`` ->
+  ``(..., 3 + m)``;
+* ``task_jacobian(robot, q, *, representation="rpy", j=None, tool=None, tol=1e-9,
   on_singular="raise")`` -> ``J_x`` ``(..., 3 + m, NJ)``;
-* ``task_jacobian_algorithm(ctx, robot, representation, j=None, tool=None,
-  coordinates=False)`` and ``task_jacobian_model(robot, representation="rpy", j=None,
+* ``task_jacobian_algorithm(ctx, robot, *, representation="rpy", j=None, tool=None,
+  coordinates=False)`` and ``task_jacobian_model(robot, *, representation="rpy", j=None,
   tool=None, coordinates=False)`` (customized model, outputs ``Jx`` and optionally ``X``).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import joint_array
 from ..errors import RobmodError
 from ..geometry.orientation import matrix_to_euler_zxz, matrix_to_quaternion, matrix_to_rpy
 from ..geometry.rotations import rotation_part
 from ..symbolic.algebra import add, dot, htm_from_matrix, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
-from .jacobians import check_q, resolve_frame, jacobian_parts, pose_and_jacobian
+from .jacobians import resolve_frame, jacobian_parts, pose_and_jacobian
+from ..description.arguments import keyword_options
 
 #: rows of Omega_r for each representation
 _ROWS = {"rpy": 3, "zxz": 3, "quaternion": 4, "cosines": 9}
@@ -194,6 +197,7 @@ def _singular(rep, c, tol):
     return None
 
 
+@keyword_options()
 def representation_singular(representation, x=None, *, angles=None, R=None,
                             tol: float = _DEFAULT_TOL) -> np.ndarray:
     """Mask of the representation singularities (always False for quaternions and cosines)."""
@@ -223,6 +227,7 @@ def _omega_r_numeric(rep, c, batch, tol, on_singular):
     return om
 
 
+@keyword_options()
 def omega_matrix(representation, x=None, *, angles=None, R=None, tol: float = _DEFAULT_TOL,
                  on_singular: str = "raise") -> np.ndarray:
     """Omega = diag(I3, Omega_r) ([5.50]): (..., 3 + m, 6), maps [V; w] to Xdot."""
@@ -236,6 +241,7 @@ def omega_matrix(representation, x=None, *, angles=None, R=None, tol: float = _D
     return out
 
 
+@keyword_options()
 def omega_inverse(representation, x=None, *, angles=None, R=None) -> np.ndarray:
     """diag(I3, Omega_r^-1) ([5.53]) or the left inverse ([5.54]-[5.55]): (..., 6, 3 + m)."""
     rep = _representation_name(representation)
@@ -256,21 +262,23 @@ def _orientation(rep, R):
     return (matrix_to_rpy(R) if rep == "rpy" else matrix_to_euler_zxz(R)).first
 
 
-def task_coordinates(robot, q, representation="rpy", j=None, tool=None) -> np.ndarray:
+@keyword_options()
+def task_coordinates(robot, q, *, representation="rpy", j=None, tool=None) -> np.ndarray:
     """X = [0P_j; Xr] (..., 3 + m) at q (angles and quaternions: first branch, Q0 >= 0)."""
     from ..geometry.direct import dgm
 
     rep = _representation_name(representation)
-    T = dgm(robot, q, j, tool=tool)
+    T = dgm(robot, q, j=j, tool=tool)
     return np.concatenate([T[..., :3, 3], _orientation(rep, T[..., :3, :3])], axis=-1)
 
 
-def task_jacobian(robot, q, representation="rpy", j=None, tool=None, *,
+@keyword_options()
+def task_jacobian(robot, q, *, representation="rpy", j=None, tool=None,
                   tol: float = _DEFAULT_TOL, on_singular: str = "raise") -> np.ndarray:
     """J_x = Omega 0J_j ([5.51]-[5.52]): (..., 3 + m, NJ), with Xdot = J_x qd."""
     rep = _representation_name(representation)
-    q = check_q(robot, q)
-    T, J = pose_and_jacobian(robot, q, j, tool)
+    q = joint_array(robot, "q", q)
+    T, J = pose_and_jacobian(robot, q, j=j, tool=tool)
     c, batch = _coords_numeric(rep, None, None, T[..., :3, :3])
     om = _omega_r_numeric(rep, c, batch, tol, on_singular)
     return np.concatenate([J[..., :3, :], om @ J[..., 3:, :]], axis=-2)
@@ -314,7 +322,9 @@ def _jx_name(r, c, rows, cols):
     return f"JX{r + 1}{sep}{c + 1}"
 
 
-def task_jacobian_algorithm(ctx, robot, representation, j=None, tool=None, coordinates=False):
+@keyword_options()
+def task_jacobian_algorithm(ctx, robot, *, representation="rpy", j=None, tool=None,
+                            coordinates=False):
     """J_x ((3 + m) x NJ nested list) and, if ``coordinates``, X (3 + m scalars) from 0R_j."""
     rep = _representation_name(representation)
     columns, A, P, tool, j = jacobian_parts(ctx, robot, j, 0, tool)
@@ -339,7 +349,8 @@ def task_jacobian_algorithm(ctx, robot, representation, j=None, tool=None, coord
     return rows, list(P[0]) + list(xr)
 
 
-def task_jacobian_model(robot, representation="rpy", j=None, tool=None, coordinates=False):
+@keyword_options()
+def task_jacobian_model(robot, *, representation="rpy", j=None, tool=None, coordinates=False):
     """Customized symbolic J_x (output ``Jx``; with ``coordinates`` also ``X``)."""
     rep = _representation_name(representation)
     tool_obj, jj = resolve_frame(robot, j, tool)
@@ -347,7 +358,8 @@ def task_jacobian_model(robot, representation="rpy", j=None, tool=None, coordina
     q = tuple(robot.frame(k).q for k in robot.joints)
 
     def algorithm(ctx):
-        rows, X = task_jacobian_algorithm(ctx, robot, rep, jj, tool_obj, coordinates)
+        rows, X = task_jacobian_algorithm(ctx, robot, representation=rep, j=jj, tool=tool_obj,
+                                          coordinates=coordinates)
         names = [_jx_name(r, c, len(rows), len(rows[0])) for r in range(len(rows))
                  for c in range(len(rows[0]))]
         out = [Output.matrix("Jx", rows, names)]

@@ -15,11 +15,13 @@ panels) instead of a new figure; without either, a pyplot figure (``plt.show()``
 * :func:`trajectory_plot` — q, qd, qdd, jerk against the limits (task-space lines: with the
   tool position, speeds and position/orientation errors);
 * :func:`simulation_plot` — tracking and torques of a closed-loop run;
-* :func:`identification_plot`, :func:`parameters_plot` — fits, validations and residuals;
-  the estimated parameters with their standard deviations.
+* :func:`identification_plot`, :func:`parameters_plot`, :func:`cutoff_plot` — fits,
+  validations and residuals; the estimated parameters with their standard deviations; the
+  cross-validation that chose the identification filter's cut-off.
 """
 from .robot import manipulability_ellipsoid, robot_plot
-from .series import identification_plot, parameters_plot, simulation_plot, trajectory_plot
+from .series import (cutoff_plot, identification_plot, parameters_plot, simulation_plot,
+                     trajectory_plot)
 from .workspace import (INDICES, PLANES, manipulability_index, manipulability_plot,
                         workspace_plot)
 
@@ -27,4 +29,4 @@ draw_robot = robot_plot
 
 __all__ = ["robot_plot", "draw_robot", "manipulability_ellipsoid", "manipulability_plot",
            "workspace_plot", "manipulability_index", "INDICES", "PLANES", "trajectory_plot",
-           "simulation_plot", "identification_plot", "parameters_plot"]
+           "simulation_plot", "identification_plot", "parameters_plot", "cutoff_plot"]

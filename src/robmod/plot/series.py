@@ -3,8 +3,9 @@ lower layers under the names and the convention of :mod:`robmod.plot`)."""
 from __future__ import annotations
 
 from ..errors import RobmodError
+from ..identification.cutoff import CutoffChoice
 from ..identification.estimator import DynamicIdentification, Validation
-from ..identification.plots import fit_figure, parameters_figure, validation_figure
+from ..identification.plots import cutoff_figure, fit_figure, parameters_figure, validation_figure
 
 
 def trajectory_plot(traj, path=None, *, ax=None, limits=None, rate: float = 500.0):
@@ -49,10 +50,27 @@ def parameters_plot(est, path=None, *, ax=None):
     return parameters_figure(_fitted(est), path, ax=ax)
 
 
+def cutoff_plot(obj, path=None, *, ax=None):
+    """The choice of the identification filter's cut-off by cross-validation in time: the
+    held-out torque error against the cut-off, per fold and on average, the choice marked
+    (``ax``: 1 Axes); of a :class:`~robmod.identification.DynamicIdentification` fitted with
+    ``cutoff='auto'`` or of its :class:`~robmod.identification.CutoffChoice`."""
+    if isinstance(obj, DynamicIdentification):
+        obj = _fitted(obj).processed_.choice
+        if obj is None:
+            raise RobmodError("the estimator's cut-off was given, not chosen from the data "
+                              "(cutoff='auto'): there is no curve")
+    if not isinstance(obj, CutoffChoice):
+        raise RobmodError(f"cutoff_plot takes a fitted DynamicIdentification or a CutoffChoice, "
+                          f"got {type(obj).__name__}")
+    return cutoff_figure(obj, path, ax=ax)
+
+
 def _fitted(est):
     if not hasattr(est, "params_"):
         raise RobmodError("the estimator is not fitted: call fit(data) first")
     return est
 
 
-__all__ = ["trajectory_plot", "simulation_plot", "identification_plot", "parameters_plot"]
+__all__ = ["trajectory_plot", "simulation_plot", "identification_plot", "parameters_plot",
+           "cutoff_plot"]

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from .export import c_layout, to_c
 from .extension_wrapper import C_NOT_FINITE, C_WRAPPER
 from .lanes import lanes_source
@@ -228,11 +228,12 @@ class CompiledModel:
         of ``batch + (nout,)`` values (``out_buffer(batch)``), reused between calls: no
         allocation (and no page faults) on the hot path."""
         if len(inputs) != len(self.var_groups):
-            raise TypeError(f"expected inputs {', '.join(self.var_groups)}")
+            raise ArgumentError(f"expected inputs {', '.join(self.var_groups)}, got "
+                                f"{len(inputs)} arrays")
         arrays = [np.ascontiguousarray(x, dtype=float) for x in inputs]
         if self._ext is None:
             if params is None and self.model.parameters:
-                raise ValueError("model needs params")
+                raise ArgumentError("the model has parameters: give params=...")
             res = self._numpy_chunks(arrays, params)
             if out is not None:
                 flat = np.concatenate([r.reshape(r.shape[:len(arrays[0].shape) - 1] + (-1,))
@@ -245,7 +246,7 @@ class CompiledModel:
         n = int(math.prod(batch))
         for g, a in zip(self.var_groups, arrays):
             if a.shape != batch + (len(self.model.inputs[g]),):
-                raise ValueError(f"input {g} must have shape {batch + (len(self.model.inputs[g]),)}"
+                raise ArgumentError(f"input {g} must have shape {batch + (len(self.model.inputs[g]),)}"
                                  f", got {a.shape}")
         p = self._params(params)
         args = arrays + ([p] if p is not None else [])
@@ -253,7 +254,7 @@ class CompiledModel:
             out = np.empty(batch + (self.nout,))
         elif (not isinstance(out, np.ndarray) or out.dtype != np.float64 or out.size != n * self.nout
               or not out.flags.c_contiguous or not out.flags.writeable):
-            raise ValueError(f"out must be a writable C-contiguous float64 array of "
+            raise ArgumentError(f"out must be a writable C-contiguous float64 array of "
                              f"{n * self.nout} values (see out_buffer)")
         self._ext.batch(n, *args, out)
         return self._split(out.reshape(batch + (self.nout,)), batch)

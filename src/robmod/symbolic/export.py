@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from ..errors import RobmodError
 from ..version import __version__
 
 _FUNCS = {
@@ -163,9 +164,9 @@ class Printer:
             name = type(e).__name__
             fn = _FUNCS[self.lang].get(name)
             if fn is None:
-                raise ValueError(f"function {name} cannot be exported to {self.lang}")
+                raise RobmodError(f"function {name} cannot be exported to {self.lang}")
             return f"{fn}({', '.join(self.p(a, 0) for a in e.args)})"
-        raise ValueError(f"cannot export expression {e!r}")
+        raise RobmodError(f"cannot export expression {e!r}")
 
 
 def _is_negative(t) -> bool:

@@ -3,13 +3,13 @@
 Nothing here is a runtime dependency of robmod: Pinocchio and the Robotics
 Toolbox are imported only when these functions are called.
 """
-from .measured import simulated_log
+from .measured import simulated_log, arm_urdf, realistic_arm
 from .peers import PinocchioRobot, rtb_robot, toppra_parameterization
 from .random import random_robot, with_random_dynamics, random_inertial
 
 __all__ = [
     # measured
-    "simulated_log",
+    "simulated_log", "arm_urdf", "realistic_arm",
     # peers
     "PinocchioRobot", "rtb_robot", "toppra_parameterization",
     # random

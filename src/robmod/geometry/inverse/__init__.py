@@ -29,6 +29,7 @@ from ...description.arguments import pose_array
 from ...errors import RobmodError
 from .paul import paul_search
 from .solution import IGMSolution, IGMStep
+from ...description.arguments import keyword_options
 
 _CACHE: dict = {}
 _ALL_FAMILIES = ("elem", "inv", "norm")
@@ -51,7 +52,7 @@ def _chain(robot, frame, joints):
     if frame is None:
         raise RobmodError(f"{robot.name!r} is a {robot.structure} structure: give j (robmod igm: --frame J), the "
                           "frame whose pose is the target (the IGM solves the chain 0..j)")
-    chain, ch = serial_chain(robot, frame)
+    chain, ch = serial_chain(robot, j=frame)
     missing = [j for j in joints if j not in ch]
     if missing:
         raise RobmodError(f"fixed joints {missing} are not on the chain of frame {frame} "
@@ -59,7 +60,8 @@ def _chain(robot, frame, joints):
     return chain, ch, tuple(ch.index(j) + 1 for j in joints)
 
 
-def igm_model(robot, fixed=None, *, j=None, families=None) -> IGMSolution:
+@keyword_options()
+def igm_model(robot, *, fixed=None, j=None, families=None) -> IGMSolution:
     """The analytic IGM of ``robot`` (frame n relative to frame 0) by Paul's method.
 
     ``fixed``: joints whose values the user gives (a list of joint indices, or a
@@ -81,7 +83,7 @@ def igm_model(robot, fixed=None, *, j=None, families=None) -> IGMSolution:
     joints, _ = _fixed_joints(fixed)
     if robot.structure != "serial" or (j is not None and j != robot.n_frames):
         chain, ch, cj = _chain(robot, j, joints)
-        sol = igm_model(chain, cj or None, families=families)
+        sol = igm_model(chain, fixed=cj or None, families=families)
         sol.robot_joints = ch
         return sol
     key = (robot.content_key, joints, None if families is None else tuple(families))
@@ -101,7 +103,8 @@ def igm_model(robot, fixed=None, *, j=None, families=None) -> IGMSolution:
     return sol
 
 
-def igm(robot, T, fixed=None, *, j=None, tool=None, base=False, params=None, tol=1e-9,
+@keyword_options()
+def igm(robot, T, *, fixed=None, j=None, tool=None, base=False, params=None, tol=1e-9,
         method="auto"):
     """Numeric analytic IGM: an :class:`~robmod.geometry.IGMResult`, which unpacks as
     ``q, valid`` with q (..., n_branches, n_joints) and valid (..., n_branches).
@@ -129,7 +132,7 @@ def igm(robot, T, fixed=None, *, j=None, tool=None, base=False, params=None, tol
             from ..direct import find_tool
 
             tool = find_tool(robot, tool).name
-        return igm(chain, T, {c: values[j] for c, j in zip(cj, joints)} if joints else None,
+        return igm(chain, T, fixed={c: values[j] for c, j in zip(cj, joints)} if joints else None,
                    tool=tool, base=base, params=params, tol=tol, method=method)
     sol, method = _choose(robot, joints, method)
     T = pose_array("T", T, finite=False)    # a NaN target: its branches are invalid
@@ -166,7 +169,7 @@ def _choose(robot, joints, method):
     if method == "auto" and not joints and no_special_axes(robot):
         return None, "general6r"  # no two consecutive axes meet or are parallel
     try:
-        return igm_model(robot, joints), None
+        return igm_model(robot, fixed=joints), None
     except RobmodError:
         fb = None if joints or method == "paul" else fallback_method(robot)
         if fb is None:

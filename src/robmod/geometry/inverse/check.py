@@ -15,6 +15,7 @@ import numpy as np
 import sympy as sp
 
 from ...description.expr import as_expr
+from ...errors import RobmodError
 from . import polys as P
 
 _N_SAMPLES = 3
@@ -173,7 +174,7 @@ def _branch_values(solver, ev) -> list:
         if abs(det) < 1e-12 or (abs(ns) + abs(nc)) < 1e-12:
             return []
         return [math.atan2(det * ns, det * nc)]
-    raise ValueError(kind)
+    raise RobmodError(f"internal error: unknown equation type {kind!r}")
 
 
 __all__ = []

@@ -12,6 +12,8 @@ from fractions import Fraction
 
 import sympy as sp
 
+from ...errors import RobmodError
+
 EPS = sp.Symbol("eps")
 
 
@@ -114,7 +116,7 @@ def solver_formula(solver, ev, eps, name=lambda e, n: e, clip=True):
             out["value"] = sp.atan2(det * NS, det * NC)
             out["sing"] = det ** 2
         return out
-    raise ValueError(kind)
+    raise RobmodError(f"internal error: unknown equation type {kind!r}")
 
 
 def describe(solver) -> str:
