@@ -53,9 +53,9 @@ def test_idm_inertia_matrix_and_ddm(name):
     plant, q, qd, qdd = state(robot)
     if robot.n_loops:
         guess = plant.close(q)[0]
-        A = closed_loop_inertia_matrix(robot, q, guess)
-        tau = closed_loop_idm(robot, q, qd, qdd, guess)
-        back = closed_loop_ddm(robot, q, qd, tau, guess)
+        A = closed_loop_inertia_matrix(robot, q, q_guess=guess)
+        tau = closed_loop_idm(robot, q, qd, qdd, q_guess=guess)
+        back = closed_loop_ddm(robot, q, qd, tau, q_guess=guess)
     else:
         A = inertia_matrix(robot, q)
         tau = idm(robot, q, qd, qdd)
@@ -100,7 +100,7 @@ def test_mjcf_export_simulated_by_mujoco(name):
     n = plant.n
     if robot.n_loops:
         qfull = plant.close(q0)[0]
-        A = closed_loop_inertia_matrix(robot, q0, qfull)
+        A = closed_loop_inertia_matrix(robot, q0, q_guess=qfull)
     else:
         qfull, A = q0, inertia_matrix(robot, q0)
     tau = plant.gravity(q0) + 0.2 * A @ np.ones(n)

@@ -49,8 +49,8 @@ def _loop_models(robot):
         outs = []
         for k, kb in robot.loop_pairs:
             for f in (k, kb):
-                outs.append(Output.matrix(f"T{f}", dgm_algorithm(ctx, robot, f)))
-            Jk, Jb = jacobian_algorithm(ctx, robot, k), jacobian_algorithm(ctx, robot, kb)
+                outs.append(Output.matrix(f"T{f}", dgm_algorithm(ctx, robot, j=f)))
+            Jk, Jb = jacobian_algorithm(ctx, robot, j=k), jacobian_algorithm(ctx, robot, j=kb)
             outs.append(Output.matrix(f"G{k}", [[add(a, -b) for a, b in zip(ra, rb)]
                                                 for ra, rb in zip(Jk, Jb)]))
         return outs
@@ -58,7 +58,7 @@ def _loop_models(robot):
     def bias(ctx):
         outs = []
         for k, kb in robot.loop_pairs:
-            a, b = jdot_qdot_algorithm(ctx, robot, k), jdot_qdot_algorithm(ctx, robot, kb)
+            a, b = jdot_qdot_algorithm(ctx, robot, j=k), jdot_qdot_algorithm(ctx, robot, j=kb)
             outs.append(Output.vector(f"GDQ{k}", [add(x, -y) for x, y in zip(a, b)]))
         return outs
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dynamics.direct import ddm_model
-from ..dynamics.lagrange import gravity_model
+from ..dynamics.lagrange import gravity_torques_model
 from ..dynamics.newton_euler import idm_model
 from ..dynamics.spatial import dofs, joint_limit_vector  # noqa: F401 (used by control)
 from ..description.arguments import require_numeric
@@ -188,7 +188,7 @@ class Dynamics:
     @property
     def gravity(self):
         if self._grav is None:
-            self._grav = CompiledFunction(gravity_model(self.robot))
+            self._grav = CompiledFunction(gravity_torques_model(self.robot))
         return self._grav
 
     def coriolis_times(self, q, qd, v):

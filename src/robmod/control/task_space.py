@@ -35,9 +35,9 @@ class _Kinematics:
             raise RobmodError(f"task-space control of a closed-loop robot ({robot.name!r}) is "
                               "not supported yet: use joint-space control of its actuated "
                               "joints")
-        self.dgm = CompiledFunction(dgm_model(robot, j))
-        self.jac = CompiledFunction(jacobian_model(robot, j))
-        self.jdqd = CompiledFunction(jdot_qdot_model(robot, j))
+        self.dgm = CompiledFunction(dgm_model(robot, j=j))
+        self.jac = CompiledFunction(jacobian_model(robot, j=j))
+        self.jdqd = CompiledFunction(jdot_qdot_model(robot, j=j))
 
     def error(self, q, qd, ref):
         """(e_x, e_x', J(q), Xdd^d) at the measured and desired joint states."""
