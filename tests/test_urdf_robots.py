@@ -123,7 +123,9 @@ def check_customized_models(path):
     except robmod.RobmodError:
         return None     # refused files: see test_example_robot_data_urdf
     n = robot.n_q
-    if n == 0:
+    if n == 0:      # fixed frames only: the models exist, empty
+        for build in (idm_model, inertia_matrix_model, ddm_model, base_parameters):
+            build(robot)
         return robot
     rng = np.random.default_rng(0)
     q, qd, qdd = rng.uniform(-1, 1, (3, 2, n))

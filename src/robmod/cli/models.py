@@ -113,7 +113,9 @@ def _igm(robot, end):
     from ..geometry import igm_model
 
     chain = joint_chain(robot)
-    if chain is None:
+    if not chain:
+        if chain is not None:
+            raise RobmodError(f"{robot.name!r} has no joint")
         raise RobmodError(f"Paul's method is for serial robots: {robot.name!r} is a "
                           f"{robot.structure}; robmod igm {robot.name} --frame J solves the "
                           "chain to frame J")

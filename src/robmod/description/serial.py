@@ -36,13 +36,13 @@ def end_frame(robot) -> int | None:
     fixed frame that continues it alone (a flange, then a tool frame: each the only frame on
     the one before), the leaf of the chain; None for a tree of joints or a closed loop."""
     chain = joint_chain(robot)
-    if chain is None:
+    if not chain:
         return None
-    j = chain[-1] if chain else 0
+    j = chain[-1]
     while True:
         children = [f.j for f in robot.frames[:robot.n_links] if f.ant == j]
         if len(children) != 1 or robot.frame(children[0]).sigma != FIXED:
-            return j if j else None
+            return j
         j = children[0]
 
 
@@ -65,11 +65,14 @@ def extra_frames_text(robot) -> str | None:
 
 def structure_text(robot) -> str:
     """"serial, 6 joints, 3 fixed frames", "tree, 32 joints (12 mimic), 27 fixed frames",
-    "closed, 6 joints, 1 loop": the structure as the joints see it."""
+    "closed, 6 joints, 1 loop", "rigid, 0 joints, 5 fixed frames": the structure as the
+    joints see it."""
     joints = sum(1 for f in robot.frames[:robot.n_joints] if f.sigma != FIXED)
     fixed = sum(1 for f in robot.frames[:robot.n_links] if f.sigma == FIXED)
     if robot.n_loops:
         kind = "closed"
+    elif not joints:
+        kind = "rigid"          # fixed frames only (a URDF without movable joints)
     else:
         kind = "serial" if joint_chain(robot) is not None else "tree"
     text = f"{kind}, {joints} joint{'s' * (joints != 1)}"
