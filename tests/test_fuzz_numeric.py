@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import robmod
-from robmod.description.robot import Link, make_robot
+from robmod.description import Link, make_robot
 from robmod import geometry as geo
 from robmod import kinematics as kin
 from robmod.dynamics import (ccg, coriolis_matrix, ddm, energy, friction_torques, gravity_torques,
@@ -232,3 +232,72 @@ def test_simulate_returns_finite_states_or_raises_robmod_error(rname, data):
         return
     assert rname != "symbolic"
     assert np.all(np.isfinite(out)) and out.shape[-1] == 2 * n
+
+
+# -- inverse geometric models: a target pose of any kind -----------------------------------------
+def _igm_functions():
+    from robmod.geometry.igm_general6r import igm_general6r
+    from robmod.geometry.igm_pieper import igm_pieper
+    from robmod.geometry.inverse import igm
+    from robmod.kinematics.ik_numeric import igm_numeric
+
+    return {"igm": lambda r, T: igm(r, T),
+            "igm_general6r": lambda r, T: igm_general6r(r, T),
+            "igm_pieper": lambda r, T: igm_pieper(r, T),
+            "igm_numeric": lambda r, T: igm_numeric(r, T, n_restarts=2, max_iter=20)}
+
+
+IGM_FUNCTIONS = _igm_functions()
+
+
+@st.composite
+def target_pose(draw):
+    """A reachable pose of the RX-90, or a broken one (NaN, infinite, huge, wrong shape, not
+    a rotation, not numbers)."""
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 16)))
+    T = dgm(ROBOTS["rx90"], rng.uniform(-2, 2, 6))
+    kind = draw(st.sampled_from(["good", "special", "special", "shape", "rotation", "string",
+                                 "none", "batch", "3x4", "object"]))
+    if kind == "special":
+        T = T.copy()
+        T[draw(st.integers(0, 2)), draw(st.integers(0, 3))] = draw(st.sampled_from(SPECIAL))
+    elif kind == "shape":
+        T = np.eye(draw(st.sampled_from([0, 2, 3, 5])))
+    elif kind == "rotation":
+        T = T.copy()
+        T[:3, :3] *= draw(st.sampled_from([0.0, 2.0, -1.0]))
+    elif kind == "string":
+        T = "eye(4)"
+    elif kind == "none":
+        T = None
+    elif kind == "batch":
+        T = np.stack([T, T])
+    elif kind == "3x4":
+        T = T[:3]
+    elif kind == "object":
+        T = np.array([[object()] * 4] * 4)
+    return T
+
+
+@FUZZ
+@given(st.sampled_from(sorted(IGM_FUNCTIONS)), target_pose())
+def test_inverse_models_return_solutions_or_raise_robmod_error(fname, T):
+    """igm_general6r with a NaN in the target raised LinAlgError ("SVD did not converge")."""
+    try:
+        res = IGM_FUNCTIONS[fname](ROBOTS["rx90"], T)
+    except RobmodError:
+        return
+    q = np.asarray(res.q)
+    valid = np.asarray(res.valid)
+    assert np.all(np.isfinite(q[valid])), fname
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, 1e300])
+def test_general6r_refuses_a_non_finite_target(bad):
+    from robmod.geometry.igm_general6r import igm_general6r
+
+    T = dgm(ROBOTS["rx90"], np.full(6, 0.3))
+    T[0, 3] = bad
+    match = "finite|out of range" if bad == 1e300 else "NaN|infinite"
+    with pytest.raises(RobmodError, match=match):
+        igm_general6r(ROBOTS["rx90"], T)

@@ -253,11 +253,11 @@ def test_bad_input(rx90, line):
         task_line(rx90, Q_I, bad, duration=1.0)
     nan = T.copy()
     nan[1, 3] = np.nan
-    with pytest.raises(RobmodError, match="end has NaN"):
+    with pytest.raises(RobmodError, match="argument end holds NaN"):
         task_line(rx90, Q_I, nan, duration=1.0)
     with pytest.raises(RobmodError, match="start has NaN"):
         task_line(rx90, [0.1, np.nan, 0, 0, 0, 0], T, duration=1.0)
-    with pytest.raises(RobmodError, match="end: expected a 4x4"):
+    with pytest.raises(RobmodError, match="argument end must be a 4x4 homogeneous transform"):
         task_line(rx90, Q_I, np.eye(3), duration=1.0)
     with pytest.raises(RobmodError, match="law must be"):
         task_line(rx90, Q_I, T, "spline", duration=1.0)

@@ -11,8 +11,8 @@ from robmod.description.files import read_robot, write_robot
 from robmod.description import dumps_urdf, loads_urdf, read_urdf, write_urdf
 from robmod.description.kk_fit import (kk_parameters_from_transform, matrix_from_rpy,
                                        rpy_from_matrix)
-from robmod.description.robot import (FIXED, INERTIAL, Frame, JointLimits, Link, Tool,
-                                      make_robot)
+from robmod.description import make_robot
+from robmod.description.robot import FIXED, INERTIAL, Frame, JointLimits, Link, Tool
 from robmod.errors import DescriptionError, FileFormatError
 from robmod.geometry.transforms import frame_transform
 

@@ -91,6 +91,58 @@ def finite_array(name: str, value, *, shape_text: str | None = None) -> np.ndarr
     return arr
 
 
+def pose_array(name: str, value, *, batch: bool = True, finite: bool = True,
+               rotation_tol: float | None = None) -> np.ndarray:
+    """A target pose: a float array (..., 4, 4) (one (4, 4) with ``batch=False``) from 4x4 or
+    3x4 homogeneous transforms (the last row 0 0 0 1 completed).
+
+    Refused with an ArgumentError (a RobmodError) naming ``name``: what is not an array of numbers, another
+    shape, NaN or infinite values (unless ``finite=False``: a batched solver then marks those
+    targets' branches invalid), elements beyond 1e12 (their squares overflow the solvers'
+    products) and, with ``rotation_tol``, a rotation part that is not orthonormal with
+    determinant +1 or a last row other than (0, 0, 0, 1).
+    """
+    shape_text = "a 4x4 homogeneous transform" + (" (or a batch (..., 4, 4))" if batch else "")
+    if value is None:
+        raise ArgumentError(f"argument {name} is missing (None): expected {shape_text}")
+    try:
+        T = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as e:
+        raise ArgumentError(f"argument {name} must be {shape_text}, got {_describe(value)} "
+                          f"({e})") from None
+    if T.ndim < 2 or T.shape[-2:] not in ((4, 4), (3, 4)) or (not batch and T.ndim != 2):
+        raise ArgumentError(f"argument {name} must be {shape_text}, got shape {T.shape}")
+    if T.shape[-2:] == (3, 4):
+        T = np.concatenate([T, np.broadcast_to([0.0, 0.0, 0.0, 1.0], T.shape[:-2] + (1, 4))],
+                           axis=-2)
+    if finite and not np.all(np.isfinite(T)):
+        bad = "NaN" if np.any(np.isnan(T)) else "an infinite value"
+        raise ArgumentError(f"argument {name} holds {bad}: a target pose must be finite")
+    with np.errstate(invalid="ignore"):
+        big = np.abs(T[..., :3, :]) > 1e12
+    if np.any(big):
+        raise ArgumentError(f"argument {name}: an element is out of range (|x| > 1e12; a "
+                          "rotation's are at most 1, a position's in metres)")
+    if rotation_tol is not None:
+        _check_homogeneous(name, T, rotation_tol)
+    return T
+
+
+def _check_homogeneous(name, T, tol):
+    R = T[..., :3, :3]
+    with np.errstate(invalid="ignore", over="ignore"):
+        err = np.abs(R @ np.swapaxes(R, -1, -2) - np.eye(3)).max(axis=(-1, -2))
+        det = np.linalg.det(R)
+        bad = (err > tol) | (np.abs(det - 1) > tol) | \
+            (np.abs(T[..., 3, :] - [0, 0, 0, 1]).max(axis=-1) > tol)
+    if np.any(bad):
+        k = np.argwhere(np.atleast_1d(bad))[0]
+        raise ArgumentError(f"{name}{list(k) if np.ndim(bad) else ''} is not a homogeneous "
+                          f"transform: its rotation part has |R R^T - I| = "
+                          f"{np.atleast_1d(err)[tuple(k)]:.3g}, det R = "
+                          f"{np.atleast_1d(det)[tuple(k)]:.6g} (tolerance {tol:g})")
+
+
 def joint_array(robot, name: str, value, *, allow_batch: bool = True) -> np.ndarray:
     """A joint vector (or batch of them): float array of shape (..., robot.n_q).
 

@@ -1,12 +1,11 @@
 """Reading and writing robot files in any supported format, chosen by extension."""
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 from ..errors import FileFormatError, Location
 from .arguments import keyword_options
+from .io_common import write_text_atomic
 
 _FORMATS = {".yaml": "yaml", ".yml": "yaml", ".par": "par", ".urdf": "urdf"}
 
@@ -18,26 +17,6 @@ def _format_of(path) -> str:
             f"unknown file type {ext or '(none)'!r}; use one of {', '.join(sorted(_FORMATS))}",
             Location(file=str(path)))
     return _FORMATS[ext]
-
-
-def write_text_atomic(path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file: never a half-written file."""
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
-    except OSError as e:
-        raise FileFormatError(f"cannot write file: {e}", Location(file=str(path))) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise FileFormatError(f"cannot write file: {e}", Location(file=str(path))) from None
 
 
 @keyword_options()

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import difflib
+import os
 import re
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -64,6 +66,26 @@ def did_you_mean(key, allowed) -> str:
         return f" (did you mean {lower[key]!r}?)"
     close = difflib.get_close_matches(key, list(lower), n=1, cutoff=0.6)
     return f" (did you mean {lower[close[0]]!r}?)" if close else ""
+
+
+def write_text_atomic(path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file: never a half-written file."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
+    except OSError as e:
+        raise FileFormatError(f"cannot write file: {e}", Location(file=str(path))) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise FileFormatError(f"cannot write file: {e}", Location(file=str(path))) from None
 
 
 __all__ = []

@@ -36,13 +36,13 @@ import sympy as sp
 
 from ..errors import DescriptionError
 from .expr import symbol
-from .io_common import did_you_mean, read_text, sanitize_name
+from .io_common import did_you_mean, read_text, sanitize_name, write_text_atomic
 from .par_extensions import extension_lines, read_extensions
 from .par_syntax import (ParContext, item_expr, item_int, mask_comments, par_list,
                          small_int,
                          par_value, statements)
-from .robot import (FIXED, PRISMATIC, REVOLUTE, WRENCH, Frame, JointLimits, Link, Robot,
-                    make_robot)
+from .build import make_robot
+from .robot import FIXED, PRISMATIC, REVOLUTE, WRENCH, Frame, JointLimits, Link, Robot
 from .transforms_io import matrix_entries, matrix_from_entries
 from .validation import validate
 from .variables import split_variable, variable_aliases, with_variable
@@ -361,8 +361,6 @@ def dumps_par(robot: Robot) -> str:
 
 def write_par(robot: Robot, path) -> None:
     """Write ``robot`` to ``path`` as a .par file (all-or-nothing)."""
-    from .files import write_text_atomic
-
     write_text_atomic(path, dumps_par(robot))
 
 

@@ -70,7 +70,7 @@ import numpy as np
 from ..errors import FileFormatError
 from .kk_fit import rpy_from_matrix
 from .expr import as_expr
-from .io_common import NAME_RE, FileContext, read_text, sanitize_name
+from .io_common import NAME_RE, FileContext, read_text, sanitize_name, write_text_atomic
 from .robot import FIXED, PRISMATIC, Link, Robot, transform_matrix
 from .urdf_build import GRAVITY, build_robot
 from .urdf_xml import UJoint, ULink, parse_xml, read_joint, read_link, required_attr
@@ -284,8 +284,6 @@ def _link_xml(j: int, link: Link) -> list[str]:
 
 def write_urdf(robot: Robot, path) -> None:
     """Write ``robot`` as URDF to ``path`` (all-or-nothing)."""
-    from .files import write_text_atomic
-
     write_text_atomic(path, dumps_urdf(robot))
 
 

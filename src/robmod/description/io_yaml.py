@@ -21,9 +21,11 @@ import sympy as sp
 
 from . import located_yaml
 from .expr import as_expr, to_text
-from .io_common import IDENT_RE, NAME_RE, FileContext, did_you_mean, read_text
+from .io_common import (IDENT_RE, NAME_RE, FileContext, did_you_mean, read_text,
+                        write_text_atomic)
+from .build import make_robot
 from .robot import (DYNAMIC, GEOMETRIC, IDENTITY4, LIMITS, FIXED, Frame, JointLimits, Link,
-                    Robot, Tool, make_robot)
+                    Robot, Tool)
 from .transforms_io import matrix_from_spec
 from .validation import validate
 from .variables import split_variable, with_variable
@@ -352,8 +354,6 @@ def _matrix_text(m) -> str:
 
 def write_yaml(robot: Robot, path) -> None:
     """Write ``robot`` to ``path`` (all-or-nothing: the text is built before the file is opened)."""
-    from .files import write_text_atomic
-
     write_text_atomic(path, dumps_yaml(robot))
 
 

@@ -233,7 +233,8 @@ _MAPPINGS = ("values", "frame_names", "mimic")
 
 @dataclass(frozen=True)
 class Robot:
-    """An immutable robot description.  Build it with :func:`make_robot` (validated)."""
+    """An immutable robot description.  Build it with
+    :func:`~robmod.description.build.make_robot` (validated)."""
 
     name: str
     frames: tuple[Frame, ...]
@@ -449,9 +450,7 @@ class Robot:
             gravity=tuple(s(v) for v in self.gravity), W0=tuple(s(v) for v in self.W0),
             WP0=tuple(s(v) for v in self.WP0), V0=tuple(s(v) for v in self.V0),
             VP0=tuple(s(v) for v in self.VP0))
-        from .validation import validate
-
-        validate(new)
+        _ABOVE["validate"](new)
         return new
 
     def numeric(self, values: Mapping | None = None) -> "Robot":
@@ -473,21 +472,25 @@ class Robot:
         return replace(self, values=MappingProxyType({**self.values, **values}))
 
     def __str__(self) -> str:
-        from .table import format_robot
-
-        return format_robot(self)
+        return _ABOVE["text"](self)
 
     def __repr__(self) -> str:
         return (f"<Robot {self.name!r}: {self.structure}, {self.n_q} joint variables, "
                 f"NF = {self.n_frames}; print() for the tables>")
 
     def _repr_html_(self) -> str:
-        from .table import robot_html
-
-        return robot_html(self)
+        return _ABOVE["html"](self)
 
 
-from .build import make_robot  # noqa: E402,F401  (re-exported: robot.make_robot)
+# What checks and prints a robot (validation.py, table.py) lives above this module and hands
+# its functions over when robmod.description is imported: the data type imports neither.
+_ABOVE: dict = {}
+
+
+def provide(role: str, function) -> None:
+    """Register the function of ``role``: "validate" (:meth:`Robot.substitute`), "text"
+    (``str(robot)``) or "html" (notebooks)."""
+    _ABOVE[role] = function
 
 
 __all__ = ["Frame", "Link", "JointLimits", "Tool", "Robot", "REVOLUTE", "PRISMATIC", "FIXED",

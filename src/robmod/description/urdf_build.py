@@ -14,7 +14,8 @@ import sympy as sp
 from .kk_fit import inverse, kk_parameters_from_transform
 from .expr import as_expr
 from .io_common import FileContext, sanitize_name
-from .robot import FIXED, JointLimits, Link, Robot, Tool, make_robot
+from .build import make_robot
+from .robot import FIXED, JointLimits, Link, Robot, Tool
 from .urdf_frames import mdh_frame
 from .urdf_xml import MOVABLE, Inertial, ULink, UJoint
 from .validation import validate

@@ -15,7 +15,8 @@ import numpy as np
 import sympy as sp
 
 from ..errors import DescriptionError, Location
-from .robot import DYNAMIC, FIXED, GEOMETRIC, LIMITS, PRISMATIC, REVOLUTE, Robot, joint_variable
+from .robot import (DYNAMIC, FIXED, GEOMETRIC, LIMITS, PRISMATIC, REVOLUTE, Robot,
+                    joint_variable, provide)
 
 #: relative tolerance of the inertia-consistency checks
 _INERTIA_TOL = 1e-9
@@ -193,5 +194,7 @@ def _check_link(link, locations):
         _fail(f"principal inertias about the centre of mass {np.array2string(ev, precision=4)} "
               "violate the triangle inequality (I1 + I2 >= I3)", j, "XX", locations)
 
+
+provide("validate", validate)
 
 __all__ = ["validate"]

@@ -35,11 +35,12 @@ from ..errors import ArgumentError, RobmodError
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
-from .inertia import inertia_matrix, inertia_matrix_algorithm
+from .inertia import inertia_matrix
 from ..kinematics.recursion import forward
-from .newton_euler import SWITCHES, idm, idm_algorithm
-from .spatial import (Proxy, axis_index, dofs, friction_torque, geometry, plain_layout,
-                      inertia_up, link_inertia, model_inputs, named, numeric_context, rot_t,
+from .ltdl import ddm_inverse_algorithm
+from .newton_euler import SWITCHES, idm
+from .spatial import (axis_index, coordinates, dofs, friction_torque, geometry, inertia_up,
+                      link_inertia, model_inputs, named, numeric_context, plain_layout, rot_t,
                       spatial_matrix, sym6, twist_down, wrench_up)
 
 
@@ -328,65 +329,33 @@ def _cholesky_solve(A, b):
     return x
 
 
-# -- (a) symbolic: A^-1 (Gamma - H) with L^T D L -------------------------------------------
-
-def _ltdl_solve(ctx, A, b, order):
-    """Solve A x = b, A = L^T D L (L unit lower triangular), over context scalars.
-
-    ``A``: ``{(i, j): scalar}`` lower triangle (missing: 0) over the frames ``order``
-    (parents before children); ``b``: ``{j: scalar}``.  Returns ``{j: x_j}``.
-    """
-    from ..symbolic.algebra import numeric_constant
-
-    def zero(x):
-        c = numeric_constant(x)
-        return c is not None and c == 0
-
-    n = len(order)
-    H = [[A.get((order[r], order[c]), 0) for c in range(r + 1)] for r in range(n)]
-    Dinv = [None] * n
-    for k in reversed(range(n)):
-        Dinv[k] = ctx.var(1 / H[k][k], f"DI{order[k]}")
-        for i in reversed(range(k)):  # ancestors first replaced last (Featherstone's LTDL)
-            if zero(H[k][i]):
-                continue
-            a = ctx.var(mul(H[k][i], Dinv[k]), f"L{order[k]}{order[i]}")
-            for j in range(i + 1):
-                if not zero(H[k][j]):
-                    H[i][j] = ctx.var(add(H[i][j], -mul(a, H[k][j])),
-                                      f"AD{order[i]}{order[j]}")
-            H[k][i] = a
-    y = [None] * n
-    for i in reversed(range(n)):
-        y[i] = ctx.var(add(b[order[i]], *[-mul(H[k][i], y[k]) for k in range(i + 1, n)]),
-                       f"Y{order[i]}")
-    x = [None] * n
-    for i in range(n):
-        z = mul(y[i], Dinv[i])
-        x[i] = ctx.var(add(z, *[-mul(H[i][j], x[j]) for j in range(i)]), f"QDP{order[i]}")
-    return dict(zip(order, x))
-
-
-def _ddm_inverse_algorithm(ctx, robot, tau, **switches):
-    """qdd = A^-1 (Gamma - H) over a context ([7.62]-[7.64])."""
-    h = idm_algorithm(Proxy(ctx, qdd=0), robot, **switches)
-    A = inertia_matrix_algorithm(ctx, robot, rotor=switches.get("rotor", True))
-    b = {j: ctx.var(add(tau[j], -h[j - 1]), f"GH{j}") for j in dofs(robot)}
-    return _ltdl_solve(ctx, A, b, dofs(robot))
+def _inverse(ctx, robot, tau, **switches):
+    """The symbolic A^-1 (Gamma - H) (:mod:`.ltdl`), a zero pivot refused by name."""
+    return ddm_inverse_algorithm(ctx, robot, tau,
+                                 singular=lambda j: singular_inertia_error(robot, None, joint=j),
+                                 **switches)
 
 
 @keyword_options()
-def ddm_model(robot, *, method: str = "recursive", gravity=True, rotor=True, friction=True,
+def ddm_model(robot, *, method: str | None = None, gravity=True, rotor=True, friction=True,
               wrench=True, velocity=True, base_motion=True):
     """Customized direct dynamic model: inputs q, qd, GAM; outputs QDP1..QDPn.
 
-    ``method``: ``'recursive'`` (:func:`ddm_algorithm`) or ``'inverse'`` (A^-1 (Gamma - H),
-    the L^T D L factorization); the switches of :func:`ddm`.
+    ``method``: ``'recursive'`` (:func:`ddm_algorithm`, the default) or ``'inverse'`` (A^-1
+    (Gamma - H), the L^T D L factorization); a robot with mimic joints takes ``'inverse'``
+    (the recursive algorithm has no place for the coupling of its joints).  The switches of
+    :func:`ddm`.
     """
+    if method is None:
+        method = "inverse" if robot.mimic else "recursive"
+    if method == "recursive" and robot.mimic:
+        raise ArgumentError(f"ddm_model: robot {robot.name!r} has mimic joints, which the "
+                            "recursive algorithm does not take: use method='inverse' (the "
+                            "default for such robots)")
     switches = switched_off(ddm_model, gravity=gravity, rotor=rotor, friction=friction,
                             wrench=wrench, velocity=velocity, base_motion=base_motion)
     inputs = model_inputs(robot, ("q", "qd", "tau"))
-    alg = {"recursive": ddm_algorithm, "inverse": _ddm_inverse_algorithm}.get(method)
+    alg = {"recursive": ddm_algorithm, "inverse": _inverse}.get(method)
     if alg is None:
         raise ArgumentError(f"ddm_model: method must be 'recursive' or 'inverse', got "
                             f"{method!r}")
@@ -394,8 +363,8 @@ def ddm_model(robot, *, method: str = "recursive", gravity=True, rotor=True, fri
     def algorithm(ctx):
         import sympy as sp
 
-        qdd = alg(ctx, robot, {j: sp.Symbol(f"GAM{j}") for j in dofs(robot)}, **switches)
-        order = dofs(robot)
+        order = coordinates(robot)
+        qdd = alg(ctx, robot, {j: sp.Symbol(f"GAM{j}") for j in order}, **switches)
         return [Output.vector("QDP", [qdd[j] for j in order], [f"QDP{j}" for j in order])]
 
     title = ("recursive Newton-Euler" if method == "recursive" else "A^-1 (Gamma - H), LTDL")

@@ -51,8 +51,9 @@ import sympy as sp
 
 from ..errors import RobmodError
 from ..description.expr import as_expr
-from ..description.robot import FIXED, PRISMATIC, REVOLUTE, Link, Tool, make_robot, transform_matrix
 from ..description.arguments import keyword_options
+from ..description.build import make_robot
+from ..description.robot import FIXED, PRISMATIC, REVOLUTE, Link, Tool, transform_matrix
 
 _JOINTS = {"r": REVOLUTE, "revolute": REVOLUTE, "p": PRISMATIC, "prismatic": PRISMATIC}
 _ROTOR_MODELS = ("khalil", "siciliano")

@@ -31,6 +31,48 @@ def dofs(robot) -> tuple[int, ...]:
     return tuple(f.j for f in robot.frames[: robot.n_links] if f.sigma != FIXED)
 
 
+def coordinates(robot) -> tuple[int, ...]:
+    """The joint coordinates of the customized models: :func:`dofs` without the mimic joints
+    (a dependent joint q_j = m q_i + c has none of its own; see :mod:`robmod.description.mimic`)."""
+    return tuple(j for j in dofs(robot) if j not in robot.mimic)
+
+
+def _mimic_groups(robot) -> dict:
+    """{independent joint i: [(i, 1), (j, m), ...]}: the joints that move with q_i, dq_j/dq_i."""
+    groups = {i: [(i, 1)] for i in coordinates(robot)}
+    for j, (i, m, _) in sorted(robot.mimic.items()):
+        groups[i].append((j, m))
+    return groups
+
+
+def reduce_mimic(robot, values: dict) -> dict:
+    """{frame: generalized force} of the tree's joints -> {coordinate i: Γ_i + Σ m Γ_j} over the
+    joints j mimicking i (virtual work; context scalars)."""
+    out = {}
+    for i, group in _mimic_groups(robot).items():
+        out[i] = add(*[mul(m, values[j]) for j, m in group if values.get(j) is not None])
+    return out
+
+
+def reduce_mimic_matrix(ctx, robot, A: dict, name: str = "AE") -> dict:
+    """Lower triangle ``{(i, k): scalar}`` of A over :func:`dofs` -> that of Eᵀ A E over
+    :func:`coordinates` (E = ∂q_frames/∂q): entries Σ m_r m_s A_rs over the joints r, s moving
+    with q_i, q_k; each one that needs an operation named ``{name}{i}_{k}``."""
+    pos = {j: k for k, j in enumerate(dofs(robot))}
+    groups = _mimic_groups(robot)
+
+    def get(r, s):
+        return A.get((r, s) if pos[r] >= pos[s] else (s, r), 0)
+
+    order = coordinates(robot)
+    out = {}
+    for a, i in enumerate(order):
+        for k in order[: a + 1]:
+            v = add(*[mul(mr * ms, get(r, s)) for r, mr in groups[i] for s, ms in groups[k]])
+            out[i, k] = ctx.var(v, f"{name}{i}_{k}")
+    return out
+
+
 def plain_layout(robot) -> bool:
     """True when the customized models' joint order (:func:`dofs`) is the plain API's
     (``robot.joints``): a tree whose every joint moves a link (the fast path applies)."""
@@ -55,7 +97,7 @@ def model_inputs(robot, groups=("q", "qd", "qdd")) -> dict:
 
     fns = {"q": joint_variable, "qd": joint_velocity, "qdd": joint_acceleration,
            "tau": lambda j: sp.Symbol(f"GAM{j}")}
-    return {g: tuple(fns[g](j) for j in dofs(robot)) for g in groups}
+    return {g: tuple(fns[g](j) for j in coordinates(robot)) for g in groups}
 
 
 class Proxy:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..description.robot import make_robot
+from ..description.build import make_robot
 from ..errors import RobmodError
 from ..description.arguments import keyword_options
 

@@ -17,7 +17,8 @@ from dataclasses import replace
 import numpy as np
 import sympy as sp
 
-from ..description.robot import Frame, Link, Tool, make_robot, transform_matrix
+from ..description.build import make_robot
+from ..description.robot import Frame, Link, Tool, transform_matrix
 from ..errors import RobmodError
 
 

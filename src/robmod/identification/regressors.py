@@ -27,9 +27,9 @@ from __future__ import annotations
 import numpy as np
 from ..description.arguments import finite_output, joint_arrays, require_numeric
 from ..description.expr import symbol
-from ..description.mimic import refuse as refuse_mimic
 from ..description.robot import (FIXED, INERTIAL, PRISMATIC, REVOLUTE, joint_acceleration,
                                  joint_variable, joint_velocity)
+from ..dynamics.spatial import coordinates, reduce_mimic
 from ..kinematics.recursion import forward
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, dot
@@ -118,6 +118,10 @@ def regressor_algorithm(ctx, robot, params=None, gravity=True):
                 rows[i].append(add(dot(om, N), dot(v, F)))
             else:
                 rows[i].append(0)
+    if robot.mimic:     # rows of the joint variables: Φ_i + Σ m Φ_j over the joints mimicking i
+        red = [reduce_mimic(robot, {i: rows[i][c] for i in joints}) for c in range(len(cols))]
+        joints = list(coordinates(robot))
+        return [[red[c][i] for c in range(len(cols))] for i in joints], joints
     return [rows[i] for i in joints], joints
 
 
@@ -153,7 +157,6 @@ def regressor(robot, q, qd, qdd, params=None) -> np.ndarray:
 
 def _regressor_numpy(robot, params, q, qd, qdd):
     require_numeric(robot, "the regressor", scope="geometry")
-    refuse_mimic(robot, "the regressor")
     q, qd, qdd = joint_arrays(robot, q=q, qd=qd, qdd=qdd)
     shape = q.shape
     ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)
@@ -175,7 +178,7 @@ _REGRESSOR_SPEC = fastpath.Spec(
 def regressor_model(robot, params=None, name="regressor"):
     """Customized symbolic regressor (output PHI, NJ x p)."""
     _, names = _columns(robot, params)
-    joints = [f.j for f in robot.frames[:robot.n_links] if f.sigma != FIXED]
+    joints = coordinates(robot)
     inputs = {"q": tuple(joint_variable(j) for j in joints),
               "qd": tuple(joint_velocity(j) for j in joints),
               "qdd": tuple(joint_acceleration(j) for j in joints)}

@@ -157,13 +157,21 @@ class CustomModel:
         placed = set()
 
         def place(sym):
-            if sym in placed:
-                return
-            for dep in extra[sym].free_symbols:
-                if dep in extra:
-                    place(dep)
-            placed.add(sym)
-            new_body.append((sym, extra[sym]))
+            # depth first, dependencies before use; a stack, not recursion (no depth limit)
+            stack = [sym]
+            while stack:
+                top = stack[-1]
+                if top in placed:
+                    stack.pop()
+                    continue
+                dep = next((d for d in extra[top].free_symbols
+                            if d in extra and d not in placed), None)
+                if dep is not None:
+                    stack.append(dep)
+                    continue
+                placed.add(top)
+                new_body.append((top, extra[top]))
+                stack.pop()
 
         for i, ((lhs, _), r) in enumerate(zip(body, reduced)):
             for s in sorted(r.free_symbols, key=str):

@@ -44,11 +44,11 @@ from functools import cached_property
 
 import numpy as np
 
+from ..description.arguments import pose_array
 from ..errors import RobmodError
 from ..geometry.direct import dgm
 from ..geometry.rotations import angle_axis
 from ..kinematics import igm_numeric
-from ..kinematics.ik_numeric import check_transform
 from .base import Trajectory, joint_vector, limit_vector, robot_limits
 from .laws import LAWS, PointToPoint, point_to_point
 from .task_path import (JointSolver, LineGeometry, first_problem, track_igm, track_ikm)
@@ -56,16 +56,7 @@ from .task_path import (JointSolver, LineGeometry, first_problem, track_igm, tra
 
 def _as_transform(T, name: str) -> np.ndarray:
     """A finite 4x4 homogeneous transform (a 3x4 is completed)."""
-    try:
-        T = np.asarray(T, dtype=float)
-    except (TypeError, ValueError):
-        raise RobmodError(f"{name}: expected a 4x4 homogeneous transform, got {T!r}") from None
-    if T.shape == (3, 4):
-        T = np.vstack([T, [0.0, 0.0, 0.0, 1.0]])
-    if T.shape != (4, 4):
-        raise RobmodError(f"{name}: expected a 4x4 homogeneous transform, got shape {T.shape}")
-    check_transform(name, T)
-    return T
+    return pose_array(name, T, batch=False, rotation_tol=1e-6)
 
 
 def fixed_axis_rotation(R_start, R_end, axis: str = "tool"):
