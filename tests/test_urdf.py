@@ -4,6 +4,8 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
+import robmod
+import robmod.dynamics
 from scipy.spatial.transform import Rotation
 
 from robmod.description.expr import as_expr
@@ -646,8 +648,34 @@ def test_inconsistent_inertia_reports_line():
   <joint name="j2" type="continuous"><parent link="b"/><child link="c"/></joint>
 """)
     with pytest.raises(DescriptionError) as e:
-        loads_urdf(text, "bad.urdf")
+        loads_urdf(text, "bad.urdf", inertia_check="error")
     assert "bad.urdf:13" in str(e.value) and "triangle" in str(e.value)
+
+
+def test_impossible_inertia_of_a_urdf_kept_with_a_warning():
+    """CAD-made URDF inertias often break the triangle inequality (ANYmal C, HyQ, PR2) or are
+    slightly indefinite (TIAGo): kept as given, with a warning naming the file and line;
+    ``inertia_check="error"`` refuses them, robmod's own formats refuse them by default."""
+    text = two_links(extra="""  <link name="c">
+    <inertial>
+      <mass value="1"/>
+      <inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="3"/>
+    </inertial>
+  </link>
+  <joint name="j2" type="continuous"><parent link="b"/><child link="c"/></joint>
+""")
+    with pytest.warns(robmod.RobmodWarning, match=r"bad\.urdf:13.*triangle.*kept as given"):
+        robot = loads_urdf(text, "bad.urdf")
+    assert robot.inertia_check == "warn"
+    last = robot.link(robot.n_links)
+    assert sorted(float(v) for v in (last.XX, last.YY, last.ZZ)) == [1, 1, 3]   # as given
+    with pytest.warns(robmod.RobmodWarning, match="triangle"):     # YAML keeps the choice
+        again = robmod.description.loads_yaml(robmod.description.dumps_yaml(robot))
+    assert again.inertia_check == "warn"
+    A = robmod.dynamics.inertia_matrix(again, np.zeros(again.n_q))
+    assert np.all(np.linalg.eigvalsh(A) > 0)
+    with pytest.raises(robmod.ArgumentError, match="inertia_check"):
+        loads_urdf(text, "bad.urdf", inertia_check="ignore")
 
 
 def test_read_urdf_missing_file(tmp_path):

@@ -66,6 +66,11 @@ class RobmodError(ValueError):
         return type(self)(self.message, loc)
 
 
+class RobmodWarning(UserWarning):
+    """A problem robmod accepts and reports: the text names where it is, like the errors'
+    (e.g. a URDF file's physically impossible inertia, kept as the file gives it)."""
+
+
 class DescriptionError(RobmodError):
     """The robot description is inconsistent or a value is invalid."""
 
@@ -86,4 +91,4 @@ class ArgumentError(RobmodError, TypeError):
 
 
 __all__ = ["RobmodError", "DescriptionError", "FileFormatError", "ExpressionError",
-           "ArgumentError", "Location"]
+           "ArgumentError", "Location", "RobmodWarning"]

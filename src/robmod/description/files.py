@@ -20,21 +20,26 @@ def _format_of(path) -> str:
 
 
 @keyword_options()
-def read_robot(path, *, fmt: str | None = None):
-    """Read a robot from a YAML, SYMORO .par or URDF file."""
+def read_robot(path, *, fmt: str | None = None, inertia_check: str | None = None):
+    """Read a robot from a YAML, SYMORO .par or URDF file.
+
+    ``inertia_check``: what to do with a physically impossible inertia, "error" or "warn"
+    (keep it, with a :class:`~robmod.errors.RobmodWarning`); default: "warn" for URDF files
+    (CAD exports often carry such values), "error" for robmod's YAML and SYMORO's .par.
+    """
     fmt = fmt or _format_of(path)
     if fmt == "yaml":
         from .io_yaml import read_yaml
 
-        return read_yaml(path)
+        return read_yaml(path, inertia_check=inertia_check or "error")
     if fmt == "par":
         from .io_par import read_par
 
-        return read_par(path)
+        return read_par(path, inertia_check=inertia_check or "error")
     if fmt == "urdf":
         from .io_urdf import read_urdf
 
-        return read_urdf(path)
+        return read_urdf(path, inertia_check=inertia_check or "warn")
     raise FileFormatError(f"unknown format {fmt!r}", Location(file=str(path)))
 
 

@@ -68,14 +68,15 @@ _ROBOTNAME = re.compile(r"^\s*robotname\s*=\s*(?:'([^']*)'|\"([^\"]*)\")\s*$", r
 
 
 # ------------------------------------------------------------------------------ reading
-def read_par(path) -> Robot:
-    """Read a robot from a SYMORO ``.par`` file."""
+def read_par(path, *, inertia_check: str = "error") -> Robot:
+    """Read a robot from a SYMORO ``.par`` file (``inertia_check``: see
+    :func:`~robmod.description.files.read_robot`)."""
     path = Path(path)
     text = read_text(path, "latin-1")  # SYMORO+ banners hold accented letters
-    return loads_par(text, str(path))
+    return loads_par(text, str(path), inertia_check=inertia_check)
 
 
-def loads_par(text: str, filename: str = "<string>") -> Robot:
+def loads_par(text: str, filename: str = "<string>", *, inertia_check: str = "error") -> Robot:
     """Read a robot from the text of a ``.par`` file."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
     ctx = ParContext(text, filename)
@@ -96,7 +97,7 @@ def loads_par(text: str, filename: str = "<string>") -> Robot:
             raise ctx.error(f"{canon} must be a list {{...}}, not {st.scalar!r}", st.line,
                             field=canon)
         by_key[canon] = st
-    return _robot(ctx, by_key, comments)
+    return _robot(ctx, by_key, comments, inertia_check)
 
 
 def _header_int(ctx, by_key, key, required):
@@ -132,7 +133,7 @@ def _items(ctx, by_key, key, n, what):
     return st.items
 
 
-def _robot(ctx: ParContext, by_key, comments) -> Robot:
+def _robot(ctx: ParContext, by_key, comments, inertia_check: str = "error") -> Robot:
     nl = _header_int(ctx, by_key, "NL", True)
     nj = _header_int(ctx, by_key, "NJ", True)
     nl_line, nj_line = by_key["NL"].line, by_key["NJ"].line
@@ -174,7 +175,8 @@ def _robot(ctx: ParContext, by_key, comments) -> Robot:
     name = ext["name"] or _file_name(ctx, comments)
     robot = make_robot(name, frames, links, n_links=nl, tools=ext["tools"],
                        values=ext["values"], source=ext["source"],
-                       description=ext["description"], validate=False, **kw)
+                       description=ext["description"], validate=False,
+                       inertia_check=inertia_check, **kw)
     with ctx.located():
         validate(robot, ctx.locations)
     return robot

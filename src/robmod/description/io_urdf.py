@@ -83,14 +83,21 @@ _UNLIMITED = 1e9
 _ROBMOD_MARK = "<!-- robmod-frames: khalil-kleinfinger -->"
 
 
-def read_urdf(path, *, mdh: bool | None = None) -> Robot:
-    """Read a robot from a URDF file (see the module documentation for the conversion)."""
+def read_urdf(path, *, mdh: bool | None = None, inertia_check: str = "warn") -> Robot:
+    """Read a robot from a URDF file (see the module documentation for the conversion).
+
+    ``inertia_check``: "warn" (default) keeps a physically impossible inertia as the file
+    gives it, with a :class:`~robmod.errors.RobmodWarning` naming the file, line and link
+    (CAD exports often carry them; Pinocchio accepts them, MuJoCo and Drake refuse them);
+    "error" refuses it.
+    """
     path = Path(path)
-    return loads_urdf(read_text(path), str(path), mdh=mdh)
+    return loads_urdf(read_text(path), str(path), mdh=mdh, inertia_check=inertia_check)
 
 
-def loads_urdf(text: str, filename: str = "<string>", *, mdh: bool | None = None) -> Robot:
-    """Read a robot from URDF text."""
+def loads_urdf(text: str, filename: str = "<string>", *, mdh: bool | None = None,
+               inertia_check: str = "warn") -> Robot:
+    """Read a robot from URDF text (``inertia_check``: see :func:`read_urdf`)."""
     if mdh is None:
         mdh = _ROBMOD_MARK not in text
     ctx = FileContext(filename)
@@ -116,7 +123,7 @@ def loads_urdf(text: str, filename: str = "<string>", *, mdh: bool | None = None
                                 f"{joint_names[joint.name]})", el.line, field="joint.name")
             joint_names[joint.name] = el.line
             joints.append(joint)
-    return build_robot(name, links, joints, ctx, mdh, root.line)
+    return build_robot(name, links, joints, ctx, mdh, root.line, inertia_check=inertia_check)
 
 
 # ============================================================================ writing

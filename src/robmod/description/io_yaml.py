@@ -32,23 +32,24 @@ from .variables import split_variable, with_variable
 
 _FORMAT_VERSION = 1
 _TOP_KEYS = ("robmod", "name", "source", "description", "n_links", "frames", "links",
-            "link_defaults", "joints", "base", "tools", "values", "mimic")
+            "link_defaults", "joints", "base", "tools", "values", "mimic", "inertia_check")
 _FRAME_KEYS = ("j", "ant", "sigma", "mu") + GEOMETRIC
 _LINK_KEYS = ("j",) + DYNAMIC
 _JOINT_KEYS = ("j",) + LIMITS
 _BASE_KEYS = ("Z", "gravity", "W0", "WP0", "V0", "VP0")
 
 
-def read_yaml(path) -> Robot:
-    """Read a robot from a native YAML file."""
+def read_yaml(path, *, inertia_check: str = "error") -> Robot:
+    """Read a robot from a native YAML file (``inertia_check``: see
+    :func:`~robmod.description.files.read_robot`)."""
     path = Path(path)
-    return loads_yaml(read_text(path), str(path))
+    return loads_yaml(read_text(path), str(path), inertia_check=inertia_check)
 
 
-def loads_yaml(text: str, filename: str = "<string>") -> Robot:
+def loads_yaml(text: str, filename: str = "<string>", *, inertia_check: str = "error") -> Robot:
     """Read a robot from YAML text."""
     data = located_yaml.load(text, filename)
-    return _robot_from_data(data, FileContext(filename))
+    return _robot_from_data(data, FileContext(filename), inertia_check)
 
 
 def _require_map(obj, ctx, what, line):
@@ -81,7 +82,7 @@ def _expr(value, ctx, line, frame, field):
         return as_expr(value, loc)
 
 
-def _robot_from_data(data, ctx: FileContext) -> Robot:
+def _robot_from_data(data, ctx: FileContext, inertia_check: str = "error") -> Robot:
     data = _require_map(data, ctx, "the file", 1)
     _check_keys(data, _TOP_KEYS, ctx, "the file")
     version = data.get("robmod", _FORMAT_VERSION)
@@ -95,6 +96,11 @@ def _robot_from_data(data, ctx: FileContext) -> Robot:
     for key in ("source", "description"):
         if key in data and not isinstance(data[key], str):
             raise ctx.error(f"{key} must be text", data.lines[key], field=key)
+    if "inertia_check" in data:
+        if data["inertia_check"] not in ("error", "warn"):
+            raise ctx.error("inertia_check must be 'error' or 'warn'", data.lines["inertia_check"],
+                            field="inertia_check")
+        inertia_check = data["inertia_check"]
     if "frames" not in data:
         raise ctx.error("the file has no 'frames' list", data.line, field="frames")
     frames_raw = _require_list(data["frames"], ctx, "frames", data.lines["frames"])
@@ -174,7 +180,7 @@ def _robot_from_data(data, ctx: FileContext) -> Robot:
     robot = make_robot(
         name, frames, links, n_links=nl, tools=tools, values=values,
         source=data.get("source", ""), description=data.get("description", ""),
-        validate=False, mimic=mimic, **kw)
+        validate=False, mimic=mimic, inertia_check=inertia_check, **kw)
     with ctx.located():
         validate(robot, ctx.locations)
     used = {s.name for s in robot.symbols}
@@ -344,6 +350,9 @@ def dumps_yaml(robot: Robot) -> str:
         out.append("mimic:")
         for j, (i, m, c) in sorted(robot.mimic.items()):
             out.append(f"  - {{j: {j}, joint: {i}, multiplier: {m!r}, offset: {c!r}}}")
+    if robot.inertia_check != "error":
+        out.append(f"inertia_check: {robot.inertia_check}   # physically impossible inertias "
+                   "kept (with a warning)")
     return "\n".join(out) + "\n"
 
 

@@ -255,6 +255,11 @@ class Robot:
     #: dependent (mimic) joints: frame j -> (i, m, c), q_j = m q_i + c (no entry of their own
     #: in joint vectors; see :mod:`robmod.description.mimic`)
     mimic: Mapping = field(default_factory=lambda: MappingProxyType({}))
+    #: what validation does with a physically impossible inertia (a tensor about the centre of
+    #: mass that is not positive semi-definite or breaks the triangle inequality, a massless
+    #: link with inertia): "error" (robmod's own files, robots built in Python) or "warn" (URDF
+    #: files, whose CAD-made inertias often carry such values: kept as given, with a warning)
+    inertia_check: str = "error"
 
     # ---- pickling (worker processes): the read-only mappings travel as dicts ----------
     def __getstate__(self):
@@ -341,7 +346,7 @@ class Robot:
         return (self.name, self.frames, self.links, self.n_links, self.base, self.tools,
                 self.gravity, self.W0, self.WP0, self.V0, self.VP0,
                 tuple(sorted((str(k), str(v)) for k, v in self.values.items())),
-                tuple(sorted(self.mimic.items())))
+                tuple(sorted(self.mimic.items())), self.inertia_check)
 
     @cached_property
     def content_hash(self) -> int:

@@ -95,7 +95,8 @@ def _clean_matrix(T) -> sp.ImmutableMatrix:
 
 
 def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
-                ctx: FileContext, mdh: bool, robot_line: int) -> Robot:
+                ctx: FileContext, mdh: bool, robot_line: int, *,
+                inertia_check: str = "warn") -> Robot:
     """The KK robot of a URDF tree (``links`` by name, ``joints`` in file order)."""
     root, children = _structure(links, joints, ctx, robot_line)
     tool_joints = {id(jt) for jt in joints
@@ -174,7 +175,7 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
     robot = make_robot(robot_name, frames, robot_links, base=_clean_matrix(base), tools=tools,
                        gravity=[as_expr(g) for g in GRAVITY], source=f"URDF robot {name!r}",
                        description=description, validate=False, frame_names=frame_names,
-                       mimic=_mimic(order, ctx))
+                       mimic=_mimic(order, ctx), inertia_check=inertia_check)
     validate(robot, locations)
     return robot
 
