@@ -11,7 +11,7 @@ from ..errors import ArgumentError
 from .robot import GEOMETRIC, IDENTITY4, Frame, Link, Robot, vec3
 
 
-def inertia_check_option(value) -> str:
+def _inertia_check_option(value) -> str:
     """``value`` if it is "error" or "warn", else an ArgumentError."""
     if value not in ("error", "warn"):
         raise ArgumentError(f"inertia_check must be 'error' or 'warn', got {value!r}")
@@ -46,7 +46,7 @@ def make_robot(name: str, frames, links=None, *, n_links: int | None = None, bas
         frame_names=MappingProxyType(dict(frame_names or {})),
         mimic=MappingProxyType({int(j): (int(i), float(m), float(c))
                                 for j, (i, m, c) in (mimic or {}).items()}),
-        inertia_check=inertia_check_option(inertia_check), **kw)
+        inertia_check=_inertia_check_option(inertia_check), **kw)
     if validate:
         from .validation import validate as _validate
 

@@ -45,6 +45,10 @@ def _impossible(msg, j, fieldname, locations, policy):
                                 "models use it, MuJoCo's export balances it"), stacklevel=4)
 
 
+def _moments(ev) -> str:
+    return "[" + " ".join(f"{x:.4g}" for x in ev) + "]"
+
+
 def _number(expr):
     """float(expr) if it is a number, else None."""
     if expr is None or expr.free_symbols:
@@ -203,12 +207,12 @@ def _check_link(link, locations, policy="error"):
     ev = np.linalg.eigvalsh(JG)
     if ev[0] < -_INERTIA_TOL * scale:
         _impossible(f"inertia tensor about the centre of mass is not positive semi-definite "
-                    f"(eigenvalues {np.array2string(ev, precision=4)}): check XX..ZZ against MX, "
+                    f"(eigenvalues {_moments(ev)}): check XX..ZZ against MX, "
                     "MY, MZ and M (inertia is about O_j, not about the centre of mass)", j, "XX",
                     locations, policy)
     elif ev[0] + ev[1] < ev[2] - _INERTIA_TOL * scale:
         _impossible(f"principal inertias about the centre of mass "
-                    f"{np.array2string(ev, precision=4)} violate the triangle inequality "
+                    f"{_moments(ev)} violate the triangle inequality "
                     "(I1 + I2 >= I3)", j, "XX", locations, policy)
 
 
