@@ -269,7 +269,7 @@ def test_trajectory_plot_q_to_jerk_against_the_limits():
 
 
 def test_task_line_plot_errors_and_joints():
-    from robmod.geometry.rotations import rot_axis
+    from robmod.spatial import rot_axis
     from robmod.trajectory import task_line
 
     rx90 = robmod.load_robot("rx90", numeric=True)

@@ -10,7 +10,7 @@ from robmod.description.io_yaml import loads_yaml
 from robmod.errors import RobmodError
 from robmod.geometry.direct import dgm
 from robmod.geometry.inverse import igm
-from robmod.geometry.rotations import rot_axis, rot_matrix
+from robmod.spatial import rot_axis, rot_matrix
 from robmod.kinematics import jacobian
 from robmod.trajectory import fixed_axis_rotation, synchronise, task_line
 

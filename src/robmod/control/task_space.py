@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import RobmodError
 from ..geometry.direct import dgm_model
-from ..geometry.screws import frame_error
+from ..spatial.screws import frame_error
 from ..kinematics.jacobians import jacobian_model
 from ..kinematics.second_order import jdot_qdot_model
 from .base import DEFAULT_DT, Controller, gain, sample_time

@@ -6,10 +6,12 @@ from typing import Mapping
 
 import sympy as sp
 
+from ..arguments import keyword_options
 from .expr import as_expr
 from .robot import GEOMETRIC, IDENTITY4, Frame, Link, Robot, vec3
 
 
+@keyword_options()
 def make_robot(name: str, frames, links=None, *, n_links: int | None = None, base=None,
                tools=(), gravity=None, W0=None, WP0=None, V0=None, VP0=None, values=None,
                source: str = "", description: str = "", validate: bool = True,

@@ -1,7 +1,6 @@
 """Helpers shared by the file readers and writers (YAML, SYMORO .par, URDF)."""
 from __future__ import annotations
 
-import difflib
 import re
 from contextlib import contextmanager
 from pathlib import Path
@@ -54,16 +53,6 @@ def read_text(path, fallback_encoding: str | None = None) -> str:
             return path.read_text(encoding=fallback_encoding)
     except (OSError, UnicodeDecodeError) as e:
         raise FileFormatError(f"cannot read file: {e}", Location(file=str(path))) from None
-
-
-def did_you_mean(key, allowed) -> str:
-    """`` (did you mean 'X'?)`` for the allowed key closest to ``key`` (any case), or ''."""
-    lower = {a.lower(): a for a in allowed}
-    key = str(key).lower()
-    if key in lower:
-        return f" (did you mean {lower[key]!r}?)"
-    close = difflib.get_close_matches(key, list(lower), n=1, cutoff=0.6)
-    return f" (did you mean {lower[close[0]]!r}?)" if close else ""
 
 
 __all__ = []

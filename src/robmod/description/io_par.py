@@ -36,7 +36,8 @@ import sympy as sp
 
 from ..errors import DescriptionError
 from .expr import symbol
-from .io_common import did_you_mean, read_text, sanitize_name
+from ..arguments import did_you_mean
+from .io_common import read_text, sanitize_name
 from .par_extensions import extension_lines, read_extensions
 from .par_syntax import (ParContext, item_expr, item_int, mask_comments, par_list,
                          small_int,

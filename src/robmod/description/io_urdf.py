@@ -58,7 +58,8 @@ The robot must be numeric and have no closed loop.
 Modules: :mod:`~robmod.description.urdf_xml` reads the XML (with line numbers)
 into link and joint records, :mod:`~robmod.description.urdf_frames` places the
 MDH frames, :mod:`~robmod.description.urdf_build` builds the KK robot, and
-:mod:`robmod.description.kk_fit` holds the rpy and KK-parameter geometry.
+:mod:`robmod.description.kk_fit` holds the KK-parameter geometry, :mod:`robmod.spatial` the
+rpy angles.
 """
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from ..errors import FileFormatError
-from .kk_fit import rpy_from_matrix
+from ..spatial import matrix_to_rpy
 from .expr import as_expr
 from .io_common import NAME_RE, FileContext, read_text, sanitize_name
 from .robot import FIXED, PRISMATIC, Link, Robot, transform_matrix
@@ -133,7 +134,7 @@ def _nums(values) -> str:
 
 
 def _origin_xml(T, indent: str) -> str:
-    roll, pitch, yaw = rpy_from_matrix(T[:3, :3])
+    yaw, pitch, roll = (float(a) for a in matrix_to_rpy(T[:3, :3], tol=0.0).first)
     return f'{indent}<origin xyz="{_nums(T[:3, 3])}" rpy="{_nums((roll, pitch, yaw))}"/>'
 
 

@@ -21,7 +21,8 @@ import sympy as sp
 
 from . import located_yaml
 from .expr import as_expr, to_text
-from .io_common import IDENT_RE, NAME_RE, FileContext, did_you_mean, read_text
+from ..arguments import did_you_mean
+from .io_common import IDENT_RE, NAME_RE, FileContext, read_text
 from .robot import (DYNAMIC, GEOMETRIC, IDENTITY4, LIMITS, FIXED, Frame, JointLimits, Link,
                     Robot, Tool, make_robot)
 from .transforms_io import matrix_from_spec

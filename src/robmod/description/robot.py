@@ -31,6 +31,7 @@ from typing import Mapping
 import numpy as np
 import sympy as sp
 
+from ..arguments import close_matches
 from ..errors import DescriptionError
 from .expr import as_expr, symbol
 
@@ -276,9 +277,7 @@ class Robot:
             if frame.lstrip("+-").isdigit():
                 frame = int(frame)
             else:
-                import difflib
-
-                close = difflib.get_close_matches(frame, list(self.frame_names), n=4)
+                close = close_matches(frame, self.frame_names, n=4)
                 hint = f"; close names: {', '.join(close)}" if close else (
                     f"; names: {', '.join(list(self.frame_names)[:12])}" if self.frame_names
                     else "; this robot has no frame names: give a frame number")

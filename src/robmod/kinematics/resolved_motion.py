@@ -31,7 +31,7 @@ import numpy as np
 from ..description.arguments import joint_array
 from ..description.io_yaml import loads_yaml
 from ..errors import RobmodError
-from ..geometry.pose_errors import rotation_error
+from ..spatial.pose_errors import rotation_error
 from .ikm import PseudoInverse
 from .jacobians import pose_and_jacobian
 from ..description.arguments import keyword_options

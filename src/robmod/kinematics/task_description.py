@@ -61,7 +61,7 @@ import numpy as np
 
 from ..description.arguments import joint_array
 from ..errors import RobmodError
-from ..geometry.pose_errors import rotation_error
+from ..spatial.pose_errors import rotation_error
 from .ikm import pinv
 from .jacobians import pose_and_jacobian
 from ..description.arguments import keyword_options

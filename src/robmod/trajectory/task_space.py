@@ -46,7 +46,7 @@ import numpy as np
 
 from ..errors import RobmodError
 from ..geometry.direct import dgm
-from ..geometry.rotations import angle_axis
+from ..spatial.rotations import angle_axis
 from ..kinematics import igm_numeric
 from ..kinematics.ik_numeric import check_transform
 from .base import Trajectory, joint_vector, limit_vector, robot_limits

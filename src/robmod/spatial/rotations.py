@@ -19,9 +19,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..description.arguments import broadcast, number_array
+from ..arguments import broadcast, keyword_options, number_array
 from ..errors import ArgumentError
-from ..description.arguments import keyword_options
 
 
 #: default tolerance of the singularity masks (on sin or cos(theta) for Euler/RPY, on theta for

@@ -36,11 +36,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..arguments import keyword_options, number_array
 from ..errors import ArgumentError
-from ..description.arguments import number_array
 from .rotations import (SINGULAR_TOL, AngleAxis, matrix_of, angle_axis, rot_axis,
                         rotation_part)
-from ..description.arguments import keyword_options
 
 
 class AngleSolutions(NamedTuple):
@@ -300,7 +299,7 @@ def quaternion_conjugate(Q) -> np.ndarray:
 # ---------------------------------------------------------------- angle-axis
 
 def angle_axis_to_matrix(theta, u) -> np.ndarray:
-    """rot(u, theta) as a 3x3 matrix (same as :func:`robmod.geometry.rotations.rot_axis`).
+    """rot(u, theta) as a 3x3 matrix (same as :func:`robmod.spatial.rotations.rot_axis`).
 
     Note the argument order (angle first), matching the name.
     """
