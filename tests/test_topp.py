@@ -6,7 +6,7 @@ import pytest
 
 import robmod
 from robmod.dynamics import gravity_torques, idm
-from robmod.dynamics.spatial import joint_limit_vector
+from robmod.dynamics.layout import joint_limit_vector
 from robmod.errors import RobmodError
 from robmod.testing.random import with_random_dynamics
 from robmod.trajectory import (TimeOptimal, minimum_time, point_to_point, topp, via_points)

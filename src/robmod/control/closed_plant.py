@@ -20,7 +20,7 @@ import numpy as np
 from ..description.robot import joint_velocity
 from ..dynamics.closed_loop import equivalent_tree
 from ..dynamics.inertia import inertia_matrix
-from ..dynamics.spatial import dofs
+from ..dynamics.layout import dofs
 from ..errors import RobmodError
 from ..geometry.direct import dgm_algorithm
 from ..kinematics.jacobians import jacobian_algorithm

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..dynamics.inertia import inertia_matrix
-from ..dynamics.spatial import dofs
+from ..dynamics.layout import dofs
 from ..errors import RobmodError
 from .base import DEFAULT_DT, Controller, gain, sample_time
 from .plant import Dynamics, joint_limit_vector, numeric_only

@@ -23,7 +23,7 @@ import numpy as np
 from ..dynamics.direct import ddm_model
 from ..dynamics.lagrange import gravity_torques_model
 from ..dynamics.newton_euler import idm_model
-from ..dynamics.spatial import dofs, joint_limit_vector  # noqa: F401 (used by control)
+from ..dynamics.layout import dofs, joint_limit_vector  # noqa: F401 (used by control)
 from ..description.arguments import require_numeric
 from ..errors import RobmodError
 

@@ -61,7 +61,7 @@ from ..symbolic.context import SymbolicContext
 from .inertia import inertia_matrix, inertia_matrix_algorithm
 from .lagrange import Energy, energy, gravity_torques, gravity_torques_algorithm
 from .newton_euler import idm
-from .spatial import dofs
+from .layout import dofs
 
 #: relative singular-value threshold of the rank decision on the loop constraints
 _RANK_TOL = 1e-9

@@ -38,9 +38,11 @@ from ..symbolic.model import Output, customize
 from .inertia import inertia_matrix, inertia_matrix_algorithm
 from ..kinematics.recursion import forward
 from .newton_euler import SWITCHES, idm, idm_algorithm
-from .spatial import (Proxy, axis_index, dofs, friction_torque, geometry, plain_layout,
-                      inertia_up, link_inertia, model_inputs, named, numeric_context, rot_t,
-                      spatial_matrix, sym6, twist_down, wrench_up)
+from ..kinematics.recursion import named, rot_t
+from .bodies import inertia_up, link_inertia, spatial_matrix, sym6, twist_down, wrench_up
+from .friction import friction_torque
+from .layout import (Proxy, axis_index, dofs, geometry, model_inputs, numeric_context,
+                     plain_layout)
 
 
 # -- (b) recursive O(n) algorithm ---------------------------------------------------------

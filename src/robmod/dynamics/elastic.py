@@ -38,7 +38,7 @@ from ..symbolic.algebra import numeric_constant, add, mul
 from ..symbolic.model import Output, customize
 from .direct import ddm_algorithm
 from .newton_euler import idm_algorithm
-from .spatial import dofs, model_inputs, numeric_context
+from .layout import dofs, model_inputs, numeric_context
 
 class ElasticInverse(NamedTuple):
     """The inverse model of a robot with elastic joints (each (..., NJ)): the motor torques

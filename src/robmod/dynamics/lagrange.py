@@ -18,7 +18,7 @@
   for a fixed base (W0 = V0 = 0).
 
 Vectors are (..., NJ) like :func:`~robmod.dynamics.idm`; matrices are over
-:func:`~robmod.dynamics.spatial.dofs`.
+:func:`~robmod.dynamics.layout.dofs`.
 """
 from __future__ import annotations
 
@@ -40,8 +40,10 @@ from ..symbolic.differentiation import derivative
 from ..symbolic.model import Output, customize
 from .inertia import inertia_matrix_model
 from .newton_euler import idm_algorithm
-from .spatial import (Proxy, dofs, friction_torque, geometry, joint_vector, model_inputs, named,
-                      numeric_context, plain_layout, rot_t)
+from ..kinematics.recursion import named, rot_t
+from .friction import friction_torque
+from .layout import (Proxy, dofs, geometry, joint_vector, model_inputs, numeric_context,
+                     plain_layout)
 
 _QUIET = dict(gravity=False, rotor=False, friction=False, wrench=False, base_motion=False)
 
@@ -171,7 +173,7 @@ def _christoffel_symbols(ctx, dA, order):
 
 
 def coriolis_matrix_algorithm(ctx, robot, dA):
-    """C(q, qd) as an n x n nested list over :func:`~robmod.dynamics.spatial.dofs`, elements
+    """C(q, qd) as an n x n nested list over :func:`~robmod.dynamics.layout.dofs`, elements
     ``C{i}{j} = sum_k c_i,jk qd_k`` from the Christoffel symbols [7.7] of the derivatives of
     the inertia matrix ``dA[(i, j)][k]`` = dA_ij/dq_k (lower triangle, missing: 0), over
     context scalars (the customized model takes dA from the customized A, statement by

@@ -41,7 +41,7 @@ from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
 from ..symbolic import fastpath
 from ..symbolic.context import NumericContext
-from .spatial import friction_torque
+from .friction import friction_torque
 
 
 #: the switches of the Newton-Euler model and their defaults (every term in)

@@ -47,7 +47,8 @@ from ..kinematics.recursion import forward
 from ..symbolic.algebra import add, cross, dot, mul
 from ..symbolic.model import Output, customize
 from .newton_euler import backward, idm_algorithm
-from .spatial import dofs, joint_vector, model_inputs, named, numeric_context
+from ..kinematics.recursion import named
+from .layout import dofs, joint_vector, model_inputs, numeric_context
 
 
 @dataclass(frozen=True)
@@ -221,7 +222,7 @@ def rotor_kinetic_energy(robot, rotors, q, qd) -> np.ndarray:
 
 
 def rotor_inertia_matrix(robot, rotors, q) -> np.ndarray:
-    """B_r(q) (..., n, n) over :func:`~robmod.dynamics.spatial.dofs` (columns: unit qdd)."""
+    """B_r(q) (..., n, n) over :func:`~robmod.dynamics.layout.dofs` (columns: unit qdd)."""
     shape, (q,) = check_arrays(robot, q, names=("q",))
     order = dofs(robot)
     idx = [robot.joint_index[j] for j in order]

@@ -157,7 +157,7 @@ def _torque_limit(robot, n, tau_max):
     if tau_max is None or tau_max is False:
         return None
     from ..description.arguments import require_numeric
-    from ..dynamics.spatial import dofs
+    from ..dynamics.layout import dofs
 
     model = require_numeric(robot.numeric(), "the torque limits of an exciting trajectory")
     if tau_max is True:
@@ -172,7 +172,7 @@ def _torque_limit(robot, n, tau_max):
 
 
 def _limits(robot, n, q_center, q_range, qd_max, qdd_max):
-    from ..dynamics.spatial import dofs
+    from ..dynamics.layout import dofs
 
     def lim(field, default):
         vals = [getattr(robot.link(j).limits, field) for j in dofs(robot)]

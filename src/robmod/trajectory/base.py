@@ -155,7 +155,7 @@ def via_point_rows(points, qd_max, qdd_max, robot):
 
 def robot_limits(robot, n: int):
     """(qd_max, qdd_max) of the robot's joints, None where a joint has none."""
-    from ..dynamics.spatial import dofs
+    from ..dynamics.layout import dofs
 
     out = []
     for field in ("qdmax", "qddmax"):

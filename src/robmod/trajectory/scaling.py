@@ -51,7 +51,7 @@ def scale_to_torques(traj: Trajectory, robot, tau_max=None, *, rate: float = 100
     (default: the robot's ``taumax``) on a sampling at ``rate`` Hz; ``traj`` itself when it
     already does.  Friction is left out of the scaling law (its velocity terms do not scale as
     1/c²): check the result with the full IDM when friction matters."""
-    from ..dynamics.spatial import dofs
+    from ..dynamics.layout import dofs
 
     if tau_max is None:
         vals = [robot.link(j).limits.taumax for j in dofs(robot)]

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..dynamics.newton_euler import compiled_idm
-from ..dynamics.spatial import joint_limit_vector
+from ..dynamics.layout import joint_limit_vector
 from ..errors import RobmodError
 from .base import Trajectory, limit_vector
 from .path import JointPath, path_grid
