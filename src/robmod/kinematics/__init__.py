@@ -28,7 +28,7 @@ from .task_kinematics import (task_jacobian, task_jacobian_model, task_jacobian_
                             task_coordinates, omega_matrix, omega_inverse, representation_singular)
 
 # deprecated names (robmod.deprecation.ALIASES), listed in no public API: block_ikm,
-# second_order_algorithm
+# second_order_algorithm, planar3r
 
 __all__ = [
     # analysis
@@ -53,7 +53,7 @@ __all__ = [
     # recursion
     "forward", "LinkKinematics", "u_matrix",
     # resolved_motion
-    "resolved_rate", "ResolvedRateResult", "planar3r",
+    "resolved_rate", "ResolvedRateResult",
     # second_order
     "jdot_qdot", "jdot_qdot_model", "jdot_qdot_algorithm", "acceleration", "acceleration_model",
     "acceleration_algorithm",
