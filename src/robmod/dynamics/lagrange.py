@@ -32,7 +32,7 @@ from sympy.core.parameters import distribute
 from ..deprecation import renamed
 from ..description.arguments import check_arrays, finite_output, keyword_options
 from ..errors import ArgumentError
-from ..description.robot import FIXED, PRISMATIC, REVOLUTE
+from ..description.robot import FIXED
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, dot, htm_identity, htm_mul, mul
 from ..symbolic.context import SymbolicContext
@@ -40,7 +40,7 @@ from ..symbolic.differentiation import derivative
 from ..symbolic.model import Output, customize
 from .inertia import inertia_matrix_model
 from .newton_euler import idm_algorithm
-from ..kinematics.recursion import named, rot_t
+from ..kinematics.recursion import forward
 from .friction import friction_torque
 from .layout import (Proxy, dofs, geometry, joint_vector, model_inputs, numeric_context,
                      plain_layout)
@@ -285,9 +285,14 @@ def energy_algorithm(ctx, robot, *, kinetic=True, potential=True, rotor=True):
     rotors' ``1/2 IA qd^2`` with ``rotor``) and the potential energy [7.25]; ``kinetic`` /
     ``potential`` False give 0 for that one."""
     p = ctx.param
-    geo = geometry(ctx, robot)
     frames = robot.frames[: robot.n_links]
-    W, V, T = {0: [0, 0, 0]}, {0: [0, 0, 0]}, {0: htm_identity()}
+    if kinetic:   # w_j, V_j of (7.17)-(7.18): the forward recursion of link kinematics
+        kin = forward(ctx, robot, acceleration=False, base_motion=False, gravity=False,
+                      linear=False, angular_acceleration=False, linear_velocity=True)
+        geo = {j: (kin.R[j], kin.P[j]) for j in kin.R}
+    else:
+        geo = geometry(ctx, robot)
+    T = {0: htm_identity()}
     e_terms, u_terms = [], []
     g = [p(x) for x in robot.gravity]
     for f in frames:
@@ -297,20 +302,13 @@ def energy_algorithm(ctx, robot, *, kinetic=True, potential=True, rotor=True):
         MS = [p(link.MX), p(link.MY), p(link.MZ)]
         M = p(link.M)
         if kinetic:
-            qd = ctx.joint(j, "qd") if f.sigma != FIXED else 0
-            w = named(ctx, rot_t(R, W[a]), "WI", j)  # [7.17]
-            vs = [add(V[a][r], cross(W[a], P)[r]) for r in range(3)]
-            v = named(ctx, rot_t(R, vs), "V", j)  # [7.18]
-            if f.sigma == REVOLUTE:
-                w[2] = ctx.var(add(w[2], qd), f"W3{j}")
-            elif f.sigma == PRISMATIC:
-                v[2] = ctx.var(add(v[2], qd), f"V3{j}")
-            W[j], V[j] = w, v
+            w, v = kin.W[j], kin.V[j]
             J = [[p(link.XX), p(link.XY), p(link.XZ)], [p(link.XY), p(link.YY), p(link.YZ)],
                  [p(link.XZ), p(link.YZ), p(link.ZZ)]]
             jw = [dot(J[r], w) for r in range(3)]
             two_e = add(dot(w, jw), mul(M, dot(v, v)), mul(2, dot(MS, cross(v, w))))  # [7.16]
             if rotor and f.sigma != FIXED:
+                qd = ctx.joint(j, "qd")
                 two_e = add(two_e, mul(p(link.IA), mul(qd, qd)))
             e_terms.append(ctx.var(two_e, f"E2{j}"))
         if potential:
