@@ -227,7 +227,7 @@ def test_simulate_returns_finite_states_or_raises_robmod_error(rname, data):
                 "none": None}[law]
 
     try:
-        out = simulate(robot, tau_fn, x0, t)
+        out = np.asarray(simulate(robot, tau_fn, x0, t))
     except RobmodError:
         return
     assert rname != "symbolic"

@@ -157,7 +157,7 @@ def test_simulate_stiff_pd_law_stops_with_time_and_joint():
     # the same law with a fine enough grid is stable and finite
     soft = simulate(robot, lambda t, x: -10 * x[..., :2] - 2 * x[..., 2:], x0,
                     np.linspace(0, 0.1, 11))
-    assert soft.shape == (11, 4) and np.all(np.isfinite(soft))
+    assert soft.x.shape == (11, 4) and np.all(np.isfinite(soft.x))
 
 
 def test_simulate_bad_torque_law_and_arguments():

@@ -192,7 +192,7 @@ def test_rest_to_rest_and_path_following(panda):
     tt = np.linspace(traj.t[i], traj.t[i + 1], 11)[3:6]
     e = 1e-7
     fd = (traj.sample(tt + e).qdd - traj.sample(tt - e).qdd) / (2 * e)
-    np.testing.assert_allclose(traj.sample(tt).jerk, fd, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(traj.sample(tt).qddd, fd, rtol=1e-5, atol=1e-5)
     # panda's own limits (no torque overshoot margin needed: torque does not bind here)
     use = traj.constraint_use()
     assert max(v.max() for v in use.peak().values()) <= 1 + 1e-9

@@ -19,7 +19,7 @@ def test_slow_down_scales_the_derivatives():
     assert np.allclose(b.q, a.q, atol=1e-15)
     assert np.allclose(b.qd, a.qd / 2.5, atol=1e-15)
     assert np.allclose(b.qdd, a.qdd / 2.5**2, atol=1e-15)
-    assert np.allclose(b.jerk, a.jerk / 2.5**3, atol=1e-15)
+    assert np.allclose(b.qddd, a.qddd / 2.5**3, atol=1e-15)
     with pytest.raises(RobmodError, match="positive"):
         slow_down(traj, 0.0)
 

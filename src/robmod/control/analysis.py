@@ -24,7 +24,7 @@ import sympy as sp
 
 from ..errors import RobmodError
 from .plant import Dynamics
-from .reference import Desired
+from ..kinematics.motion import Sample
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def linearize(robot, controller, q_eq, eps: float = 1e-6) -> LinearizedLoop:
     q_eq = np.asarray(q_eq, dtype=float)
     if q_eq.shape != (n,) or not np.all(np.isfinite(q_eq)):
         raise RobmodError(f"q_eq: expected {n} finite joint values, got shape {q_eq.shape}")
-    ref = Desired(q_eq, np.zeros(n), np.zeros(n))
+    ref = Sample(q_eq, np.zeros(n), np.zeros(n))
     zero = np.zeros(n)
     m = controller.state_size()
     z = np.zeros(m)

@@ -2,7 +2,8 @@
 
 A controller of a robot with n joints has an internal state z (an integral of the error, the
 parameter estimates of an adaptive law, or nothing), and two functions of the measured joint
-state (q, qd), the desired motion ``ref`` (:class:`~robmod.control.reference.Desired`) and z:
+state (q, qd), the desired motion ``ref`` (a :class:`~robmod.kinematics.Sample`: ``ref.q``,
+``ref.qd``, ``ref.qdd``) and z:
 
 * ``output(t, q, qd, ref, z) -> Gamma``: the joint torques (..., n);
 * ``update(t, q, qd, ref, z) -> dz/dt``: how the internal state evolves.

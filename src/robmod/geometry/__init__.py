@@ -2,7 +2,7 @@
 ``dgm_model``), the IGM (``igm``, ``igm_model``, one result type ``IGMResult``), serial chains
 and loops, the inverse robot, orientation sets, screws."""
 from .chain import serial_chain
-from .direct import dgm, dgm_model, dgm_algorithm
+from .direct import dgm, dgm_model, dgm_algorithm, frame_origins
 from .igm_result import IGMResult
 from .inverse import igm_model, igm, IGMSolution, IGMStep
 from .robot_inversion import inverse_robot, inverse_joint_values
@@ -25,7 +25,7 @@ __all__ = [
     # chain
     "serial_chain",
     # direct
-    "dgm", "dgm_model", "dgm_algorithm",
+    "dgm", "dgm_model", "dgm_algorithm", "frame_origins",
     # igm_result
     "IGMResult",
     # inverse

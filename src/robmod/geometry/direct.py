@@ -279,4 +279,16 @@ def dgm_model(robot, *legacy, **options):
                      title=f"Direct geometric model {'f' if base else i}T{end} of {robot.name}")
 
 
-__all__ = ["dgm", "dgm_model", "dgm_algorithm"]
+def frame_origins(robot, q) -> dict:
+    """{frame j: 0T_j (4x4)} of every frame (0: the identity) and {tool name: 0T_E} at one
+    configuration q (the DGM of every frame and tool, e.g. to draw the robot)."""
+    q = joint_array(robot, "q", q, allow_batch=False)
+    poses = {0: np.eye(4)}
+    for f in robot.frames:
+        poses[f.j] = dgm(robot, q, j=f.j)
+    for t in robot.tools:
+        poses[t.name] = dgm(robot, q, tool=t.name)
+    return poses
+
+
+__all__ = ["dgm", "dgm_model", "dgm_algorithm", "frame_origins"]

@@ -61,10 +61,11 @@ class CutoffChoice:
         return self.note()
 
     def plot(self, path=None, *, ax=None):
-        """The held-out error against the cut-off, the choice marked."""
-        from .plots import cutoff_figure
+        """:func:`robmod.plot.cutoff_plot` of this choice: the held-out error against the
+        cut-off, the choice marked."""
+        from ..plot.identification import cutoff_plot   # delegation declared in pyproject.toml
 
-        return cutoff_figure(self, path, ax=ax)
+        return cutoff_plot(self, path, ax=ax)
 
 
 def _bounds(data):

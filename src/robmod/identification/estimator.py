@@ -62,10 +62,11 @@ class Validation:
                           caption="predicted vs measured torques")
 
     def plot(self, path=None, *, ax=None):
-        """Measured and predicted torques and the residuals, one panel per joint."""
-        from .plots import validation_figure
+        """:func:`robmod.plot.identification_plot` of this validation: measured and predicted
+        torques and the residuals, one row per joint."""
+        from ..plot.identification import identification_plot   # declared in pyproject.toml
 
-        return validation_figure(self, path, ax=ax)
+        return identification_plot(self, path, ax=ax)
 
 
 def _validation(tau, tau_hat, t) -> Validation:

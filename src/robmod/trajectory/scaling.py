@@ -34,7 +34,7 @@ class TimeScaled(Trajectory):
     def _sample(self, t):
         s = self.inner.sample(t / self.c)
         c = self.c
-        return s.q, s.qd / c, s.qdd / c**2, s.jerk / c**3
+        return s.q, s.qd / c, s.qdd / c**2, s.qddd / c**3
 
     def __repr__(self):
         return f"TimeScaled({type(self.inner).__name__}, c={self.c:.6g}, duration={self.duration:.6g})"

@@ -39,7 +39,7 @@ by the smallest uniform time scaling k that fits (qd scales as 1/k, qdd as 1/k^2
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -166,14 +166,16 @@ class TaskLine(Trajectory):
                               f"r = {flat[bad][0]:.6g}")
         return q.reshape(r.shape + (self.n,))
 
-    def plot(self, path=None, limits=None, rate: float = 500.0, *, ax=None):
-        """The task-space panels (tool position, speeds against the task limits, position and
-        orientation errors of the joints' DGM against the line) beside the joint ones (q, qd,
-        qdd, jerk against ``limits``, default the joint limits used); ``ax``: 4 x 2 Axes."""
-        from .plots import task_line_figure
-
-        traj = self if limits is None else replace(self, limits=limits)
-        return task_line_figure(traj, path, rate, ax=ax)
+    def deviation(self, t, q=None):
+        """(position error (T,), orientation error (T,)) of the tool frame the joints reach
+        (their DGM, ``q`` sampled at ``t``, default the trajectory's) from the planned line:
+        ||P(q(t)) - P(t)|| and the angle of R(t)^T R(q(t))."""
+        t = np.asarray(t, dtype=float)
+        planned = self.pose(t)
+        reached = self.solver.dgm(self.sample(t).q if q is None else q)
+        dp = np.linalg.norm(reached[..., :3, 3] - planned[..., :3, 3], axis=-1)
+        R = np.swapaxes(planned[..., :3, :3], -1, -2) @ reached[..., :3, :3]
+        return dp, angle_axis(R, tol=0.0).theta
 
     def _sample(self, t):
         r, rd, rdd, rj = self.path_parameter(t)
