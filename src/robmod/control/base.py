@@ -67,8 +67,9 @@ class Controller:
     def initial_state(self, batch=()) -> np.ndarray:
         return np.zeros(tuple(batch) + (self.state_size(),))
 
-    def output(self, t, q, qd, ref, z):  # pragma: no cover - abstract
-        raise NotImplementedError
+    def output(self, t, q, qd, ref, z):
+        raise RobmodError(f"{type(self).__name__} defines no control law: a controller "
+                          "defines output(t, q, qd, ref, z) -> torques")
 
     def update(self, t, q, qd, ref, z):
         return np.zeros_like(z)

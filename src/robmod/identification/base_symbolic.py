@@ -47,12 +47,14 @@ import sympy as sp
 
 from ..description.expr import symbol
 from ..description.robot import FIXED, INERTIAL, PRISMATIC, REVOLUTE
-from ..errors import RobmodError
+from ..arguments import did_you_mean
+from ..errors import RobmodError, UnknownNameError
 from ..geometry.transforms import frame_transform
 from .first_links import first_links_analysis, rotor_rule
 from .parameters import FIELDS, split_name
 
 _J_INDEX = {"XX": (0, 0), "XY": (0, 1), "XZ": (0, 2), "YY": (1, 1), "YZ": (1, 2), "ZZ": (2, 2)}
+_FIELD_AT = {rc: k for k, rc in _J_INDEX.items()}
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,8 @@ class BaseParameters:
         for b in self.base:
             if b.name == name:
                 return b.expr
-        raise KeyError(name)
+        raise UnknownNameError(f"no base parameter {name!r}{did_you_mean(name, self.names)}; "
+                               f"the base parameters: {', '.join(self.names)}")
 
     @property
     def relations(self) -> dict:
@@ -297,10 +300,8 @@ def _cascade(robot, X, mod):
 
 
 def _field_at(r, c):
-    for k, rc in _J_INDEX.items():
-        if rc == (min(r, c), max(r, c)):
-            return k
-    raise KeyError((r, c))
+    """The inertia field (XX..ZZ) of the element (r, c) of a symmetric 3x3 (r, c in 0..2)."""
+    return _FIELD_AT[min(r, c), max(r, c)]
 
 
 def base_parameters(robot, *, rotor=True, friction=True, regroup_first_links=True,

@@ -18,18 +18,21 @@ from __future__ import annotations
 import math
 
 from ..description.robot import FIXED, INERTIAL
-from ..errors import RobmodError
+from ..errors import RobmodError, UnknownNameError
 
 JOINT_FIELDS = ("IA", "FC", "FV")
 FIELDS = INERTIAL + JOINT_FIELDS
 
 
 def split_name(name):
-    """('XX', 3) for 'XX3'; KeyError for a name that is not a standard parameter's."""
-    for f in sorted(FIELDS, key=len, reverse=True):
-        if name.startswith(f) and name[len(f):].isdigit():
-            return f, int(name[len(f):])
-    raise KeyError(name)
+    """('XX', 3) for 'XX3'; an UnknownNameError (a KeyError too) for a name that is not a
+    standard parameter's."""
+    if isinstance(name, str):
+        for f in sorted(FIELDS, key=len, reverse=True):
+            if name.startswith(f) and name[len(f):].isdigit():
+                return f, int(name[len(f):])
+    raise UnknownNameError(f"{name!r} is not the name of a standard parameter (a field "
+                           f"{', '.join(FIELDS)} followed by a link number, e.g. 'XX3')")
 
 
 def _numeric(v):
