@@ -53,7 +53,7 @@ def test_pid_gains_reference_values():
 
 
 def test_computed_torque_gains_and_error_poles(rx90):
-    kp, kd = computed_torque_gains(10.0, 1.0, 6)
+    kp, kd = computed_torque_gains(10.0, xi=1.0, n=6)
     np.testing.assert_allclose(kp, 100) and np.testing.assert_allclose(kd, 20)
     ct = ComputedTorque(rx90, omega=10.0)
     np.testing.assert_allclose(ct.error_poles(), -10, atol=1e-6)

@@ -107,7 +107,7 @@ def test_two_link_planar_arm_seed_003():
     for robot, appear, minimum in [(general, 9, 7), (lib, 7, 5)]:
         names = standard_names(robot)
         q, qd, qdd = rng.uniform(-2, 2, (3, 30, 2))
-        Phi = regressor(robot.numeric(), q, qd, qdd, names).reshape(-1, len(names))
+        Phi = regressor(robot.numeric(), q, qd, qdd, params=names).reshape(-1, len(names))
         live = [n for n, c in zip(names, Phi.T) if np.abs(c).max() > 1e-12]
         assert len(live) == appear, live
         bp = base_parameters(robot)

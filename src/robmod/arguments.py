@@ -166,6 +166,15 @@ def keyword_options(**options):
     return decorate
 
 
+def keyword_defaults(fn, exclude=()) -> dict:
+    """The keyword-only options of ``fn`` (a function or a class) with their defaults, but
+    ``exclude``: what a function that passes them on declares (``@keyword_options(
+    **keyword_defaults(IdentificationModel))``), so that the defaults are written once."""
+    params = inspect.signature(fn).parameters.values()
+    return {p.name: p.default for p in params
+            if p.kind is _KW and p.default is not p.empty and p.name not in exclude}
+
+
 def _binding_error(fn, sig, kwargs, error) -> ArgumentError:
     """The ArgumentError of a call of ``fn`` that Python cannot bind."""
     params = sig.parameters
@@ -175,7 +184,16 @@ def _binding_error(fn, sig, kwargs, error) -> ArgumentError:
                 checked_options(fn, {key: kwargs[key]})
             except ArgumentError as e:
                 return e
-    return ArgumentError(f"{fn.__name__}{sig}: {error}")
+    return ArgumentError(f"{_name(fn)}{sig}: {error}")
+
+
+def _name(fn) -> str:
+    """``fn``'s name in messages: ``PID`` for ``PID.__init__``, ``PID.tuned`` for a
+    classmethod, the function's name otherwise."""
+    qual = getattr(fn, "__qualname__", fn.__name__)
+    if qual.endswith(".__init__"):
+        return qual[: -len(".__init__")]
+    return qual if "." in qual and "<locals>" not in qual else fn.__name__
 
 
 def checked_options(fn, given: dict, legacy: tuple = ()) -> dict:
@@ -185,7 +203,7 @@ def checked_options(fn, given: dict, legacy: tuple = ()) -> dict:
     for the first declared options (the frames of ``dgm(robot, q, 6)``), accepted for one
     release with a DeprecationWarning."""
     declared = getattr(fn, "declared_options", {})
-    name = fn.__name__
+    name = _name(fn)
     params = inspect.signature(fn).parameters
     allowed = [k for k, p in params.items() if p.kind is _KW]
     for key in given:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import sympy as sp
 
+from ..description.arguments import keyword_options
 from ..errors import RobmodError
 from .plant import Dynamics
 from ..kinematics.motion import Sample
@@ -49,7 +50,8 @@ def _closed_loop(plant, ctrl, ref, n):
     return f
 
 
-def linearize(robot, controller, q_eq, eps: float = 1e-6) -> LinearizedLoop:
+@keyword_options()
+def linearize(robot, controller, q_eq, *, eps: float = 1e-6) -> LinearizedLoop:
     """The closed loop of ``controller`` on ``robot`` linearized about the set point ``q_eq``
     (the controller treated as continuous)."""
     zero_fc = {"FC": sp.Integer(0), "FST": sp.Integer(0)}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..errors import RobmodError
 
 #: the default sample period of digital controllers (1 kHz)
@@ -87,8 +88,14 @@ class Controller:
 class OpenLoop(Controller):
     """Torques given as a function of time, ``tau(t) -> (..., n)`` (no feedback)."""
 
-    def __init__(self, tau, n: int, dt: float = 0.0):
-        self.tau, self.n, self.dt = tau, n, sample_time(dt)
+    @keyword_options()
+    def __init__(self, tau, n: int, *, dt: float = 0.0):
+        if not callable(tau):
+            raise RobmodError(f"OpenLoop: tau must be a function t -> torques, got "
+                              f"{type(tau).__name__}")
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise RobmodError(f"OpenLoop: n must be a number of joints >= 1, got {n!r}")
+        self.tau, self.n, self.dt = tau, int(n), sample_time(dt)
 
     def output(self, t, q, qd, ref, z):
         return np.broadcast_to(np.asarray(self.tau(t), dtype=float), np.shape(q))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..dynamics.direct import ddm_model
 from ..dynamics.lagrange import gravity_torques_model
 from ..dynamics.newton_euler import idm_model
@@ -52,6 +53,7 @@ def coulomb_option(coulomb, width, dt):
     return coulomb, width
 
 
+@keyword_options()
 def coulomb_torque(fc, fst, bst, v, *, width=0.0):
     """F_C s + (F_ST - F_C) s exp(-|v| B_ST) of (7.26) with s = sign(v), or tanh(v / width)."""
     s = np.sign(v) if width == 0.0 else np.tanh(v / width)

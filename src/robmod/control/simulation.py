@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..dynamics.simulation import SimulationResult
 from ..errors import RobmodError
 from .base import Controller
@@ -63,6 +64,7 @@ def _diverged(t, q, qd, plant=None, q_before=None):
                           "(reduce them, raise substeps or lower dt), or the model is wrong")
 
 
+@keyword_options()
 def simulate(robot, controller: Controller, reference, duration: float, *, x0=None,
              substeps: int = 1, step: float | None = None, saturation=True, noise=None,
              quantization=None, delay: int = 0, seed: int = 0) -> SimulationResult:

@@ -28,8 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..arguments import (broadcast, checked_options, finite_array, finite_output,  # noqa: F401
-                         finite_vector, keyword_options, number_array, positive_scalar,
-                         switched_off, switches_set, vector_array)
+                         finite_vector, keyword_defaults, keyword_options, number_array,
+                         positive_scalar, switched_off, switches_set, vector_array)
 from ..errors import ArgumentError
 from .robot import DYNAMIC, GEOMETRIC
 

@@ -68,6 +68,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
+from .arguments import keyword_options
 from ..errors import FileFormatError
 from ..spatial import matrix_to_rpy
 from .expr import as_expr
@@ -84,12 +85,14 @@ _UNLIMITED = 1e9
 _ROBMOD_MARK = "<!-- robmod-frames: khalil-kleinfinger -->"
 
 
+@keyword_options()
 def read_urdf(path, *, mdh: bool | None = None) -> Robot:
     """Read a robot from a URDF file (see the module documentation for the conversion)."""
     path = Path(path)
     return loads_urdf(read_text(path), str(path), mdh=mdh)
 
 
+@keyword_options()
 def loads_urdf(text: str, filename: str = "<string>", *, mdh: bool | None = None) -> Robot:
     """Read a robot from URDF text."""
     if mdh is None:

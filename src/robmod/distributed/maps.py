@@ -16,6 +16,7 @@ from dask import delayed
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..errors import RobmodError
 from .cluster import compute
 from .reduce import tree_reduce
@@ -120,6 +121,7 @@ def _map_models(robot, tool=None):
     return dgm, jac
 
 
+@keyword_options()
 def workspace_map(robot, n_samples: int | None = None, *, grid: int | None = None,
                   chunk: int = 100_000, bins: int = 32, box=None, rows=(0, 1, 2, 3, 4, 5),
                   tool=None, seed: int = 0, client=None, scheduler=None,
@@ -164,7 +166,8 @@ def workspace_map(robot, n_samples: int | None = None, *, grid: int | None = Non
     stats = delayed(_block_stats, pure=True)
     parts = [stats(b, seed, lo, hi, n_samples, chunk, dgm, jac, rows, edges, grid)
              for b in range(block_count(n_samples, chunk))]
-    res = compute([tree_reduce(parts, _merge_stats)], client, scheduler, progress)[0]
+    res = compute([tree_reduce(parts, _merge_stats)], client=client, scheduler=scheduler,
+                progress=progress)[0]
     return WorkspaceMap(res["n"], res["lo"], res["hi"], res["counts"], edges,
                         res["w_max"], res["w_sum"] / res["n"], res["q_best"],
                         res["w_voxel"])

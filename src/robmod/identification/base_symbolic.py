@@ -45,6 +45,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import sympy as sp
 
+from ..description.arguments import keyword_options
 from ..description.expr import symbol
 from ..description.robot import FIXED, INERTIAL, PRISMATIC, REVOLUTE
 from ..arguments import did_you_mean
@@ -304,6 +305,7 @@ def _field_at(r, c):
     return _FIELD_AT[min(r, c), max(r, c)]
 
 
+@keyword_options()
 def base_parameters(robot, *, rotor=True, friction=True, regroup_first_links=True,
                     seed=0, numeric_finish=True) -> BaseParameters:
     """Symbolic base parameters of a serial or tree robot (closed loops: the equivalent tree).

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..errors import RobmodError
 from .data import MeasuredData
 from .processing import motion_bandwidth, process, transient
@@ -161,6 +162,7 @@ class _Folds:
             np.sqrt((sse / self.scale).mean(1) * folds)
 
 
+@keyword_options()
 def choose_cutoff(model, data: MeasuredData, *, folds: int = 5, grid: int = 7,
                   method: str = "wls", use_measured_velocity: bool = True,
                   max_samples: int = 25000, max_rows: int = 6000,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..errors import RobmodError
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ class MeasuredData:
 
 # -- cleaning ------------------------------------------------------------------------------------
 
+@keyword_options()
 def clean(data: MeasuredData, *, gap: float = 5.0, jitter: float = 0.01) -> MeasuredData:
     """Check and clean a log (see the module's description).
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..dynamics.newton_euler import idm
 from ..errors import RobmodError
 from ..kinematics.motion import Sample
@@ -82,6 +83,7 @@ class FourierTrajectory:
         return q.min(0), q.max(0), np.abs(qd).max(0), np.abs(qdd).max(0)
 
 
+@keyword_options()
 def exciting_trajectory(robot, *, harmonics: int = 5, frequency: float = 0.1,
                         q_center=None, q_range=None, qd_max=None, qdd_max=None,
                         tau_max=None, workspace=None, samples: int = 150, starts: int = 3,

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..errors import RobmodError
 from .model import identification_model, stack
 from .solver import Identification, joint_factors, one_blas_thread, solve, solve_factors
 
 
+@keyword_options()
 def identify(robot, q, qd, qdd, tau, *, params=None, weights="joint", known=None, fixed=None,
              tau_known=None, offsets: bool = False, rotor: bool = True,
              friction: bool = True) -> Identification:

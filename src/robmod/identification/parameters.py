@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+from ..description.arguments import keyword_options
 from ..description.robot import FIXED, INERTIAL
 from ..errors import RobmodError, UnknownNameError
 
@@ -42,6 +43,7 @@ def _numeric(v):
         return None
 
 
+@keyword_options()
 def parameter_set(robot, *, rotor: bool = True, friction: bool = True) -> tuple:
     """Every standard parameter of every moving link (XX..M, IA, FC, FV; ``rotor`` /
     ``friction`` switch IA / FC, FV off), and the inertial parameters of the links on fixed

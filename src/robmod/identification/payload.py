@@ -42,7 +42,7 @@ def identify_payload(est, data: MeasuredData) -> PayloadEstimate:
     num = est.num_
     j = num.frames[num.n_links - 1].j
     names = tuple(f"{k}{j}" for k in INERTIAL)
-    phi = regressor_function(num, names)
+    phi = regressor_function(num, params=names)
     p = process(data, cutoff=est.processed_.cutoff, decimate=1,
                 use_measured_velocity=est.use_measured_velocity)
     if p.tau is None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
+from ..description.arguments import keyword_options
 from ..errors import RobmodError
 
 
@@ -89,7 +90,8 @@ def one_blas_thread():
     return threadpool_limits(1, user_api="blas")
 
 
-def check_rank(W, names, tol: float = 1e-9):
+@keyword_options()
+def check_rank(W, names, *, tol: float = 1e-9):
     """Refuse a rank-deficient observation matrix (or its stacked triangular factors), naming
     the parameters it cannot see; returns the condition number of the scaled columns."""
     norms = np.linalg.norm(W, axis=0)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..errors import ArgumentError, RobmodError
 from .canvas import finish, panels
 
@@ -47,6 +48,7 @@ def _fitted(est, what):
     return est
 
 
+@keyword_options()
 def identification_plot(obj, path=None, *, ax=None):
     """Measured against model torques and the residuals, one row per joint (``ax``: n x 2
     Axes): of a :class:`~robmod.identification.DynamicIdentification` on its own data (the
@@ -73,6 +75,7 @@ def identification_plot(obj, path=None, *, ax=None):
     return finish(fig, path, layout=ax is None)
 
 
+@keyword_options()
 def parameters_plot(est, path=None, *, ax=None):
     """The identified base parameters chi_hat_i with +-2 sigma_i error bars (top) and their
     relative standard deviations %sigma_i on a log scale (bottom) (``ax``: 2 Axes)."""
@@ -92,6 +95,7 @@ def parameters_plot(est, path=None, *, ax=None):
     return finish(fig, path, layout=ax is None)
 
 
+@keyword_options()
 def cutoff_plot(obj, path=None, *, ax=None):
     """The choice of the identification filter's cut-off by cross-validation in time: the
     held-out relative RMS error (%, log scale) against the cut-off (Hz, log scale), each fold

@@ -1,7 +1,7 @@
 """Workspace slices and manipulability maps, drawn: the computations are those of
 :mod:`robmod.kinematics` (:func:`~robmod.kinematics.manipulability_map`,
 :func:`~robmod.kinematics.workspace_slice`) and of the Dask workspace map
-(:func:`robmod.distributed.workspace_map`)."""
+(``workspace_map`` of the distributed package, computed on Dask)."""
 from __future__ import annotations
 
 import numpy as np

@@ -23,6 +23,7 @@ import re
 import numpy as np
 import sympy as sp
 
+from ..arguments import keyword_options
 from ..errors import RobmodError
 
 
@@ -65,6 +66,7 @@ class SymbolicContext:
 
     symbolic = True
 
+    @keyword_options()
     def __init__(self, robot=None, *, trig_names: bool = True):
         self.robot = robot
         self.statements: list[tuple[sp.Symbol, sp.Expr]] = []
@@ -148,6 +150,7 @@ class NumericContext:
 
     symbolic = False
 
+    @keyword_options()
     def __init__(self, robot=None, *, q=None, qd=None, qdd=None):
         self.robot = robot
         self.arrays = {"q": q, "qd": qd, "qdd": qdd}

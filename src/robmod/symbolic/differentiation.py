@@ -13,11 +13,13 @@ from dataclasses import replace
 import sympy as sp
 from sympy.core.parameters import distribute
 
+from ..arguments import keyword_options
 from .context import SymbolicContext, is_trivial
 from .model import CustomModel, Output
 
 
-def derivative(model: CustomModel, wrt, keep_outputs: bool = True) -> CustomModel:
+@keyword_options()
+def derivative(model: CustomModel, wrt, *, keep_outputs: bool = True) -> CustomModel:
     """The model extended with d(outputs)/d(w) for every symbol w of ``wrt``.
 
     New outputs are named ``D{output}_{w}``, each of the output's shape.

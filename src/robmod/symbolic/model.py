@@ -24,6 +24,7 @@ from typing import Callable, Mapping, Sequence
 import sympy as sp
 from sympy.core.parameters import distribute
 
+from ..arguments import keyword_options
 from .context import SymbolicContext, is_trivial
 from .count import OpCount, count_ops
 
@@ -244,6 +245,7 @@ class CustomModel:
         return h.hexdigest()[:20]
 
 
+@keyword_options()
 def customize(name: str, algorithm: Callable, robot=None, *,
               inputs: Mapping[str, Sequence] | None = None, title: str = "",
               prune: bool = True, trig_names: bool = True) -> CustomModel:

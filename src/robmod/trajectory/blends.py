@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..errors import RobmodError
 from .base import Trajectory, limit_vector, via_point_rows
 
@@ -112,6 +113,7 @@ class ViaBlends(Trajectory):
         return q, qd, qdd, jerk
 
 
+@keyword_options()
 def via_blends(points, *, qd_max=None, qdd_max=None, robot=None) -> ViaBlends:
     """Straight segments between ``points`` (m + 1 rows of n joint values) joined by parabolic
     blends, timed by the limits (the robot's by default): each segment's duration is the

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..description.arguments import checked_options, keyword_defaults, keyword_options
 from ..errors import RobmodError
 from .base import StraightLine, joint_vector, limit_vector, robot_limits
 from .s_curves import JerkLimited, jerk_limited
@@ -195,6 +196,7 @@ class PointToPoint(StraightLine):
         return (self.q0 + r[:, None] * D, rd[:, None] * D, rdd[:, None] * D, rj[:, None] * D)
 
 
+@keyword_options()
 def point_to_point(q0, q1, law: str = "quintic", *, duration=None, qd_max=None, qdd_max=None,
                    qddd_max=None, robot=None) -> PointToPoint | JerkLimited:
     """A point-to-point motion from ``q0`` to ``q1`` (Khalil & Dombre §8.3).
@@ -263,16 +265,25 @@ def point_to_point(q0, q1, law: str = "quintic", *, duration=None, qd_max=None, 
     return PointToPoint(q0, q1, law, T, tau, stretch, (kv, ka), sync, phases)
 
 
-def quintic(q0, q1, **kw) -> PointToPoint:
-    return point_to_point(q0, q1, "quintic", **kw)
+_LAW_OPTIONS = keyword_defaults(point_to_point, exclude=("qddd_max",))
 
 
-def cubic(q0, q1, **kw) -> PointToPoint:
-    return point_to_point(q0, q1, "cubic", **kw)
+@keyword_options(**_LAW_OPTIONS)
+def quintic(q0, q1, **options) -> PointToPoint:
+    """:func:`point_to_point` with the quintic law (8.8)."""
+    return point_to_point(q0, q1, "quintic", **checked_options(quintic, options))
 
 
-def trapezoidal(q0, q1, **kw) -> PointToPoint:
-    return point_to_point(q0, q1, "trapezoidal", **kw)
+@keyword_options(**_LAW_OPTIONS)
+def cubic(q0, q1, **options) -> PointToPoint:
+    """:func:`point_to_point` with the cubic law (8.6)."""
+    return point_to_point(q0, q1, "cubic", **checked_options(cubic, options))
+
+
+@keyword_options(**_LAW_OPTIONS)
+def trapezoidal(q0, q1, **options) -> PointToPoint:
+    """:func:`point_to_point` with the trapezoidal velocity law (§8.3.3)."""
+    return point_to_point(q0, q1, "trapezoidal", **checked_options(trapezoidal, options))
 
 
 __all__ = ["LAWS", "JERK_LAW", "PointToPoint", "point_to_point", "Synchronisation", "synchronise",

@@ -46,7 +46,8 @@ import numpy as np
 
 from ..errors import RobmodError
 from ..geometry.direct import dgm
-from ..spatial.rotations import angle_axis
+from ..description.arguments import keyword_options
+from ..spatial.rotations import angle_axis, rotation_part
 from ..kinematics import igm_numeric
 from ..kinematics.ik_numeric import check_transform
 from .base import Trajectory, joint_vector, limit_vector, robot_limits
@@ -68,12 +69,12 @@ def _as_transform(T, name: str) -> np.ndarray:
     return T
 
 
-def fixed_axis_rotation(R_start, R_end, axis: str = "tool"):
+@keyword_options()
+def fixed_axis_rotation(R_start, R_end, *, axis: str = "tool"):
     """(alpha, u) with rot(u, alpha) = R^i^T R^f (Khalil & Dombre (8.50)-(8.51)), alpha in
     [0, pi]; ``axis="base"``: rot(u0, alpha) = R^f R^i^T (the axis in frame 0, (8.56)).
     Near pi the axis comes from the symmetric part; alpha = 0 gives u = (0, 0, 1)."""
-    Ri = np.asarray(R_start, dtype=float)[..., :3, :3]
-    Rf = np.asarray(R_end, dtype=float)[..., :3, :3]
+    Ri, Rf = rotation_part(R_start), rotation_part(R_end)
     if axis not in ("tool", "base"):
         raise RobmodError(f"axis must be 'tool' (fixed in the tool frame, (8.54)) or 'base' "
                           f"(fixed in frame 0, (8.56)), got {axis!r}")
@@ -225,6 +226,7 @@ def _task_limits(v_max, a_max, w_max, wd_max):
     return (np.array([vals["v_max"], vals["w_max"]]), np.array([vals["a_max"], vals["wd_max"]]))
 
 
+@keyword_options()
 def task_line(robot, start, end, law: str = "quintic", *, duration=None, v_max=None,
               a_max=None, w_max=None, wd_max=None, q_start=None, axis: str = "tool",
               method: str = "igm", tool=None, qd_max=None, qdd_max=None,
@@ -269,7 +271,7 @@ def task_line(robot, start, end, law: str = "quintic", *, duration=None, v_max=N
         T_i = _as_transform(start, "start")
     T_f = _as_transform(end, "end")
     q_start = None if q_start is None else joint_vector(q_start, n, "q_start")
-    alpha, u = fixed_axis_rotation(T_i, T_f, "tool")
+    alpha, u = fixed_axis_rotation(T_i, T_f, axis="tool")
     geom = LineGeometry(T_i[:3, 3].copy(), T_f[:3, 3] - T_i[:3, 3], T_i[:3, :3].copy(), u,
                         alpha, axis)
     tlim = _task_limits(v_max, a_max, w_max, wd_max)

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..dynamics.newton_euler import compiled_idm
 from ..dynamics.layout import joint_limit_vector
 from ..errors import RobmodError
@@ -225,6 +226,7 @@ def _describe(names, rows, gravity, tau_max, i):
     return " and ".join(words)
 
 
+@keyword_options()
 def topp(path, robot=None, *, qd_max=None, qdd_max=None, tau_max=None, grid=None,
          end_velocity=0.0, start_velocity=0.0, discretization: str = "collocation",
          compiled: bool = True) -> TimeOptimal:
