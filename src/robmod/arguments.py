@@ -19,6 +19,7 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
+import os
 import warnings
 
 import numpy as np
@@ -39,6 +40,29 @@ def did_you_mean(key, allowed) -> str:
     """`` (did you mean 'X'?)`` for the allowed key closest to ``key`` (any case), or ''."""
     close = close_matches(key, allowed)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def path_argument(path, what: str = "path"):
+    """``path`` if it is a file path (a str or an os.PathLike), else an ArgumentError."""
+    if isinstance(path, (str, os.PathLike)):
+        return path
+    raise ArgumentError(f"{what} must be a file path (str or pathlib.Path), got "
+                        f"{_describe(path)}")
+
+
+def text_argument(text, what: str = "text"):
+    """``text`` if it is a str, else an ArgumentError."""
+    if isinstance(text, str):
+        return text
+    raise ArgumentError(f"{what} must be text (str), got {_describe(text)}")
+
+
+def records(value, what: str) -> list:
+    """``value`` (a sequence of records: rows, frames, links) as a list, else an
+    ArgumentError naming ``what``."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise ArgumentError(f"{what} must be a sequence, got {_describe(value)}")
+    return list(value)
 
 
 def finite_array(name: str, value, *, shape_text: str | None = None) -> np.ndarray:
@@ -156,14 +180,54 @@ def keyword_options(**options):
         def checked(*args, **kwargs):
             try:
                 return fn(*args, **kwargs)
-            except TypeError:
+            except (TypeError, AttributeError):
                 try:
-                    sig.bind(*args, **kwargs)
+                    bound = sig.bind(*args, **kwargs)
                 except TypeError as e:
                     raise _binding_error(fn, sig, kwargs, e) from None
+                wrong = _wrong_kind(fn, sig, bound.arguments)
+                if wrong is not None:
+                    raise wrong from None
                 raise
         return checked
     return decorate
+
+
+#: the arguments every layer takes by these names, and what each must be: (what, attributes)
+_KINDS = {"robot": ("a robmod Robot (load_robot, read_robot, make_robot)", ("frames", "links")),
+          "ctx": ("a context (SymbolicContext, NumericContext)", ("var", "param", "joint")),
+          "data": ("measured data (robmod.identification.MeasuredData, load_log)",
+                   ("t", "q", "sampling_rate")),
+          "est": ("an estimator (robmod.identification.DynamicIdentification)",
+                  ("fit", "predict")),
+          "bp": ("base parameters (robmod.identification.base_parameters)",
+                 ("base", "standard", "base_robot"))}
+
+
+def is_robot(value) -> bool:
+    """Whether ``value`` is a robot (duck-typed: this module sits below the description)."""
+    return all(hasattr(value, a) for a in _KINDS["robot"][1])
+
+
+def robot_argument(robot, what: str = "robot"):
+    """``robot`` if it is a robot, else an ArgumentError saying what ``what`` takes."""
+    if not is_robot(robot):
+        raise ArgumentError(f"{what} must be {_KINDS['robot'][0]}, got {_describe(robot)}")
+    return robot
+
+
+def _wrong_kind(fn, sig, arguments) -> ArgumentError | None:
+    """The ArgumentError of a call whose robot or context is not one (checked only when the
+    call failed: nothing on the success path), else None."""
+    for name, (what, attrs) in _KINDS.items():
+        if name not in arguments:
+            continue
+        value = arguments[name]
+        if value is None and sig.parameters[name].default is None:
+            continue
+        if not all(hasattr(value, a) for a in attrs):
+            return ArgumentError(f"{_name(fn)}(): {name} must be {what}, got {_describe(value)}")
+    return None
 
 
 def keyword_defaults(fn, exclude=()) -> dict:
@@ -251,7 +315,7 @@ def switches_set(fn, opts: dict) -> dict:
 def _describe(value) -> str:
     if isinstance(value, str):
         return f"the string {value[:30]!r}"
-    return type(value).__name__
+    return "None" if value is None else type(value).__name__
 
 
 __all__ = []

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import sympy as sp
 
-from ..description.arguments import keyword_options
+from ..description.arguments import finite_array, keyword_options
 from ..errors import RobmodError
 from .plant import Dynamics
 from ..kinematics.motion import Sample
@@ -61,7 +61,7 @@ def linearize(robot, controller, q_eq, *, eps: float = 1e-6) -> LinearizedLoop:
         controller = copy.copy(controller)
         controller.coulomb = "desired"
     n = plant.n
-    q_eq = np.asarray(q_eq, dtype=float)
+    q_eq = finite_array("q_eq", q_eq, shape_text=f"{n} joint values")
     if q_eq.shape != (n,) or not np.all(np.isfinite(q_eq)):
         raise RobmodError(f"q_eq: expected {n} finite joint values, got shape {q_eq.shape}")
     ref = Sample(q_eq, np.zeros(n), np.zeros(n))

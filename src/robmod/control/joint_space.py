@@ -33,7 +33,7 @@ import numpy as np
 
 from ..dynamics.inertia import inertia_matrix
 from ..dynamics.layout import dofs
-from ..description.arguments import keyword_options
+from ..description.arguments import finite_array, keyword_options
 from ..errors import ArgumentError, RobmodError
 from .base import DEFAULT_DT, Controller, gain, sample_time
 from .plant import Dynamics, joint_limit_vector, numeric_only
@@ -58,7 +58,7 @@ class PIDGains:
 
 def pid_gains(a, fv, omega) -> PIDGains:
     """Eq. (9.10): the PID gains that put a triple pole at -omega on a qdd + fv qd = Gamma."""
-    a, omega = np.atleast_1d(np.asarray(a, float)), np.atleast_1d(np.asarray(omega, float))
+    a, omega = np.atleast_1d(finite_array("a", a)), np.atleast_1d(finite_array("omega", omega))
     n = max(a.size, omega.size, np.size(fv))
     a, omega = gain(a if a.size > 1 else a[0], n, "a", allow_zero=False), \
         gain(omega if omega.size > 1 else omega[0], n, "omega", allow_zero=False)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import keyword_options
+from ..description.arguments import finite_array, keyword_options
 from ..dynamics.simulation import SimulationResult
 from ..errors import RobmodError
 from .base import Controller
@@ -103,7 +103,7 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
     q_des, qd_des, qdd_des = _desired_table(ref, t)
     if x0 is None:
         x0 = np.concatenate([q_des[0], qd_des[0]])
-    x0 = np.asarray(x0, dtype=float)
+    x0 = finite_array("x0", x0, shape_text=f"a state (q, qd) of 2n = {2 * n} values")
     if x0.shape[-1:] != (2 * n,) or not np.all(np.isfinite(x0)):
         raise RobmodError(f"x0 must hold 2n = {2 * n} finite values (q then qd), got shape "
                           f"{x0.shape}")

@@ -28,8 +28,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..arguments import (broadcast, checked_options, finite_array, finite_output,  # noqa: F401
-                         finite_vector, keyword_defaults, keyword_options, number_array,
-                         positive_scalar, switched_off, switches_set, vector_array)
+                         finite_vector, is_robot, keyword_defaults, keyword_options,
+                         number_array, path_argument, positive_scalar, records, robot_argument,
+                         switched_off, switches_set, text_argument, vector_array)
 from ..errors import ArgumentError
 from .robot import DYNAMIC, GEOMETRIC
 
@@ -42,6 +43,7 @@ def symbols_used(robot, scope: str = "dynamics") -> frozenset:
     ``'dynamics'``: also the base and tool matrices, the inertial parameters, gravity and
     base motion (limits excluded).
     """
+    robot_argument(robot)
     syms = set()
     for f in robot.frames:
         for k in GEOMETRIC:
@@ -80,7 +82,7 @@ def joint_array(robot, name: str, value, *, allow_batch: bool = True) -> np.ndar
     One entry per joint variable, in the order of ``robot.joints``; fixed frames (sigma = 2)
     take none.
     """
-    n = robot.n_q
+    n = robot_argument(robot).n_q
     expected = f"shape (..., {n})" if allow_batch else f"shape ({n},)"
     text = f"{n} joint values ({_joint_names(robot)}), {expected}"
     arr = finite_array(name, value, shape_text=text)
@@ -108,7 +110,7 @@ def check_arrays(robot, *arrays, names=None):
     Refuses closed loops (the models of the tree structure; see ``robmod.dynamics.closed_loop``)
     and symbolic geometry; ``names`` (keyword) gives the argument names of the messages.
     """
-    if robot.n_loops:
+    if robot_argument(robot).n_loops:
         raise ArgumentError(f"robot {robot.name!r} has closed loops: this dynamic model needs a "
                             "tree (robmod.dynamics.closed_loop gives the models of the actuated "
                             "joints)")

@@ -5,14 +5,14 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..errors import FileFormatError, Location
-from .arguments import keyword_options
+from ..errors import ArgumentError, FileFormatError, Location
+from .arguments import keyword_options, path_argument, robot_argument
 
 _FORMATS = {".yaml": "yaml", ".yml": "yaml", ".par": "par", ".urdf": "urdf"}
 
 
 def _format_of(path) -> str:
-    ext = Path(path).suffix.lower()
+    ext = Path(path_argument(path)).suffix.lower()
     if ext not in _FORMATS:
         raise FileFormatError(
             f"unknown file type {ext or '(none)'!r}; use one of {', '.join(sorted(_FORMATS))}",
@@ -22,7 +22,7 @@ def _format_of(path) -> str:
 
 def write_text_atomic(path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file: never a half-written file."""
-    path = Path(path)
+    path = Path(path_argument(path))
     directory = path.parent if str(path.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
@@ -60,6 +60,10 @@ def read_robot(path, *, fmt: str | None = None):
 
 
 def dumps_robot(robot, fmt: str) -> str:
+    """The text of ``robot`` in the format ``fmt`` ("yaml", "par", "urdf")."""
+    robot_argument(robot)
+    if not isinstance(fmt, str):
+        raise ArgumentError(f"fmt must be one of 'yaml', 'par', 'urdf', got {fmt!r}")
     if robot.mimic and fmt in ("par", "urdf"):
         raise FileFormatError(f"robot {robot.name!r} has mimic joints, which robmod writes only "
                               "in its YAML format (.yaml) so far")

@@ -5,6 +5,7 @@ import re
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..arguments import path_argument
 from ..errors import FileFormatError, Location, RobmodError
 
 #: a robot or tool name every format can hold
@@ -43,7 +44,7 @@ class FileContext:
 
 def read_text(path, fallback_encoding: str | None = None) -> str:
     """The text of ``path`` (UTF-8, else ``fallback_encoding``); a FileFormatError if unreadable."""
-    path = Path(path)
+    path = Path(path_argument(path))
     try:
         try:
             return path.read_text(encoding="utf-8")

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import sympy as sp
 
+from .arguments import keyword_options, path_argument, text_argument
 from ..errors import DescriptionError
 from .expr import symbol
 from ..arguments import did_you_mean
@@ -71,14 +72,14 @@ _ROBOTNAME = re.compile(r"^\s*robotname\s*=\s*(?:'([^']*)'|\"([^\"]*)\")\s*$", r
 # ------------------------------------------------------------------------------ reading
 def read_par(path) -> Robot:
     """Read a robot from a SYMORO ``.par`` file."""
-    path = Path(path)
+    path = Path(path_argument(path))
     text = read_text(path, "latin-1")  # SYMORO+ banners hold accented letters
     return loads_par(text, str(path))
 
 
 def loads_par(text: str, filename: str = "<string>") -> Robot:
     """Read a robot from the text of a ``.par`` file."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
+    text = text_argument(text).replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
     ctx = ParContext(text, filename)
     masked, comments = mask_comments(ctx)
     stmts = statements(ctx, masked, 0, len(masked))
@@ -319,6 +320,7 @@ def _base(ctx, by_key):
 
 
 # ------------------------------------------------------------------------------ writing
+@keyword_options()
 def dumps_par(robot: Robot) -> str:
     """The OpenSYMORO ``.par`` text of ``robot`` (plus robmod extension comments if needed)."""
     nl, nj, nf = robot.n_links, robot.n_joints, robot.n_frames

@@ -68,7 +68,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from .arguments import keyword_options
+from .arguments import keyword_options, path_argument, text_argument
 from ..errors import FileFormatError
 from ..spatial import matrix_to_rpy
 from .expr import as_expr
@@ -88,13 +88,14 @@ _ROBMOD_MARK = "<!-- robmod-frames: khalil-kleinfinger -->"
 @keyword_options()
 def read_urdf(path, *, mdh: bool | None = None) -> Robot:
     """Read a robot from a URDF file (see the module documentation for the conversion)."""
-    path = Path(path)
+    path = Path(path_argument(path))
     return loads_urdf(read_text(path), str(path), mdh=mdh)
 
 
 @keyword_options()
 def loads_urdf(text: str, filename: str = "<string>", *, mdh: bool | None = None) -> Robot:
     """Read a robot from URDF text."""
+    text_argument(text)
     if mdh is None:
         mdh = _ROBMOD_MARK not in text
     ctx = FileContext(filename)
@@ -167,6 +168,7 @@ def _float_or_none(v):
     return None if v is None else float(v)
 
 
+@keyword_options()
 def dumps_urdf(robot: Robot) -> str:
     """The URDF text of a numeric tree-structured robot (see the module documentation)."""
     if robot.n_loops:

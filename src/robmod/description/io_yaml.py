@@ -19,6 +19,7 @@ from pathlib import Path
 
 import sympy as sp
 
+from .arguments import keyword_options, path_argument, text_argument
 from . import located_yaml
 from .expr import as_expr, to_text
 from ..arguments import did_you_mean
@@ -40,13 +41,13 @@ _BASE_KEYS = ("Z", "gravity", "W0", "WP0", "V0", "VP0")
 
 def read_yaml(path) -> Robot:
     """Read a robot from a native YAML file."""
-    path = Path(path)
+    path = Path(path_argument(path))
     return loads_yaml(read_text(path), str(path))
 
 
 def loads_yaml(text: str, filename: str = "<string>") -> Robot:
     """Read a robot from YAML text."""
-    data = located_yaml.load(text, filename)
+    data = located_yaml.load(text_argument(text), filename)
     return _robot_from_data(data, FileContext(filename))
 
 
@@ -295,6 +296,7 @@ def _row(pairs) -> str:
     return "{" + ", ".join(f"{k}: {_scalar(v)}" for k, v in pairs) + "}"
 
 
+@keyword_options()
 def dumps_yaml(robot: Robot) -> str:
     """The native YAML text of ``robot`` (re-readable by :func:`loads_yaml`)."""
     out = [f"# robmod robot description (format {_FORMAT_VERSION}); see docs/format.md",

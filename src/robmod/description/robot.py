@@ -314,13 +314,23 @@ class Robot:
         return "tree"
 
     def frame(self, j: int) -> Frame:
-        if not 1 <= j <= self.n_frames:
-            raise DescriptionError(f"robot {self.name!r} has no frame {j}")
+        try:
+            known = 1 <= j <= self.n_frames
+        except TypeError:           # not a number
+            known = False
+        if not known:
+            raise DescriptionError(f"robot {self.name!r} has no frame {j!r} (frames 1.."
+                                   f"{self.n_frames})")
         return self.frames[j - 1]
 
     def link(self, j: int) -> Link:
-        if not 1 <= j <= self.n_links:
-            raise DescriptionError(f"robot {self.name!r} has no link {j}")
+        try:
+            known = 1 <= j <= self.n_links
+        except TypeError:           # not a number
+            known = False
+        if not known:
+            raise DescriptionError(f"robot {self.name!r} has no link {j!r} (links 1.."
+                                   f"{self.n_links})")
         return self.links[j - 1]
 
     @cached_property

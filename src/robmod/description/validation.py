@@ -14,6 +14,7 @@ from typing import Mapping
 import numpy as np
 import sympy as sp
 
+from .arguments import keyword_options
 from ..errors import DescriptionError, Location
 from .robot import DYNAMIC, FIXED, GEOMETRIC, LIMITS, PRISMATIC, REVOLUTE, Robot, joint_variable
 
@@ -39,6 +40,7 @@ def _number(expr):
         return None
 
 
+@keyword_options()
 def validate(robot: Robot, locations: Mapping | None = None) -> Robot:
     """Check ``robot``; return it unchanged or raise :class:`DescriptionError`."""
     nf, nl = robot.n_frames, robot.n_links

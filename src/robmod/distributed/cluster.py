@@ -11,7 +11,7 @@ from __future__ import annotations
 import atexit
 import threading
 
-from ..description.arguments import keyword_options
+from ..description.arguments import keyword_options, records
 from ..errors import RobmodError
 
 _DEFAULT: dict[str, object] = {}
@@ -76,8 +76,9 @@ def close_default():
 @keyword_options()
 def compute(collections, *, client=None, scheduler=None, progress: bool = False):
     """Compute Dask collections on the chosen client; the results (small) come back."""
+    collections = records(collections, "collections")
     c = get_client(client=client, scheduler=scheduler)
-    futures = c.compute(list(collections))
+    futures = c.compute(collections)
     if progress:
         from distributed import progress as show
 

@@ -16,7 +16,7 @@ from dask import delayed
 
 import numpy as np
 
-from ..description.arguments import keyword_options
+from ..description.arguments import jacobian_array, keyword_options
 from ..errors import RobmodError
 from .cluster import compute
 from .reduce import tree_reduce
@@ -59,6 +59,7 @@ def manipulability_from_jacobian(J: np.ndarray) -> np.ndarray:
     """w = sqrt(det(J J^T)) of a batch (..., m, n) (Khalil & Dombre, eq. (5.38)): |det J|
     when m = n (eq. (5.39)), 0 when m > n; the values of
     :func:`robmod.kinematics.analysis.manipulability`, by determinants (faster than SVDs)."""
+    J = jacobian_array(J)
     m, n = J.shape[-2:]
     if m == n:
         return np.abs(np.linalg.det(J))
@@ -67,6 +68,7 @@ def manipulability_from_jacobian(J: np.ndarray) -> np.ndarray:
     return np.sqrt(np.clip(np.linalg.det(J @ np.swapaxes(J, -1, -2)), 0.0, None))
 
 
+@keyword_options()
 def joint_box(robot) -> tuple[np.ndarray, np.ndarray]:
     """Sampling box of the joints: their limits, else [-pi, pi] (revolute) or [-1, 1]."""
     from ..kinematics.ik_numeric import joint_domain

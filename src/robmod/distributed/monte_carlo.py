@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..control.simulation import simulate
-from ..description.arguments import checked_options, keyword_defaults, keyword_options
+from ..description.arguments import (checked_options, finite_array, keyword_defaults,
+                                     keyword_options)
 from ..errors import RobmodError
 from .cluster import get_client
 
@@ -58,7 +59,7 @@ def closed_loop_runs(robot, controller, reference, duration, x0, **options) -> M
     chunks of ``chunk`` runs; the other options are :func:`robmod.control.simulate`'s."""
     simulate_kw = checked_options(closed_loop_runs, options)
     chunk, client, scheduler = (simulate_kw.pop(k) for k in ("chunk", "client", "scheduler"))
-    x0 = np.asarray(x0, dtype=float)
+    x0 = finite_array("x0", x0, shape_text="initial states (B, 2n)")
     if x0.ndim != 2 or not np.all(np.isfinite(x0)):
         raise RobmodError(f"x0: expected finite initial states (B, 2n), got shape {x0.shape}")
     if int(chunk) < 1:

@@ -35,6 +35,9 @@ class RemoteModel:
 
     @keyword_options()
     def __init__(self, model, *, params=None):
+        if not (hasattr(model, "statements") and hasattr(model, "inputs")):
+            raise RobmodError(f"expected a customized model (robmod.symbolic.model.CustomModel), "
+                              f"got {type(model).__name__}")
         groups, sizes = c_layout(model)
         self.name = model.name
         self.var_groups = tuple(g for g in groups if g != "params")

@@ -70,6 +70,7 @@ _RANK_TOL = 1e-9
 
 # -- structure ------------------------------------------------------------------------------
 
+@keyword_options()
 def equivalent_tree(robot):
     """The equivalent tree structure (frames 1..NL, no loop) of a closed-loop robot."""
     n = robot.n_links
@@ -302,6 +303,7 @@ def closed_loop_ddm(robot, qa, qda, tau_a, *, q_guess=None, gravity=True, rotor=
     return np.linalg.solve(B, (tau_a - h)[..., None])[..., 0]
 
 
+@keyword_options()
 def closed_loop_energy(robot, q, qd) -> Energy:
     """Kinetic and potential energy (:class:`~robmod.dynamics.Energy`) of the closed-loop robot
     at a closed state (..., NJ)."""

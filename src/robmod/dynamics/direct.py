@@ -35,9 +35,8 @@ from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
 from .inertia import inertia_matrix, inertia_matrix_algorithm
-from ..kinematics.recursion import forward
+from ..kinematics.recursion import forward, named, rot_t
 from .newton_euler import SWITCHES, idm, idm_algorithm
-from ..kinematics.recursion import named, rot_t
 from .bodies import inertia_up, link_inertia, spatial_matrix, sym6, twist_down, wrench_up
 from .friction import friction_torque
 from .layout import (Proxy, axis_index, dofs, geometry, model_inputs, numeric_context,
@@ -197,7 +196,7 @@ def ddm(robot, q, qd, tau, **options) -> np.ndarray:
     only moves massless links and has no rotor inertia, IA = 0) raises a RobmodError naming
     the joint.
     """
-    if not options and not robot.mimic:
+    if not options and not getattr(robot, "mimic", None):   # (a non-robot: evaluate says so)
         return fastpath.evaluate(robot, _DDM, _DDM_SPEC, None, q, qd, tau)
     opts = checked_options(ddm, options)
     method = opts.pop("method")

@@ -288,6 +288,7 @@ def _syms(robot, fmt):
     return {j: sp.Symbol(fmt.format(j)) for j in dofs(robot)}
 
 
+@keyword_options()
 def elastic_idm_model(robot):
     """Customized inverse model: inputs q, qd, qdd, qddd (QD3_j), qdddd (QD4_j); outputs GAM,
     QM."""
@@ -306,6 +307,7 @@ def elastic_idm_model(robot):
                      title=f"Inverse dynamic model of {robot.name} with elastic joints")
 
 
+@keyword_options()
 def elastic_ddm_model(robot):
     """Customized direct model: inputs q, qd, qm (QM_j), qmd (QMP_j), GAM; outputs QDP, QMDP."""
     inputs = model_inputs(robot, ("q", "qd"))

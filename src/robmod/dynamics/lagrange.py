@@ -72,6 +72,7 @@ _GRAVITY_SPEC = fastpath.Spec(
     lambda robot, q: check_arrays(robot, q, names=("q",))[1], _gravity_numpy)
 
 
+@keyword_options()
 def gravity_torques_model(robot):
     """Customized gravity torques Q1..Qn."""
     def algorithm(ctx):
@@ -172,6 +173,7 @@ def _christoffel_symbols(ctx, dA, order):
     return ch
 
 
+@keyword_options()
 def coriolis_matrix_algorithm(ctx, robot, dA):
     """C(q, qd) as an n x n nested list over :func:`~robmod.dynamics.layout.dofs`, elements
     ``C{i}{j} = sum_k c_i,jk qd_k`` from the Christoffel symbols [7.7] of the derivatives of
@@ -186,6 +188,7 @@ def coriolis_matrix_algorithm(ctx, robot, dA):
                            for k in order]), f"C{i}{j}") for j in order] for i in order]
 
 
+@keyword_options()
 def quadratic_velocity_matrix_algorithm(ctx, robot, dA):
     """Gamma(q) of Siciliano et al. (7.117) as n rows of n(n+1)/2 context scalars, column
     (j, k), j <= k, ``c_.,jj`` or ``2 c_.,jk`` (elements ``GQ{i}{j}{k}``), from the derivatives
@@ -348,6 +351,7 @@ def potential_energy(robot, q) -> np.ndarray:
     return np.broadcast_to(np.asarray(U, dtype=float) * 1.0, shape[:-1]).copy()
 
 
+@keyword_options()
 def energy_model(robot):
     """Customized kinetic and potential energies (outputs E, U)."""
     def algorithm(ctx):

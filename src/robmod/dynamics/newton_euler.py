@@ -266,6 +266,7 @@ def ccg(robot, q, qd) -> np.ndarray:
     return fastpath.evaluate(robot, ("ccg",), _CCG_SPEC, _CCG, q, qd)
 
 
+@keyword_options()
 def ccg_model(robot):
     """Customized C(q, qd) qd + Q(q) (outputs GAM1..GAMn, inputs q and qd)."""
     return _idm_model(robot, _CCG, name="ccg", title="Coriolis, centrifugal and gravity torques")

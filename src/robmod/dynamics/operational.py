@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..description.arguments import joint_array
+from ..description.arguments import joint_array, keyword_options
 from ..errors import ArgumentError, RobmodError
 from ..kinematics.analysis import Ellipsoid, velocity_ellipsoid
 from ..kinematics.ellipsoids import ELLIPSOID_KINDS, end_frame, translational_ellipsoid
@@ -48,7 +48,6 @@ from ..kinematics.second_order import jdot_qdot
 from .inertia import inertia_matrix
 from .lagrange import gravity_torques
 from .newton_euler import idm
-from ..description.arguments import keyword_options
 
 
 def _rows(rows):

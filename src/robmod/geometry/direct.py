@@ -16,7 +16,7 @@ import numpy as np
 import sympy as sp
 
 from ..description.arguments import (checked_options, joint_array, keyword_options,
-                                     require_numeric)
+                                     require_numeric, robot_argument)
 from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..symbolic.algebra import add, htm_from_matrix, htm_inv, htm_mul, mul, name_mat, stack
@@ -257,6 +257,7 @@ def dgm_model(robot, *legacy, **options):
     Khalil & Dombre Example 3.4 b); ``merge``: fold the elementary transforms of consecutive
     frames first (the books' customized DGM).
     """
+    robot_argument(robot)
     o = checked_options(dgm_model, options, legacy)
     j, i, tool, base, columns, merge = (o[k] for k in ("j", "i", "tool", "base", "columns",
                                                        "merge"))

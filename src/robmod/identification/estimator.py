@@ -23,8 +23,9 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..description.arguments import checked_options, keyword_defaults, keyword_options
-from ..errors import RobmodError
+from ..description.arguments import (checked_options, keyword_defaults, keyword_options,
+                                     robot_argument)
+from ..errors import ArgumentError, RobmodError
 from .cutoff import choose_cutoff
 from .data import MeasuredData, clean
 from .model import identification_model
@@ -322,6 +323,10 @@ def cross_validate(robot, data: MeasuredData, **options) -> list:
     each block is predicted by the model fitted on the others (the remaining pieces are
     separate segments, filtered apart), a :class:`DynamicIdentification` of the other
     options.  Returns the :class:`Validation` of each block."""
+    robot_argument(robot)
+    if not isinstance(data, MeasuredData):
+        raise ArgumentError(f"cross_validate: data must be MeasuredData (load_log), got "
+                            f"{type(data).__name__}")
     options = checked_options(cross_validate, options)
     folds = options.pop("folds")
     if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..description.arguments import keyword_options
+from ..description.arguments import finite_array, keyword_options, positive_scalar
+from ..errors import ArgumentError, RobmodError
 from ..dynamics.newton_euler import idm
-from ..errors import RobmodError
 from ..kinematics.motion import Sample
 from .model import identification_model
 
@@ -37,8 +37,19 @@ class FourierTrajectory:
     duration: float = 0.0   # default: one period
 
     def __post_init__(self):
-        if not (np.isfinite(self.frequency) and self.frequency > 0):
-            raise RobmodError(f"frequency must be positive, got {self.frequency}")
+        q0 = finite_array("q0", self.q0, shape_text="the n joints' centres (n,)")
+        a = finite_array("a", self.a, shape_text="coefficients (n, L)")
+        b = finite_array("b", self.b, shape_text="coefficients (n, L)")
+        if q0.ndim != 1 or a.ndim != 2 or a.shape != b.shape or a.shape[0] != q0.size:
+            raise ArgumentError(f"FourierTrajectory: q0 (n,), a and b (n, L), got shapes "
+                                f"{q0.shape}, {a.shape}, {b.shape}")
+        object.__setattr__(self, "q0", q0)
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "b", b)
+        frequency = positive_scalar("frequency", self.frequency)
+        object.__setattr__(self, "frequency", frequency)
+        object.__setattr__(self, "duration",
+                           positive_scalar("duration", self.duration, allow_zero=True))
         if self.duration == 0.0:
             object.__setattr__(self, "duration", 1.0 / self.frequency)
 

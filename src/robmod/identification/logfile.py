@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..description.arguments import keyword_options
+from ..description.arguments import keyword_options, path_argument
 from ..errors import RobmodError
 from .data import MeasuredData, clean
 
@@ -194,7 +194,7 @@ def load_log(path, *, n_joints: int | None = None, columns=None, torque_constant
     joint, default 1: the drive gains when ``torque_constant`` holds them).  ``time_scale``
     converts the time column to seconds (e.g. 1e-3 for milliseconds, 1e-9 for nanoseconds).
     """
-    path = Path(path)
+    path = Path(path_argument(path))
     if not path.exists():
         raise RobmodError(f"{path}: no such file")
     header, table = _read_table(path)

@@ -22,7 +22,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..description.arguments import checked_options, keyword_defaults, keyword_options
+from ..description.arguments import (checked_options, keyword_defaults, keyword_options,
+                                     robot_argument)
 from ..errors import RobmodError
 from .base_numeric import numeric_base, numeric_robot
 from .parameters import FIELDS, description_values, known_values, parameter_set, split_name
@@ -245,6 +246,7 @@ def _cached(key, make):
 def identification_model(robot, **options) -> IdentificationModel:
     """:class:`IdentificationModel` of ``robot`` with its options, kept for the robots and
     options last used (building one costs a rank computation and a compiled regressor)."""
+    robot_argument(robot)
     options = checked_options(identification_model, options)
     def freeze(v):
         if isinstance(v, dict):

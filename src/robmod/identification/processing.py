@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..description.arguments import keyword_options
+from ..description.arguments import keyword_options, number_array, positive_scalar
 from ..errors import RobmodError
 from .data import MeasuredData
 
@@ -78,11 +78,12 @@ def butter_lowpass(x, rate: float, cutoff: float, *, order: int = 4, axis: int =
     """Zero-phase Butterworth low-pass of ``x`` sampled at ``rate`` Hz (-6 dB at ``cutoff``)."""
     from scipy.signal import sosfiltfilt
 
+    rate, cutoff = positive_scalar("rate", rate), positive_scalar("cutoff", cutoff)
     if not 0 < cutoff < rate / 2:
         raise RobmodError(f"cut-off {cutoff:g} Hz must be between 0 and half the sampling "
                           f"rate ({rate / 2:g} Hz)")
     sos = _butter(int(order), float(cutoff), float(rate))
-    x = np.asarray(x, dtype=float)
+    x = number_array(x, "x")
     if x.ndim == 2 and axis in (0, -2):   # filtering along the last axis of a contiguous
         return sosfiltfilt(sos, np.ascontiguousarray(x.T), axis=-1).T   # copy is faster
     return sosfiltfilt(sos, x, axis=axis)

@@ -25,8 +25,8 @@
 from __future__ import annotations
 
 import numpy as np
-from ..description.arguments import (checked_options, finite_output, joint_arrays,
-                                     keyword_options, require_numeric)
+from ..description.arguments import (checked_options, finite_array, finite_output,
+                                     joint_arrays, keyword_options, records, require_numeric)
 from ..description.expr import symbol
 from ..description.mimic import refuse as refuse_mimic
 from ..description.robot import (FIXED, INERTIAL, PRISMATIC, REVOLUTE, joint_acceleration,
@@ -264,7 +264,9 @@ def energy_identification_rows(robot, t, q, qd, tau, intervals, *, params=None):
     ``Y chi = y`` with ``y = int Gamma . qd dt`` (trapezoid), ``Y = h(b) - h(a)`` for the
     inertial and rotor columns and ``int sign(qd_j) qd_j dt``, ``int qd_j^2 dt`` for FC_j, FV_j.
     """
-    t, q, qd, tau = (np.asarray(x, dtype=float) for x in (t, q, qd, tau))
+    t = finite_array("t", t, shape_text="the times (N,)")
+    q, qd, tau = joint_arrays(robot, q=q, qd=qd, tau=tau)
+    intervals = [(int(a), int(b)) for a, b in records(intervals, "intervals")]
     cols, _ = _columns(robot, params)
     h = energy_regressor(robot, q, qd, params=params)
     power = (tau * qd).sum(-1)

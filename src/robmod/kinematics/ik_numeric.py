@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ..description.arguments import joint_array
+from ..description.arguments import finite_array, joint_array, keyword_options
 from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..geometry.direct import dgm
@@ -46,7 +46,6 @@ from ..geometry.igm_result import IGMResult
 from ..spatial.pose_errors import pose_error
 from ..geometry.transforms import transform_to_numpy
 from .jacobians import resolve_frame, pose_and_jacobian
-from ..description.arguments import keyword_options
 
 _CONVERGED, _UNREACHABLE, _MAX_ITER = "converged", "unreachable", "max_iter"
 
@@ -206,7 +205,7 @@ def igm_numeric(robot, T, q0=None, *, tool=None, j=None, base=False, n_restarts=
     See the module documentation for the algorithm and the statuses.
     """
     tool, j = resolve_frame(robot, j, tool)
-    Td = np.asarray(T, dtype=float)
+    Td = finite_array("T", T, shape_text="a transform (..., 4, 4) or (..., 3, 4)")
     if Td.shape[-2:] == (3, 4):
         Td = np.concatenate([Td, np.broadcast_to([0, 0, 0, 1.0], Td.shape[:-2] + (1, 4))], -2)
     if Td.shape[-2:] != (4, 4):

@@ -28,14 +28,13 @@ from typing import Callable
 
 import numpy as np
 
-from ..description.arguments import joint_array
+from ..description.arguments import joint_array, keyword_options
 from ..deprecation import renamed
 from ..description.library import planar3r as _planar3r
 from ..errors import RobmodError
 from ..spatial.pose_errors import rotation_error
 from .ikm import PseudoInverse
 from .jacobians import pose_and_jacobian
-from ..description.arguments import keyword_options
 
 
 @dataclass(frozen=True)

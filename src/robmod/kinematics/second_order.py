@@ -54,7 +54,7 @@ import numpy as np
 
 from ..deprecation import renamed
 from ..description.arguments import (checked_options, finite_output, joint_arrays,
-                                     keyword_options, require_numeric)
+                                     keyword_options, require_numeric, robot_argument)
 from ..description.robot import (FIXED, REVOLUTE, joint_acceleration, joint_variable,
                                  joint_velocity)
 from ..errors import RobmodError
@@ -208,6 +208,7 @@ def jdot_qdot_model(robot, *legacy, **options):
     Inputs: ``q`` and ``qd`` (``QPk``); output ``JPQP`` with elements ``JPQP1..JPQP6``; the
     frames as :func:`~robmod.kinematics.jacobian`.
     """
+    robot_argument(robot)
     o = checked_options(jdot_qdot_model, options, legacy)
     return _model(robot, o["j"], o["i"], o["tool"], False)
 

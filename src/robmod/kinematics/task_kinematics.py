@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import joint_array
+from ..description.arguments import joint_array, keyword_options
 from ..errors import RobmodError
 from ..spatial.orientation import matrix_to_euler_zxz, matrix_to_quaternion, matrix_to_rpy
 from ..spatial.rotations import rotation_part
@@ -76,7 +76,6 @@ from ..symbolic.algebra import add, dot, htm_from_matrix, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
 from .jacobians import resolve_frame, jacobian_parts, pose_and_jacobian
-from ..description.arguments import keyword_options
 
 #: rows of Omega_r for each representation
 _ROWS = {"rpy": 3, "zxz": 3, "quaternion": 4, "cosines": 9}

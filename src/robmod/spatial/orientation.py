@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..arguments import keyword_options, number_array
+from ..arguments import broadcast, keyword_options, number_array, vector_array
 from ..errors import ArgumentError
 from .rotations import (SINGULAR_TOL, AngleAxis, matrix_of, angle_axis, rot_axis,
                         rotation_part)
@@ -282,7 +282,7 @@ def matrix_to_quaternion(R) -> np.ndarray:
 
 def quaternion_multiply(Q1, Q2) -> np.ndarray:
     """Hamilton product ``Q1 * Q2`` (scalar first): the quaternion of R(Q1) R(Q2)."""
-    a, b = np.broadcast_arrays(number_array(Q1), number_array(Q2))
+    a, b = broadcast(vector_array(Q1, 4, "Q1"), vector_array(Q2, 4, "Q2"))
     a0, av = a[..., 0], a[..., 1:]
     b0, bv = b[..., 0], b[..., 1:]
     s = a0 * b0 - np.einsum("...i,...i->...", av, bv)
@@ -292,7 +292,7 @@ def quaternion_multiply(Q1, Q2) -> np.ndarray:
 
 def quaternion_conjugate(Q) -> np.ndarray:
     """``(Q0, -Q1, -Q2, -Q3)``: the inverse rotation for a unit quaternion."""
-    Q = number_array(Q)
+    Q = vector_array(Q, 4, "Q")
     return np.concatenate([Q[..., :1], -Q[..., 1:]], axis=-1)
 
 

@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..description.arguments import checked_options, keyword_defaults, keyword_options
+from ..description.arguments import (checked_options, keyword_defaults, keyword_options,
+                                     number_array)
 from ..errors import RobmodError
 from .base import StraightLine, joint_vector, limit_vector, robot_limits
 from .s_curves import JerkLimited, jerk_limited
@@ -90,8 +91,8 @@ def _continuous(tau, T, t):
 
 def minimum_time(law: str, D, qd_max, qdd_max) -> np.ndarray:
     """Minimum duration of each joint alone (Khalil & Dombre Table 8.1 and §8.3.3-8.3.4)."""
-    D = np.abs(np.asarray(D, dtype=float))
-    kv, ka = np.asarray(qd_max, float), np.asarray(qdd_max, float)
+    D = np.abs(number_array(D, "D"))
+    kv, ka = number_array(qd_max, "qd_max"), number_array(qdd_max, "qdd_max")
     if law == "linear":
         return D / kv
     if law == "cubic":
@@ -138,9 +139,9 @@ _NO_MOTION = 1e-12
 
 def synchronise(law: str, D, qd_max, qdd_max) -> Synchronisation:
     """Homothetic synchronisation of a trapezoidal or continuous-acceleration motion."""
-    D = np.asarray(D, dtype=float)
-    ka = np.asarray(qdd_max, float)
-    kv = _reachable_velocity(law, D, np.asarray(qd_max, float), ka)
+    D = number_array(D, "D")
+    ka = number_array(qdd_max, "qdd_max")
+    kv = _reachable_velocity(law, D, number_array(qd_max, "qd_max"), ka)
     aD = np.abs(D)
     moving = np.flatnonzero(aD > 1e-12 * aD.max()) if aD.size and aD.max() > _NO_MOTION else []
     if len(moving) == 0:

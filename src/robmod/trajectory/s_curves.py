@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..description.arguments import keyword_options
+from ..description.arguments import broadcast, keyword_options, number_array
 from ..errors import RobmodError
 from .base import StraightLine, joint_vector, limit_vector
 
@@ -58,8 +58,8 @@ def double_s(D, v, a, jerk) -> DoubleS:
     """Closed-form double-S durations for distances |D| under limits v, a, ``jerk`` (arrays
     broadcast; Biagiotti & Melchiorri 2008, §3.4).  No input checks: see
     :func:`jerk_limited`."""
-    D, v, a, j = np.broadcast_arrays(*(np.abs(np.asarray(x, dtype=float))
-                                       for x in (D, v, a, jerk)))
+    D, v, a, j = broadcast(*(np.abs(number_array(x, name)) for x, name in
+                             ((D, "D"), (v, "v"), (a, "a"), (jerk, "jerk"))))
     with np.errstate(divide="ignore", invalid="ignore"):
         # acceleration phase up to the velocity limit
         reach_a = v * j >= a * a

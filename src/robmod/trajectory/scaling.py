@@ -24,6 +24,14 @@ class TimeScaled(Trajectory):
     """``inner`` run ``c`` times slower (same path, duration c T)."""
 
     def __init__(self, inner: Trajectory, c: float, joint=None, time=None):
+        if not (callable(getattr(inner, "sample", None)) and hasattr(inner, "duration")
+                and hasattr(inner, "n")):
+            raise ArgumentError(f"the trajectory to slow down must be a motion (n, duration, "
+                                f"sample(t)), got {type(inner).__name__}")
+        try:
+            c = float(c)
+        except (TypeError, ValueError):
+            c = float("nan")
         if not (np.isfinite(c) and c > 0):
             raise RobmodError(f"the time scaling factor must be positive and finite, got {c}")
         self.inner, self.c = inner, float(c)

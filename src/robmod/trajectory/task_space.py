@@ -46,7 +46,7 @@ import numpy as np
 
 from ..errors import RobmodError
 from ..geometry.direct import dgm
-from ..description.arguments import keyword_options
+from ..description.arguments import keyword_options, number_array
 from ..spatial.rotations import angle_axis, rotation_part
 from ..kinematics import igm_numeric
 from ..kinematics.ik_numeric import check_transform
@@ -60,7 +60,8 @@ def _as_transform(T, name: str) -> np.ndarray:
     try:
         T = np.asarray(T, dtype=float)
     except (TypeError, ValueError):
-        raise RobmodError(f"{name}: expected a 4x4 homogeneous transform, got {T!r}") from None
+        raise RobmodError(f"{name}: expected a 4x4 homogeneous transform, got "
+                          f"{type(T).__name__}") from None
     if T.shape == (3, 4):
         T = np.vstack([T, [0.0, 0.0, 0.0, 1.0]])
     if T.shape != (4, 4):
@@ -263,7 +264,8 @@ def task_line(robot, start, end, law: str = "quintic", *, duration=None, v_max=N
     for name, v in (("singular_tol", singular_tol), ("branch_tol", branch_tol)):
         if not (np.isfinite(v) and v > 0):
             raise RobmodError(f"{name} must be a positive number, got {v!r}")
-    if np.shape(start) == (n,):
+    start = number_array(start, "start")     # joint values (n,) or a transform (4, 4)
+    if start.shape == (n,):
         q_i = joint_vector(start, n, "start")
         T_i = dgm(robot, q_i, tool=tool)
         q_start = q_i if q_start is None else q_start

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import RobmodError
+from ...description.arguments import finite_array, keyword_options
+from ...errors import ArgumentError, RobmodError
 from .paul import paul_search
 from .solution import IGMSolution, IGMStep
-from ...description.arguments import keyword_options
 
 _CACHE: dict = {}
 _ALL_FAMILIES = ("elem", "inv", "norm")
@@ -134,7 +134,10 @@ def igm(robot, T, *, fixed=None, j=None, tool=None, base=False, params=None, tol
         return igm(chain, T, fixed={c: values[j] for c, j in zip(cj, joints)} if joints else None,
                    tool=tool, base=base, params=params, tol=tol, method=method)
     sol, method = _choose(robot, joints, method)
-    T = np.asarray(T, dtype=float)
+    T = finite_array("T", T, shape_text="a transform (..., 4, 4) or (..., 3, 4)")
+    if T.shape[-2:] not in ((4, 4), (3, 4)):
+        raise ArgumentError(f"igm: T must be (..., 4, 4) (or 3 x 4) transforms, got shape "
+                            f"{T.shape}")
     if T.shape[-2:] == (3, 4):
         T = np.concatenate([T, np.broadcast_to([0.0, 0.0, 0.0, 1.0], T.shape[:-2] + (1, 4))],
                            axis=-2)
