@@ -160,12 +160,9 @@ POSITIONAL_OK = {
     ("kk_transform", "gamma"): "the Khalil-Kleinfinger angle gamma of the frame, not a torque",
     ("from_siciliano", "gravity"): "the arm's gravity vector (data, as SicilianoArm.gravity), "
                                    "not the switch of the dynamic models",
-    ("point_to_point", "q1"): "the end configuration q^f (Khalil & Dombre (8.1)), beside q0, "
-                              "not a derivative",
-    ("jerk_limited", "q1"): "the end configuration q^f",
-    ("quintic", "q1"): "the end configuration q^f",
-    ("cubic", "q1"): "the end configuration q^f",
-    ("trapezoidal", "q1"): "the end configuration q^f",
+    **{(law, "q1"): "the end configuration q^f (Khalil & Dombre (8.1)), beside q0, not a "
+                    "derivative" for law in ("point_to_point", "jerk_limited", "quintic", "cubic",
+                                             "trapezoidal")},
     ("topp", "robot"): "optional: the path comes first, then the robot whose limits and torques "
                        "constrain it (None: the limits given only)",
     ("customize", "robot"): "the engine's builder: a model is its name and its algorithm, of a "

@@ -6,7 +6,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import ArgumentError, FileFormatError, Location
-from .arguments import keyword_options, path_argument, robot_argument
+from ..arguments import keyword_options, path_argument, robot_argument
 
 _FORMATS = {".yaml": "yaml", ".yml": "yaml", ".par": "par", ".urdf": "urdf"}
 

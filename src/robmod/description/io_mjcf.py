@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-from .arguments import keyword_options
+from ..arguments import keyword_options
 from ..errors import RobmodError
 from .robot import FIXED, PRISMATIC, REVOLUTE
 

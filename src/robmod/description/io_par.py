@@ -34,10 +34,9 @@ from pathlib import Path
 
 import sympy as sp
 
-from .arguments import keyword_options, path_argument, text_argument
+from ..arguments import did_you_mean, keyword_options, path_argument, text_argument
 from ..errors import DescriptionError
 from .expr import symbol
-from ..arguments import did_you_mean
 from .io_common import read_text, sanitize_name
 from .par_extensions import extension_lines, read_extensions
 from .par_syntax import (ParContext, item_expr, item_int, mask_comments, par_list,

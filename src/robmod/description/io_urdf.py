@@ -68,7 +68,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from .arguments import keyword_options, path_argument, text_argument
+from ..arguments import keyword_options, path_argument, text_argument
 from ..errors import FileFormatError
 from ..spatial import matrix_to_rpy
 from .expr import as_expr

@@ -19,10 +19,9 @@ from pathlib import Path
 
 import sympy as sp
 
-from .arguments import keyword_options, path_argument, text_argument
+from ..arguments import did_you_mean, keyword_options, path_argument, text_argument
 from . import located_yaml
 from .expr import as_expr, to_text
-from ..arguments import did_you_mean
 from .io_common import IDENT_RE, NAME_RE, FileContext, read_text
 from .robot import (DYNAMIC, GEOMETRIC, IDENTITY4, LIMITS, FIXED, Frame, JointLimits, Link,
                     Robot, Tool, make_robot)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import RobmodError
-from .arguments import keyword_options
+from ..arguments import keyword_options
 from .io_yaml import loads_yaml
 
 

@@ -314,24 +314,20 @@ class Robot:
         return "tree"
 
     def frame(self, j: int) -> Frame:
-        try:
-            known = 1 <= j <= self.n_frames
-        except TypeError:           # not a number
-            known = False
-        if not known:
-            raise DescriptionError(f"robot {self.name!r} has no frame {j!r} (frames 1.."
-                                   f"{self.n_frames})")
-        return self.frames[j - 1]
+        return self.frames[self._number(j, self.n_frames, "frame")]
 
     def link(self, j: int) -> Link:
+        return self.links[self._number(j, self.n_links, "link")]
+
+    def _number(self, j, n: int, what: str) -> int:
+        """j - 1 for a number j in 1..n, else a DescriptionError naming ``what``."""
         try:
-            known = 1 <= j <= self.n_links
+            known = 1 <= j <= n
         except TypeError:           # not a number
             known = False
         if not known:
-            raise DescriptionError(f"robot {self.name!r} has no link {j!r} (links 1.."
-                                   f"{self.n_links})")
-        return self.links[j - 1]
+            raise DescriptionError(f"robot {self.name!r} has no {what} {j!r} ({what}s 1..{n})")
+        return j - 1
 
     @cached_property
     def joints(self) -> tuple[int, ...]:

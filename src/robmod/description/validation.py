@@ -14,7 +14,7 @@ from typing import Mapping
 import numpy as np
 import sympy as sp
 
-from .arguments import keyword_options
+from ..arguments import keyword_options
 from ..errors import DescriptionError, Location
 from .robot import DYNAMIC, FIXED, GEOMETRIC, LIMITS, PRISMATIC, REVOLUTE, Robot, joint_variable
 

@@ -257,8 +257,8 @@ def dgm_model(robot, *legacy, **options):
     Khalil & Dombre Example 3.4 b); ``merge``: fold the elementary transforms of consecutive
     frames first (the books' customized DGM).
     """
-    robot_argument(robot)
     o = checked_options(dgm_model, options, legacy)
+    robot_argument(robot)
     j, i, tool, base, columns, merge = (o[k] for k in ("j", "i", "tool", "base", "columns",
                                                        "merge"))
     jj = j if j is not None else (tool if isinstance(tool, int) else None)

@@ -323,11 +323,11 @@ def cross_validate(robot, data: MeasuredData, **options) -> list:
     each block is predicted by the model fitted on the others (the remaining pieces are
     separate segments, filtered apart), a :class:`DynamicIdentification` of the other
     options.  Returns the :class:`Validation` of each block."""
+    options = checked_options(cross_validate, options)
     robot_argument(robot)
     if not isinstance(data, MeasuredData):
         raise ArgumentError(f"cross_validate: data must be MeasuredData (load_log), got "
                             f"{type(data).__name__}")
-    options = checked_options(cross_validate, options)
     folds = options.pop("folds")
     if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
         raise RobmodError(f"folds must be a whole number >= 2, got {folds!r}")

@@ -246,8 +246,8 @@ def _cached(key, make):
 def identification_model(robot, **options) -> IdentificationModel:
     """:class:`IdentificationModel` of ``robot`` with its options, kept for the robots and
     options last used (building one costs a rank computation and a compiled regressor)."""
-    robot_argument(robot)
     options = checked_options(identification_model, options)
+    robot_argument(robot)
     def freeze(v):
         if isinstance(v, dict):
             return tuple(sorted((str(k), float(x)) for k, x in v.items()))

@@ -224,8 +224,8 @@ def pose_and_jacobian(robot, q, *, j=None, tool=None):
 def jacobian_model(robot, *legacy, **options):
     """Customized symbolic iJ_j: a :class:`~robmod.symbolic.model.CustomModel` (output 6 x NJ);
     the frames as :func:`jacobian`."""
-    robot_argument(robot)
     o = checked_options(jacobian_model, options, legacy)
+    robot_argument(robot)
     j, i, tool = o["j"], o["i"], o["tool"]
     tool_obj, jj = resolve_frame(robot, j, tool)
     end = "E" if tool_obj is not None else str(jj)

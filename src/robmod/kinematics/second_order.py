@@ -208,8 +208,8 @@ def jdot_qdot_model(robot, *legacy, **options):
     Inputs: ``q`` and ``qd`` (``QPk``); output ``JPQP`` with elements ``JPQP1..JPQP6``; the
     frames as :func:`~robmod.kinematics.jacobian`.
     """
-    robot_argument(robot)
     o = checked_options(jdot_qdot_model, options, legacy)
+    robot_argument(robot)
     return _model(robot, o["j"], o["i"], o["tool"], False)
 
 

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..description.arguments import keyword_options
+from ..description.arguments import keyword_options, positive_scalar
 from ..errors import ArgumentError
 from .canvas import finish, panels
 
@@ -91,12 +91,7 @@ def trajectory_plot(traj, path=None, *, ax=None, limits=None, rate: float = 500.
             and hasattr(traj, "n")):
         raise ArgumentError(f"trajectory_plot takes a trajectory (a motion: n, duration, "
                             f"sample(t)), got {type(traj).__name__}")
-    try:
-        rate = float(rate)
-    except (TypeError, ValueError):
-        rate = float("nan")
-    if not rate > 0 or rate == float("inf"):
-        raise ArgumentError(f"rate must be a positive number of samples per second, got {rate}")
+    rate = positive_scalar("rate (samples per second)", rate)
     if hasattr(traj, "deviation") and hasattr(traj, "pose"):
         traj = traj if limits is None else replace(traj, limits=limits)
         return _task_line_figure(traj, path, rate, ax)
