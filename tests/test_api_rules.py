@@ -321,3 +321,22 @@ def test_positional_frames_still_work_for_one_release():
     assert model.title == robmod.kinematics.jacobian_model(robot, j=4).title
     with pytest.raises(ArgumentError, match="by keyword"):
         robmod.geometry.dgm(robot, q, 6, j=6)
+
+
+def test_sample_jerk_is_the_deprecated_name_of_qddd():
+    from robmod.kinematics import Sample
+
+    s = Sample(np.zeros(2), np.ones(2), np.zeros(2), np.full(2, 3.0))
+    with pytest.warns(DeprecationWarning, match="Sample.qddd"):
+        assert s.jerk is s.qddd
+
+
+def test_an_unknown_name_is_an_argument_error_and_a_key_error():
+    from robmod.errors import UnknownNameError
+    from robmod.identification.parameters import split_name
+
+    assert split_name("XX12") == ("XX", 12)
+    with pytest.raises(UnknownNameError, match=r"'XQ3' is not the name of a standard") as info:
+        split_name("XQ3")
+    assert isinstance(info.value, KeyError) and isinstance(info.value, ArgumentError)
+    assert str(info.value).startswith("'XQ3' is not")       # the message, not KeyError's repr

@@ -413,3 +413,21 @@ def test_cli_identify_plots_the_fit_and_the_parameters(identified, tmp_path, cap
     out = capsys.readouterr().out
     assert "fit plot written" in out and "parameters plot written" in out
     assert fit.stat().st_size > 1000 and params.stat().st_size > 1000
+
+
+def test_simulation_plot_of_a_free_run_and_the_delegating_method(planar, tmp_path):
+    from robmod.dynamics import simulate
+
+    t = np.linspace(0.0, 0.2, 21)
+    run = simulate(planar, lambda tt, x: np.array([1.0, -0.5]), np.zeros(4), t)
+    fig = rp.simulation_plot(run)
+    q_ax, qd_ax, tau_ax = fig.axes
+    for j in range(2):                           # no desired motion: q, qd and the torques
+        np.testing.assert_allclose(q_ax.lines[j].get_ydata(), run.q[:, j])
+        np.testing.assert_allclose(qd_ax.lines[j].get_ydata(), run.qd[:, j])
+        np.testing.assert_allclose(tau_ax.lines[j].get_ydata(), [1.0, -0.5][j])
+    assert qd_ax.get_ylabel() == "qd"
+    fig = run.plot(tmp_path / "run.png", joints=[2])    # delegates to robmod.plot
+    assert (tmp_path / "run.png").stat().st_size > 1000 and len(fig.axes[0].lines) == 1
+    with pytest.raises(RobmodError, match="no desired motion"):
+        run.error
