@@ -12,14 +12,36 @@ SRC = ROOT / "src" / "robmod"
 MODULES = sorted(p for p in SRC.rglob("*.py") if "__pycache__" not in p.parts)
 
 
+#: the modules outside the layers (below them all but testing: they import no layer)
+OUTSIDE = {"errors", "arguments", "deprecation", "version", "testing", "__init__", "__main__",
+           "robots"}
+
+
 def test_layers_contract():
-    """description < symbolic < geometry < kinematics < dynamics < identification < trajectory
-    < control < cli, checked by import-linter (contract in pyproject.toml)."""
+    """spatial < description < symbolic < geometry < kinematics < dynamics < identification
+    < trajectory < control < plot < cli, checked by import-linter (contract in pyproject.toml)."""
     exe = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
     if not Path(exe).exists():
         pytest.skip("import-linter is not installed")
     res = subprocess.run([exe], cwd=ROOT, capture_output=True, text=True)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+
+
+def test_every_package_is_a_layer_and_spatial_is_the_bottom_one():
+    """The contract names every package of robmod (a new one must take its place in the
+    layers), the leaf package robmod.spatial (SO(3), SE(3) on floats) at the bottom."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"][
+        "contracts"]
+    layers = [name.strip("()") for name in contracts[0]["layers"]]
+    assert layers[-1] == "robmod.spatial" and layers[0] == "robmod.cli"
+    found = {p.stem if p.is_file() else p.name for p in SRC.iterdir()
+             if p.suffix == ".py" or (p / "__init__.py").exists()}
+    assert {f"robmod.{name}" for name in found - OUTSIDE} == set(layers), \
+        "add the package to the layers of pyproject.toml (or to OUTSIDE, importing no layer)"
+    below = set(contracts[1]["source_modules"])
+    assert below == {f"robmod.{m}" for m in ("errors", "arguments", "deprecation", "version")}
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(SRC)))

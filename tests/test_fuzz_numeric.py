@@ -227,7 +227,7 @@ def test_simulate_returns_finite_states_or_raises_robmod_error(rname, data):
                 "none": None}[law]
 
     try:
-        out = simulate(robot, tau_fn, x0, t)
+        out = np.asarray(simulate(robot, tau_fn, x0, t))
     except RobmodError:
         return
     assert rname != "symbolic"
@@ -301,3 +301,75 @@ def test_general6r_refuses_a_non_finite_target(bad):
     match = "finite|out of range" if bad == 1e300 else "NaN|infinite"
     with pytest.raises(RobmodError, match=match):
         igm_general6r(ROBOTS["rx90"], T)
+# -- every public entry point of every package, with bad arguments --------------------------
+# Each exported function and class (controllers, estimators, ...) is called with broken values
+# for all its required arguments, and with a robot first and broken values for the rest: it
+# raises a RobmodError (an ArgumentError for a value of the wrong kind) or returns; never a
+# NumPy, SymPy or Python error from deep inside (docs/architecture.md, "Errors").
+
+#: exported objects left out, and why
+NOT_CALLED = {
+    "CompiledModel": "built by CustomModel.compile(), not by users",
+    "IGMSolution": "built by igm_model, not by users",
+    "kk_transform": "the formula a(j)T_j for any scalar type (SymPy or NumPy), unchecked; "
+                    "frame_transform(robot, j, q) is the checked function",
+    "get_client": "no required argument: it starts a Dask cluster",
+    "local_cluster": "no required argument: it starts a Dask cluster",
+    "close_default": "no argument",
+}
+BROKEN = [None, "abc", float("nan"), [[1.0], [1.0, 2.0]], np.array([object()] * 3)]
+
+
+def _entry_points():
+    import importlib
+    import inspect
+
+    out, seen = [], set()
+    names = ["", ".spatial", ".description", ".symbolic", ".geometry", ".kinematics",
+             ".dynamics", ".identification", ".trajectory", ".control", ".plot", ".distributed"]
+    for name in names:
+        try:
+            pkg = importlib.import_module("robmod" + name)
+        except ImportError:      # the dask extra
+            continue
+        for attr in pkg.__all__:
+            obj = getattr(pkg, attr)
+            if not (inspect.isfunction(obj) or inspect.isclass(obj)) or id(obj) in seen \
+                    or attr in NOT_CALLED:
+                continue
+            seen.add(id(obj))
+            try:
+                params = list(inspect.signature(obj).parameters.values())
+            except (TypeError, ValueError):
+                continue
+            required = [p for p in params if p.default is p.empty
+                        and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+            keywords = [p.name for p in params if p.default is p.empty
+                        and p.kind is p.KEYWORD_ONLY]
+            if required or keywords:
+                out.append((f"{pkg.__name__}.{attr}", obj, [p.name for p in required], keywords))
+    return out
+
+
+ENTRY_POINTS = _entry_points()
+
+
+@pytest.mark.parametrize("qual, fn, required, keywords", ENTRY_POINTS,
+                         ids=[e[0] for e in ENTRY_POINTS])
+def test_no_entry_point_lets_a_non_robmod_error_out_for_bad_arguments(qual, fn, required,
+                                                                      keywords, tmp_path,
+                                                                      monkeypatch):
+    import warnings
+
+    pytest.importorskip("matplotlib").use("Agg")
+    monkeypatch.chdir(tmp_path)              # a writer given the path "abc" writes it here
+    calls = [([b] * len(required), b) for b in BROKEN]
+    if required and required[0] == "robot" and len(required) + len(keywords) > 1:
+        calls += [([ROBOTS["rx90"]] + [b] * (len(required) - 1), b) for b in BROKEN]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for args, b in calls:
+            try:
+                fn(*args, **{k: b for k in keywords})
+            except RobmodError:
+                pass

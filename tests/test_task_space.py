@@ -10,7 +10,7 @@ from robmod.description.io_yaml import loads_yaml
 from robmod.errors import RobmodError
 from robmod.geometry.direct import dgm
 from robmod.geometry.inverse import igm
-from robmod.geometry.rotations import rot_axis, rot_matrix
+from robmod.spatial import rot_axis, rot_matrix
 from robmod.kinematics import jacobian
 from robmod.trajectory import fixed_axis_rotation, synchronise, task_line
 
@@ -116,8 +116,8 @@ def test_derivatives_against_finite_differences(line):
     p, m, x = line.sample(t + h), line.sample(t - h), line.sample(t)
     np.testing.assert_allclose((p.q - m.q) / (2 * h), x.qd, atol=1e-8)
     np.testing.assert_allclose((p.qd - m.qd) / (2 * h), x.qdd, atol=1e-7)
-    np.testing.assert_allclose((p.qdd - m.qdd) / (2 * h), x.jerk, atol=1e-5 * np.abs(x.jerk).max())
-    assert np.abs(x.jerk).max() > 1.0                    # a real check: the jerk is not zero
+    np.testing.assert_allclose((p.qdd - m.qdd) / (2 * h), x.qddd, atol=1e-5 * np.abs(x.qddd).max())
+    assert np.abs(x.qddd).max() > 1.0                    # a real check: the jerk is not zero
     end = line.sample([-1.0, line.duration, line.duration + 1])
     assert np.all(end.qd == 0) and np.all(end.qdd == 0)
     np.testing.assert_allclose(end.q[1], end.q[2])

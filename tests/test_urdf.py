@@ -11,8 +11,8 @@ from scipy.spatial.transform import Rotation
 from robmod.description.expr import as_expr
 from robmod.description.files import read_robot, write_robot
 from robmod.description import dumps_urdf, loads_urdf, read_urdf, write_urdf
-from robmod.description.kk_fit import (kk_parameters_from_transform, matrix_from_rpy,
-                                       rpy_from_matrix)
+from robmod.description.kk_fit import kk_parameters_from_transform
+from robmod.spatial import matrix_to_rpy, rpy_to_matrix
 from robmod.description import make_robot
 from robmod.description.robot import FIXED, INERTIAL, Frame, JointLimits, Link, Tool
 from robmod.errors import DescriptionError, FileFormatError
@@ -167,6 +167,17 @@ def test_kk_parameters_mdh_form():
         g, b, a, d, t, r = kk_parameters_from_transform(T)
         assert abs(g) < 1e-15 and abs(b) < 1e-15
         assert (a, d, t, r) == pytest.approx((alpha, -0.3, 1.1, 0.25))
+
+
+def matrix_from_rpy(roll, pitch, yaw):
+    """URDF's rpy: Rot(z, yaw) Rot(y, pitch) Rot(x, roll) (robmod.spatial's z-y-x angles)."""
+    return rpy_to_matrix(yaw, pitch, roll)
+
+
+def rpy_from_matrix(R):
+    """(roll, pitch, yaw) as the URDF writer takes them (tol=0: the exact lock only)."""
+    yaw, pitch, roll = matrix_to_rpy(R, tol=0.0).first
+    return roll, pitch, yaw
 
 
 def test_rpy_round_trip_including_gimbal_lock():

@@ -90,5 +90,13 @@ class ArgumentError(RobmodError, TypeError):
     call it cannot bind, so that code written for that one keeps working."""
 
 
+class UnknownNameError(ArgumentError, KeyError):
+    """A name that does not exist where it is looked up (a parameter of a base, a standard
+    parameter's name): an :class:`ArgumentError` naming what exists, and a :class:`KeyError`,
+    the error of a mapping's missing key."""
+
+    __str__ = Exception.__str__     # the message as written (KeyError would show its repr)
+
+
 __all__ = ["RobmodError", "DescriptionError", "FileFormatError", "ExpressionError",
-           "ArgumentError", "Location", "RobmodWarning"]
+           "ArgumentError", "UnknownNameError", "Location", "RobmodWarning"]

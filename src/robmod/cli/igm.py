@@ -68,7 +68,7 @@ def _parse_fixed(items) -> dict:
 
 def _target_pose(robot, args) -> np.ndarray:
     """The 4x4 target 0Tn from the command-line arguments."""
-    from ..geometry import orientation as ori
+    from ..spatial import orientation as ori
     from ..geometry.direct import dgm
 
     scale = np.pi / 180.0 if args.degrees else 1.0

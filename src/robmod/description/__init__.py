@@ -11,7 +11,7 @@ from .io_mjcf import to_mjcf, MJCF, INERTIA_BOUND
 from .io_par import read_par, loads_par, dumps_par, write_par
 from .io_urdf import read_urdf, loads_urdf, dumps_urdf, write_urdf
 from .io_yaml import read_yaml, loads_yaml, dumps_yaml, write_yaml
-from .library import library_names, load_robot
+from .library import library_names, load_robot, planar3r
 from .serial import end_frame, joint_chain, structure_text
 from .validation import validate
 
@@ -34,7 +34,7 @@ __all__ = [
     # io_yaml
     "read_yaml", "loads_yaml", "dumps_yaml", "write_yaml",
     # library
-    "library_names", "load_robot",
+    "library_names", "load_robot", "planar3r",
     # serial
     "joint_chain", "end_frame", "structure_text",
     # validation

@@ -6,8 +6,9 @@ from typing import Mapping
 
 import sympy as sp
 
-from .expr import as_expr
+from ..arguments import keyword_options, records
 from ..errors import ArgumentError
+from .expr import as_expr
 from .robot import GEOMETRIC, IDENTITY4, Frame, Link, Robot, vec3
 
 
@@ -18,6 +19,7 @@ def _inertia_check_option(value) -> str:
     return value
 
 
+@keyword_options()
 def make_robot(name: str, frames, links=None, *, n_links: int | None = None, base=None,
                tools=(), gravity=None, W0=None, WP0=None, V0=None, VP0=None, values=None,
                source: str = "", description: str = "", validate: bool = True,
@@ -30,11 +32,13 @@ def make_robot(name: str, frames, links=None, *, n_links: int | None = None, bas
     ``inertia_check``: "error" (default) or "warn", what validation does with a physically
     impossible inertia (:attr:`Robot.inertia_check`).
     """
-    frames = tuple(f if isinstance(f, Frame) else _frame_from_dict(f) for f in frames)
+    frames = tuple(f if isinstance(f, Frame) else _frame_from_dict(f)
+                   for f in records(frames, "frames"))
     nl = len(frames) if n_links is None else n_links
     if links is None:
         links = [Link.symbolic(j) for j in range(1, nl + 1)]
-    links = tuple(l if isinstance(l, Link) else Link(**l) for l in links)
+    links = tuple(l if isinstance(l, Link) else Link(**_record(l, "link"))
+                  for l in records(links, "links"))
     kw = {}
     for key, val in (("gravity", gravity), ("W0", W0), ("WP0", WP0), ("V0", V0), ("VP0", VP0)):
         if val is not None:
@@ -54,8 +58,15 @@ def make_robot(name: str, frames, links=None, *, n_links: int | None = None, bas
     return robot
 
 
+def _record(d, what: str) -> dict:
+    if not isinstance(d, Mapping):
+        raise ArgumentError(f"a {what} must be a mapping of its fields (or a {what.title()}), got "
+                            f"{type(d).__name__}")
+    return dict(d)
+
+
 def _frame_from_dict(d: Mapping) -> Frame:
-    kw = dict(d)
+    kw = _record(d, "frame")
     for k in GEOMETRIC:
         if k in kw:
             kw[k] = as_expr(kw[k])

@@ -53,8 +53,13 @@ _symbols: dict[str, sp.Symbol] = {}
 
 def symbol(name: str) -> sp.Symbol:
     """The robmod symbol called ``name`` (plain SymPy symbol, cached)."""
-    s = _symbols.get(name)
+    try:
+        s = _symbols.get(name)
+    except TypeError:       # unhashable: not a name
+        s = None
     if s is None:
+        if not isinstance(name, str):
+            raise ExpressionError(f"a symbol name is text, got {type(name).__name__}")
         if not _NAME.match(name):
             raise ExpressionError(f"{name!r} is not a valid symbol name")
         s = _symbols[name] = sp.Symbol(name)

@@ -3,15 +3,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import FileFormatError, Location
-from .arguments import keyword_options
+from ..errors import ArgumentError, FileFormatError, Location
+from ..arguments import keyword_options, path_argument, robot_argument
 from .io_common import write_text_atomic
 
 _FORMATS = {".yaml": "yaml", ".yml": "yaml", ".par": "par", ".urdf": "urdf"}
 
 
 def _format_of(path) -> str:
-    ext = Path(path).suffix.lower()
+    ext = Path(path_argument(path)).suffix.lower()
     if ext not in _FORMATS:
         raise FileFormatError(
             f"unknown file type {ext or '(none)'!r}; use one of {', '.join(sorted(_FORMATS))}",
@@ -44,6 +44,10 @@ def read_robot(path, *, fmt: str | None = None, inertia_check: str | None = None
 
 
 def dumps_robot(robot, fmt: str) -> str:
+    """The text of ``robot`` in the format ``fmt`` ("yaml", "par", "urdf")."""
+    robot_argument(robot)
+    if not isinstance(fmt, str):
+        raise ArgumentError(f"fmt must be one of 'yaml', 'par', 'urdf', got {fmt!r}")
     if robot.mimic and fmt in ("par", "urdf"):
         raise FileFormatError(f"robot {robot.name!r} has mimic joints, which robmod writes only "
                               "in its YAML format (.yaml) so far")

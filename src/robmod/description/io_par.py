@@ -34,9 +34,10 @@ from pathlib import Path
 
 import sympy as sp
 
+from ..arguments import did_you_mean, keyword_options, path_argument, text_argument
 from ..errors import DescriptionError
 from .expr import symbol
-from .io_common import did_you_mean, read_text, sanitize_name, write_text_atomic
+from .io_common import read_text, sanitize_name, write_text_atomic
 from .par_extensions import extension_lines, read_extensions
 from .par_syntax import (ParContext, item_expr, item_int, mask_comments, par_list,
                          small_int,
@@ -68,17 +69,19 @@ _ROBOTNAME = re.compile(r"^\s*robotname\s*=\s*(?:'([^']*)'|\"([^\"]*)\")\s*$", r
 
 
 # ------------------------------------------------------------------------------ reading
+@keyword_options()
 def read_par(path, *, inertia_check: str = "error") -> Robot:
     """Read a robot from a SYMORO ``.par`` file (``inertia_check``: see
     :func:`~robmod.description.files.read_robot`)."""
-    path = Path(path)
+    path = Path(path_argument(path))
     text = read_text(path, "latin-1")  # SYMORO+ banners hold accented letters
     return loads_par(text, str(path), inertia_check=inertia_check)
 
 
+@keyword_options()
 def loads_par(text: str, filename: str = "<string>", *, inertia_check: str = "error") -> Robot:
     """Read a robot from the text of a ``.par`` file."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
+    text = text_argument(text).replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
     ctx = ParContext(text, filename)
     masked, comments = mask_comments(ctx)
     stmts = statements(ctx, masked, 0, len(masked))
@@ -320,6 +323,7 @@ def _base(ctx, by_key):
 
 
 # ------------------------------------------------------------------------------ writing
+@keyword_options()
 def dumps_par(robot: Robot) -> str:
     """The OpenSYMORO ``.par`` text of ``robot`` (plus robmod extension comments if needed)."""
     nl, nj, nf = robot.n_links, robot.n_joints, robot.n_frames

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import sympy as sp
 
+from ..arguments import did_you_mean, keyword_options, path_argument, text_argument
 from . import located_yaml
 from .expr import as_expr, to_text
-from .io_common import (IDENT_RE, NAME_RE, FileContext, did_you_mean, read_text,
-                        write_text_atomic)
+from .io_common import IDENT_RE, NAME_RE, FileContext, read_text, write_text_atomic
 from .build import make_robot
 from .robot import (DYNAMIC, GEOMETRIC, IDENTITY4, LIMITS, FIXED, Frame, JointLimits, Link,
                     Robot, Tool)
@@ -39,16 +39,18 @@ _JOINT_KEYS = ("j",) + LIMITS
 _BASE_KEYS = ("Z", "gravity", "W0", "WP0", "V0", "VP0")
 
 
+@keyword_options()
 def read_yaml(path, *, inertia_check: str = "error") -> Robot:
     """Read a robot from a native YAML file (``inertia_check``: see
     :func:`~robmod.description.files.read_robot`)."""
-    path = Path(path)
+    path = Path(path_argument(path))
     return loads_yaml(read_text(path), str(path), inertia_check=inertia_check)
 
 
+@keyword_options()
 def loads_yaml(text: str, filename: str = "<string>", *, inertia_check: str = "error") -> Robot:
     """Read a robot from YAML text."""
-    data = located_yaml.load(text, filename)
+    data = located_yaml.load(text_argument(text), filename)
     return _robot_from_data(data, FileContext(filename), inertia_check)
 
 
@@ -302,6 +304,7 @@ def _row(pairs) -> str:
     return "{" + ", ".join(f"{k}: {_scalar(v)}" for k, v in pairs) + "}"
 
 
+@keyword_options()
 def dumps_yaml(robot: Robot) -> str:
     """The native YAML text of ``robot`` (re-readable by :func:`loads_yaml`)."""
     out = [f"# robmod robot description (format {_FORMAT_VERSION}); see docs/format.md",

@@ -31,6 +31,7 @@ from typing import Mapping
 import numpy as np
 import sympy as sp
 
+from ..arguments import close_matches
 from ..errors import DescriptionError
 from .expr import as_expr, symbol
 
@@ -282,9 +283,7 @@ class Robot:
             if frame.lstrip("+-").isdigit():
                 frame = int(frame)
             else:
-                import difflib
-
-                close = difflib.get_close_matches(frame, list(self.frame_names), n=4)
+                close = close_matches(frame, self.frame_names, n=4)
                 hint = f"; close names: {', '.join(close)}" if close else (
                     f"; names: {', '.join(list(self.frame_names)[:12])}" if self.frame_names
                     else "; this robot has no frame names: give a frame number")
@@ -321,14 +320,20 @@ class Robot:
         return "tree"
 
     def frame(self, j: int) -> Frame:
-        if not 1 <= j <= self.n_frames:
-            raise DescriptionError(f"robot {self.name!r} has no frame {j}")
-        return self.frames[j - 1]
+        return self.frames[self._number(j, self.n_frames, "frame")]
 
     def link(self, j: int) -> Link:
-        if not 1 <= j <= self.n_links:
-            raise DescriptionError(f"robot {self.name!r} has no link {j}")
-        return self.links[j - 1]
+        return self.links[self._number(j, self.n_links, "link")]
+
+    def _number(self, j, n: int, what: str) -> int:
+        """j - 1 for a number j in 1..n, else a DescriptionError naming ``what``."""
+        try:
+            known = 1 <= j <= n
+        except TypeError:           # not a number
+            known = False
+        if not known:
+            raise DescriptionError(f"robot {self.name!r} has no {what} {j!r} ({what}s 1..{n})")
+        return j - 1
 
     @cached_property
     def joints(self) -> tuple[int, ...]:

@@ -15,6 +15,7 @@ from typing import Mapping
 import numpy as np
 import sympy as sp
 
+from ..arguments import keyword_options
 from ..errors import DescriptionError, Location, RobmodWarning
 from .robot import (DYNAMIC, FIXED, GEOMETRIC, LIMITS, PRISMATIC, REVOLUTE, Robot,
                     joint_variable, provide)
@@ -59,6 +60,7 @@ def _number(expr):
         return None
 
 
+@keyword_options()
 def validate(robot: Robot, locations: Mapping | None = None) -> Robot:
     """Check ``robot``; return it unchanged or raise :class:`DescriptionError`."""
     nf, nl = robot.n_frames, robot.n_links

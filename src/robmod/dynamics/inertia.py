@@ -30,9 +30,10 @@ from ..symbolic import fastpath
 from ..symbolic.algebra import add, mul
 from ..symbolic.model import Output, customize
 from .newton_euler import idm
-from .spatial import (axis_index, coordinates, dofs, geometry, link_inertia, model_inputs,
-                      numeric_context, plain_layout, reduce_mimic_matrix, rot, transfer_inertia,
-                      wrench_up)
+from ..kinematics.recursion import rot
+from .bodies import link_inertia, transfer_inertia, wrench_up
+from .layout import (axis_index, coordinates, dofs, geometry, model_inputs, numeric_context,
+                     plain_layout, reduce_mimic_matrix)
 
 
 def _composite_inertias(ctx, robot, geo=None):

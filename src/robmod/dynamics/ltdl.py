@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..symbolic.algebra import add, mul, numeric_constant
 from .inertia import inertia_matrix_algorithm
 from .newton_euler import idm_algorithm
-from .spatial import Proxy, coordinates, dofs, reduce_mimic, reduce_mimic_matrix
+from .layout import Proxy, coordinates, dofs, reduce_mimic, reduce_mimic_matrix
 
 
 def _ltdl_solve(ctx, A, b, order, singular):

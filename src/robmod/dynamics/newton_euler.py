@@ -41,7 +41,8 @@ from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
 from ..symbolic import fastpath
 from ..symbolic.context import NumericContext
-from .spatial import friction_torque, reduce_mimic
+from .friction import friction_torque
+from .layout import reduce_mimic
 
 
 #: the switches of the Newton-Euler model and their defaults (every term in)
@@ -269,6 +270,7 @@ def ccg(robot, q, qd) -> np.ndarray:
     return fastpath.evaluate(robot, ("ccg",), _CCG_SPEC, _CCG, q, qd)
 
 
+@keyword_options()
 def ccg_model(robot):
     """Customized C(q, qd) qd + Q(q) (outputs GAM1..GAMn, inputs q and qd)."""
     return _idm_model(robot, _CCG, name="ccg", title="Coriolis, centrifugal and gravity torques")

@@ -46,14 +46,17 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
+from ..description.arguments import keyword_options
 from ..description.expr import symbol
 from ..description.robot import FIXED, INERTIAL, PRISMATIC, REVOLUTE
-from ..errors import RobmodError
+from ..arguments import did_you_mean
+from ..errors import RobmodError, UnknownNameError
 from ..geometry.transforms import frame_transform
 from .first_links import first_links_analysis, rotor_rule
 from .parameters import FIELDS, split_name
 
 _J_INDEX = {"XX": (0, 0), "XY": (0, 1), "XZ": (0, 2), "YY": (1, 1), "YZ": (1, 2), "ZZ": (2, 2)}
+_FIELD_AT = {rc: k for k, rc in _J_INDEX.items()}
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,8 @@ class BaseParameters:
         for b in self.base:
             if b.name == name:
                 return b.expr
-        raise KeyError(name)
+        raise UnknownNameError(f"no base parameter {name!r}{did_you_mean(name, self.names)}; "
+                               f"the base parameters: {', '.join(self.names)}")
 
     @property
     def relations(self) -> dict:
@@ -398,12 +402,11 @@ def _term(c, sym):
 
 
 def _field_at(r, c):
-    for k, rc in _J_INDEX.items():
-        if rc == (min(r, c), max(r, c)):
-            return k
-    raise KeyError((r, c))
+    """The inertia field (XX..ZZ) of the element (r, c) of a symmetric 3x3 (r, c in 0..2)."""
+    return _FIELD_AT[min(r, c), max(r, c)]
 
 
+@keyword_options()
 def base_parameters(robot, *, rotor=True, friction=True, regroup_first_links=True,
                     seed=0, numeric_finish=True) -> BaseParameters:
     """Symbolic base parameters of a serial or tree robot (closed loops: the equivalent tree).

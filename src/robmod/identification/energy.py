@@ -10,6 +10,8 @@ link j (velocities of link j and of the origin O_j, in frame j)::
 
     jw_j = jR_a w_a + sigma_bar_j qd_j z,   jV_j = jR_a (V_a + w_a x aP_j) + sigma_j qd_j z
 
+(the forward recursion of :func:`robmod.kinematics.forward`, with the linear velocities)
+
 and for the rotor of joint j, DE(IA_j) = qd_j^2 / 2.  Written once over a
 context (see :mod:`robmod.symbolic.context`): it serves the symbolic
 determination of the base parameters (:mod:`.base_symbolic`) and the numeric
@@ -21,9 +23,9 @@ import re
 
 import sympy as sp
 
-from ..description.robot import FIXED, PRISMATIC, REVOLUTE, INERTIAL
-from ..geometry.direct import frame_matrix
-from ..symbolic.algebra import add, cross, dot, htm_identity, mul
+from ..description.robot import INERTIAL
+from ..kinematics.recursion import forward
+from ..symbolic.algebra import add, dot, htm_identity, mul
 
 _HALF = sp.Rational(1, 2)
 
@@ -44,13 +46,15 @@ def energy_functions(ctx, robot, links=None, gravity=True):
 class EnergyRecursion:
     """The energy functions link by link, each computed when first asked for (after its
     antecedents): an analysis that needs only the links near the base does not pay for the
-    whole tree."""
+    whole tree.  The velocities w_j, V_j come from the ONE forward recursion
+    (:func:`robmod.kinematics.recursion.forward`, continued on the frames still missing)."""
 
     def __init__(self, ctx, robot, gravity=True):
         self.ctx, self.robot = ctx, robot
         self.half = ctx.const(_HALF)
         self.g = [ctx.param(x) for x in robot.gravity] if gravity else [0, 0, 0]
-        self.W, self.V, self.T0 = {0: [0, 0, 0]}, {0: [0, 0, 0]}, {0: htm_identity()}
+        self.lk = None          # the forward recursion's state (LinkKinematics)
+        self.T0 = {0: htm_identity()}
         self.out, self.kin = {}, {}
 
     def link(self, j):
@@ -59,28 +63,23 @@ class EnergyRecursion:
         while k != 0 and k not in self.out:
             chain.append(k)
             k = self.robot.frame(k).ant
-        for k in reversed(chain):
-            self._compute(self.robot.frame(k))
+        frames = [self.robot.frame(k) for k in reversed(chain)]
+        if frames:
+            # w_j, V_j: the forward recursion of link kinematics (fixed base), continued
+            self.lk = forward(self.ctx, self.robot, frames, acceleration=False,
+                              base_motion=False, gravity=False, linear=False,
+                              angular_acceleration=False, linear_velocity=True,
+                              names=("W", "W", "WP"), state=self.lk)
+        for f in frames:
+            self._compute(f)
         return self.out[j]
 
     def _compute(self, f):
-        ctx, robot, half, g = self.ctx, self.robot, self.half, self.g
+        ctx, half, g = self.ctx, self.half, self.g
         j, a = f.j, f.ant
-        T = frame_matrix(ctx, robot, j)
-        R = [row[:3] for row in T]
-        P = [row[3] for row in T]
-        qd = ctx.joint(j, "qd") if f.sigma != FIXED else 0
-        wa, va = self.W[a], self.V[a]
-        wi = [dot([R[0][k], R[1][k], R[2][k]], wa) for k in range(3)]
-        vs = [add(va[k], c) for k, c in enumerate(cross(wa, P))]
-        vi = [dot([R[0][k], R[1][k], R[2][k]], vs) for k in range(3)]
-        w = [ctx.var(x, f"W{k + 1}{j}") for k, x in enumerate(wi)]
-        v = [ctx.var(x, f"V{k + 1}{j}") for k, x in enumerate(vi)]
-        if f.sigma == REVOLUTE:
-            w[2] = ctx.var(add(w[2], qd), f"W3{j}")
-        elif f.sigma == PRISMATIC:
-            v[2] = ctx.var(add(v[2], qd), f"V3{j}")
-        self.W[j], self.V[j] = w, v
+        R, P = self.lk.R[j], self.lk.P[j]
+        T = [list(R[r]) + [P[r]] for r in range(3)]
+        w, v = self.lk.W[j], self.lk.V[j]
         # 0T_j for the potential energy
         Ta = self.T0[a]
         T0 = self.T0[j] = [[ctx.var(add(dot(Ta[r][:3], [T[0][c], T[1][c], T[2][c]]),

@@ -43,7 +43,7 @@ from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..geometry.direct import dgm
 from ..geometry.igm_result import IGMResult
-from ..geometry.pose_errors import pose_error
+from ..spatial.pose_errors import pose_error
 from ..geometry.transforms import transform_to_numpy
 from .jacobians import resolve_frame, pose_and_jacobian
 

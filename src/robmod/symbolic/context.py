@@ -24,6 +24,7 @@ import numpy as np
 import sympy as sp
 from sympy.core.parameters import distribute
 
+from ..arguments import keyword_options
 from ..errors import RobmodError
 
 
@@ -89,6 +90,7 @@ class SymbolicContext:
 
     symbolic = True
 
+    @keyword_options()
     def __init__(self, robot=None, *, trig_names: bool = True):
         self.robot = robot
         self.statements: list[tuple[sp.Symbol, sp.Expr]] = []
@@ -173,6 +175,7 @@ class NumericContext:
 
     symbolic = False
 
+    @keyword_options()
     def __init__(self, robot=None, *, q=None, qd=None, qdd=None):
         self.robot = robot
         self.arrays = {"q": q, "qd": qd, "qdd": qdd}

@@ -25,11 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...description.arguments import pose_array
+from ...description.arguments import keyword_options, pose_array
 from ...errors import RobmodError
 from .paul import paul_search
 from .solution import IGMSolution, IGMStep
-from ...description.arguments import keyword_options
 
 _CACHE: dict = {}
 _ALL_FAMILIES = ("elem", "inv", "norm")
