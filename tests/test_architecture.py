@@ -202,9 +202,24 @@ KNOWN_CIRCLES = {
 }
 
 
+def _declared_delegations() -> set:
+    """(module, imported module) pairs of the layers contract's ``ignore_imports``: the plot()
+    methods that delegate to robmod.plot at call time, declared with their reason."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"][
+        "contracts"]
+    return {tuple(x.strip() for x in rule.split("->")) for c in contracts
+            for rule in c.get("ignore_imports", [])}
+
+
+DECLARED = _declared_delegations()
+
+
 def _imports_of(path):
     """Modules a module imports, at its top or inside functions (a lazy import is still a
-    dependency), as dotted names resolved against robmod's modules."""
+    dependency), as dotted names resolved against robmod's modules; the delegations the
+    layers contract declares (:data:`DECLARED`) left out."""
     names = {_module_name(p) for p in MODULES}
     me = _module_name(path)
     base = me.split(".") if _is_package(path) else me.split(".")[:-1]
@@ -219,7 +234,7 @@ def _imports_of(path):
                 out.add(full if full in names else mod)
         elif isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names)
-    return out
+    return {m for m in out if (me, m) not in DECLARED}
 
 
 def _circles(package):

@@ -10,9 +10,11 @@ models of serial robots apply to the chain of its joints (the IGM to the chain's
 """
 from __future__ import annotations
 
+from ..arguments import keyword_options
 from .robot import FIXED
 
 
+@keyword_options()
 def joint_chain(robot) -> tuple[int, ...] | None:
     """The frames of the joints (sigma 0 or 1, mimic joints included) in order from the base
     when they form one chain -- each joint's nearest joint antecedent is the joint before it,
@@ -31,6 +33,7 @@ def joint_chain(robot) -> tuple[int, ...] | None:
     return joints
 
 
+@keyword_options()
 def end_frame(robot) -> int | None:
     """The end frame of a serial robot (:func:`joint_chain`): its last joint's frame, or the
     fixed frame that continues it alone (a flange, then a tool frame: each the only frame on
@@ -63,6 +66,7 @@ def extra_frames_text(robot) -> str | None:
             + ", ".join(frame_label(robot, j) for j in others))
 
 
+@keyword_options()
 def structure_text(robot) -> str:
     """"serial, 6 joints, 3 fixed frames", "tree, 32 joints (12 mimic), 27 fixed frames",
     "closed, 6 joints, 1 loop", "rigid, 0 joints, 5 fixed frames": the structure as the
