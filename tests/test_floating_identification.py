@@ -77,7 +77,7 @@ def _log(robot, seconds=12.0, rate=200.0, noise=1e-5, seed=0):
     t = np.arange(0.0, seconds, 1.0 / rate)
     X = floating_simulate(robot, lambda tt, x: amp * np.sin(w * tt + ph) - x[-n:]
                           - 3.0 * x[7:7 + n], np.r_[neutral(robot), np.zeros(6 + n)], t)
-    q = X[:, :7 + n] + rng.normal(size=(t.size, 7 + n)) * noise
+    q = X.q + rng.normal(size=(t.size, 7 + n)) * noise
     return MeasuredData(t, q, tau=np.zeros((t.size, 6)), floating=True, source="space arm")
 
 

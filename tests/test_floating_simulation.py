@@ -11,7 +11,7 @@ import sympy as sp
 import robmod
 from robmod.dynamics import (center_of_mass, centroidal_momentum, floating_idm,
                              floating_inertia_matrix, floating_simulate,
-                             floating_state_derivative)
+                             floating_state_derivative, SimulationResult)
 from robmod.errors import ArgumentError, RobmodError
 from robmod.geometry import neutral
 from robmod.testing import random_inertial, random_robot
@@ -42,8 +42,12 @@ def drift(robot, h, T=1.0):
     x0, tau = start(robot)
     n = robot.n_q
     t = np.arange(0.0, T + h / 2, h)
-    X = floating_simulate(robot, lambda tt, x: tau, x0, t)
-    hg = centroidal_momentum(robot, X[:, :7 + n], X[:, 7 + n:])
+    res = floating_simulate(robot, lambda tt, x: tau, x0, t)
+    assert isinstance(res, SimulationResult) and res.robot is robot
+    assert res.q.shape == (t.size, 7 + n) and res.qd.shape == (t.size, 6 + n)
+    assert np.array_equal(res.tau, np.broadcast_to(tau, (t.size, n)))
+    X = np.asarray(res)          # the states [q, qd] (len(t), 13 + 2 n)
+    hg = centroidal_momentum(robot, res.q, res.qd)
     mass = float(sum(link.M for link in robot.links) + robot.base_link.M)
     g = np.array([float(v) for v in robot.gravity])
     lin = np.abs(hg[:, :3] - hg[0, :3] - mass * g * t[:, None]).max()
@@ -81,7 +85,12 @@ def test_the_state_derivative_and_a_scipy_integrator():
     t = np.linspace(0, 0.2, 5)
     X = floating_simulate(robot, lambda tt, x: tau, x0, t, method="DOP853")
     Y = floating_simulate(robot, lambda tt, x: tau, x0, t, substeps=20)
-    assert np.abs(X - Y).max() < 1e-9
+    assert np.abs(X.x - Y.x).max() < 1e-9
+    assert X.tau.shape == Y.tau.shape == (t.size, n)
+    with pytest.raises(ArgumentError, match="ddm_method must be one of"):
+        floating_simulate(robot, lambda tt, x: tau, x0, t, ddm_method="recursiv")
+    with pytest.raises(ArgumentError, match="switch"):
+        floating_simulate(robot, lambda tt, x: tau, x0, t, gravity="no")
     with pytest.raises(ArgumentError, match="x0 must be a state"):
         floating_simulate(robot, lambda tt, x: tau, x0[1:], t)
     with pytest.raises(RobmodError, match="torque law gave a bad value"):
@@ -116,7 +125,7 @@ def test_mjcf_freejoint_simulated_by_mujoco():
     tau = 0.2 * floating_inertia_matrix(robot, q0)[6:, 6:] @ np.ones(n)
     h = 1e-3
     ours = floating_simulate(robot, lambda t, x: tau, np.r_[q0, np.zeros(6 + n)],
-                             np.arange(0.0, 1.0 + h / 2, h))[-1, :7 + n]
+                             np.arange(0.0, 1.0 + h / 2, h)).q[-1]
     xml = to_mjcf(robot, timestep=h)
     assert '<freejoint name="base"/>' in xml and not xml.warnings
     model = mujoco.MjModel.from_xml_string(xml)

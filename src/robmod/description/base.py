@@ -32,21 +32,25 @@ last; :func:`robmod.testing.peers.to_pinocchio_configuration` converts.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Mapping
 
 import sympy as sp
 
-from ..errors import DescriptionError
-from .robot import INERTIAL, Link
+from ..arguments import did_you_mean, keyword_options, robot_argument
+from ..errors import ArgumentError
+from .expr import as_expr
+from .robot import BASE_KINDS, FLOATING_BASE, INERTIAL, WRENCH, Link, provide
 
-FIXED_BASE, MOBILE_BASE, FLOATING_BASE = "fixed", "mobile", "floating"
-BASE_KINDS = (FIXED_BASE, MOBILE_BASE, FLOATING_BASE)
 #: entries of the base in a configuration and a velocity vector of a floating robot
 BASE_Q, BASE_V = 7, 6
 
 
 def check_kind(kind, what: str = "base") -> str:
-    if kind not in BASE_KINDS:
-        raise DescriptionError(f"{what} must be one of {', '.join(BASE_KINDS)}, got {kind!r}")
+    """``kind`` if it is a base kind, else an ArgumentError naming the closest one."""
+    if not isinstance(kind, str) or kind not in BASE_KINDS:
+        hint = did_you_mean(kind, BASE_KINDS) if isinstance(kind, str) else ""
+        raise ArgumentError(f"{what} must be one of {', '.join(BASE_KINDS)}, got "
+                            f"{kind!r}{hint}")
     return kind
 
 
@@ -55,36 +59,48 @@ def symbolic_base_link() -> Link:
     return Link(j=0, **{k: sp.Symbol(f"{k}0") for k in INERTIAL})
 
 
-def with_base(robot, kind: str = FLOATING_BASE, link: Link | None = None, **inertial):
-    """``robot`` with the base ``kind`` and link 0 (``link`` or its parameters given by
-    keyword, e.g. ``M=500, XX=40, YY=40, ZZ=40``; by default the robot's own link 0).  A
-    floating base needs Z = fT0 to be the identity: the pose of frame 0 is then its
-    configuration."""
+@keyword_options()
+def with_base(robot, kind: str, *, link: Link | None = None, inertial=None):
+    """``robot`` with the base ``kind`` and link 0: ``link``, or the robot's own with the
+    parameters ``inertial`` (a mapping, e.g. ``{"M": 500, "XX": 40, "YY": 40, "ZZ": 40}``;
+    :meth:`Robot.with_base` takes them by keyword).  A floating base needs Z = fT0 to be the
+    identity: the pose of frame 0 is then its configuration."""
     from .validation import validate
 
+    robot_argument(robot)
     check_kind(kind)
+    if link is not None and not isinstance(link, Link):
+        raise ArgumentError(f"with_base: link must be a Link (link 0's parameters), got "
+                            f"{type(link).__name__}")
     base_link = robot.base_link if link is None else replace(link, j=0)
     if inertial:
-        unknown = sorted(set(inertial) - set(INERTIAL) - {"FX", "FY", "FZ", "CX", "CY", "CZ"})
+        if not isinstance(inertial, Mapping):
+            raise ArgumentError(f"with_base: inertial must be a mapping of link 0's parameters, "
+                                f"got {type(inertial).__name__}")
+        allowed = INERTIAL + WRENCH
+        unknown = sorted(k for k in inertial if k not in allowed)
         if unknown:
-            raise DescriptionError(f"with_base: link 0 has no parameter {unknown[0]!r}; its "
-                                   f"parameters: {', '.join(INERTIAL)}, FX..CZ")
-        base_link = replace(base_link, **{k: sp.sympify(v) for k, v in inertial.items()})
+            raise ArgumentError(f"with_base: link 0 has no parameter {unknown[0]!r}"
+                                f"{did_you_mean(unknown[0], allowed)}; its parameters: "
+                                f"{', '.join(INERTIAL)}, {', '.join(WRENCH)}")
+        base_link = replace(base_link, **{k: as_expr(v) for k, v in inertial.items()})
     return validate(replace(robot, base_kind=kind, base_link=base_link))
 
 
 def is_floating(robot) -> bool:
-    return robot.base_kind == FLOATING_BASE
+    return robot_argument(robot).base_kind == FLOATING_BASE
 
 
 def configuration_size(robot) -> int:
     """Entries of the robot's configuration vector: 7 + n_q for a floating base, else n_q."""
-    return robot.n_q + (BASE_Q if is_floating(robot) else 0)
+    return robot_argument(robot).n_q + (BASE_Q if is_floating(robot) else 0)
 
 
 def velocity_size(robot) -> int:
     """Entries of the robot's velocity vector: 6 + n_q for a floating base, else n_q."""
-    return robot.n_q + (BASE_V if is_floating(robot) else 0)
+    return robot_argument(robot).n_q + (BASE_V if is_floating(robot) else 0)
 
+
+provide("with_base", with_base)
 
 __all__ = ["with_base", "configuration_size", "velocity_size", "BASE_KINDS"]

@@ -31,8 +31,11 @@ from typing import Mapping
 import numpy as np
 import sympy as sp
 
+from ..arguments import close_matches
 from ..errors import DescriptionError
 from .expr import as_expr, symbol
+from .link import (DYNAMIC, INERTIAL, JOINT_DYNAMIC, LIMITS, WRENCH,  # noqa: F401 (re-exported)
+                   JointLimits, Link)
 
 REVOLUTE = 0
 """sigma_j = 0: joint j is revolute, its variable is theta_j (Khalil & Dombre §3.2)."""
@@ -42,14 +45,9 @@ FIXED = 2
 """sigma_j = 2: frame j is fixed to frame a(j) (no joint variable)."""
 
 GEOMETRIC = ("gamma", "b", "alpha", "d", "theta", "r")
-INERTIAL = ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M")
-#: rotor inertia, Coulomb, viscous, Stribeck static friction and Stribeck decay
-#: ([7.26]: F_C sign(qd) + F_V qd + (F_ST - F_C) sign(qd) exp(-|qd| B_ST))
-JOINT_DYNAMIC = ("IA", "FC", "FV", "FST", "BST")
-WRENCH = ("FX", "FY", "FZ", "CX", "CY", "CZ")
-LIMITS = ("qmin", "qmax", "qdmax", "qddmax", "taumax")
-#: every per-link dynamic field, in file order
-DYNAMIC = INERTIAL + JOINT_DYNAMIC + WRENCH + ("K",)
+#: the kinds of base, link 0: bolted to the ground, moved as given, free (:mod:`.base`)
+FIXED_BASE, MOBILE_BASE, FLOATING_BASE = "fixed", "mobile", "floating"
+BASE_KINDS = (FIXED_BASE, MOBILE_BASE, FLOATING_BASE)
 
 _ZERO = sp.Integer(0)
 
@@ -116,94 +114,6 @@ class Frame:
         return tuple(getattr(self, k) for k in GEOMETRIC)
 
 
-@dataclass(frozen=True)
-class JointLimits:
-    """Joint limits; ``None`` where unknown."""
-
-    qmin: sp.Expr | None = None
-    qmax: sp.Expr | None = None
-    qdmax: sp.Expr | None = None
-    qddmax: sp.Expr | None = None
-    taumax: sp.Expr | None = None
-
-    def is_empty(self) -> bool:
-        return all(getattr(self, k) is None for k in LIMITS)
-
-
-def _default_dynamics(j: int) -> dict:
-    """SYMORO's default: symbolic inertial, rotor and friction parameters, no wrench."""
-    out = {k: symbol(f"{k}{j}") for k in INERTIAL + ("IA", "FC", "FV")}
-    out.update({k: _ZERO for k in ("FST", "BST") + WRENCH})
-    out["K"] = None
-    return out
-
-
-@dataclass(frozen=True)
-class Link:
-    """Dynamic parameters of link j and of the joint j that moves it.
-
-    Inertial parameters are Khalil's standard parameters: the inertia tensor
-    about the origin O_j of frame j, in frame j (``XY`` is the matrix entry,
-    i.e. minus the product of inertia integral), the first moments
-    ``MX MY MZ`` = M_j * (centre of mass in frame j) and the mass ``M``.
-    ``FX..CZ`` is the wrench exerted by link j on the environment, in frame j.
-    ``K`` is the joint stiffness of an elastic joint (None: rigid).
-    """
-
-    j: int
-    XX: sp.Expr = _ZERO
-    XY: sp.Expr = _ZERO
-    XZ: sp.Expr = _ZERO
-    YY: sp.Expr = _ZERO
-    YZ: sp.Expr = _ZERO
-    ZZ: sp.Expr = _ZERO
-    MX: sp.Expr = _ZERO
-    MY: sp.Expr = _ZERO
-    MZ: sp.Expr = _ZERO
-    M: sp.Expr = _ZERO
-    IA: sp.Expr = _ZERO
-    FC: sp.Expr = _ZERO
-    FV: sp.Expr = _ZERO
-    FST: sp.Expr = _ZERO
-    BST: sp.Expr = _ZERO
-    FX: sp.Expr = _ZERO
-    FY: sp.Expr = _ZERO
-    FZ: sp.Expr = _ZERO
-    CX: sp.Expr = _ZERO
-    CY: sp.Expr = _ZERO
-    CZ: sp.Expr = _ZERO
-    K: sp.Expr | None = None
-    limits: JointLimits = field(default_factory=JointLimits)
-
-    def __post_init__(self):
-        for k in DYNAMIC:
-            v = getattr(self, k)
-            if v is not None and not isinstance(v, sp.Expr):
-                object.__setattr__(self, k, as_expr(v))
-
-    @classmethod
-    def symbolic(cls, j: int, **overrides) -> "Link":
-        values = _default_dynamics(j)
-        values.update(overrides)
-        return cls(j=j, **values)
-
-    def inertia_matrix(self) -> sp.ImmutableMatrix:
-        """The 3x3 inertia tensor jJj about O_j."""
-        return sp.ImmutableMatrix([[self.XX, self.XY, self.XZ],
-                                   [self.XY, self.YY, self.YZ],
-                                   [self.XZ, self.YZ, self.ZZ]])
-
-    def first_moments(self) -> sp.ImmutableMatrix:
-        return sp.ImmutableMatrix([self.MX, self.MY, self.MZ])
-
-    def inertial(self) -> tuple:
-        """The 10 standard inertial parameters, XX..M."""
-        return tuple(getattr(self, k) for k in INERTIAL)
-
-    def wrench(self) -> tuple:
-        return tuple(getattr(self, k) for k in WRENCH)
-
-
 def transform_matrix(gamma=0, b=0, alpha=0, d=0, theta=0, r=0) -> sp.ImmutableMatrix:
     """Symbolic 4x4 matrix Rot(z,gamma) Trans(z,b) Rot(x,alpha) Trans(x,d) Rot(z,theta) Trans(z,r)."""
     from .kk_matrix import kk_transform
@@ -233,7 +143,8 @@ _MAPPINGS = ("values", "frame_names", "mimic")
 
 @dataclass(frozen=True)
 class Robot:
-    """An immutable robot description.  Build it with :func:`make_robot` (validated)."""
+    """An immutable robot description.  Build it with
+    :func:`~robmod.description.build.make_robot` (validated)."""
 
     name: str
     frames: tuple[Frame, ...]
@@ -259,6 +170,11 @@ class Robot:
     base_kind: str = "fixed"
     #: link 0: the base's inertial parameters and external wrench (mobile, floating bases)
     base_link: Link = field(default_factory=lambda: Link(j=0))
+    #: what validation does with a physically impossible inertia (a tensor about the centre of
+    #: mass that is not positive semi-definite or breaks the triangle inequality, a massless
+    #: link with inertia): "error" (robmod's own files, robots built in Python) or "warn" (URDF
+    #: files, whose CAD-made inertias often carry such values: kept as given, with a warning)
+    inertia_check: str = "error"
 
     # ---- pickling (worker processes): the read-only mappings travel as dicts ----------
     def __getstate__(self):
@@ -281,9 +197,7 @@ class Robot:
             if frame.lstrip("+-").isdigit():
                 frame = int(frame)
             else:
-                import difflib
-
-                close = difflib.get_close_matches(frame, list(self.frame_names), n=4)
+                close = close_matches(frame, self.frame_names, n=4)
                 hint = f"; close names: {', '.join(close)}" if close else (
                     f"; names: {', '.join(list(self.frame_names)[:12])}" if self.frame_names
                     else "; this robot has no frame names: give a frame number")
@@ -320,14 +234,20 @@ class Robot:
         return "tree"
 
     def frame(self, j: int) -> Frame:
-        if not 1 <= j <= self.n_frames:
-            raise DescriptionError(f"robot {self.name!r} has no frame {j}")
-        return self.frames[j - 1]
+        return self.frames[self._number(j, self.n_frames, "frame")]
 
     def link(self, j: int) -> Link:
-        if not 1 <= j <= self.n_links:
-            raise DescriptionError(f"robot {self.name!r} has no link {j}")
-        return self.links[j - 1]
+        return self.links[self._number(j, self.n_links, "link")]
+
+    def _number(self, j, n: int, what: str) -> int:
+        """j - 1 for a number j in 1..n, else a DescriptionError naming ``what``."""
+        try:
+            known = 1 <= j <= n
+        except TypeError:           # not a number
+            known = False
+        if not known:
+            raise DescriptionError(f"robot {self.name!r} has no {what} {j!r} ({what}s 1..{n})")
+        return j - 1
 
     @cached_property
     def joints(self) -> tuple[int, ...]:
@@ -345,7 +265,8 @@ class Robot:
         return (self.name, self.frames, self.links, self.n_links, self.base, self.tools,
                 self.gravity, self.W0, self.WP0, self.V0, self.VP0,
                 tuple(sorted((str(k), str(v)) for k, v in self.values.items())),
-                tuple(sorted(self.mimic.items())), self.base_kind, self.base_link)
+                tuple(sorted(self.mimic.items())), self.base_kind, self.base_link,
+                self.inertia_check)
 
     @cached_property
     def content_hash(self) -> int:
@@ -455,9 +376,7 @@ class Robot:
             gravity=tuple(s(v) for v in self.gravity), W0=tuple(s(v) for v in self.W0),
             WP0=tuple(s(v) for v in self.WP0), V0=tuple(s(v) for v in self.V0),
             VP0=tuple(s(v) for v in self.VP0))
-        from .validation import validate
-
-        validate(new)
+        _ABOVE["validate"](new)
         return new
 
     def numeric(self, values: Mapping | None = None) -> "Robot":
@@ -475,22 +394,18 @@ class Robot:
             syms = new
         return self.substitute(syms)
 
-    def with_base(self, kind: str = "floating", link: "Link | None" = None,
+    def with_base(self, kind: str = "floating", *, link: "Link | None" = None,
                   **inertial) -> "Robot":
         """The same robot with the base ``kind`` (``"fixed"``, ``"mobile"``, ``"floating"``)
         and base link 0 (``link``, or its parameters ``M=..., XX=..., ...``; default: the
         robot's); see :func:`robmod.description.base.with_base`."""
-        from .base import with_base
-
-        return with_base(self, kind, link, **inertial)
+        return _ABOVE["with_base"](self, kind, link=link, inertial=inertial)
 
     def with_values(self, **values) -> "Robot":
         return replace(self, values=MappingProxyType({**self.values, **values}))
 
     def __str__(self) -> str:
-        from .table import format_robot
-
-        return format_robot(self)
+        return _ABOVE["text"](self)
 
     def __repr__(self) -> str:
         base = "" if self.base_kind == "fixed" else f"{self.base_kind} base, "
@@ -498,12 +413,18 @@ class Robot:
                 f"NF = {self.n_frames}; print() for the tables>")
 
     def _repr_html_(self) -> str:
-        from .table import robot_html
-
-        return robot_html(self)
+        return _ABOVE["html"](self)
 
 
-from .build import make_robot  # noqa: E402,F401  (re-exported: robot.make_robot)
+# What checks and prints a robot (validation.py, table.py) lives above this module and hands
+# its functions over when robmod.description is imported: the data type imports neither.
+_ABOVE: dict = {}
+
+
+def provide(role: str, function) -> None:
+    """Register the function of ``role``: "validate" (:meth:`Robot.substitute`), "text"
+    (``str(robot)``), "html" (notebooks) or "with_base" (:meth:`Robot.with_base`)."""
+    _ABOVE[role] = function
 
 
 __all__ = ["Frame", "Link", "JointLimits", "Tool", "Robot", "REVOLUTE", "PRISMATIC", "FIXED",

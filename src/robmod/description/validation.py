@@ -9,24 +9,45 @@ naming the frame and the field; ``locations`` (optional) maps
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Mapping
 
 import numpy as np
 import sympy as sp
 
-from ..errors import DescriptionError, Location
-from .robot import DYNAMIC, FIXED, GEOMETRIC, LIMITS, PRISMATIC, REVOLUTE, Robot, joint_variable
+from ..arguments import keyword_options
+from ..errors import DescriptionError, Location, RobmodWarning
+from .robot import (BASE_KINDS, DYNAMIC, FIXED, FLOATING_BASE, GEOMETRIC, LIMITS, PRISMATIC,
+                    REVOLUTE, Robot, joint_variable, provide)
 
 #: relative tolerance of the inertia-consistency checks
 _INERTIA_TOL = 1e-9
 
 
 def _fail(msg, j, fieldname, locations):
+    raise _error(msg, j, fieldname, locations)
+
+
+def _error(msg, j, fieldname, locations) -> DescriptionError:
     loc = None
     if locations:
         loc = locations.get((j, fieldname)) or locations.get((j, None))
     loc = (loc or Location()).merged(Location(frame=j, field=fieldname))
-    raise DescriptionError(msg, loc)
+    return DescriptionError(msg, loc)
+
+
+def _impossible(msg, j, fieldname, locations, policy):
+    """A physically impossible inertia: an error, or a warning when the robot's
+    ``inertia_check`` is "warn" (URDF files: the values are kept as the file gives them)."""
+    err = _error(msg, j, fieldname, locations)
+    if policy != "warn":
+        raise err
+    warnings.warn(RobmodWarning(f"{err}; kept as given (inertia_check='warn'): the dynamic "
+                                "models use it, MuJoCo's export balances it"), stacklevel=4)
+
+
+def _moments(ev) -> str:
+    return "[" + " ".join(f"{x:.4g}" for x in ev) + "]"
 
 
 def _number(expr):
@@ -39,6 +60,7 @@ def _number(expr):
         return None
 
 
+@keyword_options()
 def validate(robot: Robot, locations: Mapping | None = None) -> Robot:
     """Check ``robot``; return it unchanged or raise :class:`DescriptionError`."""
     nf, nl = robot.n_frames, robot.n_links
@@ -131,8 +153,6 @@ def validate(robot: Robot, locations: Mapping | None = None) -> Robot:
 
 def _check_base(robot, locations):
     """Link 0 and the base kind (robmod.description.base)."""
-    from .base import BASE_KINDS, FLOATING_BASE
-
     if robot.base_kind not in BASE_KINDS:
         _fail(f"the base kind must be one of {', '.join(BASE_KINDS)}, not {robot.base_kind!r}",
               None, "base", locations)
@@ -180,6 +200,7 @@ def _check_link(link, locations, robot=None):
         if x is not None and x <= 0:
             _fail(f"joint stiffness K = {x:g} must be positive (omit K for a rigid joint)",
                   j, "K", locations)
+    policy = "error" if robot is None else robot.inertia_check
     lim = link.limits
     vals = {k: _number(getattr(lim, k)) for k in LIMITS}
     if vals["qmin"] is not None and vals["qmax"] is not None and vals["qmin"] >= vals["qmax"]:
@@ -194,21 +215,23 @@ def _check_link(link, locations, robot=None):
     XX, XY, XZ, YY, YZ, ZZ, MX, MY, MZ, M = inertial
     if M == 0:
         if any(abs(x) > 0 for x in inertial):
-            _fail("mass M is 0 but inertia or first moments are not: a massless link must have "
-                  "all inertial parameters zero", j, "M", locations)
+            _impossible("mass M is 0 but inertia or first moments are not: a massless link must "
+                        "have all inertial parameters zero", j, "M", locations, policy)
         return
     J = np.array([[XX, XY, XZ], [XY, YY, YZ], [XZ, YZ, ZZ]])
     s = np.array([MX, MY, MZ])
     ev, scale = _central_inertia(M, s, J)
-    if _impossible(ev, scale) and robot is not None and _rigid_group_is_a_body(robot, j):
+    if _inconsistent(ev, scale) and robot is not None and _rigid_group_is_a_body(robot, j):
         return
     if ev[0] < -_INERTIA_TOL * scale:
-        _fail(f"inertia tensor about the centre of mass is not positive semi-definite "
-              f"(eigenvalues {np.array2string(ev, precision=4)}): check XX..ZZ against MX, MY, "
-              "MZ and M (inertia is about O_j, not about the centre of mass)", j, "XX", locations)
-    if ev[0] + ev[1] < ev[2] - _INERTIA_TOL * scale:
-        _fail(f"principal inertias about the centre of mass {np.array2string(ev, precision=4)} "
-              "violate the triangle inequality (I1 + I2 >= I3)", j, "XX", locations)
+        _impossible(f"inertia tensor about the centre of mass is not positive semi-definite "
+                    f"(eigenvalues {_moments(ev)}): check XX..ZZ against MX, "
+                    "MY, MZ and M (inertia is about O_j, not about the centre of mass)", j, "XX",
+                    locations, policy)
+    elif ev[0] + ev[1] < ev[2] - _INERTIA_TOL * scale:
+        _impossible(f"principal inertias about the centre of mass "
+                    f"{_moments(ev)} violate the triangle inequality "
+                    "(I1 + I2 >= I3)", j, "XX", locations, policy)
 
 
 def _central_inertia(M, s, J):
@@ -217,7 +240,7 @@ def _central_inertia(M, s, J):
     return np.linalg.eigvalsh(JG), max(abs(np.trace(J)), abs(np.trace(JG)), 1e-300)
 
 
-def _impossible(ev, scale) -> bool:
+def _inconsistent(ev, scale) -> bool:
     return bool(ev[0] < -_INERTIA_TOL * scale or ev[0] + ev[1] < ev[2] - _INERTIA_TOL * scale)
 
 
@@ -268,7 +291,9 @@ def _rigid_group_is_a_body(robot, j) -> bool:
             M, s = M + m, s + rs + m * P
     except (TypeError, ValueError):          # symbolic values: judged link by link
         return False
-    return M > 0 and not _impossible(*_central_inertia(M, s, J))
+    return M > 0 and not _inconsistent(*_central_inertia(M, s, J))
 
+
+provide("validate", validate)
 
 __all__ = ["validate"]

@@ -1,7 +1,8 @@
 """Dynamic models (Khalil & Dombre ch. 7; Siciliano et al. ch. 7): the Newton-Euler IDM, the
 inertia matrix, Lagrange terms (gravity, Coriolis, energies), direct dynamics, closed loops,
 elastic joints, rotors, Siciliano's conventions, operational space, dynamic time scaling,
-``warmup``."""
+floating and mobile bases (link 0, centre of mass, centroidal momentum), simulation (one
+result type, ``SimulationResult``), ``warmup``."""
 from .centroidal import (center_of_mass, center_of_mass_model, center_of_mass_algorithm,
                          center_of_mass_jacobian, center_of_mass_jacobian_model,
                          center_of_mass_jacobian_algorithm, centroidal_momentum_matrix,
@@ -12,7 +13,7 @@ from .closed_loop import (equivalent_tree, loop_constraints, loop_jacobian, pass
                           closed_loop_idm, closed_loop_inertia_matrix, closed_loop_gravity_torques,
                           closed_loop_ddm, closed_loop_energy, closed_loop_simulate,
                           closed_loop_symbolic, closed_loop_gravity)
-from .direct import ddm, ddm_model, ddm_algorithm, state_derivative, simulate
+from .direct import ddm, ddm_model, ddm_algorithm, state_derivative
 from .elastic import (ElasticInverse, elastic_idm, elastic_ddm, elastic_idm_model,
                       elastic_ddm_model, elastic_idm_algorithm, elastic_ddm_algorithm,
                       elastic_state_derivative)
@@ -33,12 +34,14 @@ from .lagrange import (gravity_torques, gravity_torques_model, gravity_torques_a
                        quadratic_velocity_model)
 from .newton_euler import idm, idm_model, idm_algorithm, ccg, ccg_model, ccg_algorithm, ne_algorithm
 from .operational import (OperationalSpace, operational_space, DynamicEllipsoid,
-                                dynamic_manipulability_ellipsoid, dynamic_ellipsoid)
+                          dynamic_manipulability_ellipsoid, dynamic_ellipsoid,
+                          manipulability_ellipsoid)
 from .rotors import (Rotor, rotor_torques, rotor_kinetic_energy, rotor_inertia_matrix,
                      rotor_coriolis_matrix, idm_with_rotors, inertia_matrix_with_rotors,
                      coriolis_matrix_with_rotors, rotor_torques_model, rotor_torques_algorithm,
                      idm_with_rotors_model, idm_with_rotors_algorithm, rotor_model,
                      rotor_algorithm)
+from .simulation import SimulationResult, TrackingMetrics, tracking_metrics, simulate
 from .siciliano import (SicilianoArm, SicilianoLink, SicilianoMotor, from_siciliano, to_siciliano,
                         tensor_parameters)
 from .time_scaling import ScaledTrajectory, scaled_torques, scale_to_limits
@@ -61,7 +64,7 @@ __all__ = [
     "closed_loop_inertia_matrix", "closed_loop_gravity_torques", "closed_loop_ddm",
     "closed_loop_energy", "closed_loop_simulate", "closed_loop_symbolic",
     # direct
-    "ddm", "ddm_model", "ddm_algorithm", "state_derivative", "simulate",
+    "ddm", "ddm_model", "ddm_algorithm", "state_derivative",
     # elastic
     "ElasticInverse", "elastic_idm", "elastic_ddm", "elastic_idm_model", "elastic_ddm_model",
     "elastic_idm_algorithm", "elastic_ddm_algorithm", "elastic_state_derivative",
@@ -85,12 +88,14 @@ __all__ = [
     "idm", "idm_model", "idm_algorithm", "ccg", "ccg_model", "ccg_algorithm",
     # operational
     "OperationalSpace", "operational_space", "DynamicEllipsoid",
-    "dynamic_manipulability_ellipsoid", "dynamic_ellipsoid",
+    "dynamic_manipulability_ellipsoid", "dynamic_ellipsoid", "manipulability_ellipsoid",
     # rotors
     "Rotor", "rotor_torques", "rotor_kinetic_energy", "rotor_inertia_matrix",
     "rotor_coriolis_matrix", "idm_with_rotors", "inertia_matrix_with_rotors",
     "coriolis_matrix_with_rotors", "rotor_torques_model", "rotor_torques_algorithm",
     "idm_with_rotors_model", "idm_with_rotors_algorithm",
+    # simulation
+    "SimulationResult", "TrackingMetrics", "tracking_metrics", "simulate",
     # siciliano
     "SicilianoArm", "SicilianoLink", "SicilianoMotor", "from_siciliano", "to_siciliano",
     "tensor_parameters",

@@ -29,7 +29,8 @@ from ..symbolic.algebra import add, cross, dot, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
 from .inertia import composite_columns, composite_inertias
-from .spatial import dofs, geometry, model_inputs, plain_layout, spatial_matrix
+from .bodies import spatial_matrix
+from .layout import dofs, geometry, model_inputs, plain_layout
 
 
 def _com(ctx, comp0):
@@ -191,18 +192,21 @@ def centroidal_momentum(robot, q, qd) -> np.ndarray:
     return np.einsum("...ij,...j->...i", A, qd)
 
 
+@keyword_options()
 def center_of_mass_model(robot):
     """Customized centre of mass (outputs C1..C3; world frame for a floating robot)."""
     return _model(robot, center_of_mass_algorithm, "center_of_mass", "vector",
                   f"Centre of mass of {robot.name}")
 
 
+@keyword_options()
 def center_of_mass_jacobian_model(robot):
     """Customized Jacobian of the centre of mass (3 x n_v)."""
     return _model(robot, center_of_mass_jacobian_algorithm, "com_jacobian", "matrix",
                   f"Jacobian of the centre of mass of {robot.name}")
 
 
+@keyword_options()
 def centroidal_momentum_matrix_model(robot):
     """Customized centroidal momentum matrix A_G (6 x n_v; Orin, Goswami & Lee 2013)."""
     return _model(robot, centroidal_momentum_matrix_algorithm, "ag_matrix", "matrix",

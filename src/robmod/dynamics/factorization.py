@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import RobmodError
 from ..symbolic.algebra import add, mul, numeric_constant
 
 
-def ltdl_solve(ctx, A, b, order, names=("DI", "L", "AD", "Y", "QDP")):
+def ltdl_solve(ctx, A, b, order, names=("DI", "L", "AD", "Y", "QDP"), singular=None):
     """Solve A x = b, A = L^T D L (L unit lower triangular), over context scalars.
 
     ``A``: ``{(i, j): scalar}`` lower triangle (missing: 0) over the frames ``order``
     (parents before children); ``b``: ``{j: scalar}``; ``names``: of the statements (D^-1,
     L, the updated A, y, x), followed by the labels of ``order``.  Returns ``{j: x_j}``.
+    ``singular(j)``: the error raised for a pivot known to be 0 at build time (default: a
+    RobmodError naming the entry).
     """
     di, ln, ad, yn, xn = names
 
@@ -25,6 +28,9 @@ def ltdl_solve(ctx, A, b, order, names=("DI", "L", "AD", "Y", "QDP")):
     H = [[A.get((order[r], order[c]), 0) for c in range(r + 1)] for r in range(n)]
     Dinv = [None] * n
     for k in reversed(range(n)):
+        if zero(H[k][k]):
+            raise (singular(order[k]) if singular is not None else RobmodError(
+                f"the system is singular: its pivot {order[k]} is zero at every configuration"))
         Dinv[k] = ctx.var(1 / H[k][k], f"{di}{order[k]}")
         for i in reversed(range(k)):  # ancestors first replaced last (Featherstone's LTDL)
             if zero(H[k][i]):
@@ -44,7 +50,6 @@ def ltdl_solve(ctx, A, b, order, names=("DI", "L", "AD", "Y", "QDP")):
         z = mul(y[i], Dinv[i])
         x[i] = ctx.var(add(z, *[-mul(H[i][j], x[j]) for j in range(i)]), f"{xn}{order[i]}")
     return dict(zip(order, x))
-
 
 
 def cholesky_solve(A, b):

@@ -41,7 +41,8 @@ from ..symbolic.model import Output, customize
 from .factorization import ltdl_solve
 from .inertia import composite_columns, composite_inertias, unit_wrench
 from .newton_euler import newton_euler
-from .spatial import dofs, joint_vector, plain_layout, spatial_matrix, twist_down
+from .bodies import spatial_matrix, twist_down
+from .layout import dofs, joint_vector, plain_layout
 
 #: the switches of the floating models (the base's motion is an input: no ``base_motion``)
 SWITCHES = dict(gravity=True, rotor=True, friction=True, wrench=True, velocity=True,

@@ -30,7 +30,7 @@ from ..symbolic.model import Output, customize
 from .direct import articulated
 from .factorization import cholesky_solve
 from .floating import base_gravity, floating_idm, floating_inertia_matrix
-from .spatial import dofs, plain_layout
+from .layout import dofs, plain_layout
 
 #: the switches of the floating direct model (those of the floating IDM but acceleration)
 SWITCHES = dict(gravity=True, rotor=True, friction=True, wrench=True, velocity=True)

@@ -11,17 +11,21 @@ is integrated as an ordinary differential equation (classical Runge-Kutta 4, or 
 it unit: the projection does not change the order of the method).  Without external wrench
 the linear and angular momenta are conserved (with gravity: the angular momentum about the
 centre of mass, and the linear one grows by M g t): :func:`~robmod.dynamics.
-centroidal_momentum` measures it.  (Returns the states as :func:`~robmod.dynamics.simulate`
-does: an array (len(t), ..., 13 + 2 n).)
+centroidal_momentum` measures it.  :func:`floating_simulate` returns a
+:class:`~robmod.dynamics.SimulationResult`, as every simulator of robmod: its ``q`` holds the
+7 + n configuration values, its ``qd`` the 6 + n velocities, ``x`` (or ``np.asarray``) the
+states (len(t), ..., 13 + 2 n).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import finite_array, keyword_options, positive_scalar
+from ..description.arguments import (finite_array, keyword_options, positive_scalar,
+                                     switched_off)
 from ..errors import ArgumentError, RobmodError
-from .floating_direct import floating_ddm
+from .floating_direct import METHODS, floating_ddm
 from .integration import integrate_states
+from .simulation import SimulationResult
 
 
 def _cross(a, b):
@@ -59,8 +63,8 @@ def floating_state_derivative(robot, x, tau, *, method: str = "recursive", gravi
         raise ArgumentError(f"argument x must be a state [q, qd] of shape (..., {13 + 2 * n}) "
                             f"(7 + {n} configuration values, 6 + {n} velocities), got shape "
                             f"{x.shape}")
-    options = {k: v for k, v in dict(gravity=gravity, rotor=rotor, friction=friction,
-                                     wrench=wrench, velocity=velocity).items() if not v}
+    options = switched_off(floating_state_derivative, gravity=gravity, rotor=rotor,
+                           friction=friction, wrench=wrench, velocity=velocity)
     if method != "recursive":
         options["method"] = method
     qdd = floating_ddm(robot, x[..., :7 + n], x[..., 7 + n:], tau, **options)
@@ -70,16 +74,21 @@ def floating_state_derivative(robot, x, tau, *, method: str = "recursive", gravi
 @keyword_options()
 def floating_simulate(robot, tau_fn, x0, t, *, method: str = "rk4", substeps: int = 1,
                       ddm_method: str = "recursive", bound: float = 1e6, gravity=True,
-                      rotor=True, friction=True, wrench=True, velocity=True) -> np.ndarray:
-    """States x(t) (len(t), ..., 13 + 2 n_q) of a free-floating robot (no contact: the
-    links' external wrenches FX..CZ only) under the joint torques ``tau_fn(t, x)`` (..., n_q),
-    from x0 = [q0, qd0].  ``method='rk4'``: classical Runge-Kutta 4 on the grid t
+                      rotor=True, friction=True, wrench=True,
+                      velocity=True) -> SimulationResult:
+    """The motion of a free-floating robot (no contact: the links' external wrenches FX..CZ
+    only) under the joint torques ``tau_fn(t, x)`` (..., n_q) from x0 = [q0, qd0] (..., 13 +
+    2 n_q): a :class:`~robmod.dynamics.SimulationResult` (q (len(t), ..., 7 + n_q), qd
+    (len(t), ..., 6 + n_q), the torques at the grid's times).  ``method='rk4'``: classical Runge-Kutta 4 on the grid t
     (``substeps`` per interval), batched; otherwise a ``scipy.integrate.solve_ivp`` method on
     one state.  A state beyond ``bound`` or not finite stops with a RobmodError; ``ddm_method``
     and the switches: those of :func:`~robmod.dynamics.floating_ddm`."""
     n = robot.n_q
-    sw = dict(gravity=gravity, rotor=rotor, friction=friction, wrench=wrench,
-              velocity=velocity)
+    sw = switched_off(floating_simulate, gravity=gravity, rotor=rotor, friction=friction,
+                      wrench=wrench, velocity=velocity)
+    if ddm_method not in METHODS:
+        raise ArgumentError(f"floating_simulate: ddm_method must be one of "
+                            f"{', '.join(METHODS)}, got {ddm_method!r}")
     t = finite_array("t", t, shape_text="an increasing 1-D array of times")
     if t.ndim != 1 or t.size == 0 or np.any(np.diff(t) <= 0):
         raise ArgumentError(f"argument t must be a non-empty increasing 1-D array of times, "
@@ -93,7 +102,7 @@ def floating_simulate(robot, tau_fn, x0, t, *, method: str = "rk4", substeps: in
     bound = positive_scalar("bound", bound)
     x = _unit(x.copy(), n)
 
-    def f(tt, xx):
+    def torque(tt, xx):
         if not np.all(np.abs(xx) <= bound):         # NaN and infinities included
             raise RobmodError(f"floating_simulate: the simulation blew up at t = {tt:.6g} (a "
                               f"state beyond {bound:.3g}); reduce the step or raise substeps")
@@ -104,10 +113,16 @@ def floating_simulate(robot, tau_fn, x0, t, *, method: str = "rk4", substeps: in
         except RobmodError as e:
             raise RobmodError(f"floating_simulate: at t = {tt:.6g} the torque law gave a bad "
                               f"value: {e.message}") from None
+        return tau
+
+    def f(tt, xx, tau):
         return floating_state_derivative(robot, xx, tau, method=ddm_method, **sw)
 
-    return integrate_states(f, x, t, method=method, substeps=substeps,
-                            name="floating_simulate", project=lambda tt, y: _unit(y, n))
+    states, taus = integrate_states(f, torque, x, t, method=method, substeps=substeps,
+                                    name="floating_simulate",
+                                    project=lambda tt, y: _unit(y, n))
+    return SimulationResult(t, states[..., :7 + n], states[..., 7 + n:], taus, robot,
+                            controller=tau_fn)
 
 
 def _unit(x, n):

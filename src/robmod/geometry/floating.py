@@ -25,15 +25,15 @@ import numpy as np
 import sympy as sp
 
 from ..description.arguments import (checked_options, finite_array, floating_arrays,
-                                     joint_array, keyword_options, require_numeric)
-from ..description.base import BASE_Q, BASE_V, is_floating
+                                     joint_array, keyword_options, robot_argument)
+from ..description.base import BASE_Q, BASE_V, configuration_size, is_floating
 from ..errors import ArgumentError
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, htm_mul, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
 from .direct import dgm_algorithm
-from .orientation import quaternion_conjugate, quaternion_multiply
+from ..spatial import quaternion_conjugate, quaternion_multiply
 
 #: the names of the base's inputs in the customized models
 POSITION = ("PB1", "PB2", "PB3")
@@ -48,9 +48,11 @@ class BaseState:
     derivative), each a list (None when the model does not take it)."""
 
     def __init__(self, position, quaternion, twist=None, acceleration=None):
-        self.position, self.quaternion = list(position), list(quaternion)
-        self.twist = None if twist is None else list(twist)
-        self.acceleration = None if acceleration is None else list(acceleration)
+        self.position = _entries(position, 3, "position")
+        self.quaternion = _entries(quaternion, 4, "quaternion")
+        self.twist = None if twist is None else _entries(twist, 6, "twist")
+        self.acceleration = None if acceleration is None else _entries(acceleration, 6,
+                                                                       "acceleration")
         self._R = None
 
     @classmethod
@@ -83,6 +85,18 @@ class BaseState:
         if self._R is None:
             self._R = _quaternion_rotation(ctx, self.quaternion, "RB")
         return self._R
+
+
+def _entries(value, size: int, name: str) -> list:
+    """``value`` as a list of ``size`` context scalars, else an ArgumentError."""
+    try:
+        out = None if isinstance(value, str) else list(value)
+    except TypeError:
+        out = None
+    if out is None or len(out) != size:
+        raise ArgumentError(f"BaseState: {name} must hold {size} context scalars (numbers, "
+                            f"symbols or arrays of a batch), got {type(value).__name__}")
+    return out
 
 
 def _quaternion_rotation(ctx, Q, name):
@@ -199,7 +213,7 @@ def floating_dgm_model(robot, *, j=None, tool=None):
 def neutral(robot) -> np.ndarray:
     """The neutral configuration: zero joints (and, for a floating robot, frame 0 at the
     world origin with the identity quaternion (1, 0, 0, 0))."""
-    q = np.zeros(robot.n_q + (BASE_Q if is_floating(robot) else 0))
+    q = np.zeros(configuration_size(robot))
     if is_floating(robot):
         q[3] = 1.0
     return q
@@ -256,7 +270,7 @@ def difference(robot, q_start, q_end) -> np.ndarray:
     """The velocity that goes from ``q_start`` to ``q_end`` in unit time: ``integrate(robot,
     q_start, difference(robot, q_start, q_end)) == q_end`` (the logarithm of SE(3) for a
     floating base, the shortest rotation: |angle| <= pi)."""
-    if not is_floating(robot):
+    if not is_floating(robot_argument(robot)):
         a, b = (joint_array(robot, k, v) for k, v in (("q_start", q_start), ("q_end", q_end)))
         return b - a
     a, b = floating_arrays(robot, q_start=q_start, q_end=q_end)
@@ -285,7 +299,18 @@ def velocity_from_derivatives(q, q_dot, q_ddot):
     """(qd, qdd) of a floating robot from the time derivatives of its configuration q
     (..., 7 + n) (finite differences of a log, say): V0 = R^T dP/dt, W0 = 2 vec(Q* dQ/dt),
     VD0 = R^T d2P/dt2 - W0 x V0, WP0 = 2 vec(Q* d2Q/dt2) (Q unit; Q* its conjugate)."""
-    q, q_dot, q_ddot = (np.asarray(x, dtype=float) for x in (q, q_dot, q_ddot))
+    q = finite_array("q", q, shape_text="a floating configuration (..., 7 + n)")
+    if q.ndim == 0 or q.shape[-1] < BASE_Q:
+        raise ArgumentError(f"argument q must be a floating configuration (..., 7 + n): the "
+                            f"base position and quaternion first, got shape {q.shape}")
+    q_dot, q_ddot = (finite_array(k, v, shape_text=f"the derivatives of q, shape {q.shape}")
+                     for k, v in (("q_dot", q_dot), ("q_ddot", q_ddot)))
+    if q_dot.shape[-1:] != q.shape[-1:] or q_ddot.shape[-1:] != q.shape[-1:]:
+        raise ArgumentError(f"q_dot and q_ddot must have {q.shape[-1]} values each, as q; got "
+                            f"shapes {q_dot.shape}, {q_ddot.shape}")
+    if np.any(np.einsum("...i,...i->...", q[..., 3:7], q[..., 3:7]) < 1e-24):
+        raise ArgumentError("argument q: the base quaternion (entries 4 to 7) is zero: a unit "
+                            "quaternion is expected")
     Q = _unit(q[..., 3:7])
     Qc = quaternion_conjugate(Q)
     V = _rotate(Qc, q_dot[..., :3])

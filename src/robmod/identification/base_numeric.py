@@ -21,6 +21,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import sympy as sp
 
+from ..description.arguments import keyword_options, robot_argument
+from ..errors import ArgumentError
 from ..description.expr import symbol
 from ..description.robot import GEOMETRIC, PRISMATIC, REVOLUTE
 from .parameters import split_name
@@ -121,7 +123,7 @@ def stacked_regressor(robot, names, n_states=None, rng=None, equations=None):
     q = rng.uniform(-np.pi, np.pi, (n_states, nj))
     qd, qdd = rng.uniform(-2, 2, (2, n_states, nj))
     if not floating:
-        return regressor(robot, q, qd, qdd, names).reshape(-1, p)
+        return regressor(robot, q, qd, qdd, params=names).reshape(-1, p)
     from .floating import floating_regressor
 
     Q = rng.normal(size=(n_states, 4))
@@ -129,18 +131,24 @@ def stacked_regressor(robot, names, n_states=None, rng=None, equations=None):
     pose = np.column_stack([rng.uniform(-1, 1, (n_states, 3)), Q])
     twist, acc = rng.uniform(-2, 2, (2, n_states, 6))
     W = floating_regressor(robot, np.column_stack([pose, q]), np.column_stack([twist, qd]),
-                           np.column_stack([acc, qdd]), names)
+                           np.column_stack([acc, qdd]), params=names)
     return (W[:, :6] if equations == "base" else W).reshape(-1, p)
 
 
+@keyword_options()
 def numeric_base(robot, names=None, *, n_states=None, seed=0, tol=1e-8, values=None,
                  rotor=True, friction=True, equations=None) -> NumericBase:
     """Numeric base parameters of ``robot`` (symbolic geometry: values or random numbers); a
     floating robot's from its base's six equations (``equations="base"``, Ayusawa et al.
     2014) or from all 6 + n (``"all"``, the default)."""
+    if equations not in (None, "all", "base") or \
+            equations == "base" and robot_argument(robot).base_kind != "floating":
+        raise ArgumentError(f"numeric_base: equations must be None, 'all' or, for a floating "
+                            f"robot, 'base' (its base's six equations), got {equations!r}")
     rng = np.random.default_rng(seed)
     num, geo = numeric_robot(robot, rng, values)
-    names = tuple(names) if names is not None else standard_names(robot, rotor, friction)
+    names = tuple(names) if names is not None else standard_names(robot, rotor=rotor,
+                                                                           friction=friction)
     W = stacked_regressor(num, names, n_states, rng, equations)
     norms = np.linalg.norm(W, axis=0)
     scale = max(norms.max() if norms.size else 1.0, 1.0)
@@ -196,7 +204,8 @@ def _theorem7_bound(robot) -> int:
     return 7 * nr + 4 * nt - 3 - int(first)
 
 
-def compare(bp, nb: NumericBase | None = None, tol=1e-6) -> Comparison:
+@keyword_options()
+def compare(bp, nb: NumericBase | None = None, *, tol=1e-6) -> Comparison:
     """Symbolic (:class:`BaseParameters`) vs numeric base parameters of the same robot."""
     if nb is None:
         nb = numeric_base(bp.robot, bp.standard)

@@ -20,28 +20,33 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import finite_output, floating_arrays, require_numeric
+from ..description.arguments import (checked_options, finite_output, floating_arrays,
+                                     keyword_options, require_numeric, robot_argument)
 from ..dynamics.floating import base_start
+from ..dynamics.layout import coordinates
 from ..geometry.floating import BaseState, floating_context, floating_inputs
 from ..symbolic import fastpath
 from ..symbolic.model import Output, customize
 from .regressors import columns_of, regressor_algorithm
 
 
-def floating_regressor_algorithm(ctx, robot, base, params=None, gravity=True):
-    """Y as nested lists: the six rows of the base's wrench, then one per joint; one column
-    per parameter (``base``: a :class:`~robmod.geometry.BaseState` with its twist and
-    acceleration)."""
+@keyword_options()
+def floating_regressor_algorithm(ctx, robot, base, *, params=None, gravity=True):
+    """Y as nested lists: the six rows of the base's wrench, then one per joint variable; one
+    column per parameter (``base``: a :class:`~robmod.geometry.BaseState` with its twist and
+    acceleration; ``params``: see :func:`floating_regressor`)."""
     start, _ = base_start(ctx, robot, base, gravity=gravity)
-    rows, _ = regressor_algorithm(ctx, robot, params, gravity=gravity, base=start)
+    rows, _ = regressor_algorithm(ctx, robot, params=params, gravity=gravity, base=start)
     return rows
 
 
-def floating_regressor(robot, q, qd, qdd, params=None) -> np.ndarray:
+@keyword_options(params=None)
+def floating_regressor(robot, q, qd, qdd, **options) -> np.ndarray:
     """Y (..., 6 + n_q, p) of a floating robot at q (..., 7 + n_q), qd and qdd (..., 6 +
-    n_q): ``floating_idm = Y chi`` for the standard parameters ``params`` (default: those the
-    description holds, link 0's included)."""
-    key = ("floating_regressor", columns_of(robot, params)[1])
+    n_q): ``floating_idm = Y chi`` for the standard parameters ``params`` (names, or a
+    BaseParameters; default: those the description holds, link 0's included)."""
+    params = checked_options(floating_regressor, options)["params"] if options else None
+    key = ("floating_regressor", columns_of(robot_argument(robot), params)[1])
     return fastpath.evaluate(robot, key, _SPEC, params, q, qd, qdd)
 
 
@@ -49,33 +54,25 @@ def _numpy(robot, params, q, qd, qdd):
     require_numeric(robot, "the floating regressor", scope="geometry")
     q, qd, qdd = floating_arrays(robot, q=q, qd=qd, qdd=qdd)
     ctx, base = floating_context(robot, q, qd, qdd)
-    rows = floating_regressor_algorithm(ctx, robot, base, params)
+    rows = floating_regressor_algorithm(ctx, robot, base, params=params)
     p = len(rows[0]) if rows else 0
     out = np.zeros(q.shape[:-1] + (len(rows), p))
     for r, row in enumerate(rows):
         for c, x in enumerate(row):
             if not (isinstance(x, (int, float)) and x == 0):
                 out[..., r, c] = x
-    if robot.mimic:                 # the joint rows of dependent joints added to their leaders'
-        from ..dynamics.spatial import dofs
-
-        order = [j for j in dofs(robot)]
-        E = np.zeros((6 + robot.n_q, 6 + len(order)))
-        E[:6, :6] = np.eye(6)
-        from ..description.mimic import frame_matrix_E
-
-        E[6:, 6:] = frame_matrix_E(robot, order).T
-        out = np.einsum("ij,...jp->...ip", E, out)
     return finite_output("floating_regressor", out, q=q, qd=qd, qdd=qdd)
 
 
-def floating_regressor_model(robot, params=None, name="floating_regressor"):
-    """Customized Y of a floating robot (output PHI, (6 + NJ) x p)."""
+@keyword_options()
+def floating_regressor_model(robot, *, params=None, name="floating_regressor"):
+    """Customized Y of a floating robot (output PHI, (6 + n_q) x p; ``params``: see
+    :func:`floating_regressor`), the model named ``{robot}_{name}``."""
     _, names = columns_of(robot, params)
 
     def algorithm(ctx):
-        rows = floating_regressor_algorithm(ctx, robot, BaseState.symbols(), params)
-        labels = [f"B{k}" for k in range(1, 7)] + [str(j) for j in robot.joints]
+        rows = floating_regressor_algorithm(ctx, robot, BaseState.symbols(), params=params)
+        labels = [f"B{k}" for k in range(1, 7)] + [str(j) for j in coordinates(robot)]
         return [Output.matrix("PHI", rows, [f"PHI{i}_{c}" for i in labels for c in names])]
 
     return customize(f"{robot.name}_{name}", algorithm, robot,
@@ -86,7 +83,7 @@ def floating_regressor_model(robot, params=None, name="floating_regressor"):
 
 _SPEC = fastpath.Spec(
     lambda robot, params: None if robot.mimic or robot.n_loops else floating_regressor_model(
-        robot, params, "floating_regressor_fast"),
+        robot, params=params, name="floating_regressor_fast"),
     lambda robot, q, qd, qdd: floating_arrays(robot, q=q, qd=qd, qdd=qdd), _numpy)
 
 

@@ -22,7 +22,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..errors import RobmodError
+from ..description.arguments import (checked_options, keyword_defaults, keyword_options,
+                                     robot_argument)
+from ..errors import ArgumentError, RobmodError
 from .base_numeric import numeric_base, numeric_robot
 from .parameters import FIELDS, description_values, known_values, parameter_set, split_name
 from .processing import Processed, butter_lowpass
@@ -58,6 +60,7 @@ class IdentificationModel:
     then OFFSET1..n), ``prior`` {name: value} of the description's numeric inertial values.
     """
 
+    @keyword_options()
     def __init__(self, robot, *, params=None, rotor: bool = True, friction: bool = True,
                  offsets: bool = True, known=None, fixed=None, seed: int = 0,
                  equations: str | None = None):
@@ -123,7 +126,7 @@ class IdentificationModel:
         columns = self.columns + self._known_names
         if self.equations == "joints":
             self._phi = _cached(("regressor", geometry.content_key, columns),
-                                lambda: regressor_function(geometry, columns))
+                                lambda: regressor_function(geometry, params=columns))
         else:
             self._phi = _cached(("floating_regressor", geometry.content_key, columns),
                                 lambda: _floating_function(geometry, columns, self.n_rows))
@@ -255,7 +258,7 @@ def _equations(num, equations):
         return "base" if floating else "joints"
     allowed = ("base", "all") if floating else ("joints",)
     if equations not in allowed:
-        raise RobmodError(f"equations must be {' or '.join(map(repr, allowed))} for robot "
+        raise ArgumentError(f"equations must be {' or '.join(map(repr, allowed))} for robot "
                           f"{num.name!r} ({num.base_kind} base), got {equations!r}")
     return equations
 
@@ -264,7 +267,7 @@ def _floating_function(robot, columns, rows):
     """The compiled floating regressor, its first ``rows`` rows."""
     from .floating import floating_regressor_model
 
-    f = floating_regressor_model(robot, columns).compile()
+    f = floating_regressor_model(robot, params=columns).compile()
     return lambda q, qd, qdd: f(q, qd, qdd)[..., :rows, :]
 
 
@@ -304,9 +307,12 @@ def _cached(key, make):
     return value
 
 
+@keyword_options(**keyword_defaults(IdentificationModel))
 def identification_model(robot, **options) -> IdentificationModel:
-    """:class:`IdentificationModel` of ``robot`` with ``options``, kept for the robots and
+    """:class:`IdentificationModel` of ``robot`` with its options, kept for the robots and
     options last used (building one costs a rank computation and a compiled regressor)."""
+    options = checked_options(identification_model, options)
+    robot_argument(robot)
     def freeze(v):
         if isinstance(v, dict):
             return tuple(sorted((str(k), float(x)) for k, x in v.items()))
