@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import RobmodError
 from .base import Controller
+from .compiled_loop import run_compiled
 from .plant import Dynamics
 from .reference import Desired, Reference
 from .result import SimulationResult
@@ -110,6 +111,15 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
     q = np.array(np.broadcast_to(x0[..., :n], batch + (n,)))
     qd = np.array(np.broadcast_to(x0[..., n:], batch + (n,)))
     z = controller.initial_state(batch)
+    # -- robmod's own controllers on a tree robot: the whole loop in C (same results) --
+    fast = run_compiled(plant, controller, t, (qdes, qddes, qdddes), q, qd, z, tau_lim, dt=dt,
+                        continuous=continuous, substeps=substeps, noise=noise,
+                        quantization=quantization, delay=delay, seed=seed,
+                        table=lambda tt: _desired_table(ref, tt))
+    if fast is not None:
+        return SimulationResult(t, *fast[:3], qdes, qddes, qdddes, fast[3], plant.robot,
+                                controller, tau_lim)
+    # -- else the loop in Python --
     rng = np.random.default_rng(seed)
     Q = np.empty((steps + 1,) + q.shape)
     QD = np.empty_like(Q)
