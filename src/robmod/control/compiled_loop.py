@@ -200,7 +200,8 @@ def run_compiled(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continu
     rq, rqd = quantization if quantization is not None else (0.0, 0.0)
     lim = np.zeros(n) if tau_lim is None else np.asarray(tau_lim, float)
     cfg = np.concatenate([[float(continuous), sq, sqd, float(rq or 0.0), float(rqd or 0.0),
-                           float(delay), float(kinds), float(tau_lim is not None)], lim])
+                           float(delay), float(kinds), float(tau_lim is not None),
+                           float(len(batch) > 0)], lim])
     K = np.concatenate([np.ravel(np.asarray(c, float)) for c in consts]) if consts \
         else np.zeros(1)
     R = np.ascontiguousarray(np.stack(tables, axis=1), dtype=float)
