@@ -251,7 +251,8 @@ def _compile(e, robot, key, build):
             _STATE["told_no_cc"] = True
             sys.stderr.write("robmod: no C compiler (or Python headers) found: the numeric "
                              "functions use their NumPy path, 100-1000x slower; install gcc "
-                             "and the python3-dev headers for the compiled path\n")
+                             "(or pip install 'robmod[compiler]', a clang for every "
+                             "platform) and the Python headers for the compiled path\n")
         return None
     try:
         model = build()
