@@ -28,6 +28,7 @@ from robmod.symbolic.compile import compiler_command  # noqa: E402
 CHILD = textwrap.dedent("""
     import resource, sys, time, timeit
     import numpy as np, robmod
+    from robmod.dynamics import idm
     from robmod.symbolic.compile import build_from_source, extension_source, compiler_description
     from robmod.geometry.direct import dgm_model
     from robmod.kinematics.jacobians import jacobian_model
@@ -56,9 +57,9 @@ CHILD = textwrap.dedent("""
         robmod.warmup(robot)
         print(f"  warmup (generate + compile, parallel): {time.perf_counter() - w:.2f} s wall")
         q = np.full(robot.n_q, 0.1)
-        one = min(timeit.repeat(lambda: robmod.idm(robot, q, q, q), number=20000, repeat=5)) / 20000
+        one = min(timeit.repeat(lambda: idm(robot, q, q, q), number=20000, repeat=5)) / 20000
         Q = np.random.default_rng(0).uniform(-1, 1, (100000, robot.n_q))
-        many = min(timeit.repeat(lambda: robmod.idm(robot, Q, Q, Q), number=3, repeat=3)) / 3e5
+        many = min(timeit.repeat(lambda: idm(robot, Q, Q, Q), number=3, repeat=3)) / 3e5
         print(f"  idm single call {one * 1e6:.2f} us, batched {many * 1e9:.0f} ns/configuration")
 """)
 
