@@ -23,7 +23,7 @@ from pathlib import Path
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 sys.path.insert(0, SRC)
 
-from robmod.symbolic.compile import compiler_command  # noqa: E402
+from robmod.symbolic.compile import _compiler_command as compiler_command  # noqa: E402
 
 CHILD = textwrap.dedent("""
     import resource, sys, time, timeit

@@ -14,7 +14,8 @@ MODULES = sorted(p for p in SRC.rglob("*.py") if "__pycache__" not in p.parts)
 
 def test_layers_contract():
     """description < symbolic < geometry < kinematics < dynamics < identification < trajectory
-    < control < cli, checked by import-linter (contract in pyproject.toml)."""
+    < control < plot | viewer (side by side, independent) < cli, checked by import-linter
+    (contract in pyproject.toml)."""
     exe = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
     if not Path(exe).exists():
         pytest.skip("import-linter is not installed")

@@ -29,17 +29,17 @@ def hidden_compiler_env(tmp_path):
 def test_the_compiler_command_falls_back_to_zig(monkeypatch, tmp_path):
     monkeypatch.delenv("CC", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
-    assert compile_mod.compiler_command() == [sys.executable, "-m", "ziglang", "cc"]
+    assert compile_mod._compiler_command() == [sys.executable, "-m", "ziglang", "cc"]
     monkeypatch.setenv("CC", "no-such-compiler -O2")        # an explicit choice stays
-    assert compile_mod.compiler_command() is None
+    assert compile_mod._compiler_command() is None
     monkeypatch.setenv("CC", f"{sys.executable} -m ziglang cc")   # CC with its arguments
-    assert compile_mod.compiler_command()[1:] == ["-m", "ziglang", "cc"]
+    assert compile_mod._compiler_command()[1:] == ["-m", "ziglang", "cc"]
 
 
 def test_models_compile_and_run_with_zig_when_no_system_compiler(tmp_path):
     script = textwrap.dedent("""
         import numpy as np, robmod
-        from robmod.symbolic.compile import CompiledModel, compiler_command
+        from robmod.symbolic.compile import CompiledModel, _compiler_command as compiler_command
         from robmod.dynamics.newton_euler import idm_model
         from robmod.dynamics import idm
         assert compiler_command()[1:] == ["-m", "ziglang", "cc"], compiler_command()

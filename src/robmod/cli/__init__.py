@@ -149,6 +149,9 @@ def _build_parser() -> argparse.ArgumentParser:
     add_traj_command(sub)
 
     add_warmup_command(sub)
+    from .view import add_view_command
+
+    add_view_command(sub)
     return p
 
 

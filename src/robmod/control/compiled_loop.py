@@ -72,7 +72,7 @@ def _friction_constants(ctrl) -> list:
     return [d.fv, d.fc, d.fst, d.bst, [ctrl.coulomb_width]]
 
 
-def describe(controller):
+def _supported(controller):
     """(structure key, models, law lines, gains, constants, state size, p) of a supported
     controller, or None.  The key names the law's structure and the controller's model (the
     source depends on nothing else)."""
@@ -182,7 +182,7 @@ def run_compiled(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continu
         return None
     if tables[0].ndim != 2 or getattr(controller, "n", None) != plant.n:
         return None
-    desc = describe(controller)
+    desc = _supported(controller)
     if desc is None:
         return None
     structure, models, law, gains, consts, nz, p = desc

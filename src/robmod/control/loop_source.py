@@ -32,7 +32,7 @@ CFG_FIELDS = ("continuous", "sq", "sqd", "rq", "rqd", "delay", "noise_kinds", "h
 _SIGN = "static inline double rm_sign(double x) { return (x > 0) - (x < 0); }"
 
 
-def model_source(model, fname: str, *, batched: bool = False) -> str:
+def _model_source(model, fname: str, *, batched: bool = False) -> str:
     """The scalar C function ``fname(groups..., out)`` of ``model`` (and its vectorized batch
     kernel ``fname_vbatch`` when ``batched``), without the shared preamble."""
     src, _ = to_c(model, fname)
@@ -58,7 +58,7 @@ def _scalar_call(model, fname, **groups) -> str:
     return f"{fname}({', '.join(groups[g] for g in names)}, "
 
 
-def block_wrapper(model, fname: str) -> str:
+def _block_wrapper(model, fname: str) -> str:
     """``fname_blk(m, bat, inputs..., out)``: the scalar function for an unbatched run (as the
     Python path calls ``single`` on 1-D arrays), else the batch kernel on the m states."""
     groups, _ = c_layout(model)
@@ -77,11 +77,6 @@ static int {fname}_blk(long m, int bat, {params}, double *out)
 #endif
 }}
 """
-
-
-def _hex(x: float) -> str:
-    return float(x).hex() if x == x and abs(x) != float("inf") else (
-        "INFINITY" if x > 0 else "-INFINITY")
 
 
 # -- the laws, over a block of m runs: C writing tau[m n] (unclipped) and dz[m nz] from
@@ -237,9 +232,9 @@ def loop_source(modname: str, n: int, nz: int, ng: int, nk: int, p: int, plant_m
              "phi": "rm_cphi"}
     for key, model in controller_models.items():
         if key in names:
-            parts.append(model_source(model, names[key], batched=True))
-            parts.append(block_wrapper(model, names[key]))
-    parts.append(block_wrapper(plant_model, "rm_pddm"))
+            parts.append(_model_source(model, names[key], batched=True))
+            parts.append(_block_wrapper(model, names[key]))
+    parts.append(_block_wrapper(plant_model, "rm_pddm"))
     body = "\n".join(parts)
     first = body.find(_SIGN) + len(_SIGN)            # one definition of each shared helper
     body = body[:first] + body[first:].replace(_SIGN, "")

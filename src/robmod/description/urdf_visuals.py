@@ -68,7 +68,7 @@ def _origin(el) -> np.ndarray:
     return np.eye(4)
 
 
-def resolve_mesh(filename: str, urdf: Path) -> Path | None:
+def _resolve_mesh(filename: str, urdf: Path) -> Path | None:
     """The file of a mesh ``filename`` (``package://``, ``file://``, absolute or relative to
     the URDF's folder), or None."""
     if filename.startswith("file://"):

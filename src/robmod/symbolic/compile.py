@@ -51,7 +51,7 @@ def cache_dir() -> Path:
     return path
 
 
-def compiler_command() -> list[str] | None:
+def _compiler_command() -> list[str] | None:
     """The C compiler's command: ``$CC`` when set (with its arguments; None if it does not
     exist: an explicit choice is not replaced by another compiler), else Python's own,
     ``gcc`` or ``cc`` on PATH, else the clang of the ``ziglang`` package
@@ -71,8 +71,8 @@ def compiler_command() -> list[str] | None:
 
 
 def compiler() -> str | None:
-    """The C compiler's command line (see :func:`compiler_command`), or None."""
-    cmd = compiler_command()
+    """The C compiler's command line (see :func:`_compiler_command`), or None."""
+    cmd = _compiler_command()
     return None if cmd is None else " ".join(cmd)
 
 
@@ -82,7 +82,7 @@ _DESCRIBED: dict = {}
 def compiler_description() -> str:
     """Which compiler builds the compiled path, for ``robmod --version`` and ``robmod warmup``:
     its command and the first line of its ``--version`` ('none: NumPy path' without one)."""
-    cmd = compiler_command()
+    cmd = _compiler_command()
     if cmd is None:
         return "none (no C compiler: the NumPy path)"
     key = tuple(cmd)
@@ -177,7 +177,7 @@ def build_from_source(modname: str, source: str, verbose: bool = False):
     """Compile (or load from the cache) the extension module ``modname`` of C ``source``
     (from :func:`extension_source`: the name carries the hash of the source); None if
     impossible.  A process that only has the source (a remote worker) builds it here."""
-    cc, inc = compiler_command(), python_include()
+    cc, inc = _compiler_command(), python_include()
     if cc is None or inc is None:
         return None
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
