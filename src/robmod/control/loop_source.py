@@ -227,7 +227,7 @@ def loop_source(modname: str, n: int, nz: int, ng: int, nk: int, p: int, plant_m
                 controller_models: dict, law: list[str]) -> str:
     """The whole module: models, the law, the plant of a block, the loop ``rm_run`` and an
     empty Python module (so that the shared object is built and cached like a model's)."""
-    parts = [model_source(plant_model, "rm_pddm", batched=True)]
+    parts = [_model_source(plant_model, "rm_pddm", batched=True)]
     names = {"idm": "rm_cidm", "idm_nc": "rm_cidmnc", "vel": "rm_cvel", "grav": "rm_cgrav",
              "phi": "rm_cphi"}
     for key, model in controller_models.items():

@@ -107,7 +107,7 @@ def _geometry(visual, urdf: Path):
         return None
     a = shape.attrs
     if shape.tag == "mesh":
-        path = resolve_mesh(a.get("filename", ""), urdf)
+        path = _resolve_mesh(a.get("filename", ""), urdf)
         if path is None or path.suffix.lower() not in _MESHES:
             return None
         return "mesh", _floats(a.get("scale"), 3, (1.0, 1.0, 1.0)), str(path)

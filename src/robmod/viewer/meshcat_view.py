@@ -122,7 +122,7 @@ class Viewer:
         self.end = end_frame(robot, j, tool)
         self._server = None
         if visualizer is None:
-            meshcat, _, _ = meshcat_modules()
+            meshcat, _, _ = _meshcat_modules()
             visualizer = meshcat.Visualizer()
             self._server = getattr(visualizer.window, "server_proc", None)
         self.vis = visualizer
@@ -138,7 +138,7 @@ class Viewer:
 
     # -- the scene ----------------------------------------------------------------------------
     def _send_scene(self):
-        _, g, _ = meshcat_modules()
+        _, g, _ = _meshcat_modules()
         sc = self.scene
         self.vis[sc.root].delete()
         self.vis[sc.root].set_transform(sc.base)
@@ -200,8 +200,8 @@ class Viewer:
         or a measured log (``t`` and ``q``, one run), a pair (t, q) or an array q (T, n_q) of
         frames at ``fps`` -- as a MeshCat animation at ``fps`` frames per second of motion
         time (the viewer's controls play, pause, scrub and change the speed)."""
-        _, _, animation = meshcat_modules()
-        t, Q = motion_samples(self.robot, motion, fps)
+        _, _, animation = _meshcat_modules()
+        t, Q = _motion_samples(self.robot, motion, fps)
         anim = animation.Animation(default_framerate=float(fps))
         poses = frame_poses(self.robot, Q, self.scene.frames)
         for k in range(len(t)):

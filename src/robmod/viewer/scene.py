@@ -87,9 +87,9 @@ def _robot_scale(robot) -> float:
 
 
 def _all_frames(robot) -> dict:
-    frames = {label_of(0): 0}
-    frames.update({label_of(f.j): f.j for f in robot.frames})
-    frames.update({label_of(t.name): t.name for t in robot.tools})
+    frames = {_label_of(0): 0}
+    frames.update({_label_of(f.j): f.j for f in robot.frames})
+    frames.update({_label_of(t.name): t.name for t in robot.tools})
     return frames
 
 
@@ -114,13 +114,13 @@ def build_scene(robot, visuals=(), *, name=None, q0=None, frames=True, axes=True
     name = name or robot.name or "robot"
     base = np.array(robot.base, dtype=float)
     scene = Scene(robot, f"robmod/{name}", base, _all_frames(robot))
-    scene.scale = robot_scale(robot)
+    scene.scale = _robot_scale(robot)
     radius = 0.03 * scene.scale
     shapes = {label: [] for label in scene.frames}
     for k, v in enumerate(visuals):
         shapes[_label_of(v.frame)].append(Shape(f"visual{k}", v.kind, np.asarray(v.T, float),
                                                tuple(v.size), v.path, v.rgba))
-    drawn = {label_of(v.frame) for v in visuals}
+    drawn = {_label_of(v.frame) for v in visuals}
     if not visuals:
         q0 = np.zeros(robot.n_q) if q0 is None else np.asarray(q0, float)
         poses = frame_poses(robot, q0, scene.frames)
