@@ -66,7 +66,10 @@ def _compiler_command() -> list[str] | None:
     if found:
         return [found]
     if importlib.util.find_spec("ziglang") is not None:
-        return [sys.executable, "-m", "ziglang", "cc"]
+        # zig cc targets this processor (AVX2, FMA where it has them): one copy of the
+        # vectorized kernels (RM_NATIVE, see lanes.py), and no contraction into FMAs, so that
+        # every kernel computes each configuration's operations as the scalar function does
+        return [sys.executable, "-m", "ziglang", "cc", "-ffp-contract=off", "-DRM_NATIVE"]
     return None
 
 
@@ -94,6 +97,7 @@ def compiler_description() -> str:
         except (OSError, subprocess.SubprocessError, IndexError):
             first = "version unknown"
         zig = " ".join(cmd[1:4]) == "-m ziglang cc"
+        cmd = cmd[:4] if zig else cmd
         name = "zig cc (the ziglang package)" if zig else " ".join(cmd)
         _DESCRIBED[key] = f"{name}: {first}"
     return _DESCRIBED[key]
