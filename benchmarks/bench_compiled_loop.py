@@ -67,6 +67,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--duration", type=float, default=10.0)
+    ap.add_argument("--sets", type=int, default=100, help="payload masses (parameter sets)")
     args = ap.parse_args()
     robot = robmod.load_robot("panda").numeric()
     mid = Dynamics.of(robot).start_configuration()
@@ -105,6 +106,13 @@ def main():
           f" ns per run and step)")
     print(f"  Python loop (batched)   {wall_py * dur / short:9.2f} s    (timed on {short:g} s, "
           f"scaled; max |diff| {diff:.1e})")
+    from robmod.control import simulate_parameter_sets
+    masses = {"M7": np.linspace(0.5, 3.0, args.sets)}
+    simulate_parameter_sets(robot, ct, ref, 0.01, parameters={"M7": [1.0, 2.0]})
+    wall, _ = best(lambda: simulate_parameter_sets(robot, ct, ref, dur, parameters=masses), 1)
+    print(f"{args.sets} payload masses (parameter sets) x {dur:g} s")
+    print(f"  compiled loop           {wall:9.2f} s    ({wall / (args.sets * dur * 1000) * 1e9:.0f}"
+          f" ns per run and step)")
 
 
 if __name__ == "__main__":

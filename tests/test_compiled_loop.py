@@ -152,3 +152,48 @@ def res_ref(res):
     from robmod.control import Desired
 
     return Desired(res.q_des[0], res.qd_des[0], res.qdd_des[0])
+
+
+def test_parameter_sets_are_the_runs_of_each_plant(rx90):
+    """simulate_parameter_sets: one compiled loop for every payload mass and friction value
+    (the DDM customized with M6 and FV2 as symbols) equals a run per plant robot."""
+    from robmod.control import simulate_parameter_sets
+
+    robot = dataclasses.replace(rx90, links=tuple(dataclasses.replace(link, FC=sp.Integer(0))
+                                                  for link in rx90.links))
+    ct = ComputedTorque(robot, kp=[[100.0] * 6, [200.0] * 6, [400.0] * 6], kd=30.0)
+    sets = {"M6": [0.5, 1.5, 3.0], "FV2": [5.0, 10.0, 20.0]}
+    taken = []
+    original = compiled_loop.run_compiled
+
+    def spy(*a, **k):
+        out = original(*a, **k)
+        taken.append(out is not None)
+        return out
+    import robmod.control.simulation as simulation_module
+    saved = simulation_module.run_compiled
+    simulation_module.run_compiled = spy
+    try:
+        res = simulate_parameter_sets(robot, ct, np.full(6, 0.3), 0.2, parameters=sets)
+    finally:
+        simulation_module.run_compiled = saved
+    assert taken == [True] and res.q.shape == (201, 3, 6)
+    for b in range(3):
+        plant = dataclasses.replace(robot, links=tuple(
+            dataclasses.replace(link, M=sp.Float(sets["M6"][b])) if link.j == 6 else
+            dataclasses.replace(link, FV=sp.Float(sets["FV2"][b])) if link.j == 2 else link
+            for link in robot.links))
+        one = simulate(plant, ComputedTorque(robot, kp=ct.kp[b], kd=30.0), np.full(6, 0.3), 0.2)
+        np.testing.assert_allclose(res.q[:, b], one.q, atol=1e-12)
+        np.testing.assert_allclose(res.tau[:, b], one.tau, rtol=1e-12, atol=1e-11)
+    assert np.abs(res.q[-1, 0] - res.q[-1, 2]).max() > 1e-6     # the plants differ
+    # a controller written in Python: one simulate per set, the same results
+    class Mine(PDGravity):
+        pass
+    mine = simulate_parameter_sets(robot, Mine(robot, 400.0, 40.0), np.full(6, 0.3), 0.05,
+                                   parameters={"M6": [0.5, 3.0]})
+    assert mine.q.shape == (51, 2, 6) and np.abs(mine.q[-1, 0] - mine.q[-1, 1]).max() > 0
+    with pytest.raises(RobmodError, match="not a link parameter"):
+        simulate_parameter_sets(robot, ct, np.zeros(6), 0.1, parameters={"M9": [1.0]})
+    with pytest.raises(RobmodError, match="one per parameter set"):
+        simulate_parameter_sets(robot, ct, np.zeros(6), 0.1, parameters={"M6": [1.0, 2.0]})

@@ -22,6 +22,7 @@ the same noise.
 """
 from __future__ import annotations
 
+import contextvars
 import ctypes
 import hashlib
 import math
@@ -131,14 +132,13 @@ def _describe(controller):
     return None
 
 
-def _loop_function(plant, structure, models, law, n, nz, ng, p):
-    key = (plant.robot.content_key, structure, nz, ng)
+def _loop_function(plant_key, plant_model, structure, models, law, n, nz, ng, p):
+    key = (plant_key, structure, nz, ng)
     hit = _LOOPS.get(key)
     if hit is not None:
         return hit
     controller_models = {k: m for k, m in models.items() if k != "n"}
-    plant_model = _model(plant.robot, "ddm")
-    if plant_model.parameters or any(m.parameters for m in controller_models.values()):
+    if any(m.parameters for m in controller_models.values()):
         return None
     draft = ls.loop_source("RM_LOOPNAME", n, nz, ng, 0, p, plant_model, controller_models, law)
     modname = "rm_loop_" + hashlib.sha256(draft.encode()).hexdigest()[:24]
@@ -147,9 +147,19 @@ def _loop_function(plant, structure, models, law, n, nz, ng, p):
         return None
     fn = ctypes.CDLL(module.__file__).rm_run
     fn.restype = ctypes.c_int
-    fn.argtypes = [ctypes.c_long] * 5 + [ctypes.c_double] * 2 + [ctypes.c_void_p] * 12
+    fn.argtypes = [ctypes.c_long] * 5 + [ctypes.c_double] * 2 + [ctypes.c_void_p] * 13
     _LOOPS[key] = fn
     return fn
+
+
+#: a plant whose parameters differ between runs (robmod.control.parameter_sets):
+#: (the robot with those parameters as symbols, its customized DDM, values (runs, p))
+PLANT_PARAMETERS = contextvars.ContextVar("robmod_plant_parameters", default=None)
+
+
+class NotCompiled(Exception):
+    """Raised instead of returning None while PLANT_PARAMETERS is set: the Python loop of
+    simulate would run the nominal plant, not the parameter sets."""
 
 
 def _flat(parts, batch, nrun):
@@ -172,10 +182,17 @@ def _noise(noise, seed, steps, nrun, n):
     return (float(sq or 0.0), float(sqd or 0.0)), kinds, draws
 
 
-def run_compiled(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continuous,
-                 substeps, noise, quantization, delay, seed, table=None):
+def run_compiled(plant, controller, t, tables, q, qd, z, tau_lim, **options):
     """The run of :func:`robmod.control.simulate` in C: (Q, QD, TAU, z) with the shapes of the
     Python path, or None when this path does not take it (see the module)."""
+    out = _run(plant, controller, t, tables, q, qd, z, tau_lim, **options)
+    if out is None and PLANT_PARAMETERS.get() is not None:
+        raise NotCompiled()
+    return out
+
+
+def _run(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continuous, substeps, noise,
+         quantization, delay, seed, table=None):
     if fastpath.backend() == "numpy" or type(plant) is not Dynamics:
         return None
     if os.environ.get("ROBMOD_COMPILED_LOOP", "1") == "0":
@@ -193,9 +210,20 @@ def run_compiled(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continu
     if drawn is None or z.shape[-1] != nz:
         return None
     G = _flat(gains, batch, nrun)
-    fn = _loop_function(plant, structure, models, law, n, nz, G.shape[1], p)
+    sets = PLANT_PARAMETERS.get()
+    if sets is None:
+        plant_key, plant_model, PP = plant.robot.content_key, _model(plant.robot, "ddm"), None
+        if plant_model.parameters:
+            return None
+    else:
+        symbolic, plant_model, PP = sets
+        plant_key = (symbolic.content_key, tuple(map(str, plant_model.parameters)))
+        if PP.shape[0] != nrun:
+            return None
+    fn = _loop_function(plant_key, plant_model, structure, models, law, n, nz, G.shape[1], p)
     if fn is None:
         return None
+    PP = np.zeros(1) if PP is None else np.ascontiguousarray(PP, dtype=float)
     (sq, sqd), kinds, NS = drawn
     rq, rqd = quantization if quantization is not None else (0.0, 0.0)
     lim = np.zeros(n) if tau_lim is None else np.asarray(tau_lim, float)
@@ -217,12 +245,12 @@ def run_compiled(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continu
     Q = np.empty((steps + 1, nrun, n))
     QD, TAU = np.empty_like(Q), np.empty_like(Q)
     Z = np.empty((nrun, max(nz, 1)))
-    ptr = [a.ctypes.data for a in (cfg, K, R, RS, X0, G, Z0, NS, Q, QD, TAU, Z)]
+    ptr = [a.ctypes.data for a in (cfg, K, R, RS, X0, G, Z0, NS, PP, Q, QD, TAU, Z)]
 
     def go(r0, r1):
         return fn(r0, r1, nrun, steps, substeps, dt, h, *ptr)
 
-    ranges = _ranges(nrun)
+    ranges = _ranges(nrun, 1 if sets is not None else BLOCK)
     if len(ranges) == 1:
         status = [go(*ranges[0])]
     else:
@@ -235,17 +263,17 @@ def run_compiled(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continu
             TAU.reshape((steps + 1,) + batch + (n,)), zf)
 
 
-def _ranges(nrun):
-    """Runs cut for the cores: whole blocks of 64, or halves of a smaller batch (multiples
-    of 4, the width of the vector sines and cosines)."""
+def _ranges(nrun, block):
+    """Runs cut for the cores: whole blocks (64 runs, or 1 when each has its own plant), or
+    halves of a smaller batch (multiples of 4, the width of the vector sines and cosines)."""
     cores = max(1, min(os.cpu_count() or 1, 8))
-    if nrun < 8 or cores == 1:
+    if nrun < 2 or (nrun < 8 and block > 1) or cores == 1:
         return [(0, nrun)]
-    blocks = -(-nrun // BLOCK)
+    blocks = -(-nrun // block)
     if blocks < cores:
         mid = ((nrun // 2 + 3) // 4) * 4
         return [(0, mid), (mid, nrun)]
-    per = -(-blocks // cores) * BLOCK
+    per = -(-blocks // cores) * block
     return [(a, min(a + per, nrun)) for a in range(0, nrun, per)]
 
 

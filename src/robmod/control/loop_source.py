@@ -241,15 +241,17 @@ def loop_source(modname: str, n: int, nz: int, ng: int, nk: int, p: int, plant_m
     if PREPASS in body:
         at = body.find(PREPASS) + len(PREPASS)
         body = body[:at] + body[at:].replace(PREPASS, "")
-    plant_call = _call(plant_model, "rm_pddm", q="q", qd="qd", tau="tau")
+    plant_call = _call(plant_model, "rm_pddm", q="q", qd="qd", tau="tau", params="pp")
+    npp = len(plant_model.parameters)
     head = (f"#pragma STDC FP_CONTRACT OFF\n#define PY_SSIZE_T_CLEAN\n#include <Python.h>\n"
             f"#include <math.h>\n#include <string.h>\n#include <stdlib.h>\n"
             f"#define RM_N {n}\n#define RM_NZ {nz}\n#define RM_NG {ng}\n#define RM_NK {nk}\n"
-            f"#define RM_P {p}\n#define RM_BLOCK {BLOCK}\n" + C_NOT_FINITE)
+            f"#define RM_P {p}\n#define RM_NPP {npp}\n"
+            f"#define RM_BLOCK {1 if npp else BLOCK}\n" + C_NOT_FINITE)
     plant = f"""
 /* the plant over a block of m states: 1 when every acceleration is finite */
-static int rm_plant(long m, int bat, const double *q, const double *qd, const double *tau,
-                    double *a)
+static int rm_plant(long m, int bat, const double *pp, const double *q, const double *qd,
+                    const double *tau, double *a)
 {{
     long i;
     unsigned long long bad = 0;
@@ -299,7 +301,7 @@ static void rm_stage(long m, int bat, const double *cfg, const double *K, const 
    the cause) */
 int rm_run(long r0, long r1, long nrun, long steps, long substeps, double dt, double hs,
            const double *cfg, const double *K, const double *R, const double *RS,
-           const double *X0, const double *G, const double *Z0, const double *NS,
+           const double *X0, const double *G, const double *Z0, const double *NS, const double *PP,
            double *Q, double *QD, double *TAU, double *Z)
 {
     const int continuous = cfg[0] != 0;
@@ -320,7 +322,8 @@ int rm_run(long r0, long r1, long nrun, long steps, long substeps, double dt, do
     if (!mem) return -1;
     for (b0 = r0; b0 < r1 && !status; b0 += RM_BLOCK) {
         const long m = r1 - b0 < RM_BLOCK ? r1 - b0 : RM_BLOCK, mn = m * RM_N, mz = m * RM_NZ;
-        const double *g = G + b0 * RM_NG;
+        const double *g = G + b0 * RM_NG, *pp = PP + b0 * RM_NPP;
+        (void)pp;
         for (r = 0; r < m; r++) {
             memcpy(q + r * RM_N, X0 + (b0 + r) * 2 * RM_N, sizeof(double) * RM_N);
             memcpy(qd + r * RM_N, X0 + (b0 + r) * 2 * RM_N + RM_N, sizeof(double) * RM_N);
@@ -360,19 +363,19 @@ int rm_run(long r0, long r1, long nrun, long steps, long substeps, double dt, do
             if (continuous) {      /* the law at every stage, its state integrated too */
                 const double h = hs, *S = RS + k * 6 * RM_N;   /* t + h/2, t + h */
                 /* k1 at t: tau, dz from above */
-                if (!rm_plant(m, bat, q, qd, tau, a1)) { status = (int)(k + 1); break; }
+                if (!rm_plant(m, bat, pp, q, qd, tau, a1)) { status = (int)(k + 1); break; }
                 RM_AXPY(q2, q, h / 2, qd, mn); RM_AXPY(v2, qd, h / 2, a1, mn);
                 RM_AXPY(z2, z, h / 2, dz, mz);
                 rm_stage(m, bat, cfg, K, g, S, S + RM_N, S + 2 * RM_N, q2, v2, z2, t1, d2, W);
-                if (!rm_plant(m, bat, q2, v2, t1, a2)) { status = (int)(k + 1); break; }
+                if (!rm_plant(m, bat, pp, q2, v2, t1, a2)) { status = (int)(k + 1); break; }
                 RM_AXPY(q3, q, h / 2, v2, mn); RM_AXPY(v3, qd, h / 2, a2, mn);
                 RM_AXPY(z3, z, h / 2, d2, mz);
                 rm_stage(m, bat, cfg, K, g, S, S + RM_N, S + 2 * RM_N, q3, v3, z3, t2, d3, W);
-                if (!rm_plant(m, bat, q3, v3, t2, a3)) { status = (int)(k + 1); break; }
+                if (!rm_plant(m, bat, pp, q3, v3, t2, a3)) { status = (int)(k + 1); break; }
                 RM_AXPY(q4, q, h, v3, mn); RM_AXPY(v4, qd, h, a3, mn);
                 RM_AXPY(z4, z, h, d3, mz);
                 rm_stage(m, bat, cfg, K, g, S + 3 * RM_N, S + 4 * RM_N, S + 5 * RM_N, q4, v4, z4, t3, d4, W);
-                if (!rm_plant(m, bat, q4, v4, t3, a4)) { status = (int)(k + 1); break; }
+                if (!rm_plant(m, bat, pp, q4, v4, t3, a4)) { status = (int)(k + 1); break; }
                 RM_COMB(t1, q, h / 6, qd, v2, v3, v4, mn);
                 RM_COMB(t2, qd, h / 6, a1, a2, a3, a4, mn);
                 RM_COMB(z2, z, h / 6, dz, d2, d3, d4, mz);
@@ -380,13 +383,13 @@ int rm_run(long r0, long r1, long nrun, long steps, long substeps, double dt, do
                 memcpy(z, z2, sizeof(double) * mz);
             } else for (s = 0; s < substeps; s++) {
                 const double h = hs;
-                if (!rm_plant(m, bat, q, qd, tau, a1)) { status = (int)(k + 1); break; }
+                if (!rm_plant(m, bat, pp, q, qd, tau, a1)) { status = (int)(k + 1); break; }
                 RM_AXPY(q2, q, 0.5 * h, qd, mn); RM_AXPY(v2, qd, 0.5 * h, a1, mn);
-                if (!rm_plant(m, bat, q2, v2, tau, a2)) { status = (int)(k + 1); break; }
+                if (!rm_plant(m, bat, pp, q2, v2, tau, a2)) { status = (int)(k + 1); break; }
                 RM_AXPY(q3, q, 0.5 * h, v2, mn); RM_AXPY(v3, qd, 0.5 * h, a2, mn);
-                if (!rm_plant(m, bat, q3, v3, tau, a3)) { status = (int)(k + 1); break; }
+                if (!rm_plant(m, bat, pp, q3, v3, tau, a3)) { status = (int)(k + 1); break; }
                 RM_AXPY(q4, q, h, v3, mn); RM_AXPY(v4, qd, h, a3, mn);
-                if (!rm_plant(m, bat, q4, v4, tau, a4)) { status = (int)(k + 1); break; }
+                if (!rm_plant(m, bat, pp, q4, v4, tau, a4)) { status = (int)(k + 1); break; }
                 RM_COMB(t1, q, h / 6, qd, v2, v3, v4, mn);
                 RM_COMB(t2, qd, h / 6, a1, a2, a3, a4, mn);
                 memcpy(q, t1, sizeof(double) * mn); memcpy(qd, t2, sizeof(double) * mn);
