@@ -39,11 +39,8 @@ def ref2(t):
     return 0.5 * np.sin(w * t), 0.5 * w * np.cos(w * t), -0.5 * w ** 2 * np.sin(w * t)
 
 
-def both(monkeypatch, robot, ctrl, ref, duration, **kw):
-    """(Python run, compiled run), checking that the compiled loop took the second."""
-    monkeypatch.setenv("ROBMOD_COMPILED_LOOP", "0")
-    slow = simulate(robot, ctrl, ref, duration, **kw)
-    monkeypatch.setenv("ROBMOD_COMPILED_LOOP", "1")
+def spy_on_the_compiled_loop(monkeypatch):
+    """A list that gets, per simulate call, whether the compiled loop took the run."""
     taken = []
     original = compiled_loop.run_compiled
 
@@ -52,6 +49,15 @@ def both(monkeypatch, robot, ctrl, ref, duration, **kw):
         taken.append(out is not None)
         return out
     monkeypatch.setattr("robmod.control.simulation.run_compiled", spy)
+    return taken
+
+
+def both(monkeypatch, robot, ctrl, ref, duration, **kw):
+    """(Python run, compiled run), checking that the compiled loop took the second."""
+    monkeypatch.setenv("ROBMOD_COMPILED_LOOP", "0")
+    slow = simulate(robot, ctrl, ref, duration, **kw)
+    monkeypatch.setenv("ROBMOD_COMPILED_LOOP", "1")
+    taken = spy_on_the_compiled_loop(monkeypatch)
     fast = simulate(robot, ctrl, ref, duration, **kw)
     assert taken == [True]
     return slow, fast
@@ -148,13 +154,34 @@ def test_what_the_compiled_loop_does_not_take_runs_in_python(monkeypatch, planar
     assert taken[-1] is None
 
 
+def test_a_loop_is_compiled_when_it_pays_and_reused_from_disk(monkeypatch, planar, tmp_path):
+    """Auto: a short run keeps the Python loop; a long one (or one compiled before, by any
+    process: the index on disk) takes the compiled loop."""
+    monkeypatch.delenv("ROBMOD_COMPILED_LOOP", raising=False)
+    monkeypatch.setenv("ROBMOD_CACHE", str(tmp_path))      # nothing compiled yet
+    monkeypatch.setattr(compiled_loop, "_LOOPS", {})
+    ctrl = PDGravity(planar, 300.0, 30.0, at_desired=True)
+    taken = spy_on_the_compiled_loop(monkeypatch)
+    simulate(planar, ctrl, [0.2, 0.1], 0.05)
+    assert taken == [False]
+    long_run = simulate(planar, ctrl, [0.2, 0.1], 1.0, substeps=1, x0=np.zeros((2, 4)))
+    assert taken == [False, False]                        # 1,000 steps: not worth it
+    monkeypatch.setattr(compiled_loop, "WORTH_COMPILING", 500)
+    again = simulate(planar, ctrl, [0.2, 0.1], 1.0, x0=np.zeros((2, 4)))
+    assert taken[-1] is True and np.array_equal(again.q, long_run.q)
+    compiled_loop._LOOPS.clear()                          # a new process: the index on disk
+    monkeypatch.setattr(compiled_loop, "WORTH_COMPILING", 10 ** 9)
+    simulate(planar, ctrl, [0.2, 0.1], 0.05)
+    assert taken[-1] is True
+
+
 def res_ref(res):
     from robmod.control import Desired
 
     return Desired(res.q_des[0], res.qd_des[0], res.qdd_des[0])
 
 
-def test_parameter_sets_are_the_runs_of_each_plant(rx90):
+def test_parameter_sets_are_the_runs_of_each_plant(monkeypatch, rx90):
     """simulate_parameter_sets: one compiled loop for every payload mass and friction value
     (the DDM customized with M6 and FV2 as symbols) equals a run per plant robot."""
     from robmod.control import simulate_parameter_sets
@@ -163,20 +190,9 @@ def test_parameter_sets_are_the_runs_of_each_plant(rx90):
                                                   for link in rx90.links))
     ct = ComputedTorque(robot, kp=[[100.0] * 6, [200.0] * 6, [400.0] * 6], kd=30.0)
     sets = {"M6": [0.5, 1.5, 3.0], "FV2": [5.0, 10.0, 20.0]}
-    taken = []
-    original = compiled_loop.run_compiled
-
-    def spy(*a, **k):
-        out = original(*a, **k)
-        taken.append(out is not None)
-        return out
-    import robmod.control.simulation as simulation_module
-    saved = simulation_module.run_compiled
-    simulation_module.run_compiled = spy
-    try:
-        res = simulate_parameter_sets(robot, ct, np.full(6, 0.3), 0.2, parameters=sets)
-    finally:
-        simulation_module.run_compiled = saved
+    monkeypatch.setenv("ROBMOD_COMPILED_LOOP", "1")
+    taken = spy_on_the_compiled_loop(monkeypatch)
+    res = simulate_parameter_sets(robot, ct, np.full(6, 0.3), 0.2, parameters=sets)
     assert taken == [True] and res.q.shape == (201, 3, 6)
     for b in range(3):
         plant = dataclasses.replace(robot, links=tuple(

@@ -12,6 +12,12 @@ models themselves.  Batches of runs (initial states, gain sets: leading dimensio
 Python path takes them) advance in lockstep by blocks of 64 on the vectorized plant kernel,
 the blocks shared among the processor's cores.
 
+When: a loop compiled before (by any process: an index on disk names its shared object) is
+always taken, without generating anything; a new one is generated and compiled (1-5 s) when
+the run is long enough to pay for it -- :data:`WORTH_COMPILING` steps times blocks of 64 runs
+(10 s at 1 kHz of one run) --, or always with ``ROBMOD_COMPILED_LOOP=1``; ``=0`` turns the
+compiled loop off.
+
 It returns None -- and the Python path runs, with the same results -- for what it does not
 handle: a closed-loop robot (its plant solves the loop constraints at each evaluation), a
 controller written in Python (any other class), a batched reference, ``ROBMOD_BACKEND=numpy``
@@ -25,8 +31,10 @@ from __future__ import annotations
 import contextvars
 import ctypes
 import hashlib
+import json
 import math
 import os
+from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -35,7 +43,9 @@ from ..dynamics.direct import ddm_model
 from ..dynamics.lagrange import gravity_torques_model
 from ..dynamics.newton_euler import idm_model
 from ..symbolic import fastpath
-from ..symbolic.compile import build_from_source
+from ..description.io_common import write_text_atomic
+from ..symbolic.compile import build_from_source, cache_dir, load_extension
+from ..symbolic.fastpath import source_stamp
 from ..symbolic.vector_trig import BLOCK
 from . import loop_source as ls
 from .computed_torque import ComputedTorque
@@ -46,6 +56,37 @@ from .plant import Dynamics
 _MODELS: dict = {}
 _LOOPS: dict = {}
 _NOISE_LIMIT = 256 * 2 ** 20     # bytes of noise drawn beforehand; beyond, the Python path
+#: steps x blocks of runs from which compiling a loop pays (the Python loop takes 0.05-0.2 ms
+#: a step, generating and compiling a loop 1-5 s; a loop compiled before is always taken)
+WORTH_COMPILING = 10_000
+
+
+def _policy() -> str:
+    """``ROBMOD_COMPILED_LOOP``: '0' (never), '1' (always), else 'auto' (see the module)."""
+    return {"0": "never", "1": "always"}.get(os.environ.get("ROBMOD_COMPILED_LOOP", ""), "auto")
+
+
+def _index(key) -> Path:
+    digest = hashlib.sha256(f"{source_stamp()}|loop|{key!r}".encode()).hexdigest()[:32]
+    return cache_dir() / "index" / f"loop-{digest}.json"
+
+
+def _cached(key):
+    """The loop of ``key`` compiled by an earlier process (its index and shared object on
+    disk), without generating anything; else None."""
+    try:
+        modname = json.loads(_index(key).read_text())["module"]
+    except (OSError, ValueError, KeyError):
+        return None
+    module = load_extension(modname)
+    return None if module is None else _bind(module)
+
+
+def _bind(module):
+    fn = ctypes.CDLL(module.__file__).rm_run
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_long] * 5 + [ctypes.c_double] * 2 + [ctypes.c_void_p] * 13
+    return fn
 
 
 def _model(robot, which: str):
@@ -74,9 +115,10 @@ def _friction_constants(ctrl) -> list:
 
 
 def _supported(controller):
-    """(structure key, models, law lines, gains, constants, state size, p) of a supported
-    controller, or None.  The key names the law's structure and the controller's model (the
-    source depends on nothing else)."""
+    """(structure key, build, gains, constants, state size, p) of a supported controller, or
+    None; ``build()`` generates (models, law lines) -- only when a loop is compiled.  The key
+    names the law's structure and the controller's model (the source depends on nothing
+    else)."""
     out = _describe(controller)
     if out is None:
         return None
@@ -93,50 +135,52 @@ def _describe(controller):
     if dyn is not None and type(dyn) is not Dynamics:
         return None       # a closed-loop controller model
     if kind is PID:
-        models = {"grav": _model(dyn.robot, "grav")} if controller.gravity else {}
         tmax = controller.tau_max is not None
+
+        def build():
+            models = {"grav": _model(dyn.robot, "grav")} if controller.gravity else {}
+            return models, ls.law_pid(models, controller.gravity, tmax)
         consts = [list(controller.band)] + ([controller.tau_max] if tmax else [])
-        return (("pid", controller.gravity, tmax), models,
-                ls.law_pid(models, controller.gravity, tmax),
+        return (("pid", controller.gravity, tmax), build,
                 [controller.kp, controller.kd, controller.ki], consts, n, 0)
     if kind is PDGravity:
-        models = {"grav": _model(dyn.robot, "grav")}
-        return (("pdg", controller.at_desired), models,
-                ls.law_pd_gravity(models, controller.at_desired),
-                [controller.kp, controller.kd], [], 0, 0)
+        def build():
+            models = {"grav": _model(dyn.robot, "grav")}
+            return models, ls.law_pd_gravity(models, controller.at_desired)
+        return (("pdg", controller.at_desired), build, [controller.kp, controller.kd], [], 0, 0)
     if kind in (ComputedTorque, PassivityBased):
         mode = getattr(controller, "mode", "passivity")
         coulomb = "measured" if mode == "predictive" else _coulomb_mode(controller)
-        models = {"n": n}
-        models["idm" if coulomb == "measured" else "idm_nc"] = _model(
-            dyn.robot, "idm" if coulomb == "measured" else "idm_nc")
+        which = "idm" if coulomb == "measured" else "idm_nc"
         consts = [] if coulomb == "measured" else _friction_constants(controller)
+
+        def build():
+            models = {"n": n, which: _model(dyn.robot, which)}
+            if kind is PassivityBased:
+                models["vel"] = _model(dyn.robot, "vel")
+                return models, ls.law_passivity(models, coulomb)
+            return models, ls.law_computed_torque(models, mode, coulomb)
         if kind is PassivityBased:
-            models["vel"] = _model(dyn.robot, "vel")
-            return (("pbc", coulomb), models, ls.law_passivity(models, coulomb),
-                    [controller.lam, controller.kd], consts, 0, 0)
-        return (("ct", mode, coulomb), models, ls.law_computed_torque(models, mode, coulomb),
-                [controller.kp, controller.kd], consts, 0, 0)
+            return (("pbc", coulomb), build, [controller.lam, controller.kd], consts, 0, 0)
+        return (("ct", mode, coulomb), build, [controller.kp, controller.kd], consts, 0, 0)
     if kind is AdaptivePassivity:
-        phi = controller.phi.model
-        shape = phi.outputs[0].shape
-        if np.ndim(controller.gamma) != 1 or shape != (n, len(controller.names)):
-            return None
         p = len(controller.names)
-        models = {"phi": phi}
-        law = ls.law_adaptive(models, controller.coulomb, controller.friction_columns,
-                              controller.coulomb_columns)
-        return (("adaptive", controller.coulomb), models, law,
+        if np.ndim(controller.gamma) != 1 or controller.phi.model.outputs[0].shape != (n, p):
+            return None
+
+        def build():
+            models = {"phi": controller.phi.model}
+            return models, ls.law_adaptive(models, controller.coulomb,
+                                           controller.friction_columns,
+                                           controller.coulomb_columns)
+        return (("adaptive", controller.coulomb), build,
                 [controller.lam, controller.kd, controller.gamma],
                 [[controller.coulomb_width]], p, p)
     return None
 
 
-def _loop_function(plant_key, plant_model, structure, models, law, n, nz, ng, p):
-    key = (plant_key, structure, nz, ng)
-    hit = _LOOPS.get(key)
-    if hit is not None:
-        return hit
+def _loop_function(key, plant_model, build, n, nz, ng, p):
+    models, law = build()
     controller_models = {k: m for k, m in models.items() if k != "n"}
     if any(m.parameters for m in controller_models.values()):
         return None
@@ -145,11 +189,13 @@ def _loop_function(plant_key, plant_model, structure, models, law, n, nz, ng, p)
     module = build_from_source(modname, draft.replace("RM_LOOPNAME", modname))
     if module is None:
         return None
-    fn = ctypes.CDLL(module.__file__).rm_run
-    fn.restype = ctypes.c_int
-    fn.argtypes = [ctypes.c_long] * 5 + [ctypes.c_double] * 2 + [ctypes.c_void_p] * 13
-    _LOOPS[key] = fn
-    return fn
+    try:
+        path = _index(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, json.dumps({"module": modname}))
+    except OSError:
+        pass
+    return _bind(module)
 
 
 #: a plant whose parameters differ between runs (robmod.control.parameter_sets):
@@ -195,34 +241,43 @@ def _run(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continuous, sub
          quantization, delay, seed, table=None):
     if fastpath.backend() == "numpy" or type(plant) is not Dynamics:
         return None
-    if os.environ.get("ROBMOD_COMPILED_LOOP", "1") == "0":
-        return None
     if tables[0].ndim != 2 or getattr(controller, "n", None) != plant.n:
         return None
     desc = _supported(controller)
     if desc is None:
         return None
-    structure, models, law, gains, consts, nz, p = desc
+    structure, build, gains, consts, nz, p = desc
     n, steps = plant.n, len(t) - 1
     batch = q.shape[:-1]
     nrun = int(math.prod(batch))
+    policy = _policy()
+    if policy == "never":
+        return None
     drawn = _noise(noise, seed, steps, nrun, n)
     if drawn is None or z.shape[-1] != nz:
         return None
     G = _flat(gains, batch, nrun)
     sets = PLANT_PARAMETERS.get()
     if sets is None:
-        plant_key, plant_model, PP = plant.robot.content_key, _model(plant.robot, "ddm"), None
-        if plant_model.parameters:
-            return None
+        plant_key, plant_model, PP = plant.robot.content_key, None, None
     else:
         symbolic, plant_model, PP = sets
         plant_key = (symbolic.content_key, tuple(map(str, plant_model.parameters)))
         if PP.shape[0] != nrun:
             return None
-    fn = _loop_function(plant_key, plant_model, structure, models, law, n, nz, G.shape[1], p)
+    key = (plant_key, structure, nz, G.shape[1])
+    fn = _LOOPS.get(key) or _cached(key)
     if fn is None:
-        return None
+        work = steps * (nrun if sets is not None else -(-nrun // BLOCK))
+        if policy == "auto" and work < WORTH_COMPILING:
+            return None
+        plant_model = plant_model or _model(plant.robot, "ddm")
+        if plant_model.parameters and sets is None:
+            return None
+        fn = _loop_function(key, plant_model, build, n, nz, G.shape[1], p)
+        if fn is None:
+            return None
+    _LOOPS[key] = fn
     PP = np.zeros(1) if PP is None else np.ascontiguousarray(PP, dtype=float)
     (sq, sqd), kinds, NS = drawn
     rq, rqd = quantization if quantization is not None else (0.0, 0.0)

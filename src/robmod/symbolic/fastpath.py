@@ -173,7 +173,7 @@ class _Entry:
         self.fn, self.spent, self.unsupported, self.index = None, 0.0, False, index
 
 
-def _source_stamp() -> str:
+def source_stamp() -> str:
     """A stamp of robmod's own source files: an edited generator never reuses an old index."""
     stamp = _STATE.get("stamp")
     if stamp is None:
@@ -189,7 +189,7 @@ def _source_stamp() -> str:
 def _index_path(robot, key) -> Path:
     from .compile import cache_dir
 
-    digest = hashlib.sha256(f"{_source_stamp()}|{robot.content_key!r}|{key!r}".encode())
+    digest = hashlib.sha256(f"{source_stamp()}|{robot.content_key!r}|{key!r}".encode())
     return cache_dir() / "index" / f"{digest.hexdigest()[:32]}.json"
 
 

@@ -58,25 +58,23 @@ class RecordingVisualizer:
         return None
 
     # -- the recorded scene ---------------------------------------------------------------
-    def transforms(self) -> dict:
-        """{path: the last transform set} (paths as MeshCat writes them: /meshcat/...)."""
+    def _latest(self, command, value) -> dict:
+        """{path: value(cmd)} of the last ``command`` on each path, deletions applied."""
         out = {}
         for cmd in self.log:
             if cmd[0] == "delete":
                 out = {k: v for k, v in out.items() if not k.startswith(cmd[1])}
-            elif cmd[0] == "set_transform":
-                out[cmd[1]] = cmd[2]
+            elif cmd[0] == command:
+                out[cmd[1]] = value(cmd)
         return out
+
+    def transforms(self) -> dict:
+        """{path: the last transform set} (paths as MeshCat writes them: /meshcat/...)."""
+        return self._latest("set_transform", lambda cmd: cmd[2])
 
     def objects(self) -> dict:
         """{path: (geometry, material)} of the objects set (and not deleted since)."""
-        out = {}
-        for cmd in self.log:
-            if cmd[0] == "delete":
-                out = {k: v for k, v in out.items() if not k.startswith(cmd[1])}
-            elif cmd[0] == "set_object":
-                out[cmd[1]] = (cmd[2], cmd[3])
-        return out
+        return self._latest("set_object", lambda cmd: (cmd[2], cmd[3]))
 
     def animation(self):
         """The last animation set (a ``meshcat.animation.Animation``), or None."""
