@@ -69,6 +69,7 @@ def main():
     ap.add_argument("--duration", type=float, default=10.0)
     ap.add_argument("--sets", type=int, default=100, help="payload masses (parameter sets)")
     args = ap.parse_args()
+    os.environ["ROBMOD_COMPILED_LOOP"] = "1"     # compile at the first (short) call
     robot = robmod.load_robot("panda").numeric()
     mid = Dynamics.of(robot).start_configuration()
     ref = Sines(mid)

@@ -284,7 +284,7 @@ def _run(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continuous, sub
     lim = np.zeros(n) if tau_lim is None else np.asarray(tau_lim, float)
     cfg = np.concatenate([[float(continuous), sq, sqd, float(rq or 0.0), float(rqd or 0.0),
                            float(delay), float(kinds), float(tau_lim is not None),
-                           float(len(batch) > 0)], lim])
+                           float(len(batch) > 0 and sets is None)], lim])
     K = np.concatenate([np.ravel(np.asarray(c, float)) for c in consts]) if consts \
         else np.zeros(1)
     R = np.ascontiguousarray(np.stack(tables, axis=1), dtype=float)
