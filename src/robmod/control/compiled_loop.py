@@ -269,8 +269,8 @@ def _run(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continuous, sub
     fn = _LOOPS.get(key) or _cached(key)
     if fn is None:
         work = steps * (nrun if sets is not None else -(-nrun // BLOCK))
-        if policy == "auto" and work < WORTH_COMPILING:
-            return None
+        if policy == "auto" and work < WORTH_COMPILING and sets is None:
+            return None      # (parameter sets: the other way compiles a plant per set)
         plant_model = plant_model or _model(plant.robot, "ddm")
         if plant_model.parameters and sets is None:
             return None
