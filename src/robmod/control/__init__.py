@@ -6,7 +6,9 @@ default): :class:`PID` (9.5) with the tuning rule (9.10), :class:`PDGravity` (9.
 :class:`TaskComputedTorque` (9.33)-(9.36), and Slotine and Li's :class:`PassivityBased` and
 :class:`AdaptivePassivity` (on the base-parameter regressor).  :func:`simulate` runs one on the
 robot's compiled direct dynamics (a closed-loop robot's on its actuated joints,
-:class:`ClosedLoopDynamics`); :func:`linearize` gives the closed loop's poles.
+:class:`ClosedLoopDynamics`), robmod's own controllers as one compiled C loop
+(:mod:`~robmod.control.compiled_loop`); :func:`simulate_parameter_sets` runs one controller on
+plants whose parameters differ; :func:`linearize` gives the closed loop's poles.
 """
 from .analysis import linearize, LinearizedLoop, closed_loop_poles
 from .base import Controller, OpenLoop, DEFAULT_DT
@@ -18,6 +20,7 @@ from .plant import Dynamics, COULOMB_MODES, coulomb_option, coulomb_torque
 from .reference import Desired, Reference  # Desired: the Sample of robmod.kinematics
 from ..dynamics.simulation import SimulationResult, TrackingMetrics, tracking_metrics  # re-exported
 from .simulation import simulate
+from .parameter_sets import simulate_parameter_sets
 from .task_space import TaskPID, TaskComputedTorque
 
 __all__ = [
@@ -41,6 +44,8 @@ __all__ = [
     "SimulationResult", "TrackingMetrics", "tracking_metrics",
     # simulation
     "simulate",
+    # parameter_sets
+    "simulate_parameter_sets",
     # task_space
     "TaskPID", "TaskComputedTorque",
 ]
