@@ -7,6 +7,9 @@ from .closed_loop import (equivalent_tree, loop_constraints, loop_jacobian, pass
                           closed_loop_idm, closed_loop_inertia_matrix, closed_loop_gravity_torques,
                           closed_loop_ddm, closed_loop_energy, closed_loop_simulate,
                           closed_loop_symbolic, closed_loop_gravity)
+from .derivatives import (IDMDerivatives, DDMDerivatives, idm_derivatives, idm_derivatives_model,
+                          idm_derivatives_algorithm, ddm_derivatives, ddm_derivatives_model,
+                          ddm_derivatives_algorithm)
 from .direct import ddm, ddm_model, ddm_algorithm, state_derivative, simulate
 from .elastic import (ElasticInverse, elastic_idm, elastic_ddm, elastic_idm_model,
                       elastic_ddm_model, elastic_idm_algorithm, elastic_ddm_algorithm,
@@ -43,6 +46,10 @@ __all__ = [
     "constraint_bias", "acceleration_bias", "close_loops", "closed_loop_state", "closed_loop_idm",
     "closed_loop_inertia_matrix", "closed_loop_gravity_torques", "closed_loop_ddm",
     "closed_loop_energy", "closed_loop_simulate", "closed_loop_symbolic",
+    # derivatives
+    "IDMDerivatives", "DDMDerivatives", "idm_derivatives", "idm_derivatives_model",
+    "idm_derivatives_algorithm", "ddm_derivatives", "ddm_derivatives_model",
+    "ddm_derivatives_algorithm",
     # direct
     "ddm", "ddm_model", "ddm_algorithm", "state_derivative", "simulate",
     # elastic

@@ -1,0 +1,191 @@
+"""Derivatives of the IDM and the DDM: Pinocchio's analytical derivatives (Carpentier & Mansard
+2018) on random and library robots, the identities dtau/dqdd = A, dqdd/dtau = A^-1,
+dqdd/dx = -A^-1 dtau/dx, finite differences where Pinocchio has no counterpart (friction,
+mimic joints), the customized models and the compiled path."""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import robmod
+from robmod.dynamics import (ddm, ddm_derivatives, ddm_derivatives_model, idm, idm_derivatives,
+                             idm_derivatives_model, inertia_matrix)
+from robmod.errors import ArgumentError
+from robmod.symbolic import fastpath
+from robmod.testing.random import random_robot, with_random_dynamics
+
+TREES = [n for n in robmod.library_names()
+         if not robmod.load_robot(n, numeric=True).n_loops]
+
+
+def rel(a, b):
+    return np.abs(a - b).max() / max(1.0, np.abs(b).max())
+
+
+@pytest.fixture
+def numpy_path():
+    old = fastpath.set_backend("numpy")
+    yield
+    fastpath.set_backend(old)
+
+
+def dfs_ordered(robot) -> bool:
+    """Pinocchio's algorithms take each subtree as a contiguous range of joints."""
+    n = robot.n_links
+    for j in range(1, n + 1):
+        sub = {j}
+        for k in range(j + 1, n + 1):
+            if robot.frame(k).ant in sub:
+                sub.add(k)
+        if sub != set(range(j, j + len(sub))):
+            return False
+    return True
+
+
+def _robots(rng, count=12):
+    robots = [with_random_dynamics(robmod.load_robot(n, numeric=True), rng) for n in TREES]
+    k = 0
+    while len(robots) < len(TREES) + count:
+        r = random_robot(rng, int(rng.integers(1, 8)), tree=k % 2 == 1, general=k % 3 == 0)
+        k += 1
+        if dfs_ordered(r):
+            robots.append(r)
+    return robots
+
+
+def test_agree_with_pinocchio_analytical_derivatives(numpy_path):
+    pin = pytest.importorskip("pinocchio")
+    from robmod.testing.peers import PinocchioRobot
+
+    rng = np.random.default_rng(29)
+    worst = {}
+    for robot in _robots(rng):
+        p = PinocchioRobot(robot)
+        ix = p.index
+        q, qd, qdd = rng.uniform(-2, 2, (3, 2, robot.n_q))
+        D = idm_derivatives(robot, q, qd, qdd)
+        tau = idm(robot, q, qd, qdd)
+        F = ddm_derivatives(robot, q, qd, tau)
+        for k in range(2):
+            ref = pin.computeRNEADerivatives(p.model, p.data, *(p.pin_q(x[k]) for x in (q, qd,
+                                                                                    qdd)))
+            ref = list(ref)
+            ref[2] = np.triu(ref[2]) + np.triu(ref[2], 1).T    # Pinocchio fills the upper part
+            for name, a, b in zip(D._fields, D, ref):
+                worst[name] = max(worst.get(name, 0), rel(a[k][np.ix_(ix, ix)], b))
+            ref = pin.computeABADerivatives(p.model, p.data, p.pin_q(q[k]), p.pin_q(qd[k]),
+                                            p.pin_q(tau[k]))
+            ref = list(ref)
+            ref[2] = np.triu(ref[2]) + np.triu(ref[2], 1).T
+            for name, a, b in zip(F._fields, F, ref):
+                worst[name] = max(worst.get(name, 0), rel(a[k][np.ix_(ix, ix)], b))
+    assert max(worst.values()) < 1e-9, worst
+
+
+def test_identities_and_the_two_methods_of_the_direct_model(numpy_path):
+    rng = np.random.default_rng(3)
+    robot = with_random_dynamics(robmod.load_robot("rx90", numeric=True), rng, friction=True)
+    q, qd, tau = rng.uniform(-1, 1, (3, 5, 6))
+    F = ddm_derivatives(robot, q, qd, tau)
+    A = inertia_matrix(robot, q)
+    qdd = ddm(robot, q, qd, tau)
+    D = idm_derivatives(robot, q, qd, qdd)
+    assert rel(D.dtau_dqdd, A) < 1e-12
+    assert rel(F.dqdd_dtau, np.linalg.inv(A)) < 1e-10
+    assert rel(F.dqdd_dq, -np.linalg.solve(A, D.dtau_dq)) < 1e-10
+    assert rel(F.dqdd_dqd, -np.linalg.solve(A, D.dtau_dqd)) < 1e-10
+    R = ddm_derivatives(robot, q, qd, tau, method="recursive")
+    for a, b in zip(R, F):
+        assert rel(a, b) < 1e-10
+
+
+def _fd(f, x, h=1e-6):
+    cols = []
+    for k in range(x.shape[-1]):
+        e = np.zeros_like(x)
+        e[..., k] = h
+        cols.append((f(x + e) - f(x - e)) / (2 * h))
+    return np.stack(cols, axis=-1)
+
+
+def test_friction_and_mimic_joints_by_finite_differences(numpy_path):
+    """Viscous, Coulomb (away from qd = 0) and Stribeck friction; a dependent joint (the
+    derivatives of the independent joints' torques, E^T dtau E)."""
+    rng = np.random.default_rng(5)
+    base = with_random_dynamics(robmod.load_robot("rx90", numeric=True), rng, friction=True)
+    links = tuple(replace(l, FST=l.FC + sp.Float(0.3), BST=sp.Float(2.0)) for l in base.links)
+    stribeck = replace(base, links=links)
+    mimic = replace(with_random_dynamics(robmod.load_robot("rx90", numeric=True), rng),
+                    mimic={3: (2, -0.5, 0.1)})
+    for robot in (stribeck, mimic):
+        n = robot.n_q
+        q, qd, qdd = rng.uniform(0.3, 1.0, (3, n))
+        D = idm_derivatives(robot, q, qd, qdd)
+        for got, arg in zip(D, range(3)):
+            args = [q, qd, qdd]
+
+            def f(x, arg=arg):
+                a = list(args)
+                a[arg] = x
+                return idm(robot, *a)
+            assert rel(got, _fd(f, args[arg])) < 1e-7, (robot.name, arg)
+        tau = idm(robot, q, qd, qdd)
+        F = ddm_derivatives(robot, q, qd, tau)
+        for got, arg in zip(F, range(3)):
+            args = [q, qd, tau]
+
+            def g(x, arg=arg):
+                a = list(args)
+                a[arg] = x
+                return ddm(robot, *a)
+            assert rel(got, _fd(g, args[arg])) < 1e-6, (robot.name, arg)
+
+
+def test_switches_are_the_zeroed_robots(numpy_path):
+    rng = np.random.default_rng(7)
+    robot = with_random_dynamics(robmod.load_robot("stanford", numeric=True), rng)
+    q, qd, qdd = rng.uniform(-1, 1, (3, 6))
+    no_g = replace(robot, gravity=(sp.Integer(0),) * 3)
+    for a, b in zip(idm_derivatives(robot, q, qd, qdd, gravity=False),
+                    idm_derivatives(no_g, q, qd, qdd)):
+        assert rel(a, b) < 1e-13
+    D = idm_derivatives(robot, q, qd, qdd, velocity=False, acceleration=False)
+    assert not D.dtau_dqd.any() and not D.dtau_dqdd.any()
+    assert rel(D.dtau_dq, idm_derivatives(robot, q, 0 * qd, 0 * qdd).dtau_dq) < 1e-13
+    with pytest.raises(ArgumentError, match="gravity"):
+        idm_derivatives(robot, q, qd, qdd, gravty=False)
+    with pytest.raises(ArgumentError, match="method"):
+        ddm_derivatives(robot, q, qd, qdd, method="aba")
+
+
+def test_customized_models_count_and_compile():
+    """The derivative models keep the recursion's variables (DWI12_q1, ...) and count their
+    operations; compiled, the plain functions give the NumPy path's values, single and
+    batched."""
+    rng = np.random.default_rng(11)
+    robot = random_robot(rng, 3, general=True, prismatic=False)
+    m = idm_derivatives_model(robot)
+    names = {str(l) for l, _ in m.statements}
+    assert {"DWI12_q2", "DVP12_q1", "DF12_q1"} <= names and m.count().mults > 0
+    assert [o.name for o in m.outputs] == ["dtau_dq", "dtau_dqd", "dtau_dqdd"]
+    assert [o.name for o in ddm_derivatives_model(robot).outputs] == [
+        "dqdd_dq", "dqdd_dqd", "dqdd_dtau"]
+    q, qd, qdd = rng.uniform(-1, 1, (3, 20, 3))
+    old = fastpath.set_backend("numpy")
+    try:
+        ref_i = idm_derivatives(robot, q, qd, qdd)
+        ref_d = ddm_derivatives(robot, q, qd, qdd)
+    finally:
+        fastpath.set_backend("compiled")
+    try:
+        for got, ref in ((idm_derivatives(robot, q, qd, qdd), ref_i),
+                         (ddm_derivatives(robot, q, qd, qdd), ref_d),
+                         (idm_derivatives(robot, q[0], qd[0], qdd[0]), [r[0] for r in ref_i]),
+                         (ddm_derivatives(robot, q[0], qd[0], qdd[0]), [r[0] for r in ref_d])):
+            for a, b in zip(got, ref):
+                assert a.shape == b.shape and rel(a, b) < 1e-12
+        key = ("idm_derivatives",)
+        assert fastpath.entry(robot, key).fn is not None
+    finally:
+        fastpath.set_backend(old)
