@@ -33,11 +33,10 @@ from ..description.arguments import (check_arrays, checked_options, finite_outpu
                                      joint_arrays, keyword_options, require_numeric,
                                      switched_off, switches_set)
 from ..description.mimic import frame_matrix_E
-from ..description.robot import joint_acceleration, joint_variable, joint_velocity
 from ..errors import ArgumentError
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, mul, numeric_constant
-from ..symbolic.dual import DualContext, tangents_of, value_of
+from ..symbolic.dual import DualContext, direction, seeds, tangent_matrix, value_of
 from ..symbolic.model import Output, customize
 from .direct import DDM_SWITCHES, ddm_algorithm, singular_inertia_error
 from .inertia import inertia_matrix_algorithm
@@ -59,27 +58,6 @@ class DDMDerivatives(NamedTuple):
     dqdd_dq: np.ndarray
     dqdd_dqd: np.ndarray
     dqdd_dtau: np.ndarray
-
-
-_SYMBOL = {"q": joint_variable, "qd": joint_velocity, "qdd": joint_acceleration,
-           "tau": lambda j: f"GAM{j}"}
-
-
-def direction(group: str, j: int) -> str:
-    """The name of the direction of joint j's variable of ``group`` (that of the input:
-    ``q3``, ``QP3``, ``QDP3``, ``GAM3``), which names the tangent variables ``D..._q3``."""
-    return str(_SYMBOL[group](j))
-
-
-def seeds(order, groups) -> dict:
-    """The seeds of a :class:`DualContext`: a unit tangent for each variable of ``groups``."""
-    return {(j, g): {direction(g, j): 1} for g in groups for j in order}
-
-
-def tangent_matrix(values, order, group):
-    """Rows over ``values`` (scalars, duals or None), columns over the variables of
-    ``group`` of the frames ``order``: the tangents."""
-    return [[tangents_of(v).get(direction(group, k), 0) for k in order] for v in values]
 
 
 def _zeros(n):

@@ -1,8 +1,10 @@
-"""The customizing engine: contexts, customized models, operation counts, export, compilation."""
+"""The customizing engine: contexts (dual numbers for derivatives included), customized models,
+operation counts, export, compilation."""
 from .compile import CompiledModel
 from .context import SymbolicContext, NumericContext
 from .count import OpCount, count_ops
 from .differentiation import derivative
+from .dual import Dual, DualContext
 from .fastpath import set_backend, backend, clear
 from .model import CustomModel, Output, customize
 
@@ -13,8 +15,8 @@ __all__ = [
     "SymbolicContext", "NumericContext",
     # count
     "OpCount", "count_ops",
-    # differentiation
-    "derivative",
+    # differentiation, dual
+    "derivative", "Dual", "DualContext",
     # fastpath
     "set_backend", "backend", "clear",
     # model

@@ -221,4 +221,26 @@ class DualContext:
         return Dual(f(name, v), {k: mul(d, t) for k, t in x.t.items()})
 
 
+# -- seeds and tangents of the joint variables ------------------------------------------
+
+def direction(group: str, j: int) -> str:
+    """The name of the direction of joint j's variable of ``group`` (that of the input:
+    ``q3``, ``QP3``, ``QDP3``, ``GAM3``), which names the tangent variables ``D..._q3``."""
+    from ..description.robot import joint_acceleration, joint_variable, joint_velocity
+
+    symbol = {"q": joint_variable, "qd": joint_velocity, "qdd": joint_acceleration}.get(group)
+    return f"GAM{j}" if symbol is None else str(symbol(j))
+
+
+def seeds(order, groups) -> dict:
+    """The seeds of a :class:`DualContext`: a unit tangent for each variable of ``groups``."""
+    return {(j, g): {direction(g, j): 1} for g in groups for j in order}
+
+
+def tangent_matrix(values, order, group):
+    """Rows over ``values`` (scalars, duals or None), columns over the variables of
+    ``group`` of the frames ``order``: the tangents."""
+    return [[tangents_of(v).get(direction(group, k), 0) for k in order] for v in values]
+
+
 __all__ = ["Dual", "DualContext"]
