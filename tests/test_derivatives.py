@@ -189,3 +189,26 @@ def test_customized_models_count_and_compile():
         assert fastpath.entry(robot, key).fn is not None
     finally:
         fastpath.set_backend(old)
+
+
+def test_regressor_derivatives(numpy_path):
+    """dPhi/dx chi = dtau/dx (Gamma = Phi chi), finite differences of Phi, the compiled path
+    (a small robot: the model has p n^2 outputs)."""
+    from robmod.identification import (regressor, regressor_derivatives,
+                                       regressor_derivatives_model, standard_vector)
+
+    rng = np.random.default_rng(0)
+    robot = with_random_dynamics(robmod.load_robot("rx90", numeric=True), rng, friction=True)
+    q, qd, qdd = rng.uniform(0.2, 1, (3, 6))
+    R = regressor_derivatives(robot, q, qd, qdd)
+    chi = standard_vector(robot)
+    for a, b in zip(R, idm_derivatives(robot, q, qd, qdd, wrench=False)):
+        assert rel(np.einsum("ick,c->ik", a, chi), b) < 1e-13
+    assert rel(R.dphi_dq, _fd(lambda x: regressor(robot, x, qd, qdd), q)) < 1e-8
+    small = with_random_dynamics(robmod.load_robot("planar2", numeric=True), rng)
+    q, qd, qdd = rng.uniform(-1, 1, (3, 4, 2))
+    ref = regressor_derivatives(small, q, qd, qdd)
+    assert regressor_derivatives_model(small).outputs[0].shape == ref.dphi_dq.shape[1:]
+    fastpath.set_backend("compiled")
+    for a, b in zip(regressor_derivatives(small, q, qd, qdd), ref):
+        assert rel(a, b) < 1e-13
