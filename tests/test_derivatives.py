@@ -212,3 +212,39 @@ def test_regressor_derivatives(numpy_path):
     fastpath.set_backend("compiled")
     for a, b in zip(regressor_derivatives(small, q, qd, qdd), ref):
         assert rel(a, b) < 1e-13
+
+
+def _closed_loop_robots():
+    from test_closed_loop_dynamics import (QA_SR, QDA_SR, fivebar, fivebar_closed_form,
+                                           sr400, sr400_guess)
+
+    yield fivebar(), np.array([0.9, 2.4]), np.array([0.3, -0.4]), fivebar_closed_form
+    yield sr400(), QA_SR, QDA_SR, sr400_guess
+
+
+def test_closed_loops_by_finite_differences():
+    """The derivatives along the constraint manifold (a planar five-bar with friction, the
+    SR400's spatial parallelogram): Pinocchio has no closed-loop counterpart."""
+    from robmod.dynamics import (closed_loop_ddm, closed_loop_ddm_derivatives, closed_loop_idm,
+                                 closed_loop_idm_derivatives)
+
+    rng = np.random.default_rng(2)
+    for robot, qa, qda, guess in _closed_loop_robots():
+        g = guess(qa)
+        qdda = rng.uniform(-1, 1, qa.shape)
+        D = closed_loop_idm_derivatives(robot, qa, qda, qdda, q_guess=g)
+        tau = closed_loop_idm(robot, qa, qda, qdda, q_guess=g)
+        F = closed_loop_ddm_derivatives(robot, qa, qda, tau, q_guess=g)
+        for k in range(3):
+            def f(x, k=k):
+                args = [qa, qda, qdda]
+                args[k] = x
+                return closed_loop_idm(robot, *args, q_guess=g)
+
+            def h(x, k=k):
+                args = [qa, qda, tau]
+                args[k] = x
+                return closed_loop_ddm(robot, *args, q_guess=g)
+            assert rel(D[k], _fd(f, [qa, qda, qdda][k])) < 1e-7, (robot.name, k)
+            assert rel(F[k], _fd(h, [qa, qda, tau][k])) < 1e-7, (robot.name, k)
+        assert rel(F.dqdd_dtau @ D.dtau_dqdd, np.eye(len(qa))) < 1e-12
