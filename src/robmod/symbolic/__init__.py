@@ -5,6 +5,8 @@ from .context import SymbolicContext, NumericContext
 from .count import OpCount, count_ops
 from .differentiation import derivative
 from .dual import Dual, DualContext
+from .export_casadi import to_casadi, casadi_operations
+from .export_jax import to_jax, jit_function, CPU_COMPILER_OPTIONS
 from .fastpath import set_backend, backend, clear
 from .model import CustomModel, Output, customize
 
@@ -17,6 +19,8 @@ __all__ = [
     "OpCount", "count_ops",
     # differentiation, dual
     "derivative", "Dual", "DualContext",
+    # export_casadi, export_jax
+    "to_casadi", "casadi_operations", "to_jax", "jit_function", "CPU_COMPILER_OPTIONS",
     # fastpath
     "set_backend", "backend", "clear",
     # model

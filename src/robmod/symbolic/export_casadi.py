@@ -161,4 +161,4 @@ def _ident(name):
     return s if re.match(r"^[A-Za-z_]", s) else "m_" + s
 
 
-__all__ = []
+__all__ = ["to_casadi", "casadi_operations"]
