@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 ROBOT  ?= rx90
 
-.PHONY: run test bench fuzz clean
+.PHONY: run test bench fuzz slow clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,10 +29,15 @@ bench: $(BIN)/python
 	$(BIN)/python benchmarks/bench_trajectory.py
 	$(BIN)/python benchmarks/bench_topp.py
 	$(BIN)/python benchmarks/bench_generation.py
+	$(BIN)/python benchmarks/bench_generation.py --trees
 
 fuzz: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	ROBMOD_FUZZ_EXAMPLES=10000 $(BIN)/python -m pytest -p no:xdist -m fuzz tests
+
+slow: $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	ROBMOD_SLOW=1 $(BIN)/python -m pytest -n 2 -m slow tests
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache

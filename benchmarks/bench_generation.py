@@ -11,6 +11,15 @@ model and the best total.  Times are the CPU time of the process
 wall time is on an idle machine, with less noise on a shared one).  The models: DGM, Jacobian 0Jn, inverse dynamics
 (Newton-Euler), inertia matrix, direct dynamics, base inertial parameters and
 the analytic IGM by Paul's method (:func:`robmod.geometry.inverse.igm_model`).
+
+Big trees (issue #26), with ``--trees``: the customized IDM, inertia matrix, DDM and base
+parameters of the URDF files of example-robot-data, from a 2-joint pendulum to the 43-joint
+Unitree G1 with hands (Talos, Romeo and Tiago Pro with mimic grippers), in a table of times
+against the number of joints and links, with the time per link of each model (near-linear
+cost: the same order of magnitude from small robots to the biggest trees) and the goal of
+issue #26, every model of a tree of at most 32 joints in less than 2 s::
+
+    python benchmarks/bench_generation.py --trees [--repeat 3]
 """
 from __future__ import annotations
 
@@ -73,11 +82,95 @@ def bench(name: str, repeat: int) -> tuple[dict, float]:
     return best, min(sum(r.values()) for r in runs)
 
 
+_TREE_RUN = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import robmod
+from robmod.dynamics import ddm_model, idm_model, inertia_matrix_model
+from robmod.identification import base_parameters
+
+robot = robmod.read_robot(sys.argv[2])
+out = {"joints": robot.n_q, "links": robot.n_links}
+for name, build in [("idm", idm_model), ("inertia matrix", inertia_matrix_model),
+                    ("ddm", ddm_model), ("base parameters", base_parameters)]:
+    t0 = time.process_time()
+    try:
+        build(robot)
+    except robmod.RobmodError as e:
+        out[name + " refused"] = str(e)[:60]
+    out[name] = time.process_time() - t0
+print(json.dumps(out))
+"""
+TREES = ["double_pendulum_description/urdf/double_pendulum.urdf",
+         "ur_description/urdf/ur5_robot.urdf", "xarm_description/urdf/xarm7.urdf",
+         "solo_description/robots/solo12.urdf", "anymal_b_simple_description/robots/anymal.urdf",
+         "baxter_description/urdf/baxter.urdf", "tiago_pro_description/robots/tiago_pro.urdf",
+         "simple_humanoid_description/urdf/simple_humanoid.urdf",
+         "talos_data/robots/talos_full_v2.urdf", "icub_description/robots/icub.urdf",
+         "romeo_description/urdf/romeo.urdf", "human_description/robots/human.urdf",
+         "centauro_description/urdf/centauro.urdf",
+         "g1_description/urdf/g1_29dof_with_hand_rev_1_0.urdf"]
+TREE_GOAL = 2.0        # seconds per model, trees of at most 32 joints
+MODELS = ("idm", "inertia matrix", "ddm", "base parameters")
+
+
+def robots_dir():
+    """example-robot-data's robots folder (installed by the test extra), or None."""
+    try:
+        import cmeel
+    except ImportError:
+        return None
+    root = Path(cmeel.__file__).resolve().parents[1] / "cmeel.prefix" / "share" / \
+        "example-robot-data" / "robots"
+    return root if root.is_dir() else None
+
+
+def bench_trees(repeat: int) -> None:
+    root = robots_dir()
+    if root is None:
+        raise SystemExit("example-robot-data is not installed (pip install example-robot-data)")
+    print(f"\n== customized models of example-robot-data trees (CPU s, best of {repeat}; "
+          "per link: ms) ==")
+    print(f"{'file':34s} {'joints':>6s} {'links':>5s}  " + "  ".join(f"{m:>15s}" for m in MODELS)
+          + "  worst per link")
+    worst, missed = {m: 0.0 for m in MODELS}, []
+    for rel in TREES:
+        runs = []
+        for _ in range(repeat):
+            res = subprocess.run([sys.executable, "-c", _TREE_RUN, SRC, str(root / rel)],
+                                 capture_output=True, text=True)
+            if res.returncode != 0:
+                raise SystemExit(f"{rel}: {res.stderr.strip()[-400:]}")
+            runs.append(json.loads(res.stdout.strip().splitlines()[-1]))
+        best = {m: min(r[m] for r in runs) for m in MODELS}
+        n, links = runs[0]["joints"], runs[0]["links"]
+        cells = []
+        for m in MODELS:
+            mark = "*" if runs[0].get(m + " refused") else ""
+            cells.append(f"{best[m]:14.2f}{mark or ' '}")
+            worst[m] = max(worst[m], 1000 * best[m] / links)
+            if n <= 32 and best[m] > TREE_GOAL:
+                missed.append(f"{Path(rel).stem} {m} {best[m]:.2f} s")
+        per_link = max(1000 * best[m] / links for m in MODELS)
+        print(f"{Path(rel).stem:34s} {n:6d} {links:5d}  " + "  ".join(cells)
+              + f"  {per_link:8.1f}")
+    print("* refused with a RobmodError (the DDM of a robot whose inertia matrix is singular)")
+    print("largest time per link (ms): " + ", ".join(f"{m} {v:.0f}" for m, v in worst.items()))
+    print(f"goal: every model of a tree of at most 32 joints in < {TREE_GOAL} s: "
+          + ("met" if not missed else "NOT met: " + "; ".join(missed)))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--robots", default="panda,rx90")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--trees", action="store_true",
+                    help="the example-robot-data trees instead (IDM, inertia matrix, DDM, "
+                         "base parameters)")
     args = ap.parse_args(argv)
+    if args.trees:
+        bench_trees(args.repeat)
+        return
     for name in args.robots.split(","):
         best, total = bench(name, args.repeat)
         fixed = fixed_joints(name)

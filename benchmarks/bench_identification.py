@@ -47,7 +47,7 @@ def bench_regressor(name, n):
     robot = with_random_dynamics(robmod.load_robot(name, numeric=True), rng, rotor=False)
     names = standard_names(robot, rotor=False, friction=False)
     t0 = time.perf_counter()
-    f = regressor_function(robot, names)
+    f = regressor_function(robot, params=names)
     t_gen = time.perf_counter() - t0
     nj = robot.n_q
     q, qd, qdd = rng.uniform(-2, 2, (3, n, nj))

@@ -13,7 +13,7 @@ import numpy as np
 
 import robmod
 from robmod.dynamics import gravity_torques
-from robmod.dynamics.spatial import joint_limit_vector
+from robmod.dynamics.layout import joint_limit_vector
 from robmod.testing.random import with_random_dynamics
 from robmod.testing.peers import toppra_parameterization
 from robmod.trajectory import topp

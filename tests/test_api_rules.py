@@ -1,5 +1,6 @@
 """The public API's rules (docs/architecture.md, "One API"): one naming rule, one argument
 order, keyword options checked, deprecated names that warn and name their replacement."""
+import importlib
 import inspect
 import re
 import warnings
@@ -15,21 +16,54 @@ import robmod.kinematics
 from robmod.deprecation import ALIASES
 from robmod.errors import ArgumentError
 
-PACKAGES = [robmod, robmod.geometry, robmod.kinematics, robmod.dynamics]
+LAYERS = ["spatial", "description", "symbolic", "geometry", "kinematics", "dynamics",
+          "identification", "trajectory", "control", "plot"]
+
+
+def _packages():
+    out = [robmod] + [importlib.import_module(f"robmod.{name}") for name in LAYERS]
+    try:
+        out.append(importlib.import_module("robmod.distributed"))
+    except ImportError:   # the dask extra
+        pass
+    return out
+
+
+PACKAGES = _packages()
 ARCHITECTURE = (Path(__file__).resolve().parents[1] / "docs" / "architecture.md").read_text()
 
 
 def _functions():
-    out = []
+    out, seen = [], set()
     for pkg in PACKAGES:
         for name in pkg.__all__:
             obj = getattr(pkg, name)
-            if inspect.isfunction(obj):
+            if inspect.isfunction(obj) and id(obj) not in seen:
+                seen.add(id(obj))
                 out.append((f"{pkg.__name__}.{name}", obj))
     return out
 
 
+def _classes():
+    """The exported classes built with options (keyword-only parameters): controllers,
+    estimators, models (result types, built by robmod, take none)."""
+    out, seen = [], set()
+    for pkg in PACKAGES:
+        for name in pkg.__all__:
+            obj = getattr(pkg, name)
+            if inspect.isclass(obj) and id(obj) not in seen:
+                seen.add(id(obj))
+                try:
+                    params = inspect.signature(obj).parameters.values()
+                except (TypeError, ValueError):
+                    continue
+                if any(p.kind is p.KEYWORD_ONLY for p in params):
+                    out.append((f"{pkg.__name__}.{name}", obj))
+    return out
+
+
 FUNCTIONS = _functions()
+CLASSES = _classes()
 
 # -- naming: X(robot, ...), X_model(robot, ...), X_algorithm(ctx, robot, ...) ---------------
 
@@ -38,6 +72,13 @@ MODEL_EXCEPTIONS = {
     "igm_model": "the symbolic solution of Paul's method (equations solved one joint at a "
                  "time, IGMSolution), not a customized model of an algorithm over a context; "
                  "igm(robot, T) is its numeric function",
+    "base_idm_model": "the IDM's customized model written on the base parameters (of a "
+                      "BaseParameters, not a robot): numerically the IDM of bp.base_robot(), "
+                      "idm_algorithm over it",
+    "identification_model": "the model object of identification (IdentificationModel: the "
+                            "parameter set, the base, the known side), not a customized model",
+    "remote_model": "a customized model made ready for Dask workers (RemoteModel), not a "
+                    "quantity of its own",
 }
 
 
@@ -65,12 +106,11 @@ def test_algorithms_take_the_context_then_the_robot():
 
 def test_deprecated_names_warn_and_name_their_replacement():
     assert len(ALIASES) >= 11
-    public = {n for pkg in PACKAGES for n in pkg.__all__}
-    for path, new in ALIASES.items():
+    for path, new in list(ALIASES.items()):
         module, old = path.rsplit(".", 1)
-        assert old not in public, old
         alias = getattr(__import__(module, fromlist=[old]), old)
         layer = ".".join(module.split(".")[:2])
+        assert old not in __import__(layer, fromlist=[old]).__all__, f"{layer}.{old}"
         assert getattr(__import__(layer, fromlist=[old]), old) is alias, f"{layer}.{old}"
         assert alias.replacement == new
         assert f"`{old}`" in ARCHITECTURE, f"docs/architecture.md must list {old}"
@@ -107,15 +147,28 @@ CLOSED = ["qa", "qda", "qdda", "tau_a"]
 FRAMES = {"j", "i", "tool"}
 SWITCHES = {"gravity", "rotor", "friction", "wrench", "velocity", "base_motion",
             "acceleration", "method"}
-FORBIDDEN = {"gam", "gamma", "gam_a", "gamma0", "q1", "q2", "q3", "q4", "T_target", "n_or_robot"}
+FORBIDDEN = {"gam", "gamma", "gam_a", "gamma0", "q1", "q2", "q3", "q4", "T_target", "n_or_robot",
+             "robot_or_J", "n_or_names"}
 
 #: (function, parameter) that may stay positional, and why
 POSITIONAL_OK = {
     ("frame_transform", "j"): "the frame whose own transform a(j)T_j it is (as Robot.frame(j)), "
                               "not an end frame chosen among others",
+    ("joint_variable", "j"): "the joint whose symbol q_j it is, not a frame chosen among others",
+    ("joint_velocity", "j"): "the joint whose symbol QP_j it is",
+    ("joint_acceleration", "j"): "the joint whose symbol QDP_j it is",
     ("kk_transform", "gamma"): "the Khalil-Kleinfinger angle gamma of the frame, not a torque",
     ("from_siciliano", "gravity"): "the arm's gravity vector (data, as SicilianoArm.gravity), "
                                    "not the switch of the dynamic models",
+    **{(law, "q1"): "the end configuration q^f (Khalil & Dombre (8.1)), beside q0, not a "
+                    "derivative" for law in ("point_to_point", "jerk_limited", "quintic", "cubic",
+                                             "trapezoidal")},
+    ("topp", "robot"): "optional: the path comes first, then the robot whose limits and torques "
+                       "constrain it (None: the limits given only)",
+    ("customize", "robot"): "the engine's builder: a model is its name and its algorithm, of a "
+                            "robot or of none",
+    ("SymbolicContext", "robot"): "a context of a robot or of none (the engine's contexts)",
+    ("NumericContext", "robot"): "a context of a robot or of none (the engine's contexts)",
 }
 #: (function, parameter) with a default that may stay positional: data, not options
 OPTIONAL_DATA = {
@@ -127,73 +180,117 @@ OPTIONAL_DATA = {
     ("omega_matrix", "x"), ("omega_inverse", "x"), ("representation_singular", "x"),
     ("null_space_projector", "Jp"), ("ikm_pinv", "z"), ("ikm_task_priority", "z2"),
     ("igm_numeric", "q0"), ("operational_space", "qd"), ("closed_loop_state", "qdda"),
-    ("draw_robot", "q"), ("draw_robot", "path"),        # the plot convention (plot(obj, path))
     ("resolved_rate", "solver"),    # the IKM, a strategy object as control.simulate's controller
     ("forward", "frames"),          # the frames the recursion runs over (data)
     ("from_siciliano", "motors"), ("make_robot", "links"),    # the robot's data
-    ("planar3r", "l1"), ("planar3r", "l2"), ("planar3r", "l3"), ("planar3r", "qmin"),
-    ("planar3r", "qmax"), ("planar3r", "numeric"),  # a robot factory's data (robot library)
+    ("manipulability_map", "q"), ("robot_plot", "q"), ("manipulability_plot", "q"),  # the
+    # configuration drawn or of the other joints
+    # where a text came from, for the messages (as Python's compile(source, filename))
+    ("parse_expression", "location"), ("loads_par", "filename"), ("loads_urdf", "filename"),
+    ("loads_yaml", "filename"), ("validate", "locations"),
+    # the parameters a computation is of (what is computed, not how)
+    ("numeric_base", "names"), ("standard_vector", "names"), ("compare", "nb"),
+    ("via_points", "times"),        # the via points' times (data), else chosen by the limits
+    ("workspace_map", "n_samples"),  # the size of the sampling (or grid=)
+    # a controller's gains: data (ki, adaptation default; kp, kd or omega=)
+    ("PID", "ki"), ("TaskPID", "ki"), ("ComputedTorque", "kp"), ("ComputedTorque", "kd"),
+    ("TaskComputedTorque", "kp"), ("TaskComputedTorque", "kd"),
+    ("AdaptivePassivity", "adaptation"),
+    ("ClosedLoopDynamics", "what"),     # what the robot is, in the messages ("plant", ...)
+}
+#: the laws and variants that a function builds, read as data (rot_matrix's axis): the law
+#: of a point-to-point motion (Table 8.1)
+OPTIONAL_DATA |= {("point_to_point", "law"), ("task_line", "law")}
+
+
+def _name(obj):
+    return obj.__name__
+
+
+def _signature_problems(qual, obj):
+    bad = []
+    name = _name(obj)
+    params = list(inspect.signature(obj).parameters.values())
+    names = [p.name for p in params]
+    kinds = {p.name: p.kind for p in params}
+    if any(p.kind is p.VAR_KEYWORD for p in params) and name not in VARIADIC:
+        bad.append(f"{qual}: free **kwargs in the displayed signature")
+    if any(p.kind is p.VAR_POSITIONAL for p in params) and name not in VARIADIC:
+        bad.append(f"{qual}: free *args in the displayed signature")
+    if "robot" in names and kinds["robot"] is inspect.Parameter.POSITIONAL_OR_KEYWORD:
+        first = 1 if names[0] == "ctx" else 0
+        if names.index("robot") != first and (name, "robot") not in POSITIONAL_OK:
+            bad.append(f"{qual}: robot must come first")
+    positional = [p for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+    for order in (ORDER, CLOSED):
+        seen = [order.index(p.name) for p in positional if p.name in order]
+        if seen != sorted(seen):
+            bad.append(f"{qual}: arrays out of the order {order}")
+    plot = name.endswith("_plot")
+    for p in params:
+        key = (name, p.name)
+        if p.name in FORBIDDEN and key not in POSITIONAL_OK:
+            bad.append(f"{qual}: argument {p.name!r} (torques are tau, derivatives qd, "
+                       "qdd, qddd; a robot or n: one typed argument)")
+        if p.kind is p.POSITIONAL_OR_KEYWORD and key not in POSITIONAL_OK:
+            if p.name in FRAMES | SWITCHES:
+                bad.append(f"{qual}: {p.name} must be keyword-only")
+            elif p.default is not p.empty and key not in OPTIONAL_DATA \
+                    and not (plot and p.name == "path"):   # the plot convention
+                bad.append(f"{qual}: option {p.name} must be keyword-only")
+    if "frame" in names and kinds["frame"] is not inspect.Parameter.KEYWORD_ONLY:
+        bad.append(f"{qual}: frame must be keyword-only")
+    return bad
+
+
+#: functions whose *args is the data itself, and why
+VARIADIC = {
+    "virtual_joint": "the geometry of the joint's kind (Table 6.2), its own keywords per kind",
+    "evaluate": "the model's input groups (q, qd, ...), as many as the model has",
 }
 
 
 def test_signatures():
     bad = []
-    for qual, fn in FUNCTIONS:
-        name = fn.__name__
-        params = list(inspect.signature(fn).parameters.values())
-        names = [p.name for p in params]
-        kinds = {p.name: p.kind for p in params}
-        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params) and \
-                not (name == "virtual_joint"):
-            bad.append(f"{qual}: free *args/**kwargs in the displayed signature")
-        if "robot" in names:
-            first = 1 if names[0] == "ctx" else 0
-            if names.index("robot") != first:
-                bad.append(f"{qual}: robot must come first")
-        positional = [p for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
-        for order in (ORDER, CLOSED):
-            seen = [order.index(p.name) for p in positional if p.name in order]
-            if seen != sorted(seen):
-                bad.append(f"{qual}: arrays out of the order {order}")
-        for p in params:
-            key = (name, p.name)
-            if p.name in FORBIDDEN and key not in POSITIONAL_OK:
-                bad.append(f"{qual}: argument {p.name!r} (torques are tau, derivatives qd, "
-                           "qdd, qddd)")
-            if p.kind is p.POSITIONAL_OR_KEYWORD and key not in POSITIONAL_OK:
-                if p.name in FRAMES | SWITCHES:
-                    bad.append(f"{qual}: {p.name} must be keyword-only")
-                elif p.default is not p.empty and key not in OPTIONAL_DATA:
-                    bad.append(f"{qual}: option {p.name} must be keyword-only")
-        if "frame" in names and kinds["frame"] is not inspect.Parameter.KEYWORD_ONLY:
-            bad.append(f"{qual}: frame must be keyword-only")
+    for qual, obj in FUNCTIONS + CLASSES:
+        bad += _signature_problems(qual, obj)
     assert not bad, "\n".join(bad)
 
 
+def test_signatures_cover_every_package():
+    names = {qual.split(".")[1] for qual, _ in FUNCTIONS if qual.count(".") >= 2}
+    assert set(LAYERS) <= names and len(FUNCTIONS) > 250
+
+
 def test_allow_lists_name_existing_parameters():
-    params = {(fn.__name__, p) for _, fn in FUNCTIONS for p in inspect.signature(fn).parameters}
-    assert set(POSITIONAL_OK) <= params and OPTIONAL_DATA <= params
+    params = {(_name(fn), p) for _, fn in FUNCTIONS + CLASSES
+              for p in inspect.signature(fn).parameters}
+    dask = any(pkg.__name__ == "robmod.distributed" for pkg in PACKAGES)
+    data = {k for k in OPTIONAL_DATA if dask or k[0] != "workspace_map"}
+    assert set(POSITIONAL_OK) <= params and data <= params, \
+        (set(POSITIONAL_OK) | data) - params
 
 
 # -- keyword options are checked -----------------------------------------------------------
-
-#: functions whose misspelt keyword is still Python's TypeError, and why
-TYPO_EXCEPTIONS = {
-    "make_robot": "description/build.py is restructured in parallel (issue 27, the description "
-                  "package's imports); @keyword_options() goes on in the lead's sweep",
-}
-
 
 def _misspelt(name):
     return name[:-1] if len(name) > 3 else name + name[-1]
 
 
-@pytest.mark.parametrize("qual, fn", [(q, f) for q, f in FUNCTIONS
-                                      if f.__name__ not in TYPO_EXCEPTIONS
-                                      and any(p.kind is p.KEYWORD_ONLY for p in
-                                              inspect.signature(f).parameters.values())],
+def _with_options(objs):
+    out = []
+    for qual, obj in objs:
+        params = inspect.signature(obj).parameters.values()
+        if any(p.kind is p.KEYWORD_ONLY for p in params):
+            out.append((qual, obj))
+    return out
+
+
+@pytest.mark.parametrize("qual, fn", _with_options(FUNCTIONS + CLASSES),
                          ids=lambda x: x if isinstance(x, str) else "")
 def test_a_misspelt_keyword_is_an_argument_error_naming_the_option(qual, fn):
+    """Every exported function, controller and estimator with keyword options (of every
+    package): a misspelt keyword is an ArgumentError naming the closest option."""
     params = inspect.signature(fn).parameters.values()
     args = [None for p in params if p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty]
     kw = {p.name: None for p in params if p.kind is p.KEYWORD_ONLY and p.default is p.empty}
@@ -224,3 +321,22 @@ def test_positional_frames_still_work_for_one_release():
     assert model.title == robmod.kinematics.jacobian_model(robot, j=4).title
     with pytest.raises(ArgumentError, match="by keyword"):
         robmod.geometry.dgm(robot, q, 6, j=6)
+
+
+def test_sample_jerk_is_the_deprecated_name_of_qddd():
+    from robmod.kinematics import Sample
+
+    s = Sample(np.zeros(2), np.ones(2), np.zeros(2), np.full(2, 3.0))
+    with pytest.warns(DeprecationWarning, match="Sample.qddd"):
+        assert s.jerk is s.qddd
+
+
+def test_an_unknown_name_is_an_argument_error_and_a_key_error():
+    from robmod.errors import UnknownNameError
+    from robmod.identification.parameters import split_name
+
+    assert split_name("XX12") == ("XX", 12)
+    with pytest.raises(UnknownNameError, match=r"'XQ3' is not the name of a standard") as info:
+        split_name("XQ3")
+    assert isinstance(info.value, KeyError) and isinstance(info.value, ArgumentError)
+    assert str(info.value).startswith("'XQ3' is not")       # the message, not KeyError's repr

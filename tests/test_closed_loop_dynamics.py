@@ -238,7 +238,11 @@ def test_fivebar_energy_is_conserved_without_torque():
     robot = replace(robot, links=tuple(replace(l, FC=0, FV=0) for l in robot.links))
     exact = fivebar_closed_form(QA5)
     t = np.linspace(0.0, 0.1, 51)
-    q, qd = closed_loop_simulate(robot, None, QA5, 3 * QDA5, t, q_guess=exact)
+    run = closed_loop_simulate(robot, None, QA5, 3 * QDA5, t, q_guess=exact)
+    q, qd = run                          # one result type: SimulationResult, unpacks as q, qd
+    assert isinstance(run, robmod.dynamics.SimulationResult) and np.array_equal(run.t, t)
+    assert run.tau.shape == (len(t), len(QA5)) and not np.any(run.tau)   # free motion
+    assert run.x.shape == (len(t), 2 * q.shape[1])
     E = np.array([sum(closed_loop_energy(robot, a, b)) for a, b in zip(q, qd)])
     T0 = closed_loop_energy(robot, q[0], qd[0])[0]
     scale = T0 + abs(closed_loop_energy(robot, q[0], qd[0])[1])

@@ -53,7 +53,7 @@ def test_pid_gains_reference_values():
 
 
 def test_computed_torque_gains_and_error_poles(rx90):
-    kp, kd = computed_torque_gains(10.0, 1.0, 6)
+    kp, kd = computed_torque_gains(10.0, xi=1.0, n=6)
     np.testing.assert_allclose(kp, 100) and np.testing.assert_allclose(kd, 20)
     ct = ComputedTorque(rx90, omega=10.0)
     np.testing.assert_allclose(ct.error_poles(), -10, atol=1e-6)
@@ -374,3 +374,46 @@ def test_closed_loop_robot_under_other_controllers():
         AdaptivePassivity(par, 10.0, 10.0)
     with pytest.raises(RobmodError, match="closed loops"):
         tune_pid(par, 10.0)
+
+
+# -- one typed first argument, frames by keyword (issue 27) -----------------------------------
+
+def test_pid_of_a_robot_or_of_n_joints(planar):
+    from robmod.errors import ArgumentError
+    from robmod.kinematics import Sample
+
+    pid = PID.for_joints(2, [100.0, 50.0], 10.0, 1.0)
+    assert pid.n == 2 and pid.dyn is None and pid.tau_max is None
+    with pytest.warns(DeprecationWarning, match=r"PID\.for_joints"):
+        old = PID(2, [100.0, 50.0], 10.0, 1.0)                 # PID(n, ...): one release
+    ref = Sample(np.array([0.3, -0.2]), np.zeros(2), np.zeros(2))
+    q, qd, z = np.zeros(2), np.array([0.1, 0.0]), np.array([0.01, 0.02])
+    np.testing.assert_array_equal(old.output(0.0, q, qd, ref, z), pid.output(0.0, q, qd, ref, z))
+    np.testing.assert_allclose(pid.output(0.0, q, qd, ref, z), [30.0 - 1.0 + 0.01, -10.0 + 0.02])
+    with pytest.raises(ArgumentError, match="robmod Robot"):
+        PID("planar2", 1.0, 1.0)
+    with pytest.raises(ArgumentError, match="number of joints"):
+        PID.for_joints(0, 1.0, 1.0)
+    with pytest.raises(ArgumentError, match=r"has no option 'gravity'"):
+        PID.for_joints(2, 1.0, 1.0, gravity=True)              # no model: no gravity
+    with_g = PID(planar, 1.0, 1.0, gravity=True)              # the robot's gravity torques
+    np.testing.assert_allclose(with_g.output(0.0, q, q, Sample(q, q, q), q),
+                               robmod.dynamics.gravity_torques(planar, q), atol=1e-12)
+
+
+def test_task_space_frames_by_keyword(rx90):
+    from robmod.control import TaskPID
+    from robmod.kinematics import Sample
+
+    q = np.array([0.2, -0.5, 0.9, 0.3, 0.6, -0.2])
+    ref = Sample(q + 0.05, np.zeros(6), np.zeros(6))
+    z = np.zeros(6)
+    new = TaskPID(rx90, 100.0, 20.0, j=4)
+    with pytest.warns(DeprecationWarning, match=r"j= \(a frame number or name\) or tool="):
+        old = TaskPID(rx90, 100.0, 20.0, frame=4)
+    np.testing.assert_array_equal(new.output(0.0, q, z, ref, z), old.output(0.0, q, z, ref, z))
+    assert not np.allclose(new.output(0.0, q, z, ref, z),
+                           TaskPID(rx90, 100.0, 20.0).output(0.0, q, z, ref, z))
+    with pytest.raises(RobmodError, match="not frame= as well"), \
+            pytest.warns(DeprecationWarning):
+        TaskComputedTorque(rx90, omega=10.0, j=4, frame=4)

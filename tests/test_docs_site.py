@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ["robmod", "robmod.description", "robmod.symbolic", "robmod.geometry",
-            "robmod.kinematics", "robmod.dynamics", "robmod.identification",
+PACKAGES = ["robmod", "robmod.spatial", "robmod.description", "robmod.symbolic",
+            "robmod.geometry", "robmod.kinematics", "robmod.dynamics", "robmod.identification",
             "robmod.trajectory", "robmod.control", "robmod.plot", "robmod.distributed"]
 
 

@@ -9,7 +9,8 @@ import numpy as np  # noqa: E402
 import robmod  # noqa: E402
 from robmod.cli import main  # noqa: E402
 from robmod.geometry import dgm  # noqa: E402
-from robmod.kinematics import draw_robot, jacobian  # noqa: E402
+from robmod.kinematics import jacobian  # noqa: E402
+from robmod.plot import robot_plot  # noqa: E402
 
 
 def _segments(ax, color):
@@ -24,7 +25,7 @@ def _segments(ax, color):
 def test_links_are_drawn_between_the_dgm_origins():
     robot = robmod.load_robot("torso2arms", numeric=True)       # a tree with a tool
     q = np.random.default_rng(0).uniform(-1, 1, robot.n_q)
-    fig = draw_robot(robot, q)
+    fig = robot_plot(robot, q)
     ax = fig.axes[0]
     links = _segments(ax, "0.25")
     assert len(links) == robot.n_frames
@@ -47,7 +48,7 @@ def test_links_are_drawn_between_the_dgm_origins():
 def test_velocity_ellipsoid_axes(tmp_path):
     robot = robmod.load_robot("rx90", numeric=True)
     q = np.array([0.3, -0.6, 0.9, 0.2, 0.8, 0.1])
-    fig = draw_robot(robot, q, tmp_path / "e.png", ellipsoid=True)
+    fig = robot_plot(robot, q, tmp_path / "e.png", ellipsoid=True)
     wire = [c for c in fig.axes[0].collections if c.get_label() == "velocity ellipsoid"]
     assert len(wire) == 1 and (tmp_path / "e.png").stat().st_size > 0
     # the points of the wireframe lie on the ellipsoid U diag(s) S^2 around O_6

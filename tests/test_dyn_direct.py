@@ -7,7 +7,8 @@ import sympy as sp
 
 import robmod
 from robmod.dynamics import idm
-from robmod.dynamics.direct import ddm, ddm_model, simulate, state_derivative
+from robmod.dynamics.direct import ddm, ddm_model, state_derivative
+from robmod.dynamics.simulation import simulate
 from robmod.testing.random import random_robot, with_random_dynamics
 
 WRENCH = ("FX", "FY", "FZ", "CX", "CY", "CZ")
@@ -109,10 +110,17 @@ def test_state_derivative_and_simulation():
         return np.sin(t) * np.ones(6)
 
     t = np.linspace(0, 0.5, 51)
-    X = simulate(robot, tau_fn, x[0], t, substeps=2)
-    Y = simulate(robot, tau_fn, x[0], t, method="DOP853", ddm_method="compiled")
+    run = simulate(robot, tau_fn, x[0], t, substeps=2)
+    X = run.x
+    Y = simulate(robot, tau_fn, x[0], t, method="DOP853", ddm_method="compiled").x
     assert np.abs(X - Y).max() < 1e-6
+    # one result type: q, qd, the torques applied at the grid's times, the states x
+    assert run.q.shape == run.qd.shape == run.tau.shape == (51, 6)
+    assert np.array_equal(np.asarray(run), X) and np.array_equal(X, np.hstack([run.q, run.qd]))
+    np.testing.assert_allclose(run.tau, np.sin(t)[:, None] * np.ones(6))
+    q, qd = run                                          # unpacks as q, qd
+    assert q is run.q and qd is run.qd and run.robot is robot and run.reference is None
     # batched initial states
     XB = simulate(robot, tau_fn, x, t[:5])
-    assert XB.shape == (5, 4, 12)
-    assert np.abs(XB[:, 0] - simulate(robot, tau_fn, x[0], t[:5])).max() < 1e-12
+    assert XB.x.shape == (5, 4, 12) and XB.tau.shape == (5, 4, 6)
+    assert np.abs(XB.x[:, 0] - simulate(robot, tau_fn, x[0], t[:5]).x).max() < 1e-12

@@ -6,7 +6,7 @@ import sympy as sp
 
 import robmod
 from robmod.dynamics import idm
-from robmod.dynamics.direct import simulate
+from robmod.dynamics import simulate
 from robmod.dynamics.inertia import inertia_matrix, inertia_matrix_model
 from robmod.dynamics.lagrange import (coriolis_matrix, coriolis_matrix_model, energy_model,
                                       friction_torques, gravity_torques,
@@ -117,8 +117,7 @@ def test_energy_balance_along_a_simulated_motion():
 
     t = np.linspace(0, 1, 401)
     x0 = np.concatenate([rng.uniform(-1, 1, 6), rng.uniform(-1, 1, 6)])
-    X = simulate(robot, tau_fn, x0, t, substeps=2, ddm_method="compiled")
-    q, qd = X[:, :6], X[:, 6:]
+    q, qd = simulate(robot, tau_fn, x0, t, substeps=2, ddm_method="compiled")
     E = kinetic_energy(robot, q, qd) + potential_energy(robot, q)
     power = np.einsum("ki,ki->k", qd, np.array([tau_fn(tt, None) for tt in t])
                       - friction_torques(robot, qd))

@@ -291,6 +291,37 @@ def test_sin2_plus_cos2_is_folded():
     assert ctx.var(3 * s**2 + 3 * c**2, "Y") == 3
 
 
+def test_trig_of_an_angle_with_every_term_negative():
+    """sin(-1.0*q31 - 0.61), the angle of a mimic joint with multiplier -1 (Talos's and Romeo's
+    grippers), never finished in SymPy under distribute(False): RecursionError in idm_model."""
+    from sympy.core.parameters import distribute
+
+    from robmod.symbolic import SymbolicContext
+
+    q = sp.Symbol("q31")
+    angle = sp.Float(-1.0) * q - sp.Float(0.61)
+    ctx = SymbolicContext()
+    with distribute(False):
+        s, c = ctx.sincos(angle, "32")
+        sign = ctx.fn("sign", -q - sp.Float(0.5))
+    assert dict(ctx.statements)[s] == -sp.sin(1.0 * q + 0.61)
+    assert dict(ctx.statements)[c] == sp.cos(1.0 * q + 0.61)
+    assert sign.func == sp.sign
+
+
+def test_pythagoras_folding_pairs_come_from_the_statement():
+    """Only the sine/cosine pairs present in a statement are tried, in the order the angles
+    were met (the pass searched every statement once per joint: quadratic on big trees)."""
+    from robmod.symbolic import SymbolicContext
+
+    ctx = SymbolicContext()
+    qs = sp.symbols("q1:41")
+    trig = [ctx.sincos(q, str(k + 1)) for k, q in enumerate(qs)]
+    (s1, c1), (s7, c7) = trig[0], trig[6]
+    ctx.var(s1**2 * s7**2 + s1**2 * c7**2 + c1**2 + s7, "X")
+    assert ctx.statements[-1][1] == s1**2 + c1**2 + s7     # one pass, pairs in order
+
+
 def test_forward_mode_derivative_matches_finite_differences():
     from robmod.symbolic.differentiation import derivative
 

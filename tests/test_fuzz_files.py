@@ -22,6 +22,8 @@ LIBRARY = [n for n in robmod.library_names()]
 NASTY = ["!!bool yes", "!!python/object:os.system", "\x00", "\x07", "\x1b[31m", "\ud800"[:0],
          "1e309", "-1e309", "nan", "inf", "9" * 5000, "1" * 20000, "[" * 2000, "{" * 2000,
          "exp(exp(exp(exp(10))))", "(a+b+c+d+e+f)**64", "2**2**2**2**2**2", "q1**99999",
+         "(((9**64)**64)**64)**64", "((q1**16)**16)**16", "(9**64*sqrt(2))**64",
+         "sin(exp(1e12))", "tan(pi/2)",
          "<!DOCTYPE x [<!ENTITY a \"aaaaaaaaaa\">]>", "&a;&a;&a;", "<joint>", "</robot>",
          "1e308", "-0", "1e-320", "pi/0", "0/0", "\t", "\r\n", ": :", "- - -", "*anchor",
          "&anchor x", "<<: *a", "xyz=\"1e308 0 0\"", "axis=\"1e200 0 0\"", "mass value=\"1e308\"",
@@ -107,6 +109,15 @@ def test_mutated_files_give_a_robot_or_a_robmod_error(tmp_path_factory, case):
              "d: (a+b+c+d+e+f)**64}\n", "exponent too large"),
     ("yaml", "robmod: 1\nname: x\nframes:\n  - {j: 1, ant: 0, sigma: 0, mu: 1, "
              "d: 2**2**2**2**2**2}\n", "exponent too large"),
+    # 12 s of CPU before an error (an exact integer of 16 million digits)
+    ("yaml", "robmod: 1\nname: x\nframes:\n  - {j: 1, ant: 0, sigma: 0, mu: 1, "
+             "d: (((9**64)**64)**64)**64}\n", r"x.yaml:4, frame 1, field d: power too large"),
+    ("yaml", "robmod: 1\nname: x\nframes:\n  - {j: 1, ant: 0, sigma: 0, mu: 1, "
+             "d: ((q1**16)**16)**16}\n", "exponent too large"),
+    ("yaml", "robmod: 1\nname: x\nframes:\n  - {j: 1, ant: 0, sigma: 0, mu: 1, "
+             "d: sin(L*exp(1e12))}\nvalues: {L: 0.3}\n", "no finite value"),     # hung
+    ("par", "NL = 1\nNJ = 1\nNF = 1\nType = 0\nant = {0}\nsigma = {0}\nmu = {1}\n"
+            "d = {(((9**64)**64)**64)**64}\ntheta = {th1}\n", "power too large"),
 ])
 def test_known_bad_inputs_are_refused_quickly(tmp_path, fmt, text, match):
     path = tmp_path / f"x.{fmt}"

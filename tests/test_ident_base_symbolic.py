@@ -3,6 +3,7 @@ import time
 from dataclasses import replace
 
 import numpy as np
+import pytest
 import sympy as sp
 
 import robmod
@@ -65,6 +66,9 @@ def test_scemi_36_parameters_seed_004():
     # seed 004 §9 step a: XX1 XY1 XZ1 YY1 YZ1 MX1 MY1 MZ1 M1 MZ2 M2 have no effect
     assert noeff == {"XX1", "XY1", "XZ1", "YY1", "YZ1", "MX1", "MY1", "MZ1", "M1", "MZ2", "M2"}
     assert "36" in bp.table().splitlines()[0]
+    with pytest.raises(robmod.UnknownNameError, match=r"no base parameter 'XXR9'") as info:
+        bp["XXR9"]                    # an ArgumentError naming the base, and a KeyError
+    assert isinstance(info.value, KeyError) and "the base parameters: " in str(info.value)
 
 
 def test_rx90_with_rotor_inertias_seeds_list():
@@ -107,7 +111,7 @@ def test_two_link_planar_arm_seed_003():
     for robot, appear, minimum in [(general, 9, 7), (lib, 7, 5)]:
         names = standard_names(robot)
         q, qd, qdd = rng.uniform(-2, 2, (3, 30, 2))
-        Phi = regressor(robot.numeric(), q, qd, qdd, names).reshape(-1, len(names))
+        Phi = regressor(robot.numeric(), q, qd, qdd, params=names).reshape(-1, len(names))
         live = [n for n, c in zip(names, Phi.T) if np.abs(c).max() > 1e-12]
         assert len(live) == appear, live
         bp = base_parameters(robot)

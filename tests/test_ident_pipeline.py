@@ -259,7 +259,7 @@ def test_exciting_trajectory_lowers_the_condition_number_within_limits(tmp_path)
     t = np.linspace(0, traj.period, 200)
 
     def cond(tr):
-        W = est.regressor(*tr.sample(t))
+        W = est.regressor(*tr.sample(t)[:3])
         W = np.transpose(W, (1, 0, 2)).reshape(-1, W.shape[-1])
         return np.linalg.cond(W / np.linalg.norm(W, axis=0))
     start = fourier(2, 0, amp=0.2, f=0.2, L=3)
@@ -357,7 +357,7 @@ def test_exciting_trajectory_within_torque_limits():
     traj = exciting_trajectory(planar, harmonics=2, frequency=0.2, qd_max=1.0, qdd_max=3.0,
                                tau_max=[1500.0, 400.0], starts=1, maxiter=25, samples=60)
     t = np.linspace(0, traj.period, 400)
-    tau = idm(planar, *traj.sample(t))
+    tau = idm(planar, *traj.sample(t)[:3])
     assert np.all(np.abs(tau) <= np.array([1500.0, 400.0]) * 1.02)
 
 
@@ -371,3 +371,19 @@ def test_exciting_trajectory_within_a_workspace():
                                samples=60)
     q = traj.sample(np.linspace(0, traj.period, 400))[0]
     assert dgm(planar, q)[..., 1, 3].min() >= 0.2 - 1e-3
+
+
+def test_the_exciting_trajectory_is_a_motion_like_every_trajectory():
+    """FourierTrajectory.sample gives the Sample every producer of motions gives (q, qd, qdd,
+    qddd), the jerk analytic: checked against finite differences of qdd."""
+    from robmod.kinematics import Motion, Sample
+
+    traj = fourier(3, 1, amp=0.3, f=0.5, L=4)
+    t = np.linspace(0.1, 1.9, 7)
+    s = traj.sample(t)
+    assert isinstance(traj, Motion) and isinstance(s, Sample) and traj.n == 3
+    h = 1e-6
+    fd = (traj.sample(t + h).qdd - traj.sample(t - h).qdd) / (2 * h)
+    np.testing.assert_allclose(s.qddd, fd, rtol=1e-6, atol=1e-6 * np.abs(fd).max())
+    np.testing.assert_allclose((traj.sample(t + h).q - traj.sample(t - h).q) / (2 * h), s.qd,
+                               rtol=1e-6, atol=1e-8)

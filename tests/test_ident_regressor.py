@@ -40,8 +40,8 @@ def test_customized_compiled_and_derivative_regressors_agree():
     robot = with_random_dynamics(robmod.load_robot("rx90", numeric=True), rng, friction=True)
     bp = base_parameters(robot)
     q, qd, qdd = rng.uniform(-2, 2, (3, 20, 6))
-    ref = regressor(robot, q, qd, qdd, bp)
-    f = regressor_function(robot, bp)
+    ref = regressor(robot, q, qd, qdd, params=bp)
+    f = regressor_function(robot, params=bp)
     assert np.abs(f(q, qd, qdd) - ref).max() < 1e-10
     g = _regressor_model_derivative(robot, bp.standard_names).numpy_function()
     out = g(q, qd, qdd)
@@ -51,7 +51,8 @@ def test_customized_compiled_and_derivative_regressors_agree():
     beta = np.array([float(v) for v in bp.values_of().values()])
     assert np.abs(ref @ beta - idm(robot, q, qd, qdd)).max() < 1e-10
     # symbolic geometry: the customized regressor keeps D3, RL4 as parameters
-    m = regressor_model(robmod.load_robot("scemi"), base_parameters(robmod.load_robot("scemi")))
+    m = regressor_model(robmod.load_robot("scemi"),
+                        params=base_parameters(robmod.load_robot("scemi")))
     assert {"D3", "RL4", "G3"} <= {str(s) for s in m.parameters}
 
 
@@ -71,7 +72,7 @@ def test_against_pinocchio_regressor():
         names = standard_names(robot, rotor=False, friction=False)
         chi = standard_vector(robot, names)
         q, qd, qdd = rng.uniform(-2, 2, (3, 3, robot.n_joints))
-        Phi = regressor(robot, q, qd, qdd, names)
+        Phi = regressor(robot, q, qd, qdd, params=names)
         cols = _joint_cols(robot)
         for k in range(3):
             Y = pin.computeJointTorqueRegressor(p.model, p.data, p.pin_q(q[k]), p.pin_q(qd[k]),

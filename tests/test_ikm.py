@@ -16,7 +16,8 @@ from robmod.kinematics.ikm import (DampedLeastSquares, ExtendedJacobian, JointLi
                                    dls_inverse, greville_pinv, ikm_dls, ikm_extended,
                                    ikm_null_space, ikm_pinv, ikm_task_priority, ikm_weighted,
                                    null_space_projector, numerical_gradient, pinv, weighted_pinv)
-from robmod.kinematics.resolved_motion import planar3r, resolved_rate
+from robmod.description import planar3r
+from robmod.kinematics.resolved_motion import resolved_rate
 
 PANDA = robmod.load_robot("panda").numeric()
 Q = np.random.default_rng(1).uniform(-1.5, 1.5, (4, 7))

@@ -35,7 +35,7 @@ def test_double_s_closed_forms(D, v, a, j, Tj, Ta, Tv, T, vp, ap):
     # the peaks are reached (to the sampling step) and never exceeded
     assert np.abs(x.qd).max() == pytest.approx(vp, rel=1e-9)
     assert np.abs(x.qdd).max() == pytest.approx(ap, rel=1e-4)
-    assert np.abs(x.jerk).max() == pytest.approx(j, rel=1e-12)
+    assert np.abs(x.qddd).max() == pytest.approx(j, rel=1e-12)
     names, times = zip(*traj.phases)
     assert names[-1] == "end" and times[-1] == traj.duration
     np.testing.assert_allclose(times[:4], [0, Tj, Ta - Tj, Ta], atol=1e-12)
@@ -58,7 +58,7 @@ def check_profile(traj, kv, ka, kj, n=100001):
     np.testing.assert_array_equal(s.qdd, 0.0)
     t = np.linspace(0, T, n)
     x = traj.sample(t)
-    for val, lim in ((x.qd, kv), (x.qdd, ka), (x.jerk, kj)):
+    for val, lim in ((x.qd, kv), (x.qdd, ka), (x.qddd, kj)):
         assert np.all(np.abs(val) <= np.asarray(lim) * (1 + 1e-9))
     # all joints on the straight line q0 + r D
     D = traj.q1 - traj.q0
@@ -71,7 +71,7 @@ def check_profile(traj, kv, ka, kj, n=100001):
     for _, tt in traj.phases:
         inner &= np.abs(t - tt) > 3 * h
     inner[[0, -1]] = False
-    for lo, hi, scale in ((x.q, x.qd, kv), (x.qd, x.qdd, ka), (x.qdd, x.jerk, kj)):
+    for lo, hi, scale in ((x.q, x.qd, kv), (x.qd, x.qdd, ka), (x.qdd, x.qddd, kj)):
         fd = np.gradient(lo, h, axis=0)
         assert np.abs(fd - hi)[inner].max() <= 1e-6 * np.max(scale)
 
@@ -90,10 +90,10 @@ def test_synchronised_profile_meets_every_limit():
     assert traj.duration >= traj.joint_times.max() * (1 - 1e-12)
     # the binding joint of each limit reaches it
     x = traj.sample(np.linspace(0, traj.duration, 200001))
-    for val, lim in ((x.qd, kv), (x.qdd, ka), (x.jerk, kj)):
+    for val, lim in ((x.qd, kv), (x.qdd, ka), (x.qddd, kj)):
         ratio = np.abs(val).max(0)[:3] / lim[:3]
         assert ratio.max() <= 1 + 1e-9
-    assert (np.abs(x.jerk).max(0)[:3] / kj[:3]).max() == pytest.approx(1.0, rel=1e-12)
+    assert (np.abs(x.qddd).max(0)[:3] / kj[:3]).max() == pytest.approx(1.0, rel=1e-12)
     slower = jerk_limited(q0, q1, qd_max=kv, qdd_max=ka, qddd_max=kj,
                           duration=1.7 * traj.duration)
     check_profile(slower, kv / 1.7, ka / 1.7 ** 2, kj / 1.7 ** 3)
@@ -230,7 +230,7 @@ def test_continuous_acceleration_law_is_slower_or_equal():
     for _ in range(200):
         D, v, a = 10 ** rng.uniform(-3, 2), 10 ** rng.uniform(-1, 1), 10 ** rng.uniform(-1, 2)
         ca = point_to_point([0.0], [D], "continuous-acceleration", qd_max=v, qdd_max=a)
-        J = np.abs(ca.sample(np.linspace(0, ca.duration, 2001)).jerk).max()
+        J = np.abs(ca.sample(np.linspace(0, ca.duration, 2001)).qddd).max()
         kv = v if D > 1.5 * v * v / a else np.sqrt(2 / 3 * D * a)
         assert J == pytest.approx(8 * a * a / (3 * kv), rel=1e-9)
         jl = jerk_limited([0.0], [D], qd_max=v, qdd_max=a, qddd_max=J)
@@ -256,7 +256,7 @@ def test_random_synchronised_motions_respect_every_limit():
             log_uniform(rng, 1e-1, 1e3, n)
         traj = jerk_limited(q0, q1, qd_max=kv, qdd_max=ka, qddd_max=kj)
         x = traj.sample(np.linspace(0, traj.duration, 4001))
-        for val, lim in ((x.qd, kv), (x.qdd, ka), (x.jerk, kj)):
+        for val, lim in ((x.qd, kv), (x.qdd, ka), (x.qddd, kj)):
             assert np.all(np.abs(val) <= lim * (1 + 1e-9))
         np.testing.assert_array_equal(x.q[[0, -1]], [q0, q1])
         assert traj.duration >= traj.joint_times.max() * (1 - 1e-12)

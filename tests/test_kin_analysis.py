@@ -16,7 +16,7 @@ from robmod.kinematics.analysis import (force_ellipsoid, is_singular, jacobian_s
                                         singularities_symbolic, task_rows_jacobian,
                                         task_space_dimension, velocity_bounds, velocity_ellipsoid,
                                         velocity_polytope)
-from robmod.kinematics.resolved_motion import planar3r
+from robmod.description import planar3r
 from robmod.kinematics.statics import (joint_torques, transport_wrench, virtual_powers,
                                        wrench_from_torques, wrench_transport_matrix)
 

@@ -79,12 +79,55 @@ def test_symbolic_dgm_takes_the_independent_joints():
     assert np.allclose(f(q[None])[0], dgm(robot, q)[:3], atol=1e-12)
 
 
+@pytest.mark.parametrize("mimic", [(1, -0.7, 0.2), (1, -1.0, -0.61)])
+def test_customized_models_take_the_mimic_joints(mimic):
+    """The customized IDM, inertia matrix and DDM over the independent joints (torques
+    Γ_i + m Γ_j, Eᵀ A E, the DDM by A^-1 (Γ - H)) equal the numeric models.  Multiplier -1 with
+    an offset (Talos's grippers) made idm_model recurse until RecursionError."""
+    from robmod.dynamics import ddm_model, idm_model, inertia_matrix_model
+
+    free, _ = _coupled()
+    robot = replace(free, mimic=MappingProxyType({3: mimic}))
+    rng = np.random.default_rng(3)
+    q, qd, qdd = rng.uniform(-1, 1, (3, 5, 3))
+    model = idm_model(robot)
+    assert [str(s) for s in model.inputs["q"]] == ["q1", "q2", "q4"]
+    assert model.outputs[0].names == ("GAM1", "GAM2", "GAM4")
+    tau = idm(robot, q, qd, qdd)
+    assert np.allclose(model.numpy_function()(q, qd, qdd), tau, atol=1e-10)
+    lower = inertia_matrix_model(robot).numpy_function()(q)
+    A = inertia_matrix(robot, q)
+    assert np.allclose(lower, A[:, [0, 1, 1, 2, 2, 2], [0, 0, 1, 0, 1, 2]], atol=1e-12)
+    direct = ddm_model(robot)
+    assert "A^-1" in direct.title
+    assert np.allclose(direct.numpy_function()(q, qd, tau), qdd, atol=1e-9)
+    with pytest.raises(RobmodError, match="method='inverse'"):
+        ddm_model(robot, method="recursive")
+
+
+def test_base_parameters_and_regressor_of_a_mimic_robot():
+    """Base parameters of a robot with a mimic joint: the closed-form rules hold (they rest on
+    which parts of a link move with its joint, not on what drives it), the numeric finish
+    regroups what the coupling adds (the mimic joint's rotor and friction into the joint it
+    follows); Φ_b β = Γ and Φ χ = Γ."""
+    from robmod.identification import base_parameters, regressor
+    from robmod.identification.base_numeric import compare
+    from robmod.identification.regressors import standard_vector
+
+    _, robot = _coupled()
+    bp = base_parameters(robot)
+    assert compare(bp).same_space
+    assert "IA3" not in bp.names and "FV3" not in bp.names
+    rng = np.random.default_rng(4)
+    q, qd, qdd = rng.uniform(-1, 1, (3, 6, 3))
+    tau = idm(robot, q, qd, qdd)
+    assert np.allclose(regressor(robot, q, qd, qdd) @ standard_vector(robot), tau, atol=1e-10)
+    beta = np.array([float(v) for v in bp.values_of(robot).values()])
+    assert np.allclose(regressor(robot, q, qd, qdd, bp) @ beta, tau, atol=1e-10)
+
+
 def test_refusals_and_validation():
     _, robot = _coupled()
-    from robmod.identification import base_parameters
-
-    with pytest.raises(RobmodError, match="mimic joints"):
-        base_parameters(robot)
     with pytest.raises(RobmodError, match="independent joint"):
         robmod.make_robot("bad", robot.frames, robot.links, mimic={3: (3, 1.0, 0.0)})
     with pytest.raises(RobmodError, match="non-zero"):

@@ -72,7 +72,7 @@ def test_closed_loop_computed_torque_agrees_with_mujoco():
     q_set = np.array([0.3, -0.2, 0.4, 0.1, -0.3, 0.2])
     ct = ComputedTorque(robot, omega=10.0, dt=1e-3)
     ours = simulate(robot, ct, q_set, 0.5, x0=np.zeros(12), substeps=10, saturation=False)
-    from robmod.control.reference import Desired
+    from robmod.kinematics import Sample as Desired
     d = Desired(q_set, np.zeros(6), np.zeros(6))
     held = {}
 

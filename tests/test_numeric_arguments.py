@@ -8,8 +8,7 @@ import pytest
 import sympy as sp
 
 import robmod
-from robmod.description.arguments import (finite_array, joint_array, _parameter_dict,
-                                          _parameter_vector, require_numeric)
+from robmod.description.arguments import finite_array, joint_array, require_numeric
 from robmod.dynamics import coriolis_matrix, ddm, idm, inertia_matrix
 from robmod.dynamics.direct import _compiled_ddm, _singular_joint
 from robmod.dynamics.lagrange import _compiled_christoffel
@@ -76,15 +75,7 @@ def test_symbolic_robot_is_refused_naming_the_symbols():
         idm(geometry_only.numeric(), np.zeros(6), np.zeros(6), np.zeros(6), friction=False)
 
 
-def test_parameter_helpers():
-    assert _parameter_vector("chi", [1, 2], 2).tolist() == [1.0, 2.0]
-    with pytest.raises(RobmodError, match=r"argument chi must have 3 parameters"):
-        _parameter_vector("chi", [1, 2], 3)
-    assert _parameter_dict("values", {"D3": 1}) == {"D3": 1.0}
-    with pytest.raises(RobmodError, match=r"values\['D3'\] holds NaN"):
-        _parameter_dict("values", {"D3": float("nan")})
-    with pytest.raises(RobmodError, match="mapping"):
-        _parameter_dict("values", [1, 2])
+def test_finite_array_names_the_argument():
     with pytest.raises(RobmodError, match="argument x holds"):
         finite_array("x", [1, np.inf])
 
@@ -166,7 +157,7 @@ def test_simulate_stiff_pd_law_stops_with_time_and_joint():
     # the same law with a fine enough grid is stable and finite
     soft = simulate(robot, lambda t, x: -10 * x[..., :2] - 2 * x[..., 2:], x0,
                     np.linspace(0, 0.1, 11))
-    assert soft.shape == (11, 4) and np.all(np.isfinite(soft))
+    assert soft.x.shape == (11, 4) and np.all(np.isfinite(soft.x))
 
 
 def test_simulate_bad_torque_law_and_arguments():

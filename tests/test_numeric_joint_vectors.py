@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from robmod.description.robot import FIXED, Link, make_robot
+from robmod.description import FIXED, Link, make_robot
 from robmod.dynamics import ddm, gravity_torques, idm, inertia_matrix
 from robmod.errors import RobmodError
 from robmod.geometry.direct import dgm

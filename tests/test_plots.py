@@ -17,7 +17,7 @@ from robmod.cli import main  # noqa: E402
 from robmod.dynamics import dynamic_ellipsoid, inertia_matrix  # noqa: E402
 from robmod.errors import RobmodError  # noqa: E402
 from robmod.geometry import dgm  # noqa: E402
-from robmod.kinematics import draw_robot, jacobian  # noqa: E402
+from robmod.kinematics import jacobian  # noqa: E402
 
 Q6 = np.array([0.3, -0.6, 0.9, 0.2, 0.8, 0.1])
 
@@ -50,8 +50,9 @@ def planar_tip(q1, q2):
 # -- the facade -----------------------------------------------------------------------------------
 
 def test_every_plot_follows_the_convention():
-    for name in ("robot_plot", "draw_robot", "manipulability_plot", "workspace_plot",
-                 "trajectory_plot", "simulation_plot", "identification_plot", "parameters_plot"):
+    assert sorted(rp.__all__) == sorted(
+        name for name in rp.__all__ if name.endswith("_plot"))   # every figure: <thing>_plot
+    for name in rp.__all__:
         params = inspect.signature(getattr(rp, name)).parameters
         assert params["path"].default is None and params["ax"].default is None, name
         assert params["ax"].kind is inspect.Parameter.KEYWORD_ONLY, name
@@ -120,10 +121,10 @@ def test_ellipsoid_drawn_has_the_axes_and_lengths_of_the_svd(puma, kind):
 
 
 def test_the_three_ellipsoids_together_and_the_facade_names(puma):
-    fig = rp.draw_robot(puma, Q6, ellipsoid=["velocity", "force", "dynamic"])
+    fig = rp.robot_plot(puma, Q6, ellipsoid=["velocity", "force", "dynamic"])
     labels = {c.get_label() for c in fig.axes[0].collections}
     assert {"velocity ellipsoid", "force ellipsoid", "dynamic ellipsoid"} <= labels
-    e = rp.manipulability_ellipsoid(puma, Q6, "force")
+    e = robmod.dynamics.manipulability_ellipsoid(puma, Q6, kind="force")
     s = np.linalg.svd(jacobian(puma, Q6)[:3], compute_uv=False)
     np.testing.assert_allclose(np.sort(e.lengths), np.sort(1 / s))
 
@@ -152,8 +153,9 @@ def test_dynamic_ellipsoid_needs_numeric_inertia():
     rx90 = rx90_geometry_only().numeric()                  # inertial parameters symbolic
     with pytest.raises(RobmodError, match="numeric inertial parameters.*XX6"):
         rp.robot_plot(rx90, Q6, ellipsoid="dynamic")
-    with pytest.raises(RobmodError, match="robmod.plot.robot_plot"):
-        draw_robot(rx90, Q6, ellipsoid="dynamic")
+    with pytest.warns(DeprecationWarning, match="robmod.plot.robot_plot"), \
+            pytest.raises(RobmodError, match="numeric inertial parameters"):
+        robmod.kinematics.draw_robot(rx90, Q6, ellipsoid="dynamic")    # the one drawing
     with pytest.raises(RobmodError, match="ellipsoid must be one of"):
         rp.robot_plot(rx90, Q6, ellipsoid="kinetic")
 
@@ -213,7 +215,7 @@ def test_manipulability_map_of_a_6r_arm_against_determinants(puma):
 
 
 def test_workspace_slice_of_sampled_points(puma):
-    from robmod.plot.workspace import _joint_samples
+    from robmod.kinematics.workspace import _joint_samples
 
     fig = rp.workspace_plot(puma, plane="xz", samples=3000, thickness=0.2, seed=4)
     Q = _joint_samples(puma, 3000, seed=4)
@@ -257,7 +259,7 @@ def test_trajectory_plot_q_to_jerk_against_the_limits():
     fig = rp.trajectory_plot(traj, limits=([1.0, 1.5], [2.0, 2.5]), rate=200)
     t = traj.times(200)
     s = traj.sample(t)
-    for a, x in zip(fig.axes, (s.q, s.qd, s.qdd, s.jerk)):
+    for a, x in zip(fig.axes, (s.q, s.qd, s.qdd, s.qddd)):
         curves = [ln for ln in a.lines if len(ln.get_xdata()) == len(t)]
         assert len(curves) == 2
         for j, ln in enumerate(curves):
@@ -269,7 +271,7 @@ def test_trajectory_plot_q_to_jerk_against_the_limits():
 
 
 def test_task_line_plot_errors_and_joints():
-    from robmod.geometry.rotations import rot_axis
+    from robmod.spatial import rot_axis
     from robmod.trajectory import task_line
 
     rx90 = robmod.load_robot("rx90", numeric=True)
@@ -411,3 +413,21 @@ def test_cli_identify_plots_the_fit_and_the_parameters(identified, tmp_path, cap
     out = capsys.readouterr().out
     assert "fit plot written" in out and "parameters plot written" in out
     assert fit.stat().st_size > 1000 and params.stat().st_size > 1000
+
+
+def test_simulation_plot_of_a_free_run_and_the_delegating_method(planar, tmp_path):
+    from robmod.dynamics import simulate
+
+    t = np.linspace(0.0, 0.2, 21)
+    run = simulate(planar, lambda tt, x: np.array([1.0, -0.5]), np.zeros(4), t)
+    fig = rp.simulation_plot(run)
+    q_ax, qd_ax, tau_ax = fig.axes
+    for j in range(2):                           # no desired motion: q, qd and the torques
+        np.testing.assert_allclose(q_ax.lines[j].get_ydata(), run.q[:, j])
+        np.testing.assert_allclose(qd_ax.lines[j].get_ydata(), run.qd[:, j])
+        np.testing.assert_allclose(tau_ax.lines[j].get_ydata(), [1.0, -0.5][j])
+    assert qd_ax.get_ylabel() == "qd"
+    fig = run.plot(tmp_path / "run.png", joints=[2])    # delegates to robmod.plot
+    assert (tmp_path / "run.png").stat().st_size > 1000 and len(fig.axes[0].lines) == 1
+    with pytest.raises(RobmodError, match="no desired motion"):
+        run.error

@@ -22,7 +22,7 @@ from robmod.testing.random import random_robot
 
 def _with_tool(robot, rng):
     """The robot with a random tool E on its last frame."""
-    from robmod.geometry.orientation import rpy_to_matrix
+    from robmod.spatial import rpy_to_matrix
 
     T = np.eye(4)
     T[:3, :3] = rpy_to_matrix(rng.uniform(-3, 3, 3))

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import robmod
 from robmod.errors import RobmodError
 from robmod.geometry.direct import dgm
-from robmod.geometry.orientation import (euler_zxz_to_matrix, quaternion_to_matrix,
+from robmod.spatial import (euler_zxz_to_matrix, quaternion_to_matrix,
                                          rpy_to_matrix)
 from robmod.kinematics.task_kinematics import (omega_inverse, omega_matrix,
                                              representation_singular, task_coordinates,

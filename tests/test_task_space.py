@@ -10,7 +10,7 @@ from robmod.description.io_yaml import loads_yaml
 from robmod.errors import RobmodError
 from robmod.geometry.direct import dgm
 from robmod.geometry.inverse import igm
-from robmod.geometry.rotations import rot_axis, rot_matrix
+from robmod.spatial import rot_axis, rot_matrix
 from robmod.kinematics import jacobian
 from robmod.trajectory import fixed_axis_rotation, synchronise, task_line
 
@@ -116,8 +116,8 @@ def test_derivatives_against_finite_differences(line):
     p, m, x = line.sample(t + h), line.sample(t - h), line.sample(t)
     np.testing.assert_allclose((p.q - m.q) / (2 * h), x.qd, atol=1e-8)
     np.testing.assert_allclose((p.qd - m.qd) / (2 * h), x.qdd, atol=1e-7)
-    np.testing.assert_allclose((p.qdd - m.qdd) / (2 * h), x.jerk, atol=1e-5 * np.abs(x.jerk).max())
-    assert np.abs(x.jerk).max() > 1.0                    # a real check: the jerk is not zero
+    np.testing.assert_allclose((p.qdd - m.qdd) / (2 * h), x.qddd, atol=1e-5 * np.abs(x.qddd).max())
+    assert np.abs(x.qddd).max() > 1.0                    # a real check: the jerk is not zero
     end = line.sample([-1.0, line.duration, line.duration + 1])
     assert np.all(end.qd == 0) and np.all(end.qdd == 0)
     np.testing.assert_allclose(end.q[1], end.q[2])
@@ -253,11 +253,11 @@ def test_bad_input(rx90, line):
         task_line(rx90, Q_I, bad, duration=1.0)
     nan = T.copy()
     nan[1, 3] = np.nan
-    with pytest.raises(RobmodError, match="end has NaN"):
+    with pytest.raises(RobmodError, match="argument end holds NaN"):
         task_line(rx90, Q_I, nan, duration=1.0)
     with pytest.raises(RobmodError, match="start has NaN"):
         task_line(rx90, [0.1, np.nan, 0, 0, 0, 0], T, duration=1.0)
-    with pytest.raises(RobmodError, match="end: expected a 4x4"):
+    with pytest.raises(RobmodError, match="argument end must be a 4x4 homogeneous transform"):
         task_line(rx90, Q_I, np.eye(3), duration=1.0)
     with pytest.raises(RobmodError, match="law must be"):
         task_line(rx90, Q_I, T, "spline", duration=1.0)

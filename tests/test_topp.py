@@ -6,7 +6,7 @@ import pytest
 
 import robmod
 from robmod.dynamics import gravity_torques, idm
-from robmod.dynamics.spatial import joint_limit_vector
+from robmod.dynamics.layout import joint_limit_vector
 from robmod.errors import RobmodError
 from robmod.testing.random import with_random_dynamics
 from robmod.trajectory import (TimeOptimal, minimum_time, point_to_point, topp, via_points)
@@ -192,7 +192,7 @@ def test_rest_to_rest_and_path_following(panda):
     tt = np.linspace(traj.t[i], traj.t[i + 1], 11)[3:6]
     e = 1e-7
     fd = (traj.sample(tt + e).qdd - traj.sample(tt - e).qdd) / (2 * e)
-    np.testing.assert_allclose(traj.sample(tt).jerk, fd, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(traj.sample(tt).qddd, fd, rtol=1e-5, atol=1e-5)
     # panda's own limits (no torque overshoot margin needed: torque does not bind here)
     use = traj.constraint_use()
     assert max(v.max() for v in use.peak().values()) <= 1 + 1e-9

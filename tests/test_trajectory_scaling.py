@@ -19,7 +19,7 @@ def test_slow_down_scales_the_derivatives():
     assert np.allclose(b.q, a.q, atol=1e-15)
     assert np.allclose(b.qd, a.qd / 2.5, atol=1e-15)
     assert np.allclose(b.qdd, a.qdd / 2.5**2, atol=1e-15)
-    assert np.allclose(b.jerk, a.jerk / 2.5**3, atol=1e-15)
+    assert np.allclose(b.qddd, a.qddd / 2.5**3, atol=1e-15)
     with pytest.raises(RobmodError, match="positive"):
         slow_down(traj, 0.0)
 
@@ -36,7 +36,9 @@ def test_scale_to_torques_meets_the_limits_exactly():
     tau0 = idm(robot, s0.q, s0.qd, s0.qdd, friction=False)
     g = idm(robot, s0.q, 0 * s0.q, 0 * s0.q, friction=False)
     lim = 0.5 * np.abs(tau0).max(axis=0) + np.abs(g).max(axis=0)
-    scaled = scale_to_torques(traj, robot, lim)
+    scaled = scale_to_torques(robot, traj, tau_max=lim)
+    with pytest.warns(DeprecationWarning, match="the robot comes first"):
+        assert scale_to_torques(traj, robot, tau_max=lim).c == scaled.c   # one release
     assert scaled.c > 1
     ts = scaled.times(1000.0 / scaled.c)          # the same path samples
     s = scaled.sample(ts)
@@ -45,7 +47,7 @@ def test_scale_to_torques_meets_the_limits_exactly():
     assert ratio.max() <= 1 + 1e-9
     assert ratio[:, scaled.binding_joint - 1].max() == pytest.approx(1.0, abs=1e-9)
     # already feasible: the trajectory itself
-    assert scale_to_torques(traj, robot, 10 * np.abs(tau0).max(axis=0) + 1) is traj
+    assert scale_to_torques(robot, traj, tau_max=10 * np.abs(tau0).max(axis=0) + 1) is traj
 
 
 def test_scale_to_torques_refuses_gravity_beyond_the_limits():
@@ -53,9 +55,9 @@ def test_scale_to_torques_refuses_gravity_beyond_the_limits():
                                  np.random.default_rng(0))
     traj = point_to_point(np.zeros(6), np.full(6, 0.5), "quintic", duration=1.0)
     with pytest.raises(RobmodError, match="gravity alone"):
-        scale_to_torques(traj, robot, 1e-6)
+        scale_to_torques(robot, traj, tau_max=1e-6)
     with pytest.raises(RobmodError, match="torque limit"):
-        scale_to_torques(traj, robot)          # the library RX-90 has no taumax
+        scale_to_torques(robot, traj)          # the library RX-90 has no taumax
 
 
 def test_cli_traj_writes_samples_and_plot(tmp_path, capsys):

@@ -4,15 +4,17 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
+import robmod
+import robmod.dynamics
 from scipy.spatial.transform import Rotation
 
 from robmod.description.expr import as_expr
 from robmod.description.files import read_robot, write_robot
 from robmod.description import dumps_urdf, loads_urdf, read_urdf, write_urdf
-from robmod.description.kk_fit import (kk_parameters_from_transform, matrix_from_rpy,
-                                       rpy_from_matrix)
-from robmod.description.robot import (FIXED, INERTIAL, Frame, JointLimits, Link, Tool,
-                                      make_robot)
+from robmod.description.kk_fit import kk_parameters_from_transform
+from robmod.spatial import matrix_to_rpy, rpy_to_matrix
+from robmod.description import make_robot
+from robmod.description.robot import FIXED, INERTIAL, Frame, JointLimits, Link, Tool
 from robmod.errors import DescriptionError, FileFormatError
 from robmod.geometry.transforms import frame_transform
 
@@ -165,6 +167,17 @@ def test_kk_parameters_mdh_form():
         g, b, a, d, t, r = kk_parameters_from_transform(T)
         assert abs(g) < 1e-15 and abs(b) < 1e-15
         assert (a, d, t, r) == pytest.approx((alpha, -0.3, 1.1, 0.25))
+
+
+def matrix_from_rpy(roll, pitch, yaw):
+    """URDF's rpy: Rot(z, yaw) Rot(y, pitch) Rot(x, roll) (robmod.spatial's z-y-x angles)."""
+    return rpy_to_matrix(yaw, pitch, roll)
+
+
+def rpy_from_matrix(R):
+    """(roll, pitch, yaw) as the URDF writer takes them (tol=0: the exact lock only)."""
+    yaw, pitch, roll = matrix_to_rpy(R, tol=0.0).first
+    return roll, pitch, yaw
 
 
 def test_rpy_round_trip_including_gimbal_lock():
@@ -646,8 +659,34 @@ def test_inconsistent_inertia_reports_line():
   <joint name="j2" type="continuous"><parent link="b"/><child link="c"/></joint>
 """)
     with pytest.raises(DescriptionError) as e:
-        loads_urdf(text, "bad.urdf")
+        loads_urdf(text, "bad.urdf", inertia_check="error")
     assert "bad.urdf:13" in str(e.value) and "triangle" in str(e.value)
+
+
+def test_impossible_inertia_of_a_urdf_kept_with_a_warning():
+    """CAD-made URDF inertias often break the triangle inequality (ANYmal C, HyQ, PR2) or are
+    slightly indefinite (TIAGo): kept as given, with a warning naming the file and line;
+    ``inertia_check="error"`` refuses them, robmod's own formats refuse them by default."""
+    text = two_links(extra="""  <link name="c">
+    <inertial>
+      <mass value="1"/>
+      <inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="3"/>
+    </inertial>
+  </link>
+  <joint name="j2" type="continuous"><parent link="b"/><child link="c"/></joint>
+""")
+    with pytest.warns(robmod.RobmodWarning, match=r"bad\.urdf:13.*triangle.*kept as given"):
+        robot = loads_urdf(text, "bad.urdf")
+    assert robot.inertia_check == "warn"
+    last = robot.link(robot.n_links)
+    assert sorted(float(v) for v in (last.XX, last.YY, last.ZZ)) == [1, 1, 3]   # as given
+    with pytest.warns(robmod.RobmodWarning, match="triangle"):     # YAML keeps the choice
+        again = robmod.description.loads_yaml(robmod.description.dumps_yaml(robot))
+    assert again.inertia_check == "warn"
+    A = robmod.dynamics.inertia_matrix(again, np.zeros(again.n_q))
+    assert np.all(np.linalg.eigvalsh(A) > 0)
+    with pytest.raises(robmod.ArgumentError, match="inertia_check"):
+        loads_urdf(text, "bad.urdf", inertia_check="ignore")
 
 
 def test_read_urdf_missing_file(tmp_path):

@@ -99,6 +99,73 @@ def test_example_robot_data_urdf(path):
                 <= 1e-7 * max(1.0, np.abs(qdd).max())
 
 
+# -- every customized model of every robot file ------------------------------------------------
+# The biggest trees (Talos and Romeo: 32 and 33 joints with mimic grippers, Tiago Pro's mimic
+# grippers, the 43-joint G1 with hands) and a serial arm with fixed frames run in the suite; every
+# file of the package with ROBMOD_SLOW=1 (``make slow``).
+REPRESENTATIVE = ["talos_data/robots/talos_full_v2.urdf", "romeo_description/urdf/romeo.urdf",
+                  "tiago_pro_description/robots/tiago_pro.urdf",
+                  "g1_description/urdf/g1_29dof_with_hand_rev_1_0.urdf",
+                  "ur_description/urdf/ur5_robot.urdf"]
+SLOW = pytest.mark.skipif(not os.environ.get("ROBMOD_SLOW"),
+                          reason="every file of the package: ROBMOD_SLOW=1 (make slow)")
+
+
+def check_customized_models(path):
+    """IDM, inertia matrix, DDM and base parameters generated; each agrees with the numeric
+    model at random states (Φ_b β = Γ for the base parameters).  The DDM of a robot whose
+    inertia matrix is singular (a joint moving only massless links) is refused by name."""
+    from robmod.dynamics import ddm_model, idm_model, inertia_matrix_model
+    from robmod.identification import base_parameters, regressor
+
+    try:
+        robot = robmod.read_robot(path)
+    except robmod.RobmodError:
+        return None     # refused files: see test_example_robot_data_urdf
+    n = robot.n_q
+    if n == 0:      # fixed frames only: the models exist, empty
+        for build in (idm_model, inertia_matrix_model, ddm_model, base_parameters):
+            build(robot)
+        return robot
+    rng = np.random.default_rng(0)
+    q, qd, qdd = rng.uniform(-1, 1, (3, 2, n))
+    tau = idm(robot, q, qd, qdd)
+    scale = max(1.0, np.abs(tau).max())
+    gam = idm_model(robot).numpy_function()(q, qd, qdd)
+    assert np.abs(gam - tau).max() <= 1e-9 * scale
+    A = inertia_matrix(robot, q)
+    rows, cols = np.tril_indices(n)
+    lower = inertia_matrix_model(robot).numpy_function()(q)
+    assert np.abs(lower - A[:, rows, cols]).max() <= 1e-9 * max(1.0, np.abs(A).max())
+    try:
+        direct = ddm_model(robot)
+    except robmod.RobmodError as e:
+        assert re.search(r"singular at joint \d+: the links joint \d+ moves have no inertia", str(e)), e
+        assert any(np.linalg.cond(Ak) > 1e12 for Ak in A)
+    else:
+        assert np.abs(direct.numpy_function()(q, qd, tau) - qdd).max() <= 1e-6
+    bp = base_parameters(robot)
+    beta = np.array([float(v) for v in bp.values_of(robot).values()])
+    assert np.abs(regressor(robot, q, qd, qdd, bp) @ beta - tau).max() <= 1e-9 * scale
+    return robot
+
+
+@pytest.mark.parametrize("name", REPRESENTATIVE)
+def test_big_trees_generate_every_customized_model(name):
+    """talos_full_v2, romeo, tiago_pro: RecursionError in idm_model (the angle of a mimic joint
+    with multiplier -1); base parameters refused mimic joints; the DDM of Romeo raised
+    ZeroDivisionError."""
+    robot = check_customized_models(os.path.join(ROOT, name))
+    assert robot is not None and robot.n_q >= 6
+
+
+@pytest.mark.slow
+@SLOW
+@pytest.mark.parametrize("path", FILES, ids=lambda p: os.path.relpath(p, ROOT))
+def test_every_file_generates_every_customized_model(path):
+    check_customized_models(path)
+
+
 def test_rounded_angles_are_snapped(tmp_path):
     """Angles written as 1.57079632679 (2e-13 from pi/2) gave nearly parallel axes, b and r
     near 1e10 that cancel, 1e-5 m errors and terms like sin(q2 - 4.9e-12) in the models."""
@@ -148,3 +215,56 @@ def test_frames_by_urdf_link_name(capsys):
         dgm(robot, q, j="wrist3_link")
     assert main(["igm", path, "--q", *map(str, q), "--frame", "ee_link"]) == 0
     assert "solution(s)" in capsys.readouterr().out
+
+
+# -- a URDF serial arm with fixed frames is a serial robot ---------------------------------------
+UR5 = os.path.join(ROOT, "ur_description", "urdf", "ur5_robot.urdf")
+
+
+def test_a_urdf_arm_with_fixed_frames_is_serial():
+    """The UR5 URDF (frames base, ee_link, tool0 besides its 6 joints) was called "tree, 9
+    joints"."""
+    from robmod.description import end_frame, joint_chain, structure_text
+
+    robot = robmod.read_robot(UR5)
+    assert robot.structure == "tree"                     # frames as the file numbers them
+    assert joint_chain(robot) == (1, 2, 3, 4, 5, 6)
+    assert structure_text(robot) == "serial, 6 joints, 3 fixed frames"
+    assert end_frame(robot) == 6                          # ee_link and tool0 both hang on 6
+    assert str(robot).splitlines()[:2] == [
+        "Robot ur5: serial, 6 joints, 3 fixed frames; NL = 9, NJ = 9, NF = 9, loops B = 0",
+        "End frame 6 (wrist_3_link); fixed frames 7 (ee_link), 8 (base), 9 (tool0)"]
+    talos = robmod.read_robot(os.path.join(ROOT, "talos_data", "robots", "talos_full_v2.urdf"))
+    assert joint_chain(talos) is None and end_frame(talos) is None
+    assert structure_text(talos) == "tree, 44 joints (12 mimic), 15 fixed frames"
+
+
+def test_models_of_a_urdf_arm_include_the_igm(capsys, tmp_path):
+    """robmod models skipped the IGM ("Paul's method is for serial robots")."""
+    from robmod.cli import main
+
+    assert main(["models", UR5, "--out", str(tmp_path), "--formats", "txt", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "models of ur5 (serial, 6 joints, 3 fixed frames)" in out
+    row = next(line for line in out.splitlines() if line.startswith("IGM (Paul)"))
+    assert "to frame 6 (wrist_3_link)" in row and row.endswith("_igm.txt")
+
+
+def test_igm_of_a_urdf_arm_frames_and_tools_alike(capsys):
+    """robmod igm refused the UR5 URDF without --frame; --tool tool0 answered "no tool 'tool0';
+    tools: none"."""
+    from robmod.cli import main
+
+    q = ["0.1", "-0.5", "0.3", "0.2", "0.4", "0.1"]
+    assert main(["igm", UR5, "--q", *q]) == 0
+    out = capsys.readouterr().out
+    assert "target 0T6 (wrist_3_link)" in out and "8 solution(s)" in out
+    assert "0.100000  -0.500000   0.300000   0.200000   0.400000   0.100000" in out
+    texts = []
+    for option in (["--tool", "tool0"], ["--frame", "tool0"], ["--tool", "9"]):
+        assert main(["igm", UR5, "--q", *q, *option]) == 0
+        texts.append(capsys.readouterr().out)
+    assert texts[0] == texts[1] == texts[2] and "target 0T9 (tool0)" in texts[0]
+    assert main(["igm", UR5, "--q", *q, "--tool", "tool1"]) == 2
+    err = capsys.readouterr().err
+    assert "no tool or frame 'tool1'" in err and "9 (tool0)" in err

@@ -11,7 +11,7 @@ errors and the switches of the fast path.
 from .description import (Frame, JointLimits, Link, Robot, Tool, library_names, load_robot,
                           make_robot, read_robot, symbol, write_robot)
 from .errors import (ArgumentError, DescriptionError, ExpressionError, FileFormatError, Location,
-                     RobmodError)
+                     RobmodError, RobmodWarning, UnknownNameError)
 from .dynamics.siciliano import (SicilianoArm, SicilianoLink, SicilianoMotor,
                                  from_siciliano, to_siciliano)
 from .dynamics.compilation import warmup
@@ -24,7 +24,7 @@ __all__ = [
     "write_robot", "library_names", "symbol",
     # errors
     "RobmodError", "DescriptionError", "FileFormatError", "ExpressionError", "ArgumentError",
-    "Location",
+    "UnknownNameError", "Location", "RobmodWarning",
     # dynamics
     "SicilianoArm", "SicilianoLink", "SicilianoMotor", "from_siciliano", "to_siciliano", "warmup",
     # symbolic

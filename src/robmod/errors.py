@@ -66,6 +66,11 @@ class RobmodError(ValueError):
         return type(self)(self.message, loc)
 
 
+class RobmodWarning(UserWarning):
+    """A problem robmod accepts and reports: the text names where it is, like the errors'
+    (e.g. a URDF file's physically impossible inertia, kept as the file gives it)."""
+
+
 class DescriptionError(RobmodError):
     """The robot description is inconsistent or a value is invalid."""
 
@@ -85,5 +90,13 @@ class ArgumentError(RobmodError, TypeError):
     call it cannot bind, so that code written for that one keeps working."""
 
 
+class UnknownNameError(ArgumentError, KeyError):
+    """A name that does not exist where it is looked up (a parameter of a base, a standard
+    parameter's name): an :class:`ArgumentError` naming what exists, and a :class:`KeyError`,
+    the error of a mapping's missing key."""
+
+    __str__ = Exception.__str__     # the message as written (KeyError would show its repr)
+
+
 __all__ = ["RobmodError", "DescriptionError", "FileFormatError", "ExpressionError",
-           "ArgumentError", "Location"]
+           "ArgumentError", "UnknownNameError", "Location", "RobmodWarning"]

@@ -37,7 +37,7 @@ def _cmd_base_params(args) -> int:
 
         models = [bp.relations_model()]
         if robot.n_loops == 0:
-            models += [regressor_model(robot, bp, name="base_regressor"), base_idm_model(bp)]
+            models += [regressor_model(robot, params=bp, name="base_regressor"), base_idm_model(bp)]
         print(write_models(models, args.out, args.formats.split(",")))
     return 0
 

@@ -60,14 +60,14 @@ def _cmd_identify(args) -> int:
         kw.update(torque_constant=[float(x) for x in args.torque_constant],
                   gear_ratio=[float(x) for x in args.gear_ratio] if args.gear_ratio else None)
     n = len(robot.q)
-    data = load_log(args.log, n, **kw)
+    data = load_log(args.log, n_joints=n, **kw)
     est = DynamicIdentification(robot, method=args.method, cutoff=_cutoff(args.cutoff),
                                 friction=not args.no_friction, rotor=not args.no_rotor,
                                 offsets=not args.no_offsets, known=_known(args.known) or None,
                                 fixed=args.fixed or None, folds=args.folds,
                                 use_measured_velocity=not args.differentiate).fit(data)
     print(est.report())
-    other = load_log(args.validate, n, **kw) if args.validate else None
+    other = load_log(args.validate, n_joints=n, **kw) if args.validate else None
     shown = est
     if other is not None:
         shown = est.validate(other)

@@ -39,9 +39,12 @@ def add_igm_command(sub) -> None:
     s.add_argument("--fixed", action="append", default=[], metavar="J=V",
                    help="value of a joint of a redundant robot (repeatable)")
     s.add_argument("--frame", metavar="J",
-                   help="end frame, a number or a name (a URDF link); default: the last; "
-                        "trees and closed loops need it")
-    s.add_argument("--tool", metavar="NAME", help="target is the pose of this tool frame")
+                   help="end frame, a number or a name (a URDF link), or a tool; default: the "
+                        "end of a serial robot's chain of joints (the last joint's frame, or "
+                        "the fixed frame alone after it); trees and closed loops need it")
+    s.add_argument("--tool", metavar="NAME",
+                   help="target is the pose of this tool, or of this frame (a fixed frame of a "
+                        "URDF: tool0, flange)")
     s.add_argument("--method", choices=("auto", "analytic", "pieper", "general6r", "numeric"),
                    default="auto")
     s.add_argument("--steps", action="store_true",
@@ -65,7 +68,7 @@ def _parse_fixed(items) -> dict:
 
 def _target_pose(robot, args) -> np.ndarray:
     """The 4x4 target 0Tn from the command-line arguments."""
-    from ..geometry import orientation as ori
+    from ..spatial import orientation as ori
     from ..geometry.direct import dgm
 
     scale = np.pi / 180.0 if args.degrees else 1.0
@@ -107,36 +110,31 @@ def _target_pose(robot, args) -> np.ndarray:
     return T
 
 
-def _analytic(robot, T, fixed, frame):
+def _analytic(robot, T, fixed):
     from ..geometry.inverse import igm_model
 
-    sol = igm_model(robot, fixed=sorted(fixed) or None, j=frame)
+    sol = igm_model(robot, fixed=sorted(fixed) or None)
     qf = np.array([fixed[j] for j in sorted(fixed)]) if fixed else None
     ev = sol.evaluate(T, qf)
     return sol, ev.q, ev.valid, ev.singular
 
 
-def _solve_pose(robot, T, fixed, method, frame=None):
-    """(method text, solution object or None, q (B, n), valid (B,), singular (B,)).
-
-    ``T`` is the pose of frame ``frame`` (default: the last); for a tree the solution's
-    columns are the joints of the chain to that frame (``solution.robot_joints``)."""
+def _solve_pose(robot, T, fixed, method):
+    """(method text, solution object or None, q (B, n), valid (B,), singular (B,)) for the
+    pose ``T`` of the last frame of the serial robot ``robot``."""
     from ..geometry.inverse.fallback import no_special_axes
 
     errors = []
-    if method == "auto" and not fixed and frame in (None, robot.n_frames) \
-            and robot.structure == "serial" and no_special_axes(robot):
+    if method == "auto" and not fixed and no_special_axes(robot):
         method = "general6r"  # no two consecutive axes meet or are parallel: no closed form
     if method in ("auto", "analytic"):
         try:
-            sol, q, valid, sing = _analytic(robot, T, fixed, frame)
+            sol, q, valid, sing = _analytic(robot, T, fixed)
             return sol.method, sol, q, valid, sing
         except RobmodError as e:
             if method == "analytic":
                 raise
             errors.append(f"analytic: {e}")
-    if robot.structure != "serial" or frame not in (None, robot.n_frames):
-        raise RobmodError("; ".join(errors) or "only the analytic IGM takes --frame")
     if method in ("auto", "pieper") and robot.n_joints == 6 and not fixed:
         from ..geometry.igm_pieper import igm_pieper
 
@@ -173,44 +171,98 @@ def _solve_pose(robot, T, fixed, method, frame=None):
             np.zeros_like(ok))
 
 
+def _frame_or_tool(robot, frame, tool):
+    """(frame number or None, Tool or None) from --frame and --tool, which take a frame (number
+    or name: a URDF link or joint) or a tool alike; by default the end frame of a serial robot
+    (:func:`robmod.description.end_frame`: the last joint's frame, or the fixed frame alone
+    after it), None for a tree."""
+    from ..description.serial import end_frame, frame_label
+    from ..geometry.direct import find_tool
+
+    def as_tool(name):
+        return next((t for t in robot.tools if t.name == name), None)
+
+    def known():
+        fixed = [frame_label(robot, f.j) for f in robot.frames if f.sigma == 2]
+        return (f"tools: {', '.join(t.name for t in robot.tools) or 'none'}; fixed frames: "
+                f"{', '.join(fixed) or 'none'}")
+
+    found_tool = None
+    if tool is not None:
+        found_tool = as_tool(tool)
+        if found_tool is None:
+            try:
+                at = robot.frame_number(tool)
+            except RobmodError:
+                raise RobmodError(f"--tool: {robot.name!r} has no tool or frame {tool!r} "
+                                  f"({known()})") from None
+            if frame is not None and robot.frame_number(frame) != at:
+                raise RobmodError(f"--tool {tool} is frame {at}, not the --frame {frame}")
+            return at, None
+    if frame is not None:
+        if found_tool is None and as_tool(frame) is not None:
+            return as_tool(frame).frame, as_tool(frame)
+        frame = robot.frame_number(frame)
+    if found_tool is not None:
+        found_tool = find_tool(robot, found_tool.name)
+        if frame is not None and found_tool.frame != frame:
+            raise RobmodError(f"tool {found_tool.name!r} is on frame {found_tool.frame}, not "
+                              f"{frame}")
+        return found_tool.frame, found_tool
+    if frame is None:
+        end = end_frame(robot)
+        if end is None and robot.structure != "serial":
+            raise RobmodError(f"{robot.name!r} is a {robot.structure} structure: give --frame J "
+                              "(a number or a name) or --tool NAME, the frame whose pose is "
+                              f"the target ({known()})")
+        if end is not None and not (robot.structure == "serial" and end == robot.n_frames):
+            frame = end
+    return frame, None
+
+
 def _cmd_igm(args) -> int:
     from . import load_robot_arg
+    from ..description.serial import frame_label
+    from ..geometry.chain import serial_chain
     from ..geometry.direct import dgm
 
     robot = load_robot_arg(args.robot, numeric=True)
-    if args.frame is not None:
-        args.frame = robot.frame_number(args.frame)
+    frame, tool = _frame_or_tool(robot, args.frame, args.tool)
     fixed = _parse_fixed(args.fixed)
     for j in fixed:
         if j not in robot.joints:
             raise RobmodError(f"--fixed: {robot.name!r} has no joint {j}")
+    args.frame, args.tool = frame, tool.name if tool is not None else None
     T = _target_pose(robot, args)
     Tn = T  # the pose of the end frame (tool removed)
-    if args.tool:
-        from ..geometry.direct import find_tool
-
-        tool = find_tool(robot, args.tool)
-        if args.frame is None:
-            args.frame = tool.frame
-        elif tool.frame != args.frame:
-            raise RobmodError(f"tool {tool.name!r} is on frame {tool.frame}, not {args.frame}")
+    if tool is not None:
         Tn = T @ np.linalg.inv(np.array(tool.T.evalf().tolist(), dtype=float))
-    method, sol, q, valid, sing = _solve_pose(robot, Tn, fixed, args.method, args.frame)
-    joints = sol.robot_joints if sol is not None else robot.joints
-    joints = [j for j in joints if robot.frame(j).sigma != 2]   # fixed frames take no value
-    chain = sol.robot if sol is not None else robot
+    solver, numbers = robot, None
+    if frame is not None and (robot.structure != "serial" or frame != robot.n_frames):
+        # the chain of joints to the frame, a serial robot: every method applies to it
+        solver, numbers = serial_chain(robot, j=frame)
+        outside = [j for j in fixed if j not in numbers]
+        if outside:
+            raise RobmodError(f"--fixed: joints {outside} are not on the chain of frame "
+                              f"{frame} ({', '.join(map(str, numbers))})")
+        fixed = {numbers.index(j) + 1: v for j, v in fixed.items()}
+    method, sol, q, valid, sing = _solve_pose(solver, Tn, fixed, args.method)
+    joints = sol.robot_joints if sol is not None else solver.joints
+    joints = [j for j in joints if solver.frame(j).sigma != 2]   # fixed frames take no value
+    chain = sol.robot if sol is not None else solver
     if args.steps and sol is not None:
         print(sol.to_text())
         print()
     np.set_printoptions(precision=6, suppress=True)
-    end = args.tool or (args.frame or robot.n_frames)
+    end = tool.name if tool is not None else frame_label(robot, frame or robot.n_frames)
     print(f"robot {robot.name}: target 0T{end} =")
     print(T[:3])
     print(f"method: {method}")
     n_ok = int(np.count_nonzero(valid))
     print(f"{n_ok} solution(s) of {len(q)} branch(es)")
-    rev = np.array([robot.frame(j).sigma == 0 for j in joints])
-    names = " ".join(f"{'q' + str(j):>10}" for j in joints)
+    rev = np.array([solver.frame(j).sigma == 0 for j in joints])
+    shown = joints if numbers is None else [numbers[j - 1] for j in joints]
+    names = " ".join(f"{'q' + str(j):>10}" for j in shown)
     print(f"{'branch':>6} {names}  {'|DGM-T|':>9}  status")
     for b in range(len(q)):
         if valid[b] and np.all(np.isfinite(q[b])):

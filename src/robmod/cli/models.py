@@ -26,15 +26,17 @@ def _generate(robot, quiet):
         from ..dynamics.closed_loop import equivalent_tree
 
         dyn = equivalent_tree(robot)
-    steps = [("DGM 0Tn", lambda: dgm_model(robot, j=robot.n_links)),
-             ("IGM (Paul)", lambda: _igm(robot)),
-             ("Jacobian 0Jn", lambda: jacobian_model(robot, j=robot.n_links)),
-             ("Jdot qd", lambda: jdot_qdot_model(robot, j=robot.n_links)),
+    end, at = _end(robot)
+    steps = [(f"DGM 0Tn{at}", lambda: dgm_model(robot, j=end)),
+             (f"IGM (Paul){at}", lambda: _igm(robot, end)),
+             (f"Jacobian 0Jn{at}", lambda: jacobian_model(robot, j=end)),
+             (f"Jdot qd{at}", lambda: jdot_qdot_model(robot, j=end)),
              ("IDM (Newton-Euler)", lambda: idm_model(dyn)),
              ("inertia matrix", lambda: inertia_matrix_model(dyn)),
              ("Coriolis, centrifugal, gravity", lambda: ccg_model(dyn))]
     if not robot.n_loops:
-        steps.append(("DDM (recursive)", lambda: ddm_model(dyn)))
+        title = "DDM (A^-1 (Gamma - H))" if dyn.mimic else "DDM (recursive)"
+        steps.append((title, lambda: ddm_model(dyn)))
     out = []
     with _Progress(len(steps), quiet) as progress:
         for title, build in steps:
@@ -92,18 +94,40 @@ class _Progress:
             sys.stderr.write(f" {seconds:.2f} s\n")
 
 
-def _igm(robot):
-    """The analytic IGM (Paul's method) of a serial robot: (solution) or a RobmodError."""
+def _end(robot):
+    """(the end frame of the DGM, IGM and Jacobian, a title suffix naming it): the last link
+    frame, or for a serial robot with extra fixed frames the end of its chain of joints
+    (:func:`robmod.description.end_frame`)."""
+    from ..description.serial import end_frame, frame_label
+
+    end = end_frame(robot)
+    if end is None or end == robot.n_links:
+        return robot.n_links, ""
+    return end, f" to frame {frame_label(robot, end)}"
+
+
+def _igm(robot, end):
+    """The analytic IGM (Paul's method) of a serial robot, to its end frame: (solution) or a
+    RobmodError; the joints after the sixth of a redundant chain are given."""
+    from ..description.serial import joint_chain
     from ..geometry import igm_model
 
-    if robot.structure != "serial":
-        raise RobmodError("Paul's method is for serial robots")
-    return igm_model(robot, fixed=list(robot.joints[6:]) or None)
+    chain = joint_chain(robot)
+    if not chain:
+        if chain is not None:
+            raise RobmodError(f"{robot.name!r} has no joint")
+        raise RobmodError(f"Paul's method is for serial robots: {robot.name!r} is a "
+                          f"{robot.structure}; robmod igm {robot.name} --frame J solves the "
+                          "chain to frame J")
+    joints = [j for j in chain if j not in robot.mimic and j <= end]
+    j = None if robot.structure == "serial" and end == robot.n_frames else end
+    return igm_model(robot, fixed=joints[6:] or None, j=j)
 
 
 def _cmd_models(args) -> int:
     import sympy as sp
 
+    from ..description.serial import structure_text
     from ..geometry import frame_transform
     from ..symbolic.export import EXTENSIONS, write_model_files
     from . import load_robot_arg
@@ -136,7 +160,7 @@ def _cmd_models(args) -> int:
                        for k, (v, w) in enumerate(zip(r, widths))).rstrip()
              for r in [head] + rows]
     table = "\n".join(lines[:1] + ["  ".join("-" * w for w in widths)] + lines[1:])
-    summary = (f"{robot.name}: {robot.structure}, {robot.n_joints} joints "
+    summary = (f"{robot.name}: {structure_text(robot)} "
                f"({robot.description or robot.source})\n\n{robot}\n\n{table}\n\n"
                f"files ({', '.join(formats)}): " + ", ".join(p.name for p in files) + "\n")
     (out / "summary.txt").parent.mkdir(parents=True, exist_ok=True)
@@ -154,7 +178,7 @@ def _cmd_models(args) -> int:
                 print()
                 print(getattr(obj, "model", obj).to_text(), end="")
         print()
-    print(f"models of {robot.name} ({robot.structure}, {robot.n_joints} joints)\n")
+    print(f"models of {robot.name} ({structure_text(robot)})\n")
     print(table)
     print(f"\n{len(files) + 1} files written to {out}/ (summary.txt, then one per model and "
           f"format: {', '.join(formats)})")

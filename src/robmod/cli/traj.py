@@ -40,7 +40,7 @@ def _cmd_traj(args) -> int:
     for name, t in traj.phases:
         print(f"  {name:14s} t = {t:.6g} s")
     if args.torque_limits:
-        scaled = scale_to_torques(traj, robot, rate=args.rate)
+        scaled = scale_to_torques(robot, traj, rate=args.rate)
         if scaled is traj:
             print("torques within the robot's limits: no slow-down needed")
         else:

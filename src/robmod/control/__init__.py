@@ -18,8 +18,8 @@ from .joint_space import PID, PIDGains, PDGravity, pid_gains, tune_pid, max_diag
 from .passivity import PassivityBased, AdaptivePassivity
 from .closed_plant import ClosedLoopDynamics
 from .plant import Dynamics, COULOMB_MODES, coulomb_option, coulomb_torque
-from .reference import Desired, Reference
-from .result import SimulationResult, TrackingMetrics, tracking_metrics
+from .reference import Desired, Reference  # Desired: the Sample of robmod.kinematics
+from ..dynamics.simulation import SimulationResult, TrackingMetrics, tracking_metrics  # re-exported
 from .simulation import simulate
 from .task_space import TaskPID, TaskComputedTorque
 
@@ -41,8 +41,8 @@ __all__ = [
     # plant
     "Dynamics", "COULOMB_MODES", "coulomb_option", "coulomb_torque",
     # reference
-    "Desired", "Reference",
-    # result
+    "Reference",
+    # robmod.dynamics (re-exported): the result of every simulation
     "SimulationResult", "TrackingMetrics", "tracking_metrics",
     # simulation
     "simulate",

@@ -24,10 +24,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import sympy as sp
 
+from ..description.arguments import finite_array, keyword_options
 from ..errors import RobmodError
+from ..kinematics.motion import Sample
 from .linearization import closed_loop_matrix
 from .plant import Dynamics
-from .reference import Desired
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,8 @@ class LinearizedLoop:
         return bool(np.all(self.poles.real < 0))
 
 
-def linearize(robot, controller, q_eq, eps: float = 1e-6) -> LinearizedLoop:
+@keyword_options()
+def linearize(robot, controller, q_eq, *, eps: float = 1e-6) -> LinearizedLoop:
     """The closed loop of ``controller`` on ``robot`` linearized about the set point ``q_eq``
     (the controller treated as continuous; ``eps``: the step of the central differences of a
     law without ``law_derivatives``)."""
@@ -54,10 +56,10 @@ def linearize(robot, controller, q_eq, eps: float = 1e-6) -> LinearizedLoop:
         controller = copy.copy(controller)
         controller.coulomb = "desired"
     n = plant.n
-    q_eq = np.asarray(q_eq, dtype=float)
+    q_eq = finite_array("q_eq", q_eq, shape_text=f"{n} joint values")
     if q_eq.shape != (n,) or not np.all(np.isfinite(q_eq)):
         raise RobmodError(f"q_eq: expected {n} finite joint values, got shape {q_eq.shape}")
-    ref = Desired(q_eq, np.zeros(n), np.zeros(n))
+    ref = Sample(q_eq, np.zeros(n), np.zeros(n))
     zero = np.zeros(n)
     m = controller.state_size()
     z = np.zeros(m)

@@ -2,7 +2,8 @@
 
 A controller of a robot with n joints has an internal state z (an integral of the error, the
 parameter estimates of an adaptive law, or nothing), and two functions of the measured joint
-state (q, qd), the desired motion ``ref`` (:class:`~robmod.control.reference.Desired`) and z:
+state (q, qd), the desired motion ``ref`` (a :class:`~robmod.kinematics.Sample`: ``ref.q``,
+``ref.qd``, ``ref.qdd``) and z:
 
 * ``output(t, q, qd, ref, z) -> Gamma``: the joint torques (..., n);
 * ``update(t, q, qd, ref, z) -> dz/dt``: how the internal state evolves.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..errors import RobmodError
 
 #: the default sample period of digital controllers (1 kHz)
@@ -66,8 +68,9 @@ class Controller:
     def initial_state(self, batch=()) -> np.ndarray:
         return np.zeros(tuple(batch) + (self.state_size(),))
 
-    def output(self, t, q, qd, ref, z):  # pragma: no cover - abstract
-        raise NotImplementedError
+    def output(self, t, q, qd, ref, z):
+        raise RobmodError(f"{type(self).__name__} defines no control law: a controller "
+                          "defines output(t, q, qd, ref, z) -> torques")
 
     def update(self, t, q, qd, ref, z):
         return np.zeros_like(z)
@@ -85,8 +88,14 @@ class Controller:
 class OpenLoop(Controller):
     """Torques given as a function of time, ``tau(t) -> (..., n)`` (no feedback)."""
 
-    def __init__(self, tau, n: int, dt: float = 0.0):
-        self.tau, self.n, self.dt = tau, n, sample_time(dt)
+    @keyword_options()
+    def __init__(self, tau, n: int, *, dt: float = 0.0):
+        if not callable(tau):
+            raise RobmodError(f"OpenLoop: tau must be a function t -> torques, got "
+                              f"{type(tau).__name__}")
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise RobmodError(f"OpenLoop: n must be a number of joints >= 1, got {n!r}")
+        self.tau, self.n, self.dt = tau, int(n), sample_time(dt)
 
     def output(self, t, q, qd, ref, z):
         return np.broadcast_to(np.asarray(self.tau(t), dtype=float), np.shape(q))

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..description.robot import joint_velocity
 from ..dynamics.closed_loop import equivalent_tree
 from ..dynamics.inertia import inertia_matrix
-from ..dynamics.spatial import dofs
+from ..dynamics.layout import dofs
 from ..errors import RobmodError
 from ..geometry.direct import dgm_algorithm
 from ..kinematics.jacobians import jacobian_algorithm
@@ -79,6 +80,7 @@ class ClosedLoopDynamics:
     calls start from the last closed configuration (the steps of a simulation), or again from
     ``q_guess`` when the actuated joints jumped by more than 0.5 (a new run)."""
 
+    @keyword_options()
     def __init__(self, robot, what: str = "robot", *, q_guess=None):
         self.robot = numeric_only(robot, what)
         r = self.robot

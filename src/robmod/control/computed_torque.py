@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import finite_array, keyword_options
 from ..errors import RobmodError
 from .base import DEFAULT_DT, Controller, gain, sample_time
 from .plant import Dynamics, coulomb_option
@@ -34,10 +35,11 @@ from .plant import Dynamics, coulomb_option
 _MODES = ("tracking", "position", "predictive")
 
 
-def computed_torque_gains(omega, xi=1.0, n: int | None = None):
-    """Eq. (9.26): Kp = omega^2, Kd = 2 xi omega (per joint when arrays)."""
-    omega = np.asarray(omega, dtype=float)
-    xi = np.asarray(xi, dtype=float)
+@keyword_options()
+def computed_torque_gains(omega, *, xi=1.0, n: int | None = None):
+    """Eq. (9.26): Kp = omega^2, Kd = 2 xi omega (per joint when arrays; ``n`` values)."""
+    omega = finite_array("omega", omega, shape_text="a pulsation (rad/s) or one per joint")
+    xi = finite_array("xi", xi, shape_text="a damping ratio or one per joint")
     if np.any(~np.isfinite(omega)) or np.any(omega <= 0):
         raise RobmodError(f"omega must be positive (rad/s), got {omega.tolist()}")
     if np.any(~np.isfinite(xi)) or np.any(xi < 0):
@@ -58,6 +60,7 @@ class ComputedTorque(Controller):
     (tanh(qd / coulomb_width), width in rad/s or m/s).
     """
 
+    @keyword_options()
     def __init__(self, robot, kp=None, kd=None, *, omega=None, xi=1.0, mode="tracking",
                  dt=DEFAULT_DT, coulomb=None, coulomb_width=1e-2):
         if mode not in _MODES:
@@ -67,7 +70,7 @@ class ComputedTorque(Controller):
         if omega is not None:
             if kp is not None or kd is not None:
                 raise RobmodError("give either kp and kd, or omega (and xi), not both")
-            kp, kd = computed_torque_gains(omega, xi, self.n)
+            kp, kd = computed_torque_gains(omega, xi=xi, n=self.n)
         if kp is None or kd is None:
             raise RobmodError("computed torque needs kp and kd, or omega")
         self.kp, self.kd = gain(kp, self.n, "kp"), gain(kd, self.n, "kd")

@@ -26,13 +26,15 @@ lambda_min(Kp) > sup_q ||dQ/dq||.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..dynamics.inertia import inertia_matrix
-from ..dynamics.spatial import dofs
-from ..errors import RobmodError
+from ..dynamics.layout import dofs
+from ..description.arguments import finite_array, keyword_options
+from ..errors import ArgumentError, RobmodError
 from .base import DEFAULT_DT, Controller, gain, sample_time
 from .plant import Dynamics, joint_limit_vector, numeric_only
 
@@ -56,7 +58,7 @@ class PIDGains:
 
 def pid_gains(a, fv, omega) -> PIDGains:
     """Eq. (9.10): the PID gains that put a triple pole at -omega on a qdd + fv qd = Gamma."""
-    a, omega = np.atleast_1d(np.asarray(a, float)), np.atleast_1d(np.asarray(omega, float))
+    a, omega = np.atleast_1d(finite_array("a", a)), np.atleast_1d(finite_array("omega", omega))
     n = max(a.size, omega.size, np.size(fv))
     a, omega = gain(a if a.size > 1 else a[0], n, "a", allow_zero=False), \
         gain(omega if omega.size > 1 else omega[0], n, "omega", allow_zero=False)
@@ -69,7 +71,8 @@ def pid_gains(a, fv, omega) -> PIDGains:
     return PIDGains(3 * a * omega ** 2, kd, a * omega ** 3, a, fv, omega)
 
 
-def max_diagonal_inertia(robot, samples: int = 512, seed: int = 0) -> np.ndarray:
+@keyword_options()
+def max_diagonal_inertia(robot, *, samples: int = 512, seed: int = 0) -> np.ndarray:
     """a_j = max over the joint ranges of A_jj(q) (Khalil & Dombre (9.6)), sampled."""
     robot = numeric_only(robot)
     if robot.n_loops:
@@ -86,52 +89,86 @@ def max_diagonal_inertia(robot, samples: int = 512, seed: int = 0) -> np.ndarray
     return np.max(np.diagonal(A, axis1=-2, axis2=-1), axis=0)
 
 
-def tune_pid(robot, omega, samples: int = 512) -> PIDGains:
+@keyword_options()
+def tune_pid(robot, omega, *, samples: int = 512) -> PIDGains:
     """Gains (9.10) for ``robot``: a_j from :func:`max_diagonal_inertia`, Fv_j from the
     robot's viscous friction."""
     robot = numeric_only(robot)
     fv = np.array([float(robot.link(j).FV) for j in dofs(robot)])
-    return pid_gains(max_diagonal_inertia(robot, samples), fv, omega)
+    return pid_gains(max_diagonal_inertia(robot, samples=samples), fv, omega)
+
+
+def _joints(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ArgumentError(f"PID.for_joints: n must be a number of joints >= 1, got {n!r}")
+    return int(n)
 
 
 class PID(Controller):
-    """Joint PID (9.5) with switched integral action and anti-windup.
+    """Joint PID (9.5) of ``robot`` (the controller's model: its joints, its torque limits,
+    its gravity torques with ``gravity=True``) with switched integral action and anti-windup;
+    :meth:`for_joints` builds one for n joints without a model.
 
     ``integral_band=(e_min, e_max)``: the error is integrated on joint j only while
     e_min <= |e_j| <= e_max (Khalil & Dombre §9.3.1); ``tau_max``: torques at which the
-    integral is frozen while it would push further into saturation (defaults to the robot's
-    taumax limits when a robot is given).
+    integral is frozen while it would push further into saturation (default the robot's
+    taumax limits).
     """
 
-    def __init__(self, n_or_robot, kp, kd, ki=0.0, *, dt=DEFAULT_DT,
+    @keyword_options()
+    def __init__(self, robot, kp, kd, ki=0.0, *, dt=DEFAULT_DT,
                  integral_band=(0.0, np.inf), tau_max=None, gravity=False):
-        self.dyn = None
-        if isinstance(n_or_robot, (int, np.integer)):
-            self.n = int(n_or_robot)
-        else:
-            self.dyn = Dynamics.of(n_or_robot, "controller model")
-            self.n = self.dyn.n
-            if tau_max is None:
-                tau_max = self.dyn.limits("taumax")
-        if gravity and self.dyn is None:
-            raise RobmodError("gravity compensation needs the robot (give it instead of n)")
-        self.kp, self.kd = gain(kp, self.n, "kp"), gain(kd, self.n, "kd")
-        self.ki = gain(ki, self.n, "ki")
-        self.dt = sample_time(dt)
-        lo, hi = (float(x) for x in integral_band)
-        if not (0 <= lo <= hi):
-            raise RobmodError(f"integral_band must be (e_min, e_max) with 0 <= e_min <= e_max, "
-                              f"got {integral_band}")
-        self.band = (lo, hi)
-        self.tau_max = None if tau_max is None else gain(tau_max, self.n, "tau_max",
-                                                         allow_zero=False)
-        self.gravity = gravity
+        if isinstance(robot, (int, np.integer)) and not isinstance(robot, bool):
+            warnings.warn("PID(n, ...) is deprecated and will be removed in the next release: "
+                          "use PID.for_joints(n, ...) (PID(robot, ...) takes the robot)",
+                          DeprecationWarning, stacklevel=2)
+            self._set(None, _joints(robot), kp, kd, ki, dt, integral_band, tau_max, gravity)
+            return
+        if not (hasattr(robot, "links") and hasattr(robot, "numeric")):
+            raise ArgumentError(f"PID: robot must be a robmod Robot (the controller's model), "
+                                f"got {type(robot).__name__}; PID.for_joints(n, ...) builds a "
+                                "PID without one")
+        dyn = Dynamics.of(robot, "controller model")
+        tau_max = dyn.limits("taumax") if tau_max is None else tau_max
+        self._set(dyn, dyn.n, kp, kd, ki, dt, integral_band, tau_max, gravity)
 
     @classmethod
-    def tuned(cls, robot, omega, **kw) -> "PID":
+    @keyword_options()
+    def for_joints(cls, n: int, kp, kd, ki=0.0, *, dt=DEFAULT_DT, integral_band=(0.0, np.inf),
+                   tau_max=None) -> "PID":
+        """A PID of ``n`` joints without a robot model (no gravity compensation; torque limits
+        ``tau_max`` only when given)."""
+        pid = cls.__new__(cls)
+        pid._set(None, _joints(n), kp, kd, ki, dt, integral_band, tau_max, False)
+        return pid
+
+    def _set(self, dyn, n, kp, kd, ki, dt, integral_band, tau_max, gravity):
+        if gravity and dyn is None:
+            raise ArgumentError("gravity compensation needs the robot: PID(robot, ..., "
+                                "gravity=True)")
+        self.dyn, self.n = dyn, n
+        self.kp, self.kd = gain(kp, n, "kp"), gain(kd, n, "kd")
+        self.ki = gain(ki, n, "ki")
+        self.dt = sample_time(dt)
+        try:
+            lo, hi = (float(x) for x in integral_band)
+        except (TypeError, ValueError):
+            lo, hi = np.nan, np.nan
+        if not (0 <= lo <= hi):
+            raise ArgumentError(f"integral_band must be (e_min, e_max) with 0 <= e_min <= "
+                                f"e_max, got {integral_band!r}")
+        self.band = (lo, hi)
+        self.tau_max = None if tau_max is None else gain(tau_max, n, "tau_max", allow_zero=False)
+        self.gravity = bool(gravity)
+
+    @classmethod
+    @keyword_options()
+    def tuned(cls, robot, omega, *, dt=DEFAULT_DT, integral_band=(0.0, np.inf), tau_max=None,
+              gravity=False) -> "PID":
         """The PID with the gains of eq. (9.10) for ``robot`` and bandwidth ``omega``."""
         g = tune_pid(robot, omega)
-        return cls(robot, g.kp, g.kd, g.ki, **kw)
+        return cls(robot, g.kp, g.kd, g.ki, dt=dt, integral_band=integral_band,
+                   tau_max=tau_max, gravity=gravity)
 
     def state_size(self):
         return self.n
@@ -155,6 +192,7 @@ class PDGravity(Controller):
     """PD with gravity compensation, eq. (9.12): Gamma = Kp e - Kd qd + Q(q) (or Q(q^d) with
     ``at_desired=True``).  ``robot`` is the controller's model (its Q)."""
 
+    @keyword_options()
     def __init__(self, robot, kp, kd, *, dt=DEFAULT_DT, at_desired: bool = False):
         self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..errors import RobmodError
 from ..identification.base_numeric import numeric_base
 from ..identification.regressors import regressor_function, standard_vector
@@ -38,6 +39,7 @@ class PassivityBased(Controller):
     :class:`~robmod.control.ComputedTorque` (default: at the desired velocity when dt > 0).
     """
 
+    @keyword_options()
     def __init__(self, robot, lam, kd, *, dt=DEFAULT_DT, coulomb=None, coulomb_width=1e-2):
         self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n
@@ -66,6 +68,7 @@ class AdaptivePassivity(Controller):
     Coulomb columns of Y, sign(qd^d) by default when dt > 0, as :class:`~robmod.control.ComputedTorque`.
     """
 
+    @keyword_options()
     def __init__(self, robot, lam, kd, adaptation=1.0, *, dt=DEFAULT_DT, coulomb=None,
                  coulomb_width=1e-2):
         self.model = numeric_only(robot, "controller model")
@@ -79,7 +82,7 @@ class AdaptivePassivity(Controller):
         self.kd = gain(kd, self.n, "kd", allow_zero=False)
         self.gamma = gain(adaptation, len(self.names), "adaptation", allow_zero=False)
         self.dt = sample_time(dt)
-        self.phi = regressor_function(self.model, self.names)
+        self.phi = regressor_function(self.model, params=self.names)
         self.friction_columns = np.array([n[:2] in ("FC", "FV") for n in self.names])
         self.coulomb_columns = np.array([n[:2] == "FC" for n in self.names])
         self.coulomb, self.coulomb_width = coulomb_option(coulomb, coulomb_width, self.dt)

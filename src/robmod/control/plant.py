@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import (keyword_options, number_array, positive_scalar,
+                                     require_numeric, robot_argument)
 from ..dynamics.direct import ddm_model
 from ..dynamics.lagrange import gravity_torques_model
 from ..dynamics.newton_euler import idm_model
-from ..dynamics.spatial import dofs, joint_limit_vector  # noqa: F401 (used by control)
-from ..description.arguments import require_numeric
+from ..dynamics.layout import dofs, joint_limit_vector  # noqa: F401 (used by control)
 from ..errors import RobmodError
+from .base import sample_time
 
 #: how the controllers compensate Coulomb friction: at the desired velocity (default), at the
 #: measured one (the model's own sign), or with a smooth sign tanh(qd / width)
@@ -37,8 +39,12 @@ def coulomb_option(coulomb, width, dt):
     ``None`` (the default) is ``'desired'`` for a digital law (dt > 0) and ``'measured'`` for
     a continuous one (dt = 0: evaluated at every integration stage, the measured sign then
     cancels the plant's friction exactly and nothing is held between samples)."""
+    dt = sample_time(dt)
     if coulomb is None:
         coulomb = "desired" if dt > 0 else "measured"
+    if not isinstance(coulomb, str):
+        raise RobmodError(f"coulomb must be one of {', '.join(map(repr, COULOMB_MODES))}, "
+                          f"got {coulomb!r}")
     if coulomb not in COULOMB_MODES:
         raise RobmodError(f"coulomb must be one of {', '.join(map(repr, COULOMB_MODES))}, "
                           f"got {coulomb!r}")
@@ -52,8 +58,12 @@ def coulomb_option(coulomb, width, dt):
     return coulomb, width
 
 
+@keyword_options()
 def coulomb_torque(fc, fst, bst, v, *, width=0.0):
     """F_C s + (F_ST - F_C) s exp(-|v| B_ST) of (7.26) with s = sign(v), or tanh(v / width)."""
+    fc, fst, bst, v = (number_array(x, name) for x, name in
+                       ((fc, "fc"), (fst, "fst"), (bst, "bst"), (v, "v")))
+    width = positive_scalar("width", width, allow_zero=True)
     s = np.sign(v) if width == 0.0 else np.tanh(v / width)
     out = fc * s
     if np.any(fst):
@@ -103,7 +113,8 @@ class Dynamics:
         :class:`~robmod.control.closed_plant.ClosedLoopDynamics` for a closed-loop robot."""
         from ..description.mimic import refuse as refuse_mimic
 
-        refuse_mimic(robot, "closed-loop simulation and control")
+        refuse_mimic(robot_argument(robot, "the robot of a controller or a simulation"),
+                     "closed-loop simulation and control")
         key = robot.content_key
         hit = cls._cache.get(key)
         if hit is None:
@@ -122,7 +133,7 @@ class Dynamics:
         self.__init__(state["robot"])
 
     def __init__(self, robot, what: str = "robot"):
-        self.robot = numeric_only(robot, what)
+        self.robot = numeric_only(robot_argument(robot, what), what)
         self.n = len(dofs(self.robot))
         self._idm = self._ddm = self._grav = self._vel = self._smooth = None
         links = [self.robot.link(j) for j in dofs(self.robot)]

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import finite_array, keyword_options
+from ..dynamics.simulation import SimulationResult
 from ..errors import RobmodError
 from .base import Controller
 from .plant import Dynamics
-from .reference import Desired, Reference
-from .result import SimulationResult
+from ..kinematics.motion import Sample
+from .reference import Reference
 
 #: |qd| beyond this (rad/s or m/s) is taken as a blow-up
 _DIVERGENCE = 1e6
@@ -62,6 +64,7 @@ def _diverged(t, q, qd, plant=None, q_before=None):
                           "(reduce them, raise substeps or lower dt), or the model is wrong")
 
 
+@keyword_options()
 def simulate(robot, controller: Controller, reference, duration: float, *, x0=None,
              substeps: int = 1, step: float | None = None, saturation=True, noise=None,
              quantization=None, delay: int = 0, seed: int = 0) -> SimulationResult:
@@ -97,10 +100,10 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
     if steps < 1 or steps > 10 ** 8:
         raise RobmodError(f"duration / dt = {duration / dt:g} samples: expected 1 to 1e8")
     t = np.arange(steps + 1) * dt
-    qdes, qddes, qdddes = _desired_table(ref, t)
+    q_des, qd_des, qdd_des = _desired_table(ref, t)
     if x0 is None:
-        x0 = np.concatenate([qdes[0], qddes[0]])
-    x0 = np.asarray(x0, dtype=float)
+        x0 = np.concatenate([q_des[0], qd_des[0]])
+    x0 = finite_array("x0", x0, shape_text=f"a state (q, qd) of 2n = {2 * n} values")
     if x0.shape[-1:] != (2 * n,) or not np.all(np.isfinite(x0)):
         raise RobmodError(f"x0 must hold 2n = {2 * n} finite values (q then qd), got shape "
                           f"{x0.shape}")
@@ -119,7 +122,7 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
     h = dt / substeps
     past = []
     for k in range(steps + 1):
-        d = Desired(qdes[k], qddes[k], qdddes[k])
+        d = Sample(q_des[k], qd_des[k], qdd_des[k])
         if continuous:
             tau = _clip(controller.output(t[k], q, qd, d, z), tau_lim)
         else:
@@ -143,8 +146,8 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
                 q, qd = _rk4_step(ddm, h, q, qd, tau)
         _diverged(t[k + 1], q, qd, plant, q_before)
         Q[k + 1], QD[k + 1] = q, qd
-    return SimulationResult(t, Q, QD, TAU, qdes, qddes, qdddes, z, plant.robot, controller,
-                            tau_lim)
+    return SimulationResult(t, Q, QD, TAU, plant.robot, reference=Sample(q_des, qd_des, qdd_des),
+                            controller=controller, controller_state=z, tau_limit=tau_lim)
 
 
 def _gains(controller):

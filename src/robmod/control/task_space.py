@@ -15,11 +15,14 @@ theta u) with R^d R^T = rot(u, theta) (the location error of the numerical IGM).
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from ..errors import RobmodError
+from ..description.arguments import keyword_options
+from ..errors import ArgumentError, RobmodError
 from ..geometry.direct import dgm_model
-from ..geometry.screws import frame_error
+from ..spatial.screws import frame_error
 from ..kinematics.jacobians import jacobian_model
 from ..kinematics.second_order import jdot_qdot_model
 from .base import DEFAULT_DT, Controller, gain, sample_time
@@ -27,17 +30,30 @@ from .computed_torque import computed_torque_gains
 from .plant import Dynamics, CompiledFunction, coulomb_option
 
 
-class _Kinematics:
-    """Compiled DGM (3 x 4), Jacobian 0J_j (6 x n) and Jdot qd of frame j."""
+def _task_frame(j, tool, frame, cls):
+    """(j, tool) of a task-space controller; ``frame=`` of earlier releases (a frame number,
+    a frame or tool name) for one release, with a DeprecationWarning."""
+    if frame is not None:
+        warnings.warn(f"{cls}(frame=...) is deprecated and will be removed in the next release: "
+                      f"give the end frame as j= (a frame number or name) or tool= (a tool)",
+                      DeprecationWarning, stacklevel=4)
+        if j is not None or tool is not None:
+            raise ArgumentError(f"{cls}: give j= or tool=, not frame= as well")
+        return frame, None
+    return j, tool
 
-    def __init__(self, robot, j=None):
+
+class _Kinematics:
+    """Compiled DGM (3 x 4), Jacobian 0J_j (6 x n) and Jdot qd of frame j (or of a tool)."""
+
+    def __init__(self, robot, j=None, tool=None):
         if robot.n_loops:
             raise RobmodError(f"task-space control of a closed-loop robot ({robot.name!r}) is "
                               "not supported yet: use joint-space control of its actuated "
                               "joints")
-        self.dgm = CompiledFunction(dgm_model(robot, j=j))
-        self.jac = CompiledFunction(jacobian_model(robot, j=j))
-        self.jdqd = CompiledFunction(jdot_qdot_model(robot, j=j))
+        self.dgm = CompiledFunction(dgm_model(robot, j=j, tool=tool))
+        self.jac = CompiledFunction(jacobian_model(robot, j=j, tool=tool))
+        self.jdqd = CompiledFunction(jdot_qdot_model(robot, j=j, tool=tool))
 
     def error(self, q, qd, ref):
         """(e_x, e_x', J(q), Xdd^d) at the measured and desired joint states."""
@@ -60,12 +76,15 @@ def _task_gain(value, name, allow_zero=True):
 
 
 class TaskPID(Controller):
-    """PID in task space (9.17) on frame ``frame`` (default: the terminal frame)."""
+    """PID in task space (9.17) on the origin and orientation of frame ``j`` or of ``tool``
+    (default: the terminal frame)."""
 
-    def __init__(self, robot, kp, kd, ki=0.0, *, frame=None, gravity=False, dt=DEFAULT_DT):
+    @keyword_options()
+    def __init__(self, robot, kp, kd, ki=0.0, *, j=None, tool=None, gravity=False,
+                 dt=DEFAULT_DT, frame=None):
         self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n
-        self.kin = _Kinematics(self.dyn.robot, frame)
+        self.kin = _Kinematics(self.dyn.robot, *_task_frame(j, tool, frame, "TaskPID"))
         self.kp, self.kd = _task_gain(kp, "kp"), _task_gain(kd, "kd")
         self.ki = _task_gain(ki, "ki")
         self.gravity, self.dt = gravity, sample_time(dt)
@@ -84,7 +103,8 @@ class TaskPID(Controller):
 
 
 class TaskComputedTorque(Controller):
-    """Resolved-acceleration computed torque (9.33)-(9.36) on frame ``frame``.
+    """Resolved-acceleration computed torque (9.33)-(9.36) on frame ``j`` or ``tool``
+    (default: the terminal frame).
 
     Gains (6 values or scalars) as ``kp``, ``kd`` or ``omega``, ``xi`` (9.26); ``damping``:
     the damping factor of the least-squares inverse (0: exact inverse of a square J);
@@ -93,14 +113,16 @@ class TaskComputedTorque(Controller):
     ComputedTorque` (default: at the desired velocity when dt > 0).
     """
 
-    def __init__(self, robot, kp=None, kd=None, *, omega=None, xi=1.0, frame=None,
+    @keyword_options()
+    def __init__(self, robot, kp=None, kd=None, *, omega=None, xi=1.0, j=None, tool=None,
                  damping=0.0, null_damping=1.0, dt=DEFAULT_DT, coulomb=None,
-                 coulomb_width=1e-2):
+                 coulomb_width=1e-2, frame=None):
         self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n
-        self.kin = _Kinematics(self.dyn.robot, frame)
+        self.kin = _Kinematics(self.dyn.robot,
+                               *_task_frame(j, tool, frame, "TaskComputedTorque"))
         if omega is not None:
-            kp, kd = computed_torque_gains(omega, xi, 6)
+            kp, kd = computed_torque_gains(omega, xi=xi, n=6)
         self.kp, self.kd = _task_gain(kp, "kp"), _task_gain(kd, "kd")
         self.damping = float(damping)
         self.kn = float(null_damping)

@@ -1,7 +1,9 @@
 """Robot descriptions in Khalil-Kleinfinger notation: data, validation, files, library."""
-# robot first: robot.py re-exports build.make_robot
+# the data type first, then what builds, checks (validation) and prints it (table): these hand
+# their functions to the data type when imported (robot.provide)
 from .robot import (Frame, Link, JointLimits, Tool, Robot, REVOLUTE, PRISMATIC, FIXED,
                     joint_variable, joint_velocity, joint_acceleration)
+from . import table as _table  # noqa: F401  (registers str(robot) and the notebook tables)
 from .build import make_robot
 from .expr import parse_expression, symbol
 from .files import read_robot, write_robot, dumps_robot
@@ -9,7 +11,8 @@ from .io_mjcf import to_mjcf, MJCF, INERTIA_BOUND
 from .io_par import read_par, loads_par, dumps_par, write_par
 from .io_urdf import read_urdf, loads_urdf, dumps_urdf, write_urdf
 from .io_yaml import read_yaml, loads_yaml, dumps_yaml, write_yaml
-from .library import library_names, load_robot
+from .library import library_names, load_robot, planar3r
+from .serial import end_frame, joint_chain, structure_text
 from .validation import validate
 
 __all__ = [
@@ -31,7 +34,9 @@ __all__ = [
     # io_yaml
     "read_yaml", "loads_yaml", "dumps_yaml", "write_yaml",
     # library
-    "library_names", "load_robot",
+    "library_names", "load_robot", "planar3r",
+    # serial
+    "joint_chain", "end_frame", "structure_text",
     # validation
     "validate",
 ]

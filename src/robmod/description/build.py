@@ -6,25 +6,39 @@ from typing import Mapping
 
 import sympy as sp
 
+from ..arguments import keyword_options, records
+from ..errors import ArgumentError
 from .expr import as_expr
 from .robot import GEOMETRIC, IDENTITY4, Frame, Link, Robot, vec3
 
 
+def _inertia_check_option(value) -> str:
+    """``value`` if it is "error" or "warn", else an ArgumentError."""
+    if value not in ("error", "warn"):
+        raise ArgumentError(f"inertia_check must be 'error' or 'warn', got {value!r}")
+    return value
+
+
+@keyword_options()
 def make_robot(name: str, frames, links=None, *, n_links: int | None = None, base=None,
                tools=(), gravity=None, W0=None, WP0=None, V0=None, VP0=None, values=None,
                source: str = "", description: str = "", validate: bool = True,
-               frame_names=None, mimic=None) -> Robot:
+               frame_names=None, mimic=None, inertia_check: str = "error") -> Robot:
     """Build and validate a :class:`Robot`.
 
     ``frames`` is a sequence of :class:`Frame` or of dicts with Frame's fields;
     ``links`` a sequence of :class:`Link` (default: symbolic parameters for
     every link).  ``n_links`` defaults to the number of frames (no loops).
+    ``inertia_check``: "error" (default) or "warn", what validation does with a physically
+    impossible inertia (:attr:`Robot.inertia_check`).
     """
-    frames = tuple(f if isinstance(f, Frame) else _frame_from_dict(f) for f in frames)
+    frames = tuple(f if isinstance(f, Frame) else _frame_from_dict(f)
+                   for f in records(frames, "frames"))
     nl = len(frames) if n_links is None else n_links
     if links is None:
         links = [Link.symbolic(j) for j in range(1, nl + 1)]
-    links = tuple(l if isinstance(l, Link) else Link(**l) for l in links)
+    links = tuple(l if isinstance(l, Link) else Link(**_record(l, "link"))
+                  for l in records(links, "links"))
     kw = {}
     for key, val in (("gravity", gravity), ("W0", W0), ("WP0", WP0), ("V0", V0), ("VP0", VP0)):
         if val is not None:
@@ -35,7 +49,8 @@ def make_robot(name: str, frames, links=None, *, n_links: int | None = None, bas
         values=MappingProxyType(dict(values or {})), source=source, description=description,
         frame_names=MappingProxyType(dict(frame_names or {})),
         mimic=MappingProxyType({int(j): (int(i), float(m), float(c))
-                                for j, (i, m, c) in (mimic or {}).items()}), **kw)
+                                for j, (i, m, c) in (mimic or {}).items()}),
+        inertia_check=_inertia_check_option(inertia_check), **kw)
     if validate:
         from .validation import validate as _validate
 
@@ -43,8 +58,15 @@ def make_robot(name: str, frames, links=None, *, n_links: int | None = None, bas
     return robot
 
 
+def _record(d, what: str) -> dict:
+    if not isinstance(d, Mapping):
+        raise ArgumentError(f"a {what} must be a mapping of its fields (or a {what.title()}), got "
+                            f"{type(d).__name__}")
+    return dict(d)
+
+
 def _frame_from_dict(d: Mapping) -> Frame:
-    kw = dict(d)
+    kw = _record(d, "frame")
     for k in GEOMETRIC:
         if k in kw:
             kw[k] = as_expr(kw[k])

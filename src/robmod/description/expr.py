@@ -53,8 +53,13 @@ _symbols: dict[str, sp.Symbol] = {}
 
 def symbol(name: str) -> sp.Symbol:
     """The robmod symbol called ``name`` (plain SymPy symbol, cached)."""
-    s = _symbols.get(name)
+    try:
+        s = _symbols.get(name)
+    except TypeError:       # unhashable: not a name
+        s = None
     if s is None:
+        if not isinstance(name, str):
+            raise ExpressionError(f"a symbol name is text, got {type(name).__name__}")
         if not _NAME.match(name):
             raise ExpressionError(f"{name!r} is not a valid symbol name")
         s = _symbols[name] = sp.Symbol(name)
@@ -168,13 +173,7 @@ def _build(node, depth, text, location):
                 raise ExpressionError(f"division by zero in {text!r}", location)
             return left / right
         if isinstance(op, ast.Pow):
-            if right.free_symbols:
-                raise ExpressionError(f"the exponent must be a number in {text!r}", location)
-            limit = _MAX_SYMBOLIC_EXPONENT if left.free_symbols else 64
-            if not right.is_Number or abs(right) > limit:
-                raise ExpressionError(f"exponent too large in {text!r} (at most {limit})",
-                                      location)
-            return left ** right
+            return _power(left, right, text, location)
         raise ExpressionError(f"operator not allowed in {text!r}", location)
     if isinstance(node, ast.Call):
         if not isinstance(node.func, ast.Name) or node.keywords:
@@ -190,9 +189,62 @@ def _build(node, depth, text, location):
         if len(node.args) != arity:
             raise ExpressionError(
                 f"function {node.func.id!r} takes {arity} argument(s) in {text!r}", location)
-        return fn(*[_build(a, d, text, location) for a in node.args])
+        out = fn(*[_build(a, d, text, location) for a in node.args])
+        if not out.free_symbols:
+            _bounded_constant(out, text, location)
+        return out
     raise ExpressionError(
         f"{type(node).__name__} is not allowed in expression {text!r}", location)
+
+
+#: largest magnitude of a function's constant value inside an expression: exp(1e12) is a number
+#: of 4e11 digits, whose sine SymPy would evaluate for hours
+_MAX_INNER_MAGNITUDE = 1e100
+
+
+def _bounded_constant(value, text, location):
+    """Refuse a constant function value that is not finite or beyond 1e100 (checked at 15
+    digits, before anything is built on it)."""
+    try:
+        v = complex(value.evalf(15))
+        ok = math.isfinite(v.real) and math.isfinite(v.imag) and abs(v) <= _MAX_INNER_MAGNITUDE
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+        ok = False
+    if not ok:
+        raise ExpressionError(f"expression {text!r} has no finite value within "
+                              f"+-{_MAX_INNER_MAGNITUDE:g} (at {value})", location)
+
+
+#: largest exact number a power may build, in bits (an integer of ~1200 digits): SymPy computes
+#: exact powers in full, and ((9**64)**64)**64 has 16 million digits (seconds of CPU)
+_MAX_EXACT_BITS = 4096
+
+
+def _power(left, right, text, location):
+    """left ** right, refused before SymPy evaluates it when the exponent is not a number of at
+    most 64 (16 for an expression with symbols: larger ones make the models' expansions
+    explode), when the power of an expression with symbols would exceed that (a tower such as
+    (q**16)**16), or when an exact number of more than :data:`_MAX_EXACT_BITS` bits would be
+    built (a bound from the bit lengths of the rationals in ``left``, times the exponent)."""
+    if right.free_symbols:
+        raise ExpressionError(f"the exponent must be a number in {text!r}", location)
+    limit = _MAX_SYMBOLIC_EXPONENT if left.free_symbols else 64
+    if not right.is_Number or abs(right) > limit:
+        raise ExpressionError(f"exponent too large in {text!r} (at most {limit})", location)
+    bits = max((max(int(r.p).bit_length(), int(r.q).bit_length())
+                for r in left.atoms(sp.Rational)), default=0)
+    if bits * abs(float(right)) > _MAX_EXACT_BITS:
+        raise ExpressionError(f"power too large in {text!r}: its exact value would have more "
+                              f"than {_MAX_EXACT_BITS} bits (a tower of powers?)", location)
+    out = left ** right
+    if left.free_symbols:
+        worst = max((abs(p.exp) for p in out.atoms(sp.Pow) if p.exp.is_Number
+                     and p.base.free_symbols), default=0)
+        if worst > _MAX_SYMBOLIC_EXPONENT:
+            raise ExpressionError(f"exponent too large in {text!r}: a power {worst} of an "
+                                  f"expression with symbols (at most "
+                                  f"{_MAX_SYMBOLIC_EXPONENT})", location)
+    return out
 
 
 def to_text(expr) -> str:

@@ -1,18 +1,17 @@
 """Reading and writing robot files in any supported format, chosen by extension."""
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
-from ..errors import FileFormatError, Location
-from .arguments import keyword_options
+from ..errors import ArgumentError, FileFormatError, Location
+from ..arguments import keyword_options, path_argument, robot_argument
+from .io_common import write_text_atomic
 
 _FORMATS = {".yaml": "yaml", ".yml": "yaml", ".par": "par", ".urdf": "urdf"}
 
 
 def _format_of(path) -> str:
-    ext = Path(path).suffix.lower()
+    ext = Path(path_argument(path)).suffix.lower()
     if ext not in _FORMATS:
         raise FileFormatError(
             f"unknown file type {ext or '(none)'!r}; use one of {', '.join(sorted(_FORMATS))}",
@@ -20,46 +19,35 @@ def _format_of(path) -> str:
     return _FORMATS[ext]
 
 
-def write_text_atomic(path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file: never a half-written file."""
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
-    except OSError as e:
-        raise FileFormatError(f"cannot write file: {e}", Location(file=str(path))) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise FileFormatError(f"cannot write file: {e}", Location(file=str(path))) from None
-
-
 @keyword_options()
-def read_robot(path, *, fmt: str | None = None):
-    """Read a robot from a YAML, SYMORO .par or URDF file."""
+def read_robot(path, *, fmt: str | None = None, inertia_check: str | None = None):
+    """Read a robot from a YAML, SYMORO .par or URDF file.
+
+    ``inertia_check``: what to do with a physically impossible inertia, "error" or "warn"
+    (keep it, with a :class:`~robmod.errors.RobmodWarning`); default: "warn" for URDF files
+    (CAD exports often carry such values), "error" for robmod's YAML and SYMORO's .par.
+    """
     fmt = fmt or _format_of(path)
     if fmt == "yaml":
         from .io_yaml import read_yaml
 
-        return read_yaml(path)
+        return read_yaml(path, inertia_check=inertia_check or "error")
     if fmt == "par":
         from .io_par import read_par
 
-        return read_par(path)
+        return read_par(path, inertia_check=inertia_check or "error")
     if fmt == "urdf":
         from .io_urdf import read_urdf
 
-        return read_urdf(path)
+        return read_urdf(path, inertia_check=inertia_check or "warn")
     raise FileFormatError(f"unknown format {fmt!r}", Location(file=str(path)))
 
 
 def dumps_robot(robot, fmt: str) -> str:
+    """The text of ``robot`` in the format ``fmt`` ("yaml", "par", "urdf")."""
+    robot_argument(robot)
+    if not isinstance(fmt, str):
+        raise ArgumentError(f"fmt must be one of 'yaml', 'par', 'urdf', got {fmt!r}")
     if robot.mimic and fmt in ("par", "urdf"):
         raise FileFormatError(f"robot {robot.name!r} has mimic joints, which robmod writes only "
                               "in its YAML format (.yaml) so far")

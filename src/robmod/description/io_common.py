@@ -1,11 +1,13 @@
 """Helpers shared by the file readers and writers (YAML, SYMORO .par, URDF)."""
 from __future__ import annotations
 
-import difflib
+import os
 import re
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..arguments import path_argument
 from ..errors import FileFormatError, Location, RobmodError
 
 #: a robot or tool name every format can hold
@@ -44,7 +46,7 @@ class FileContext:
 
 def read_text(path, fallback_encoding: str | None = None) -> str:
     """The text of ``path`` (UTF-8, else ``fallback_encoding``); a FileFormatError if unreadable."""
-    path = Path(path)
+    path = Path(path_argument(path))
     try:
         try:
             return path.read_text(encoding="utf-8")
@@ -56,14 +58,24 @@ def read_text(path, fallback_encoding: str | None = None) -> str:
         raise FileFormatError(f"cannot read file: {e}", Location(file=str(path))) from None
 
 
-def did_you_mean(key, allowed) -> str:
-    """`` (did you mean 'X'?)`` for the allowed key closest to ``key`` (any case), or ''."""
-    lower = {a.lower(): a for a in allowed}
-    key = str(key).lower()
-    if key in lower:
-        return f" (did you mean {lower[key]!r}?)"
-    close = difflib.get_close_matches(key, list(lower), n=1, cutoff=0.6)
-    return f" (did you mean {lower[close[0]]!r}?)" if close else ""
+def write_text_atomic(path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file: never a half-written file."""
+    path = Path(path_argument(path))
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
+    except OSError as e:
+        raise FileFormatError(f"cannot write file: {e}", Location(file=str(path))) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise FileFormatError(f"cannot write file: {e}", Location(file=str(path))) from None
 
 
 __all__ = []

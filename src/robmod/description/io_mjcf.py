@@ -34,6 +34,7 @@ import math
 
 import numpy as np
 
+from ..arguments import keyword_options
 from ..errors import RobmodError
 from .robot import FIXED, PRISMATIC, REVOLUTE
 
@@ -170,6 +171,7 @@ def _planar(robot, T, k, kb):
     return all(np.linalg.norm(np.cross(axes[0], z)) < 1e-9 for z in axes[1:])
 
 
+@keyword_options()
 def to_mjcf(robot, *, timestep: float = 1e-4, integrator: str = "RK4",
             coulomb: str = "refuse") -> MJCF:
     """The MJCF text of ``robot`` (serial, tree or closed loops; numeric), an :class:`MJCF`

@@ -34,15 +34,16 @@ from pathlib import Path
 
 import sympy as sp
 
+from ..arguments import did_you_mean, keyword_options, path_argument, text_argument
 from ..errors import DescriptionError
 from .expr import symbol
-from .io_common import did_you_mean, read_text, sanitize_name
+from .io_common import read_text, sanitize_name, write_text_atomic
 from .par_extensions import extension_lines, read_extensions
 from .par_syntax import (ParContext, item_expr, item_int, mask_comments, par_list,
                          small_int,
                          par_value, statements)
-from .robot import (FIXED, PRISMATIC, REVOLUTE, WRENCH, Frame, JointLimits, Link, Robot,
-                    make_robot)
+from .build import make_robot
+from .robot import FIXED, PRISMATIC, REVOLUTE, WRENCH, Frame, JointLimits, Link, Robot
 from .transforms_io import matrix_entries, matrix_from_entries
 from .validation import validate
 from .variables import split_variable, variable_aliases, with_variable
@@ -68,16 +69,19 @@ _ROBOTNAME = re.compile(r"^\s*robotname\s*=\s*(?:'([^']*)'|\"([^\"]*)\")\s*$", r
 
 
 # ------------------------------------------------------------------------------ reading
-def read_par(path) -> Robot:
-    """Read a robot from a SYMORO ``.par`` file."""
-    path = Path(path)
+@keyword_options()
+def read_par(path, *, inertia_check: str = "error") -> Robot:
+    """Read a robot from a SYMORO ``.par`` file (``inertia_check``: see
+    :func:`~robmod.description.files.read_robot`)."""
+    path = Path(path_argument(path))
     text = read_text(path, "latin-1")  # SYMORO+ banners hold accented letters
-    return loads_par(text, str(path))
+    return loads_par(text, str(path), inertia_check=inertia_check)
 
 
-def loads_par(text: str, filename: str = "<string>") -> Robot:
+@keyword_options()
+def loads_par(text: str, filename: str = "<string>", *, inertia_check: str = "error") -> Robot:
     """Read a robot from the text of a ``.par`` file."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
+    text = text_argument(text).replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
     ctx = ParContext(text, filename)
     masked, comments = mask_comments(ctx)
     stmts = statements(ctx, masked, 0, len(masked))
@@ -96,7 +100,7 @@ def loads_par(text: str, filename: str = "<string>") -> Robot:
             raise ctx.error(f"{canon} must be a list {{...}}, not {st.scalar!r}", st.line,
                             field=canon)
         by_key[canon] = st
-    return _robot(ctx, by_key, comments)
+    return _robot(ctx, by_key, comments, inertia_check)
 
 
 def _header_int(ctx, by_key, key, required):
@@ -132,7 +136,7 @@ def _items(ctx, by_key, key, n, what):
     return st.items
 
 
-def _robot(ctx: ParContext, by_key, comments) -> Robot:
+def _robot(ctx: ParContext, by_key, comments, inertia_check: str = "error") -> Robot:
     nl = _header_int(ctx, by_key, "NL", True)
     nj = _header_int(ctx, by_key, "NJ", True)
     nl_line, nj_line = by_key["NL"].line, by_key["NJ"].line
@@ -174,7 +178,8 @@ def _robot(ctx: ParContext, by_key, comments) -> Robot:
     name = ext["name"] or _file_name(ctx, comments)
     robot = make_robot(name, frames, links, n_links=nl, tools=ext["tools"],
                        values=ext["values"], source=ext["source"],
-                       description=ext["description"], validate=False, **kw)
+                       description=ext["description"], validate=False,
+                       inertia_check=inertia_check, **kw)
     with ctx.located():
         validate(robot, ctx.locations)
     return robot
@@ -318,6 +323,7 @@ def _base(ctx, by_key):
 
 
 # ------------------------------------------------------------------------------ writing
+@keyword_options()
 def dumps_par(robot: Robot) -> str:
     """The OpenSYMORO ``.par`` text of ``robot`` (plus robmod extension comments if needed)."""
     nl, nj, nf = robot.n_links, robot.n_joints, robot.n_frames
@@ -361,8 +367,6 @@ def dumps_par(robot: Robot) -> str:
 
 def write_par(robot: Robot, path) -> None:
     """Write ``robot`` to ``path`` as a .par file (all-or-nothing)."""
-    from .files import write_text_atomic
-
     write_text_atomic(path, dumps_par(robot))
 
 

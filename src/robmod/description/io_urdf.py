@@ -58,7 +58,8 @@ The robot must be numeric and have no closed loop.
 Modules: :mod:`~robmod.description.urdf_xml` reads the XML (with line numbers)
 into link and joint records, :mod:`~robmod.description.urdf_frames` places the
 MDH frames, :mod:`~robmod.description.urdf_build` builds the KK robot, and
-:mod:`robmod.description.kk_fit` holds the rpy and KK-parameter geometry.
+:mod:`robmod.description.kk_fit` holds the KK-parameter geometry, :mod:`robmod.spatial` the
+rpy angles.
 """
 from __future__ import annotations
 
@@ -67,10 +68,11 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
+from ..arguments import keyword_options, path_argument, text_argument
 from ..errors import FileFormatError
-from .kk_fit import rpy_from_matrix
+from ..spatial import matrix_to_rpy
 from .expr import as_expr
-from .io_common import NAME_RE, FileContext, read_text, sanitize_name
+from .io_common import NAME_RE, FileContext, read_text, sanitize_name, write_text_atomic
 from .robot import FIXED, PRISMATIC, Link, Robot, transform_matrix
 from .urdf_build import GRAVITY, build_robot
 from .urdf_xml import UJoint, ULink, parse_xml, read_joint, read_link, required_attr
@@ -83,14 +85,24 @@ _UNLIMITED = 1e9
 _ROBMOD_MARK = "<!-- robmod-frames: khalil-kleinfinger -->"
 
 
-def read_urdf(path, *, mdh: bool | None = None) -> Robot:
-    """Read a robot from a URDF file (see the module documentation for the conversion)."""
-    path = Path(path)
-    return loads_urdf(read_text(path), str(path), mdh=mdh)
+@keyword_options()
+def read_urdf(path, *, mdh: bool | None = None, inertia_check: str = "warn") -> Robot:
+    """Read a robot from a URDF file (see the module documentation for the conversion).
+
+    ``inertia_check``: "warn" (default) keeps a physically impossible inertia as the file
+    gives it, with a :class:`~robmod.errors.RobmodWarning` naming the file, line and link
+    (CAD exports often carry them; Pinocchio accepts them, MuJoCo and Drake refuse them);
+    "error" refuses it.
+    """
+    path = Path(path_argument(path))
+    return loads_urdf(read_text(path), str(path), mdh=mdh, inertia_check=inertia_check)
 
 
-def loads_urdf(text: str, filename: str = "<string>", *, mdh: bool | None = None) -> Robot:
-    """Read a robot from URDF text."""
+@keyword_options()
+def loads_urdf(text: str, filename: str = "<string>", *, mdh: bool | None = None,
+               inertia_check: str = "warn") -> Robot:
+    """Read a robot from URDF text (``inertia_check``: see :func:`read_urdf`)."""
+    text_argument(text)
     if mdh is None:
         mdh = _ROBMOD_MARK not in text
     ctx = FileContext(filename)
@@ -116,7 +128,7 @@ def loads_urdf(text: str, filename: str = "<string>", *, mdh: bool | None = None
                                 f"{joint_names[joint.name]})", el.line, field="joint.name")
             joint_names[joint.name] = el.line
             joints.append(joint)
-    return build_robot(name, links, joints, ctx, mdh, root.line)
+    return build_robot(name, links, joints, ctx, mdh, root.line, inertia_check=inertia_check)
 
 
 # ============================================================================ writing
@@ -133,7 +145,7 @@ def _nums(values) -> str:
 
 
 def _origin_xml(T, indent: str) -> str:
-    roll, pitch, yaw = rpy_from_matrix(T[:3, :3])
+    yaw, pitch, roll = (float(a) for a in matrix_to_rpy(T[:3, :3], tol=0.0).first)
     return f'{indent}<origin xyz="{_nums(T[:3, 3])}" rpy="{_nums((roll, pitch, yaw))}"/>'
 
 
@@ -163,6 +175,7 @@ def _float_or_none(v):
     return None if v is None else float(v)
 
 
+@keyword_options()
 def dumps_urdf(robot: Robot) -> str:
     """The URDF text of a numeric tree-structured robot (see the module documentation)."""
     if robot.n_loops:
@@ -284,8 +297,6 @@ def _link_xml(j: int, link: Link) -> list[str]:
 
 def write_urdf(robot: Robot, path) -> None:
     """Write ``robot`` as URDF to ``path`` (all-or-nothing)."""
-    from .files import write_text_atomic
-
     write_text_atomic(path, dumps_urdf(robot))
 
 

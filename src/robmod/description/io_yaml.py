@@ -19,34 +19,39 @@ from pathlib import Path
 
 import sympy as sp
 
+from ..arguments import did_you_mean, keyword_options, path_argument, text_argument
 from . import located_yaml
 from .expr import as_expr, to_text
-from .io_common import IDENT_RE, NAME_RE, FileContext, did_you_mean, read_text
+from .io_common import IDENT_RE, NAME_RE, FileContext, read_text, write_text_atomic
+from .build import make_robot
 from .robot import (DYNAMIC, GEOMETRIC, IDENTITY4, LIMITS, FIXED, Frame, JointLimits, Link,
-                    Robot, Tool, make_robot)
+                    Robot, Tool)
 from .transforms_io import matrix_from_spec
 from .validation import validate
 from .variables import split_variable, with_variable
 
 _FORMAT_VERSION = 1
 _TOP_KEYS = ("robmod", "name", "source", "description", "n_links", "frames", "links",
-            "link_defaults", "joints", "base", "tools", "values", "mimic")
+            "link_defaults", "joints", "base", "tools", "values", "mimic", "inertia_check")
 _FRAME_KEYS = ("j", "ant", "sigma", "mu") + GEOMETRIC
 _LINK_KEYS = ("j",) + DYNAMIC
 _JOINT_KEYS = ("j",) + LIMITS
 _BASE_KEYS = ("Z", "gravity", "W0", "WP0", "V0", "VP0")
 
 
-def read_yaml(path) -> Robot:
-    """Read a robot from a native YAML file."""
-    path = Path(path)
-    return loads_yaml(read_text(path), str(path))
+@keyword_options()
+def read_yaml(path, *, inertia_check: str = "error") -> Robot:
+    """Read a robot from a native YAML file (``inertia_check``: see
+    :func:`~robmod.description.files.read_robot`)."""
+    path = Path(path_argument(path))
+    return loads_yaml(read_text(path), str(path), inertia_check=inertia_check)
 
 
-def loads_yaml(text: str, filename: str = "<string>") -> Robot:
+@keyword_options()
+def loads_yaml(text: str, filename: str = "<string>", *, inertia_check: str = "error") -> Robot:
     """Read a robot from YAML text."""
-    data = located_yaml.load(text, filename)
-    return _robot_from_data(data, FileContext(filename))
+    data = located_yaml.load(text_argument(text), filename)
+    return _robot_from_data(data, FileContext(filename), inertia_check)
 
 
 def _require_map(obj, ctx, what, line):
@@ -79,7 +84,7 @@ def _expr(value, ctx, line, frame, field):
         return as_expr(value, loc)
 
 
-def _robot_from_data(data, ctx: FileContext) -> Robot:
+def _robot_from_data(data, ctx: FileContext, inertia_check: str = "error") -> Robot:
     data = _require_map(data, ctx, "the file", 1)
     _check_keys(data, _TOP_KEYS, ctx, "the file")
     version = data.get("robmod", _FORMAT_VERSION)
@@ -93,6 +98,11 @@ def _robot_from_data(data, ctx: FileContext) -> Robot:
     for key in ("source", "description"):
         if key in data and not isinstance(data[key], str):
             raise ctx.error(f"{key} must be text", data.lines[key], field=key)
+    if "inertia_check" in data:
+        if data["inertia_check"] not in ("error", "warn"):
+            raise ctx.error("inertia_check must be 'error' or 'warn'", data.lines["inertia_check"],
+                            field="inertia_check")
+        inertia_check = data["inertia_check"]
     if "frames" not in data:
         raise ctx.error("the file has no 'frames' list", data.line, field="frames")
     frames_raw = _require_list(data["frames"], ctx, "frames", data.lines["frames"])
@@ -172,7 +182,7 @@ def _robot_from_data(data, ctx: FileContext) -> Robot:
     robot = make_robot(
         name, frames, links, n_links=nl, tools=tools, values=values,
         source=data.get("source", ""), description=data.get("description", ""),
-        validate=False, mimic=mimic, **kw)
+        validate=False, mimic=mimic, inertia_check=inertia_check, **kw)
     with ctx.located():
         validate(robot, ctx.locations)
     used = {s.name for s in robot.symbols}
@@ -294,6 +304,7 @@ def _row(pairs) -> str:
     return "{" + ", ".join(f"{k}: {_scalar(v)}" for k, v in pairs) + "}"
 
 
+@keyword_options()
 def dumps_yaml(robot: Robot) -> str:
     """The native YAML text of ``robot`` (re-readable by :func:`loads_yaml`)."""
     out = [f"# robmod robot description (format {_FORMAT_VERSION}); see docs/format.md",
@@ -342,6 +353,9 @@ def dumps_yaml(robot: Robot) -> str:
         out.append("mimic:")
         for j, (i, m, c) in sorted(robot.mimic.items()):
             out.append(f"  - {{j: {j}, joint: {i}, multiplier: {m!r}, offset: {c!r}}}")
+    if robot.inertia_check != "error":
+        out.append(f"inertia_check: {robot.inertia_check}   # physically impossible inertias "
+                   "kept (with a warning)")
     return "\n".join(out) + "\n"
 
 
@@ -352,8 +366,6 @@ def _matrix_text(m) -> str:
 
 def write_yaml(robot: Robot, path) -> None:
     """Write ``robot`` to ``path`` (all-or-nothing: the text is built before the file is opened)."""
-    from .files import write_text_atomic
-
     write_text_atomic(path, dumps_yaml(robot))
 
 

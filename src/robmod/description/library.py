@@ -1,11 +1,15 @@
-"""The library of robots shipped with robmod (data files in ``robmod/robots``)."""
+"""The library of robots shipped with robmod (data files in ``robmod/robots``) and the robot
+factories (:func:`planar3r`: a robot of the book built from its lengths)."""
 from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
+
 from ..errors import RobmodError
-from .arguments import keyword_options
+from ..arguments import keyword_options
+from .io_yaml import loads_yaml
 
 
 def _dir():
@@ -44,4 +48,45 @@ def load_robot(name_or_path, *, numeric: bool = False):
     return robot.numeric() if numeric else robot
 
 
-__all__ = ["library_names", "load_robot"]
+_PLANAR3R_YAML = """\
+robmod: 1
+name: planar3r
+description: "Three-link planar arm (Khalil & Dombre Figs 6.3-6.4); tool 'tip' at the end of link 3"
+frames:
+  - {{j: 1, ant: 0, sigma: 0, mu: 1, alpha: 0, d: 0,  theta: q1, r: 0}}
+  - {{j: 2, ant: 1, sigma: 0, mu: 1, alpha: 0, d: L1, theta: q2, r: 0}}
+  - {{j: 3, ant: 2, sigma: 0, mu: 1, alpha: 0, d: L2, theta: q3, r: 0}}
+link_defaults: zero
+joints:
+{joints}tools:
+  - {{name: tip, frame: 3, d: L3}}
+values:
+  L1: {l1}
+  L2: {l2}
+  L3: {l3}
+"""
+
+
+@keyword_options()
+def planar3r(*, l1=1.0, l2=1.0, l3=0.5, qmin=None, qmax=None, numeric=True):
+    """The planar 3R arm of Khalil & Dombre's Figs 6.3-6.4 (axes along z0, in the plane x0 y0,
+    links ``l1``, ``l2``, ``l3``), tool ``tip`` at the end.
+
+    Tasks: ``rows=(0, 1)`` (position of the tip: redundant, Fig. 6.4) or
+    ``rows=(0, 1, 5)`` (position and orientation: square, singular when
+    sin(q2) = 0, Fig. 6.3).  ``qmin``/``qmax``: joint limits (3 values each).
+    """
+    joints = ""
+    if qmin is not None or qmax is not None:
+        lo = np.broadcast_to(np.asarray(-np.pi if qmin is None else qmin, float), (3,))
+        hi = np.broadcast_to(np.asarray(np.pi if qmax is None else qmax, float), (3,))
+        joints = "".join(f"  - {{j: {k + 1}, qmin: {float(lo[k])!r}, qmax: {float(hi[k])!r}}}\n"
+                         for k in range(3))
+    text = _PLANAR3R_YAML.format(l1=float(l1), l2=float(l2), l3=float(l3), joints=joints)
+    if not joints:
+        text = text.replace("joints:\n", "")
+    robot = loads_yaml(text, "<planar3r>")
+    return robot.numeric() if numeric else robot
+
+
+__all__ = ["library_names", "load_robot", "planar3r"]

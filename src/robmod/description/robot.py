@@ -31,6 +31,7 @@ from typing import Mapping
 import numpy as np
 import sympy as sp
 
+from ..arguments import close_matches
 from ..errors import DescriptionError
 from .expr import as_expr, symbol
 
@@ -233,7 +234,8 @@ _MAPPINGS = ("values", "frame_names", "mimic")
 
 @dataclass(frozen=True)
 class Robot:
-    """An immutable robot description.  Build it with :func:`make_robot` (validated)."""
+    """An immutable robot description.  Build it with
+    :func:`~robmod.description.build.make_robot` (validated)."""
 
     name: str
     frames: tuple[Frame, ...]
@@ -254,6 +256,11 @@ class Robot:
     #: dependent (mimic) joints: frame j -> (i, m, c), q_j = m q_i + c (no entry of their own
     #: in joint vectors; see :mod:`robmod.description.mimic`)
     mimic: Mapping = field(default_factory=lambda: MappingProxyType({}))
+    #: what validation does with a physically impossible inertia (a tensor about the centre of
+    #: mass that is not positive semi-definite or breaks the triangle inequality, a massless
+    #: link with inertia): "error" (robmod's own files, robots built in Python) or "warn" (URDF
+    #: files, whose CAD-made inertias often carry such values: kept as given, with a warning)
+    inertia_check: str = "error"
 
     # ---- pickling (worker processes): the read-only mappings travel as dicts ----------
     def __getstate__(self):
@@ -276,9 +283,7 @@ class Robot:
             if frame.lstrip("+-").isdigit():
                 frame = int(frame)
             else:
-                import difflib
-
-                close = difflib.get_close_matches(frame, list(self.frame_names), n=4)
+                close = close_matches(frame, self.frame_names, n=4)
                 hint = f"; close names: {', '.join(close)}" if close else (
                     f"; names: {', '.join(list(self.frame_names)[:12])}" if self.frame_names
                     else "; this robot has no frame names: give a frame number")
@@ -315,14 +320,20 @@ class Robot:
         return "tree"
 
     def frame(self, j: int) -> Frame:
-        if not 1 <= j <= self.n_frames:
-            raise DescriptionError(f"robot {self.name!r} has no frame {j}")
-        return self.frames[j - 1]
+        return self.frames[self._number(j, self.n_frames, "frame")]
 
     def link(self, j: int) -> Link:
-        if not 1 <= j <= self.n_links:
-            raise DescriptionError(f"robot {self.name!r} has no link {j}")
-        return self.links[j - 1]
+        return self.links[self._number(j, self.n_links, "link")]
+
+    def _number(self, j, n: int, what: str) -> int:
+        """j - 1 for a number j in 1..n, else a DescriptionError naming ``what``."""
+        try:
+            known = 1 <= j <= n
+        except TypeError:           # not a number
+            known = False
+        if not known:
+            raise DescriptionError(f"robot {self.name!r} has no {what} {j!r} ({what}s 1..{n})")
+        return j - 1
 
     @cached_property
     def joints(self) -> tuple[int, ...]:
@@ -340,7 +351,7 @@ class Robot:
         return (self.name, self.frames, self.links, self.n_links, self.base, self.tools,
                 self.gravity, self.W0, self.WP0, self.V0, self.VP0,
                 tuple(sorted((str(k), str(v)) for k, v in self.values.items())),
-                tuple(sorted(self.mimic.items())))
+                tuple(sorted(self.mimic.items())), self.inertia_check)
 
     @cached_property
     def content_hash(self) -> int:
@@ -449,9 +460,7 @@ class Robot:
             gravity=tuple(s(v) for v in self.gravity), W0=tuple(s(v) for v in self.W0),
             WP0=tuple(s(v) for v in self.WP0), V0=tuple(s(v) for v in self.V0),
             VP0=tuple(s(v) for v in self.VP0))
-        from .validation import validate
-
-        validate(new)
+        _ABOVE["validate"](new)
         return new
 
     def numeric(self, values: Mapping | None = None) -> "Robot":
@@ -473,21 +482,25 @@ class Robot:
         return replace(self, values=MappingProxyType({**self.values, **values}))
 
     def __str__(self) -> str:
-        from .table import format_robot
-
-        return format_robot(self)
+        return _ABOVE["text"](self)
 
     def __repr__(self) -> str:
         return (f"<Robot {self.name!r}: {self.structure}, {self.n_q} joint variables, "
                 f"NF = {self.n_frames}; print() for the tables>")
 
     def _repr_html_(self) -> str:
-        from .table import robot_html
-
-        return robot_html(self)
+        return _ABOVE["html"](self)
 
 
-from .build import make_robot  # noqa: E402,F401  (re-exported: robot.make_robot)
+# What checks and prints a robot (validation.py, table.py) lives above this module and hands
+# its functions over when robmod.description is imported: the data type imports neither.
+_ABOVE: dict = {}
+
+
+def provide(role: str, function) -> None:
+    """Register the function of ``role``: "validate" (:meth:`Robot.substitute`), "text"
+    (``str(robot)``) or "html" (notebooks)."""
+    _ABOVE[role] = function
 
 
 __all__ = ["Frame", "Link", "JointLimits", "Tool", "Robot", "REVOLUTE", "PRISMATIC", "FIXED",

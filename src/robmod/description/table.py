@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from .expr import to_text
-from .robot import DYNAMIC, GEOMETRIC, LIMITS, Robot
+from .robot import DYNAMIC, GEOMETRIC, LIMITS, Robot, provide
+from .serial import extra_frames_text, structure_text
 from .variables import with_variable
 
 
@@ -57,12 +58,12 @@ def html_table(header, rows, caption="") -> str:
     return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def robot_html(robot: Robot) -> str:
+def _robot_html(robot: Robot) -> str:
     """The description as HTML: a title line, the geometric and dynamic tables."""
     from html import escape
 
-    out = [f"<p><b>{escape(robot.name)}</b>: {robot.structure}, {robot.n_q} joint "
-           f"variables, NF = {robot.n_frames}{', B = ' + str(robot.n_loops) if robot.n_loops else ''}"
+    out = [f"<p><b>{escape(robot.name)}</b>: {escape(structure_text(robot))}, {robot.n_q} "
+           f"joint variables, NF = {robot.n_frames}"
            f"{' &mdash; ' + escape(robot.source) if robot.source else ''}</p>",
            html_table(*_geometric_rows(robot), caption="Geometric parameters")]
     dyn = _dynamic_rows(robot)
@@ -79,9 +80,12 @@ def _limits_table(robot: Robot) -> list[str]:
     return _table(["j"] + list(LIMITS), rows)
 
 
-def format_robot(robot: Robot) -> str:
-    out = [f"Robot {robot.name}: {robot.structure}, NL = {robot.n_links}, "
+def _format_robot(robot: Robot) -> str:
+    out = [f"Robot {robot.name}: {structure_text(robot)}; NL = {robot.n_links}, "
            f"NJ = {robot.n_joints}, NF = {robot.n_frames}, loops B = {robot.n_loops}"]
+    extra = extra_frames_text(robot)
+    if extra:
+        out.append(extra[0].upper() + extra[1:])
     if robot.source:
         out.append(f"Source: {robot.source}")
     out += ["", "Geometric parameters"] + _geometric_table(robot)
@@ -99,5 +103,8 @@ def format_robot(robot: Robot) -> str:
         out.append("Values: " + ", ".join(f"{k} = {to_text(v)}" for k, v in robot.values.items()))
     return "\n".join(out)
 
+
+provide("text", _format_robot)
+provide("html", _robot_html)
 
 __all__ = []

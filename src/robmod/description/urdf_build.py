@@ -11,10 +11,12 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from .kk_fit import inverse, kk_parameters_from_transform
+from ..spatial import inverse_transform
+from .kk_fit import kk_parameters_from_transform
 from .expr import as_expr
 from .io_common import FileContext, sanitize_name
-from .robot import FIXED, JointLimits, Link, Robot, Tool, make_robot
+from .build import make_robot
+from .robot import FIXED, JointLimits, Link, Robot, Tool
 from .urdf_frames import mdh_frame
 from .urdf_xml import MOVABLE, Inertial, ULink, UJoint
 from .validation import validate
@@ -94,7 +96,8 @@ def _clean_matrix(T) -> sp.ImmutableMatrix:
 
 
 def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
-                ctx: FileContext, mdh: bool, robot_line: int) -> Robot:
+                ctx: FileContext, mdh: bool, robot_line: int, *,
+                inertia_check: str = "warn") -> Robot:
     """The KK robot of a URDF tree (``links`` by name, ``joints`` in file order)."""
     root, children = _structure(links, joints, ctx, robot_line)
     tool_joints = {id(jt) for jt in joints
@@ -135,7 +138,7 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
         place[jt.child] = mdh_frame(jt.axis, movable if mdh else [])
     frames, robot_links, locations, names, frame_names = [], [], {}, [], {}
     for j, jt in enumerate(order, start=1):
-        C = inverse(place[jt.parent]) @ jt.origin @ place[jt.child]
+        C = inverse_transform(place[jt.parent]) @ jt.origin @ place[jt.child]
         g, b, al, d, th, r = kk_parameters_from_transform(C)
         scale = max(1.0, float(np.linalg.norm(C[:3, 3])))
         sigma = MOVABLE.get(jt.type, FIXED)
@@ -164,7 +167,7 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
     tools = []
     for jt in joints:
         if id(jt) in tool_joints:
-            T = inverse(place[jt.parent]) @ jt.origin
+            T = inverse_transform(place[jt.parent]) @ jt.origin
             tools.append(Tool(name=jt.child, frame=frame_of[jt.parent], T=_clean_matrix(T)))
     robot_name = sanitize_name(name) or "robot"
     description = (f"imported from URDF file {Path(ctx.file).name} "
@@ -173,7 +176,7 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
     robot = make_robot(robot_name, frames, robot_links, base=_clean_matrix(base), tools=tools,
                        gravity=[as_expr(g) for g in GRAVITY], source=f"URDF robot {name!r}",
                        description=description, validate=False, frame_names=frame_names,
-                       mimic=_mimic(order, ctx))
+                       mimic=_mimic(order, ctx), inertia_check=inertia_check)
     validate(robot, locations)
     return robot
 
@@ -210,7 +213,7 @@ def _inertial_parameters(inertial: Inertial | None, place: np.ndarray) -> dict:
     keys = ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M")
     if inertial is None:
         return {k: sp.Integer(0) for k in keys}
-    T = inverse(place) @ inertial.pose
+    T = inverse_transform(place) @ inertial.pose
     R, c, m = T[:3, :3], T[:3, 3], inertial.mass
     J = R @ inertial.inertia @ R.T + m * (float(c @ c) * np.eye(3) - np.outer(c, c))
     J = (J + J.T) / 2

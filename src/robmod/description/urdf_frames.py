@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kk_fit import homogeneous
+from ..spatial import homogeneous
 
 #: joint axes whose angle (radians) is below this are treated as parallel
 _PARALLEL_TOL = 1e-6

@@ -12,7 +12,7 @@ from xml.parsers import expat
 
 import numpy as np
 
-from .kk_fit import homogeneous, matrix_from_rpy
+from ..spatial import homogeneous, rpy_to_matrix
 from .expr import MAX_MAGNITUDE
 from .io_common import FileContext
 from .robot import PRISMATIC, REVOLUTE
@@ -151,7 +151,7 @@ def _origin(el: _Element, ctx: FileContext, what: str) -> np.ndarray:
         return np.eye(4)
     xyz = [_snap_length(x) for x in _floats(o, "xyz", 3, ctx, what, default=(0.0, 0.0, 0.0))]
     rpy = [_snap_angle(a) for a in _floats(o, "rpy", 3, ctx, what, default=(0.0, 0.0, 0.0))]
-    R = matrix_from_rpy(*rpy)
+    R = rpy_to_matrix(rpy[2], rpy[1], rpy[0])   # URDF: Rot(z, yaw) Rot(y, pitch) Rot(x, roll)
     R[np.abs(R) < 1e-15] = 0.0    # exact angles: sin(pi) is 1.2e-16, make it 0
     return homogeneous(R, xyz)
 

@@ -9,24 +9,45 @@ naming the frame and the field; ``locations`` (optional) maps
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Mapping
 
 import numpy as np
 import sympy as sp
 
-from ..errors import DescriptionError, Location
-from .robot import DYNAMIC, FIXED, GEOMETRIC, LIMITS, PRISMATIC, REVOLUTE, Robot, joint_variable
+from ..arguments import keyword_options
+from ..errors import DescriptionError, Location, RobmodWarning
+from .robot import (DYNAMIC, FIXED, GEOMETRIC, LIMITS, PRISMATIC, REVOLUTE, Robot,
+                    joint_variable, provide)
 
 #: relative tolerance of the inertia-consistency checks
 _INERTIA_TOL = 1e-9
 
 
 def _fail(msg, j, fieldname, locations):
+    raise _error(msg, j, fieldname, locations)
+
+
+def _error(msg, j, fieldname, locations) -> DescriptionError:
     loc = None
     if locations:
         loc = locations.get((j, fieldname)) or locations.get((j, None))
     loc = (loc or Location()).merged(Location(frame=j, field=fieldname))
-    raise DescriptionError(msg, loc)
+    return DescriptionError(msg, loc)
+
+
+def _impossible(msg, j, fieldname, locations, policy):
+    """A physically impossible inertia: an error, or a warning when the robot's
+    ``inertia_check`` is "warn" (URDF files: the values are kept as the file gives them)."""
+    err = _error(msg, j, fieldname, locations)
+    if policy != "warn":
+        raise err
+    warnings.warn(RobmodWarning(f"{err}; kept as given (inertia_check='warn'): the dynamic "
+                                "models use it, MuJoCo's export balances it"), stacklevel=4)
+
+
+def _moments(ev) -> str:
+    return "[" + " ".join(f"{x:.4g}" for x in ev) + "]"
 
 
 def _number(expr):
@@ -39,6 +60,7 @@ def _number(expr):
         return None
 
 
+@keyword_options()
 def validate(robot: Robot, locations: Mapping | None = None) -> Robot:
     """Check ``robot``; return it unchanged or raise :class:`DescriptionError`."""
     nf, nl = robot.n_frames, robot.n_links
@@ -107,7 +129,7 @@ def validate(robot: Robot, locations: Mapping | None = None) -> Robot:
         if link.j != idx:
             _fail(f"links must be numbered 1..{nl}; found link {link.j} at position {idx}",
                   link.j, "j", locations)
-        _check_link(link, locations)
+        _check_link(link, locations, robot.inertia_check)
     _check_matrix(robot.base, None, "Z", locations)
     for t in robot.tools:
         if not 0 <= t.frame <= nf:
@@ -143,7 +165,7 @@ def _check_matrix(m, j, name, locations):
               j, name, locations)
 
 
-def _check_link(link, locations):
+def _check_link(link, locations, policy="error"):
     j = link.j
     for k in DYNAMIC:
         v = getattr(link, k)
@@ -177,8 +199,8 @@ def _check_link(link, locations):
     XX, XY, XZ, YY, YZ, ZZ, MX, MY, MZ, M = inertial
     if M == 0:
         if any(abs(x) > 0 for x in inertial):
-            _fail("mass M is 0 but inertia or first moments are not: a massless link must have "
-                  "all inertial parameters zero", j, "M", locations)
+            _impossible("mass M is 0 but inertia or first moments are not: a massless link must "
+                        "have all inertial parameters zero", j, "M", locations, policy)
         return
     J = np.array([[XX, XY, XZ], [XY, YY, YZ], [XZ, YZ, ZZ]])
     s = np.array([MX, MY, MZ])
@@ -186,12 +208,16 @@ def _check_link(link, locations):
     scale = max(abs(np.trace(J)), abs(np.trace(JG)), 1e-300)
     ev = np.linalg.eigvalsh(JG)
     if ev[0] < -_INERTIA_TOL * scale:
-        _fail(f"inertia tensor about the centre of mass is not positive semi-definite "
-              f"(eigenvalues {np.array2string(ev, precision=4)}): check XX..ZZ against MX, MY, "
-              "MZ and M (inertia is about O_j, not about the centre of mass)", j, "XX", locations)
-    if ev[0] + ev[1] < ev[2] - _INERTIA_TOL * scale:
-        _fail(f"principal inertias about the centre of mass {np.array2string(ev, precision=4)} "
-              "violate the triangle inequality (I1 + I2 >= I3)", j, "XX", locations)
+        _impossible(f"inertia tensor about the centre of mass is not positive semi-definite "
+                    f"(eigenvalues {_moments(ev)}): check XX..ZZ against MX, "
+                    "MY, MZ and M (inertia is about O_j, not about the centre of mass)", j, "XX",
+                    locations, policy)
+    elif ev[0] + ev[1] < ev[2] - _INERTIA_TOL * scale:
+        _impossible(f"principal inertias about the centre of mass "
+                    f"{_moments(ev)} violate the triangle inequality "
+                    "(I1 + I2 >= I3)", j, "XX", locations, policy)
 
+
+provide("validate", validate)
 
 __all__ = ["validate"]

@@ -11,13 +11,15 @@ from __future__ import annotations
 import atexit
 import threading
 
+from ..description.arguments import keyword_options, records
 from ..errors import RobmodError
 
 _DEFAULT: dict[str, object] = {}
 _LOCK = threading.Lock()
 
 
-def local_cluster(n_workers: int = 2, threads_per_worker: int = 1, processes: bool = False):
+@keyword_options()
+def local_cluster(*, n_workers: int = 2, threads_per_worker: int = 1, processes: bool = False):
     """A started :class:`distributed.LocalCluster` and its client (HTTP server on a free port)."""
     from distributed import Client, LocalCluster
 
@@ -26,7 +28,8 @@ def local_cluster(n_workers: int = 2, threads_per_worker: int = 1, processes: bo
     return Client(cluster)
 
 
-def get_client(client=None, scheduler: str | None = None):
+@keyword_options()
+def get_client(*, client=None, scheduler: str | None = None):
     """The client to use (see the module docstring)."""
     from distributed import Client
 
@@ -70,10 +73,12 @@ def close_default():
         _DEFAULT.clear()
 
 
-def compute(collections, client=None, scheduler=None, progress: bool = False):
+@keyword_options()
+def compute(collections, *, client=None, scheduler=None, progress: bool = False):
     """Compute Dask collections on the chosen client; the results (small) come back."""
-    c = get_client(client, scheduler)
-    futures = c.compute(list(collections))
+    collections = records(collections, "collections")
+    c = get_client(client=client, scheduler=scheduler)
+    futures = c.compute(collections)
     if progress:
         from distributed import progress as show
 

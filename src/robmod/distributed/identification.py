@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..errors import RobmodError
 from ..identification.model import identification_model
 from ..identification.regressors import regressor_model
@@ -58,6 +59,7 @@ def _as_dask(x, what, n_joints, chunk):
     return x.astype(float).rechunk({1: -1})
 
 
+@keyword_options()
 def identify_dask(robot, q, qd, qdd, tau, *, params=None, weights="joint", tau_known=None,
                   offsets: bool = False, chunk: int = 50_000, client=None, scheduler=None,
                   progress: bool = False) -> Identification:
@@ -75,7 +77,7 @@ def identify_dask(robot, q, qd, qdd, tau, *, params=None, weights="joint", tau_k
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise RobmodError(f"chunk must be a positive integer, got {chunk!r}")
     model = identification_model(robot, params=params, offsets=offsets)
-    reg = RemoteModel(regressor_model(model.robot, model.columns))
+    reg = RemoteModel(regressor_model(model.robot, params=model.columns))
     nj = reg.input_sizes[0]
     arrays = [_as_dask(x, w, nj, int(chunk)) for x, w in
               ((q, "q"), (qd, "qd"), (qdd, "qdd"), (tau, "tau"))]
@@ -94,7 +96,8 @@ def identify_dask(robot, q, qd, qdd, tau, *, params=None, weights="joint", tau_k
     blocks = [a.to_delayed().ravel() for a in arrays]
     parts = [factors(reg, model.offsets, *bs[:4], bs[4] if len(bs) > 4 else None)
              for bs in zip(*blocks)]
-    R = compute([tree_reduce(parts, _combine_factors)], client, scheduler, progress)[0]
+    R = compute([tree_reduce(parts, _combine_factors)], client=client, scheduler=scheduler,
+                progress=progress)[0]
     if not np.all(np.isfinite(R)):
         raise RobmodError("the samples hold NaN or infinite values (q, qd, qdd, tau or "
                           "tau_known): clean the log first (robmod.identification.clean)")

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..description.arguments import keyword_options
 from ..errors import RobmodError
 from ..identification.logfile import DEFAULT_COLUMNS, column_positions
 from .identification import identify_dask
 
 
-def read_log(path, **kw):
-    """A dask DataFrame of a CSV or Parquet file (or glob of files)."""
+@keyword_options()
+def read_log(path, *, options=None):
+    """A dask DataFrame of a CSV or Parquet file (or glob of files); ``options``: those of
+    ``dask.dataframe.read_csv`` / ``read_parquet`` (a mapping)."""
+    kw = dict(options or {})
     import dask.dataframe as dd
 
     text = str(path)
@@ -44,12 +48,13 @@ def _log_columns(df, n_joints: int, columns=None, path="log") -> dict:
     return out
 
 
-def identify_log(robot, path, params=None, weights="joint", *, columns=None, client=None,
+@keyword_options()
+def identify_log(robot, path, *, params=None, weights="joint", columns=None, client=None,
                  scheduler=None, progress: bool = False, read_options=None):
     """:func:`~robmod.distributed.identification.identify_dask` on a CSV/Parquet log read by
     ``dask.dataframe`` (one partition per block of the file: the log is never in the memory
     of one process)."""
-    df = read_log(path, **(read_options or {}))
+    df = read_log(path, options=read_options)
     nj = len(robot.joints)
     cols = _log_columns(df, nj, columns, path)
     names = [c for w in ("q", "qd", "qdd", "tau") for c in cols[w]]

@@ -16,6 +16,7 @@ from dask import delayed
 
 import numpy as np
 
+from ..description.arguments import jacobian_array, keyword_options
 from ..errors import RobmodError
 from .cluster import compute
 from .reduce import tree_reduce
@@ -58,6 +59,7 @@ def manipulability_from_jacobian(J: np.ndarray) -> np.ndarray:
     """w = sqrt(det(J J^T)) of a batch (..., m, n) (Khalil & Dombre, eq. (5.38)): |det J|
     when m = n (eq. (5.39)), 0 when m > n; the values of
     :func:`robmod.kinematics.analysis.manipulability`, by determinants (faster than SVDs)."""
+    J = jacobian_array(J)
     m, n = J.shape[-2:]
     if m == n:
         return np.abs(np.linalg.det(J))
@@ -66,6 +68,7 @@ def manipulability_from_jacobian(J: np.ndarray) -> np.ndarray:
     return np.sqrt(np.clip(np.linalg.det(J @ np.swapaxes(J, -1, -2)), 0.0, None))
 
 
+@keyword_options()
 def joint_box(robot) -> tuple[np.ndarray, np.ndarray]:
     """Sampling box of the joints: their limits, else [-pi, pi] (revolute) or [-1, 1]."""
     from ..kinematics.ik_numeric import joint_domain
@@ -120,6 +123,7 @@ def _map_models(robot, tool=None):
     return dgm, jac
 
 
+@keyword_options()
 def workspace_map(robot, n_samples: int | None = None, *, grid: int | None = None,
                   chunk: int = 100_000, bins: int = 32, box=None, rows=(0, 1, 2, 3, 4, 5),
                   tool=None, seed: int = 0, client=None, scheduler=None,
@@ -164,7 +168,8 @@ def workspace_map(robot, n_samples: int | None = None, *, grid: int | None = Non
     stats = delayed(_block_stats, pure=True)
     parts = [stats(b, seed, lo, hi, n_samples, chunk, dgm, jac, rows, edges, grid)
              for b in range(block_count(n_samples, chunk))]
-    res = compute([tree_reduce(parts, _merge_stats)], client, scheduler, progress)[0]
+    res = compute([tree_reduce(parts, _merge_stats)], client=client, scheduler=scheduler,
+                progress=progress)[0]
     return WorkspaceMap(res["n"], res["lo"], res["hi"], res["counts"], edges,
                         res["w_max"], res["w_sum"] / res["n"], res["q_best"],
                         res["w_voxel"])

@@ -13,6 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..control.simulation import simulate
+from ..description.arguments import (checked_options, finite_array, keyword_defaults,
+                                     keyword_options)
 from ..errors import RobmodError
 from .cluster import get_client
 
@@ -34,8 +37,6 @@ class MonteCarloResult:
 
 
 def _run_chunk(robot, controller, reference, duration, x0, kw):
-    from ..control import simulate
-
     n = x0.shape[-1] // 2
     try:
         res = simulate(robot, controller, reference, duration, x0=x0, **kw)
@@ -51,15 +52,19 @@ def _run_chunk(robot, controller, reference, duration, x0, kw):
             np.zeros(len(x0), dtype=bool))
 
 
-def closed_loop_runs(robot, controller, reference, duration, x0, *, chunk: int = 100,
-                     client=None, scheduler=None, **simulate_kw) -> MonteCarloResult:
-    """Run ``controller`` on ``robot`` from each initial state of ``x0`` (B, 2n) on Dask."""
-    x0 = np.asarray(x0, dtype=float)
+@keyword_options(chunk=100, client=None, scheduler=None,
+                 **keyword_defaults(simulate, exclude=("x0",)))
+def closed_loop_runs(robot, controller, reference, duration, x0, **options) -> MonteCarloResult:
+    """Run ``controller`` on ``robot`` from each initial state of ``x0`` (B, 2n) on Dask, in
+    chunks of ``chunk`` runs; the other options are :func:`robmod.control.simulate`'s."""
+    simulate_kw = checked_options(closed_loop_runs, options)
+    chunk, client, scheduler = (simulate_kw.pop(k) for k in ("chunk", "client", "scheduler"))
+    x0 = finite_array("x0", x0, shape_text="initial states (B, 2n)")
     if x0.ndim != 2 or not np.all(np.isfinite(x0)):
         raise RobmodError(f"x0: expected finite initial states (B, 2n), got shape {x0.shape}")
     if int(chunk) < 1:
         raise RobmodError(f"chunk must be >= 1, got {chunk}")
-    c = get_client(client, scheduler)
+    c = get_client(client=client, scheduler=scheduler)
     futures = [c.submit(_run_chunk, robot, controller, reference, duration, x0[a:a + chunk],
                         simulate_kw, pure=False) for a in range(0, len(x0), int(chunk))]
     parts = c.gather(futures)

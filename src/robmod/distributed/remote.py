@@ -16,6 +16,7 @@ import threading
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..errors import RobmodError
 from ..symbolic.compile import build_from_source, compiler, extension_source
 from ..symbolic.export import c_layout
@@ -32,7 +33,11 @@ class RemoteModel:
     flattened, ``(n, nout)`` (``split`` gives them their shapes).
     """
 
-    def __init__(self, model, params=None):
+    @keyword_options()
+    def __init__(self, model, *, params=None):
+        if not (hasattr(model, "statements") and hasattr(model, "inputs")):
+            raise RobmodError(f"expected a customized model (robmod.symbolic.model.CustomModel), "
+                              f"got {type(model).__name__}")
         groups, sizes = c_layout(model)
         self.name = model.name
         self.var_groups = tuple(g for g in groups if g != "params")
@@ -109,14 +114,15 @@ class RemoteModel:
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-def remote_model(model, params=None) -> RemoteModel:
+@keyword_options()
+def remote_model(model, *, params=None) -> RemoteModel:
     """A :class:`RemoteModel` of ``model`` (a CustomModel, or a RemoteModel returned as is)."""
     if isinstance(model, RemoteModel):
         return model
     if not hasattr(model, "statements") or not hasattr(model, "inputs"):
         raise RobmodError(f"expected a customized model (robmod.symbolic.model.CustomModel), "
                           f"got {type(model).__name__}")
-    return RemoteModel(model, params)
+    return RemoteModel(model, params=params)
 
 
 def _block(rm, *blocks):
@@ -124,6 +130,7 @@ def _block(rm, *blocks):
     return rm.split(out) if len(rm.shapes) == 1 else out
 
 
+@keyword_options()
 def evaluate(model, *inputs, params=None, chunk: int = 65536):
     """The model over Dask arrays (or NumPy arrays, chunked here) of samples ``(N, len(group))``.
 
@@ -133,7 +140,7 @@ def evaluate(model, *inputs, params=None, chunk: int = 65536):
     """
     import dask.array as da
 
-    rm = remote_model(model, params)
+    rm = remote_model(model, params=params)
     if len(inputs) != len(rm.var_groups):
         raise RobmodError(f"model {rm.name} takes inputs {', '.join(rm.var_groups)}, "
                           f"got {len(inputs)} arrays")

@@ -1,7 +1,7 @@
 """Dynamic models (Khalil & Dombre ch. 7; Siciliano et al. ch. 7): the Newton-Euler IDM, the
-inertia matrix, Lagrange terms (gravity, Coriolis, energies), direct dynamics, their derivatives, closed loops,
-elastic joints, rotors, Siciliano's conventions, operational space, dynamic time scaling,
-``warmup``."""
+inertia matrix, Lagrange terms (gravity, Coriolis, energies), direct dynamics, their
+derivatives, closed loops, elastic joints, rotors, Siciliano's conventions, operational space,
+dynamic time scaling, simulation (one result type, ``SimulationResult``), ``warmup``."""
 from .closed_loop import (equivalent_tree, loop_constraints, loop_jacobian, passive_velocity_map,
                           constraint_bias, acceleration_bias, close_loops, closed_loop_state,
                           closed_loop_idm, closed_loop_inertia_matrix, closed_loop_gravity_torques,
@@ -11,7 +11,7 @@ from .closed_loop_rates import closed_loop_idm_derivatives, closed_loop_ddm_deri
 from .derivatives import (IDMDerivatives, DDMDerivatives, idm_derivatives, idm_derivatives_model,
                           idm_derivatives_algorithm, ddm_derivatives, ddm_derivatives_model,
                           ddm_derivatives_algorithm)
-from .direct import ddm, ddm_model, ddm_algorithm, state_derivative, simulate
+from .direct import ddm, ddm_model, ddm_algorithm, state_derivative
 from .elastic import (ElasticInverse, elastic_idm, elastic_ddm, elastic_idm_model,
                       elastic_ddm_model, elastic_idm_algorithm, elastic_ddm_algorithm,
                       elastic_state_derivative)
@@ -26,12 +26,14 @@ from .lagrange import (gravity_torques, gravity_torques_model, gravity_torques_a
                        quadratic_velocity_model)
 from .newton_euler import idm, idm_model, idm_algorithm, ccg, ccg_model, ccg_algorithm, ne_algorithm
 from .operational import (OperationalSpace, operational_space, DynamicEllipsoid,
-                                dynamic_manipulability_ellipsoid, dynamic_ellipsoid)
+                          dynamic_manipulability_ellipsoid, dynamic_ellipsoid,
+                          manipulability_ellipsoid)
 from .rotors import (Rotor, rotor_torques, rotor_kinetic_energy, rotor_inertia_matrix,
                      rotor_coriolis_matrix, idm_with_rotors, inertia_matrix_with_rotors,
                      coriolis_matrix_with_rotors, rotor_torques_model, rotor_torques_algorithm,
                      idm_with_rotors_model, idm_with_rotors_algorithm, rotor_model,
                      rotor_algorithm)
+from .simulation import SimulationResult, TrackingMetrics, tracking_metrics, simulate
 from .siciliano import (SicilianoArm, SicilianoLink, SicilianoMotor, from_siciliano, to_siciliano,
                         tensor_parameters)
 from .time_scaling import ScaledTrajectory, scaled_torques, scale_to_limits
@@ -54,7 +56,7 @@ __all__ = [
     "idm_derivatives_algorithm", "ddm_derivatives", "ddm_derivatives_model",
     "ddm_derivatives_algorithm",
     # direct
-    "ddm", "ddm_model", "ddm_algorithm", "state_derivative", "simulate",
+    "ddm", "ddm_model", "ddm_algorithm", "state_derivative",
     # elastic
     "ElasticInverse", "elastic_idm", "elastic_ddm", "elastic_idm_model", "elastic_ddm_model",
     "elastic_idm_algorithm", "elastic_ddm_algorithm", "elastic_state_derivative",
@@ -70,12 +72,14 @@ __all__ = [
     "idm", "idm_model", "idm_algorithm", "ccg", "ccg_model", "ccg_algorithm",
     # operational
     "OperationalSpace", "operational_space", "DynamicEllipsoid",
-    "dynamic_manipulability_ellipsoid", "dynamic_ellipsoid",
+    "dynamic_manipulability_ellipsoid", "dynamic_ellipsoid", "manipulability_ellipsoid",
     # rotors
     "Rotor", "rotor_torques", "rotor_kinetic_energy", "rotor_inertia_matrix",
     "rotor_coriolis_matrix", "idm_with_rotors", "inertia_matrix_with_rotors",
     "coriolis_matrix_with_rotors", "rotor_torques_model", "rotor_torques_algorithm",
     "idm_with_rotors_model", "idm_with_rotors_algorithm",
+    # simulation
+    "SimulationResult", "TrackingMetrics", "tracking_metrics", "simulate",
     # siciliano
     "SicilianoArm", "SicilianoLink", "SicilianoMotor", "from_siciliano", "to_siciliano",
     "tensor_parameters",

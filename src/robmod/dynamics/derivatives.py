@@ -19,7 +19,7 @@ the plain functions.
   tau``).  ``method="recursive"``: the recursive direct model itself run on duals (every
   direction through the articulated-body recursion; a cross-check).
 
-Matrices are indexed by :func:`~robmod.dynamics.spatial.dofs` (rows: the torques or
+Matrices are indexed by :func:`~robmod.dynamics.layout.dofs` (rows: the torques or
 accelerations, columns: the variables), which is ``robot.joints`` for the plain functions.
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ from ..symbolic.model import Output, customize
 from .direct import DDM_SWITCHES, ddm_algorithm, singular_inertia_error
 from .inertia import inertia_matrix_algorithm
 from .newton_euler import SWITCHES, idm_algorithm
-from .spatial import Proxy, dofs, model_inputs, numeric_context, plain_layout
+from .layout import Proxy, dofs, model_inputs, numeric_context, plain_layout
 
 
 class IDMDerivatives(NamedTuple):

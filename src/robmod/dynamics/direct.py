@@ -28,19 +28,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.arguments import (check_arrays, checked_options, finite_array,
-                                     keyword_options, positive_scalar, require_numeric,
-                                     switched_off, switches_set)
+                                     keyword_options, switched_off, switches_set)
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE
 from ..errors import ArgumentError, RobmodError
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
-from .inertia import inertia_matrix, inertia_matrix_algorithm
-from ..kinematics.recursion import forward
-from .newton_euler import SWITCHES, idm, idm_algorithm
-from .spatial import (Proxy, axis_index, dofs, friction_torque, geometry, plain_layout,
-                      inertia_up, link_inertia, model_inputs, named, numeric_context, rot_t,
-                      spatial_matrix, sym6, twist_down, wrench_up)
+from .inertia import inertia_matrix
+from ..kinematics.recursion import forward, named, rot_t
+from .newton_euler import SWITCHES, idm
+from .bodies import inertia_up, link_inertia, spatial_matrix, sym6, twist_down, wrench_up
+from .friction import friction_torque
+from .layout import (axis_index, coordinates, dofs, geometry, model_inputs, numeric_context,
+                     plain_layout)
+from .ltdl import ddm_inverse_algorithm
 
 
 # -- (b) recursive O(n) algorithm ---------------------------------------------------------
@@ -196,7 +197,7 @@ def ddm(robot, q, qd, tau, **options) -> np.ndarray:
     only moves massless links and has no rotor inertia, IA = 0) raises a RobmodError naming
     the joint.
     """
-    if not options and not robot.mimic:
+    if not options and not getattr(robot, "mimic", None):   # (a non-robot: evaluate says so)
         return fastpath.evaluate(robot, _DDM, _DDM_SPEC, None, q, qd, tau)
     opts = checked_options(ddm, options)
     method = opts.pop("method")
@@ -328,65 +329,33 @@ def _cholesky_solve(A, b):
     return x
 
 
-# -- (a) symbolic: A^-1 (Gamma - H) with L^T D L -------------------------------------------
-
-def _ltdl_solve(ctx, A, b, order):
-    """Solve A x = b, A = L^T D L (L unit lower triangular), over context scalars.
-
-    ``A``: ``{(i, j): scalar}`` lower triangle (missing: 0) over the frames ``order``
-    (parents before children); ``b``: ``{j: scalar}``.  Returns ``{j: x_j}``.
-    """
-    from ..symbolic.algebra import numeric_constant
-
-    def zero(x):
-        c = numeric_constant(x)
-        return c is not None and c == 0
-
-    n = len(order)
-    H = [[A.get((order[r], order[c]), 0) for c in range(r + 1)] for r in range(n)]
-    Dinv = [None] * n
-    for k in reversed(range(n)):
-        Dinv[k] = ctx.var(1 / H[k][k], f"DI{order[k]}")
-        for i in reversed(range(k)):  # ancestors first replaced last (Featherstone's LTDL)
-            if zero(H[k][i]):
-                continue
-            a = ctx.var(mul(H[k][i], Dinv[k]), f"L{order[k]}{order[i]}")
-            for j in range(i + 1):
-                if not zero(H[k][j]):
-                    H[i][j] = ctx.var(add(H[i][j], -mul(a, H[k][j])),
-                                      f"AD{order[i]}{order[j]}")
-            H[k][i] = a
-    y = [None] * n
-    for i in reversed(range(n)):
-        y[i] = ctx.var(add(b[order[i]], *[-mul(H[k][i], y[k]) for k in range(i + 1, n)]),
-                       f"Y{order[i]}")
-    x = [None] * n
-    for i in range(n):
-        z = mul(y[i], Dinv[i])
-        x[i] = ctx.var(add(z, *[-mul(H[i][j], x[j]) for j in range(i)]), f"QDP{order[i]}")
-    return dict(zip(order, x))
-
-
-def _ddm_inverse_algorithm(ctx, robot, tau, **switches):
-    """qdd = A^-1 (Gamma - H) over a context ([7.62]-[7.64])."""
-    h = idm_algorithm(Proxy(ctx, qdd=0), robot, **switches)
-    A = inertia_matrix_algorithm(ctx, robot, rotor=switches.get("rotor", True))
-    b = {j: ctx.var(add(tau[j], -h[j - 1]), f"GH{j}") for j in dofs(robot)}
-    return _ltdl_solve(ctx, A, b, dofs(robot))
+def _inverse(ctx, robot, tau, **switches):
+    """The symbolic A^-1 (Gamma - H) (:mod:`.ltdl`), a zero pivot refused by name."""
+    return ddm_inverse_algorithm(ctx, robot, tau,
+                                 singular=lambda j: singular_inertia_error(robot, None, joint=j),
+                                 **switches)
 
 
 @keyword_options()
-def ddm_model(robot, *, method: str = "recursive", gravity=True, rotor=True, friction=True,
+def ddm_model(robot, *, method: str | None = None, gravity=True, rotor=True, friction=True,
               wrench=True, velocity=True, base_motion=True):
     """Customized direct dynamic model: inputs q, qd, GAM; outputs QDP1..QDPn.
 
-    ``method``: ``'recursive'`` (:func:`ddm_algorithm`) or ``'inverse'`` (A^-1 (Gamma - H),
-    the L^T D L factorization); the switches of :func:`ddm`.
+    ``method``: ``'recursive'`` (:func:`ddm_algorithm`, the default) or ``'inverse'`` (A^-1
+    (Gamma - H), the L^T D L factorization); a robot with mimic joints takes ``'inverse'``
+    (the recursive algorithm has no place for the coupling of its joints).  The switches of
+    :func:`ddm`.
     """
+    if method is None:
+        method = "inverse" if robot.mimic else "recursive"
+    if method == "recursive" and robot.mimic:
+        raise ArgumentError(f"ddm_model: robot {robot.name!r} has mimic joints, which the "
+                            "recursive algorithm does not take: use method='inverse' (the "
+                            "default for such robots)")
     switches = switched_off(ddm_model, gravity=gravity, rotor=rotor, friction=friction,
                             wrench=wrench, velocity=velocity, base_motion=base_motion)
     inputs = model_inputs(robot, ("q", "qd", "tau"))
-    alg = {"recursive": ddm_algorithm, "inverse": _ddm_inverse_algorithm}.get(method)
+    alg = {"recursive": ddm_algorithm, "inverse": _inverse}.get(method)
     if alg is None:
         raise ArgumentError(f"ddm_model: method must be 'recursive' or 'inverse', got "
                             f"{method!r}")
@@ -394,8 +363,8 @@ def ddm_model(robot, *, method: str = "recursive", gravity=True, rotor=True, fri
     def algorithm(ctx):
         import sympy as sp
 
-        qdd = alg(ctx, robot, {j: sp.Symbol(f"GAM{j}") for j in dofs(robot)}, **switches)
-        order = dofs(robot)
+        order = coordinates(robot)
+        qdd = alg(ctx, robot, {j: sp.Symbol(f"GAM{j}") for j in order}, **switches)
         return [Output.vector("QDP", [qdd[j] for j in order], [f"QDP{j}" for j in order])]
 
     title = ("recursive Newton-Euler" if method == "recursive" else "A^-1 (Gamma - H), LTDL")
@@ -403,7 +372,7 @@ def ddm_model(robot, *, method: str = "recursive", gravity=True, rotor=True, fri
                      title=f"Direct dynamic model of {robot.name} ({title})")
 
 
-# -- state space and simulation ------------------------------------------------------------
+# -- state space ---------------------------------------------------------------------------
 
 @keyword_options()
 def state_derivative(robot, x, tau, *, method: str = "recursive", gravity=True, rotor=True,
@@ -422,89 +391,4 @@ def state_derivative(robot, x, tau, *, method: str = "recursive", gravity=True, 
     return np.concatenate([np.broadcast_to(qd, qdd.shape), qdd], axis=-1)
 
 
-@keyword_options()
-def simulate(robot, tau_fn, x0, t, *, method: str = "rk4", substeps: int = 1,
-             ddm_method: str = "recursive", bound: float = 1e6, gravity=True, rotor=True,
-             friction=True, wrench=True, velocity=True, base_motion=True) -> np.ndarray:
-    """States x(t) (len(t), ..., 2 n_q) under torques ``tau_fn(t, x)`` (..., n_q).
-
-    ``method='rk4'``: fixed-step Runge-Kutta 4 on the grid t (``substeps`` per interval),
-    batched over leading dimensions of x0; otherwise a ``scipy.integrate.solve_ivp`` method
-    (``'RK45'``, ``'DOP853'``, ...) on one state.  A simulation that blows up (a state or a
-    torque not finite, or a state beyond ``bound`` in absolute value, e.g. a too stiff PD law
-    for the step) stops with a RobmodError giving the time and the joint.  ``ddm_method`` and
-    the switches are those of :func:`ddm`.
-    """
-    switches = switched_off(simulate, gravity=gravity, rotor=rotor, friction=friction,
-                            wrench=wrench, velocity=velocity, base_motion=base_motion)
-    if ddm_method not in METHODS:
-        raise ArgumentError(f"simulate: ddm_method must be one of {', '.join(METHODS)}, got "
-                            f"{ddm_method!r}")
-    require_numeric(robot, "simulate", scope="geometry")
-    nj = robot.n_q
-    t = finite_array("t", t, shape_text="an increasing 1-D array of times")
-    if t.ndim != 1 or t.size == 0 or np.any(np.diff(t) <= 0):
-        raise RobmodError(f"argument t must be a non-empty increasing 1-D array of times, "
-                          f"got shape {t.shape}")
-    x = finite_array("x0", x0, shape_text=f"a state [q, qd] of shape (..., {2 * nj})")
-    if x.ndim == 0 or x.shape[-1] != 2 * nj:
-        raise RobmodError(f"argument x0 must be a state [q, qd] of shape (..., {2 * nj}), "
-                          f"got shape {x.shape}")
-    if not isinstance(substeps, (int, np.integer)) or substeps < 1:
-        raise RobmodError(f"argument substeps must be an integer >= 1, got {substeps!r}")
-    bound = positive_scalar("bound", bound)
-
-    def f(tt, xx):
-        _check_state(robot, tt, xx, bound)
-        try:
-            tau = finite_array("tau", tau_fn(tt, xx), shape_text=f"{nj} joint torques")
-        except RobmodError as e:
-            raise RobmodError(f"simulate: at t = {tt:.6g} the torque law gave a bad value: "
-                              f"{e.message}") from None
-        return state_derivative(robot, xx, tau, method=ddm_method, **switches)
-
-    if method != "rk4":
-        from scipy.integrate import solve_ivp
-
-        if x.ndim != 1:
-            raise RobmodError(f"simulate: method {method!r} integrates one state (x0 of shape "
-                              f"({2 * nj},)), got shape {x.shape}; use method='rk4' for a batch")
-        sol = solve_ivp(f, (t[0], t[-1]), x, method=method, t_eval=t, rtol=1e-10, atol=1e-12)
-        if not sol.success:
-            raise RobmodError(f"simulate: the integrator {method} failed at t = "
-                              f"{sol.t[-1] if sol.t.size else t[0]:.6g}: {sol.message}")
-        return sol.y.T
-    out = np.empty((len(t),) + x.shape)
-    out[0] = x
-    for k in range(len(t) - 1):
-        h = (t[k + 1] - t[k]) / substeps
-        tt = t[k]
-        for _ in range(substeps):
-            k1 = f(tt, x)
-            k2 = f(tt + h / 2, x + h / 2 * k1)
-            k3 = f(tt + h / 2, x + h / 2 * k2)
-            k4 = f(tt + h, x + h * k3)
-            x = x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-            tt += h
-        _check_state(robot, tt, x, bound)
-        out[k + 1] = x
-    return out
-
-
-def _check_state(robot, tt, x, bound):
-    """Raise if the state x (..., 2 n_q) at time tt is not finite or beyond ``bound``."""
-    bad = ~np.isfinite(x) | (np.abs(np.nan_to_num(x, nan=np.inf)) > bound)
-    if not np.any(bad):
-        return
-    c = int(np.argwhere(bad)[0][-1])
-    nj = robot.n_q
-    what = "position" if c < nj else "velocity"
-    j = robot.joints[c % nj]
-    value = np.asarray(x)[np.unravel_index(int(np.flatnonzero(bad)[0]), x.shape)]
-    raise RobmodError(
-        f"simulate: the simulation blew up at t = {tt:.6g}: joint {j} {what} is {value:.3g} "
-        f"(bound {bound:.3g}); the torque law may be too stiff for the step (reduce the step "
-        "or raise substeps)")
-
-
-__all__ = ["ddm", "ddm_model", "ddm_algorithm", "state_derivative", "simulate"]
+__all__ = ["ddm", "ddm_model", "ddm_algorithm", "state_derivative"]

@@ -38,7 +38,7 @@ from ..symbolic.algebra import numeric_constant, add, mul
 from ..symbolic.model import Output, customize
 from .direct import ddm_algorithm
 from .newton_euler import idm_algorithm
-from .spatial import dofs, model_inputs, numeric_context
+from .layout import dofs, model_inputs, numeric_context
 
 class ElasticInverse(NamedTuple):
     """The inverse model of a robot with elastic joints (each (..., NJ)): the motor torques
@@ -288,6 +288,7 @@ def _syms(robot, fmt):
     return {j: sp.Symbol(fmt.format(j)) for j in dofs(robot)}
 
 
+@keyword_options()
 def elastic_idm_model(robot):
     """Customized inverse model: inputs q, qd, qdd, qddd (QD3_j), qdddd (QD4_j); outputs GAM,
     QM."""
@@ -306,6 +307,7 @@ def elastic_idm_model(robot):
                      title=f"Inverse dynamic model of {robot.name} with elastic joints")
 
 
+@keyword_options()
 def elastic_ddm_model(robot):
     """Customized direct model: inputs q, qd, qm (QM_j), qmd (QMP_j), GAM; outputs QDP, QMDP."""
     inputs = model_inputs(robot, ("q", "qd"))

@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..deprecation import renamed
-from ..description.arguments import check_arrays, checked_options, keyword_options
+from ..description.arguments import (check_arrays, checked_options, finite_output,
+                                     keyword_options)
 from ..description.mimic import frame_matrix_E
 from ..errors import ArgumentError
 from ..description.robot import FIXED, PRISMATIC
@@ -29,8 +30,10 @@ from ..symbolic import fastpath
 from ..symbolic.algebra import add, mul
 from ..symbolic.model import Output, customize
 from .newton_euler import idm
-from .spatial import (axis_index, dofs, geometry, link_inertia, model_inputs, plain_layout,
-                      numeric_context, rot, transfer_inertia, wrench_up)
+from ..kinematics.recursion import rot
+from .bodies import link_inertia, transfer_inertia, wrench_up
+from .layout import (axis_index, coordinates, dofs, geometry, model_inputs, numeric_context,
+                     plain_layout, reduce_mimic_matrix)
 
 
 def _composite_inertias(ctx, robot, geo=None):
@@ -111,7 +114,7 @@ def inertia_matrix_algorithm(ctx, robot, *, rotor=True):
 
 
 def _lower(robot):
-    order = dofs(robot)
+    order = coordinates(robot)
     return [(order[r], order[c]) for r in range(len(order)) for c in range(r + 1)]
 
 
@@ -144,7 +147,7 @@ def _inertia_numpy(robot, rotor, q):
     if robot.mimic:      # dependent joints: E^T A E, E = d q_frames / d q
         E = frame_matrix_E(robot, dofs(robot))
         A = np.einsum("ri,...rs,sj->...ij", E, A, E)
-    return A
+    return finite_output("inertia_matrix", A, q=q)
 
 
 def _fast_inertia_model(robot, rotor):
@@ -184,11 +187,14 @@ def _fill(robot, A, batch):
 
 @keyword_options()
 def inertia_matrix_model(robot, *, rotor: bool = True):
-    """Customized inertia matrix: outputs the lower triangle ``A{i}{j}`` (i >= j)."""
+    """Customized inertia matrix: outputs the lower triangle ``A{i}{j}`` (i >= j) over the
+    joint variables (mimic joints: Eᵀ A E, see :mod:`robmod.description.mimic`)."""
     pairs = _lower(robot)
 
     def algorithm(ctx):
         A = inertia_matrix_algorithm(ctx, robot, rotor=rotor)
+        if robot.mimic:
+            A = reduce_mimic_matrix(ctx, robot, A)
         return [Output.vector("A", [A.get(p, 0) for p in pairs],
                               [f"A{i}{j}" for i, j in pairs])]
 

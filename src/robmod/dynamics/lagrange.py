@@ -18,7 +18,7 @@
   for a fixed base (W0 = V0 = 0).
 
 Vectors are (..., NJ) like :func:`~robmod.dynamics.idm`; matrices are over
-:func:`~robmod.dynamics.spatial.dofs`.
+:func:`~robmod.dynamics.layout.dofs`.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from sympy.core.parameters import distribute
 from ..deprecation import renamed
 from ..description.arguments import check_arrays, finite_output, keyword_options
 from ..errors import ArgumentError
-from ..description.robot import FIXED, PRISMATIC, REVOLUTE
+from ..description.robot import FIXED
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, dot, htm_identity, htm_mul, mul
 from ..symbolic.context import SymbolicContext
@@ -40,8 +40,10 @@ from ..symbolic.differentiation import derivative
 from ..symbolic.model import Output, customize
 from .inertia import inertia_matrix_model
 from .newton_euler import idm_algorithm
-from .spatial import (Proxy, dofs, friction_torque, geometry, joint_vector, model_inputs, named,
-                      numeric_context, plain_layout, rot_t)
+from ..kinematics.recursion import forward
+from .friction import friction_torque
+from .layout import (Proxy, dofs, geometry, joint_vector, model_inputs, numeric_context,
+                     plain_layout)
 
 _QUIET = dict(gravity=False, rotor=False, friction=False, wrench=False, base_motion=False)
 
@@ -70,6 +72,7 @@ _GRAVITY_SPEC = fastpath.Spec(
     lambda robot, q: check_arrays(robot, q, names=("q",))[1], _gravity_numpy)
 
 
+@keyword_options()
 def gravity_torques_model(robot):
     """Customized gravity torques Q1..Qn."""
     def algorithm(ctx):
@@ -170,8 +173,9 @@ def _christoffel_symbols(ctx, dA, order):
     return ch
 
 
+@keyword_options()
 def coriolis_matrix_algorithm(ctx, robot, dA):
-    """C(q, qd) as an n x n nested list over :func:`~robmod.dynamics.spatial.dofs`, elements
+    """C(q, qd) as an n x n nested list over :func:`~robmod.dynamics.layout.dofs`, elements
     ``C{i}{j} = sum_k c_i,jk qd_k`` from the Christoffel symbols [7.7] of the derivatives of
     the inertia matrix ``dA[(i, j)][k]`` = dA_ij/dq_k (lower triangle, missing: 0), over
     context scalars (the customized model takes dA from the customized A, statement by
@@ -184,6 +188,7 @@ def coriolis_matrix_algorithm(ctx, robot, dA):
                            for k in order]), f"C{i}{j}") for j in order] for i in order]
 
 
+@keyword_options()
 def quadratic_velocity_matrix_algorithm(ctx, robot, dA):
     """Gamma(q) of Siciliano et al. (7.117) as n rows of n(n+1)/2 context scalars, column
     (j, k), j <= k, ``c_.,jj`` or ``2 c_.,jk`` (elements ``GQ{i}{j}{k}``), from the derivatives
@@ -283,9 +288,14 @@ def energy_algorithm(ctx, robot, *, kinetic=True, potential=True, rotor=True):
     rotors' ``1/2 IA qd^2`` with ``rotor``) and the potential energy [7.25]; ``kinetic`` /
     ``potential`` False give 0 for that one."""
     p = ctx.param
-    geo = geometry(ctx, robot)
     frames = robot.frames[: robot.n_links]
-    W, V, T = {0: [0, 0, 0]}, {0: [0, 0, 0]}, {0: htm_identity()}
+    if kinetic:   # w_j, V_j of (7.17)-(7.18): the forward recursion of link kinematics
+        kin = forward(ctx, robot, acceleration=False, base_motion=False, gravity=False,
+                      linear=False, angular_acceleration=False, linear_velocity=True)
+        geo = {j: (kin.R[j], kin.P[j]) for j in kin.R}
+    else:
+        geo = geometry(ctx, robot)
+    T = {0: htm_identity()}
     e_terms, u_terms = [], []
     g = [p(x) for x in robot.gravity]
     for f in frames:
@@ -295,20 +305,13 @@ def energy_algorithm(ctx, robot, *, kinetic=True, potential=True, rotor=True):
         MS = [p(link.MX), p(link.MY), p(link.MZ)]
         M = p(link.M)
         if kinetic:
-            qd = ctx.joint(j, "qd") if f.sigma != FIXED else 0
-            w = named(ctx, rot_t(R, W[a]), "WI", j)  # [7.17]
-            vs = [add(V[a][r], cross(W[a], P)[r]) for r in range(3)]
-            v = named(ctx, rot_t(R, vs), "V", j)  # [7.18]
-            if f.sigma == REVOLUTE:
-                w[2] = ctx.var(add(w[2], qd), f"W3{j}")
-            elif f.sigma == PRISMATIC:
-                v[2] = ctx.var(add(v[2], qd), f"V3{j}")
-            W[j], V[j] = w, v
+            w, v = kin.W[j], kin.V[j]
             J = [[p(link.XX), p(link.XY), p(link.XZ)], [p(link.XY), p(link.YY), p(link.YZ)],
                  [p(link.XZ), p(link.YZ), p(link.ZZ)]]
             jw = [dot(J[r], w) for r in range(3)]
             two_e = add(dot(w, jw), mul(M, dot(v, v)), mul(2, dot(MS, cross(v, w))))  # [7.16]
             if rotor and f.sigma != FIXED:
+                qd = ctx.joint(j, "qd")
                 two_e = add(two_e, mul(p(link.IA), mul(qd, qd)))
             e_terms.append(ctx.var(two_e, f"E2{j}"))
         if potential:
@@ -348,6 +351,7 @@ def potential_energy(robot, q) -> np.ndarray:
     return np.broadcast_to(np.asarray(U, dtype=float) * 1.0, shape[:-1]).copy()
 
 
+@keyword_options()
 def energy_model(robot):
     """Customized kinetic and potential energies (outputs E, U)."""
     def algorithm(ctx):

@@ -41,7 +41,8 @@ from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
 from ..symbolic import fastpath
 from ..symbolic.context import NumericContext
-from .spatial import friction_torque
+from .friction import friction_torque
+from .layout import reduce_mimic
 
 
 #: the switches of the Newton-Euler model and their defaults (every term in)
@@ -238,6 +239,9 @@ def _idm_model(robot, switches, name="idm", title="Inverse dynamic model"):
 
     def algorithm(ctx):
         gam = idm_algorithm(ctx, robot, **switches)
+        if robot.mimic:     # the torques of the joint variables: Γ_i + Σ m Γ_j
+            red = reduce_mimic(robot, {j: g for j, g in enumerate(gam, start=1)})
+            return [Output.vector("GAM", [red[j] for j in joints], [f"GAM{j}" for j in joints])]
         vals = [g for g in gam if g is not None]
         names = [f"GAM{j}" for j, g in enumerate(gam, start=1) if g is not None]
         return [Output.vector("GAM", vals, names)]
@@ -266,6 +270,7 @@ def ccg(robot, q, qd) -> np.ndarray:
     return fastpath.evaluate(robot, ("ccg",), _CCG_SPEC, _CCG, q, qd)
 
 
+@keyword_options()
 def ccg_model(robot):
     """Customized C(q, qd) qd + Q(q) (outputs GAM1..GAMn, inputs q and qd)."""
     return _idm_model(robot, _CCG, name="ccg", title="Coriolis, centrifugal and gravity torques")

@@ -39,15 +39,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..description.arguments import joint_array
-from ..errors import RobmodError
+from ..description.arguments import joint_array, keyword_options
+from ..errors import ArgumentError, RobmodError
 from ..kinematics.analysis import Ellipsoid, velocity_ellipsoid
+from ..kinematics.ellipsoids import ELLIPSOID_KINDS, end_frame, translational_ellipsoid
 from ..kinematics.jacobians import jacobian
 from ..kinematics.second_order import jdot_qdot
 from .inertia import inertia_matrix
 from .lagrange import gravity_torques
 from .newton_euler import idm
-from ..description.arguments import keyword_options
 
 
 def _rows(rows):
@@ -195,5 +195,25 @@ def dynamic_ellipsoid(robot, q, *, j=None, tool=None, rows=(0, 1, 2),
     return velocity_ellipsoid(JBi)
 
 
+@keyword_options()
+def manipulability_ellipsoid(robot, q, *, kind: str = "velocity", j=None, tool=None) -> Ellipsoid:
+    """The translational ``kind`` ellipsoid of the origin of frame j (or of ``tool``; default
+    the first tool on the last link, else the last link) at q (Khalil & Dombre §5.9;
+    Siciliano et al. §3.9, §7.9):
+
+    * ``"velocity"``: Xd^T (J J^T)^-1 Xd <= 1 (Khalil & Dombre (5.37)) — axes U_i, lengths
+      sigma_i of the translational rows J of 0J_n;
+    * ``"force"``: f^T J J^T f <= 1 (§5.9.3) — the same axes, lengths 1 / sigma_i;
+    * ``"dynamic"``: xdd^T (J A^-1 A^-T J^T)^-1 xdd <= 1 (Yoshikawa 1985;
+      :func:`dynamic_ellipsoid`) — the axes and singular values of J A^-1.
+    """
+    tool, j = end_frame(robot, j, tool)
+    if kind == "dynamic":
+        return dynamic_ellipsoid(robot, q, j=j, tool=tool, rows=(0, 1, 2))
+    if kind not in ELLIPSOID_KINDS:
+        raise ArgumentError(f"kind must be one of {', '.join(ELLIPSOID_KINDS)}, got {kind!r}")
+    return translational_ellipsoid(robot, q, kind, j, tool)
+
+
 __all__ = ["OperationalSpace", "operational_space", "DynamicEllipsoid",
-           "dynamic_manipulability_ellipsoid", "dynamic_ellipsoid"]
+           "dynamic_manipulability_ellipsoid", "dynamic_ellipsoid", "manipulability_ellipsoid"]

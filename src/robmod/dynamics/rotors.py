@@ -39,15 +39,15 @@ import numpy as np
 import sympy as sp
 
 from ..deprecation import renamed
-from ..description.arguments import check_arrays, keyword_options, switched_off
+from ..description.arguments import check_arrays, keyword_options, records, switched_off
 from ..description.expr import as_expr
 from ..description.robot import FIXED, REVOLUTE, symbol
 from ..errors import RobmodError
-from ..kinematics.recursion import forward
+from ..kinematics.recursion import forward, named
 from ..symbolic.algebra import add, cross, dot, mul
 from ..symbolic.model import Output, customize
 from .newton_euler import backward, idm_algorithm
-from .spatial import dofs, joint_vector, model_inputs, named, numeric_context
+from .layout import dofs, joint_vector, model_inputs, numeric_context
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ class Rotor:
 
 def _check_rotors(robot, rotors) -> tuple:
     """The rotors as a tuple, checked against the robot (tree joints, one rotor per joint)."""
-    rotors = tuple(rotors or ())
+    rotors = () if rotors is None else tuple(records(rotors, "rotors"))
     seen = set()
     for r in rotors:
         if not isinstance(r, Rotor):
@@ -221,7 +221,7 @@ def rotor_kinetic_energy(robot, rotors, q, qd) -> np.ndarray:
 
 
 def rotor_inertia_matrix(robot, rotors, q) -> np.ndarray:
-    """B_r(q) (..., n, n) over :func:`~robmod.dynamics.spatial.dofs` (columns: unit qdd)."""
+    """B_r(q) (..., n, n) over :func:`~robmod.dynamics.layout.dofs` (columns: unit qdd)."""
     shape, (q,) = check_arrays(robot, q, names=("q",))
     order = dofs(robot)
     idx = [robot.joint_index[j] for j in order]

@@ -51,8 +51,9 @@ import sympy as sp
 
 from ..errors import RobmodError
 from ..description.expr import as_expr
-from ..description.robot import FIXED, PRISMATIC, REVOLUTE, Link, Tool, make_robot, transform_matrix
-from ..description.arguments import keyword_options
+from ..description.build import make_robot
+from ..description.robot import FIXED, PRISMATIC, REVOLUTE, Link, Tool, transform_matrix
+from ..description.arguments import keyword_options, records
 
 _JOINTS = {"r": REVOLUTE, "revolute": REVOLUTE, "p": PRISMATIC, "prismatic": PRISMATIC}
 _ROTOR_MODELS = ("khalil", "siciliano")
@@ -125,7 +126,11 @@ class SicilianoLink:
 
 def tensor_parameters(tensor) -> dict:
     """``{Ixx, Iyy, Izz, Ixy, Ixz, Iyz}`` of Siciliano et al. (7.11) from a 3x3 tensor."""
-    T = sp.Matrix(tensor)
+    try:
+        T = sp.Matrix(tensor)
+    except (TypeError, ValueError, sp.SympifyError) as e:
+        raise RobmodError(f"an inertia tensor is a 3x3 matrix, got {type(tensor).__name__}: "
+                          f"{e}") from None
     if T.shape != (3, 3):
         raise RobmodError(f"an inertia tensor is 3x3, got shape {T.shape}")
     return dict(Ixx=T[0, 0], Iyy=T[1, 1], Izz=T[2, 2], Ixy=-T[0, 1], Ixz=-T[0, 2],
@@ -200,6 +205,14 @@ def _unit_check(z, what):
             raise RobmodError(f"{what} must be a unit vector (norm {norm:g})")
 
 
+def _fields(value, what: str) -> dict:
+    """A Siciliano link's or motor's fields given as a mapping."""
+    if not isinstance(value, Mapping):
+        raise RobmodError(f"a Siciliano {what} is a Siciliano{what.title()} or a mapping of its "
+                          f"fields, got {type(value).__name__}")
+    return dict(value)
+
+
 @keyword_options()
 def from_siciliano(name: str, links, motors=None, gravity=(0, 0, -9.81), *,
                    rotor_model: str = "khalil", base=None, values=None, tool: str | None = "tip",
@@ -221,14 +234,15 @@ def from_siciliano(name: str, links, motors=None, gravity=(0, 0, -9.81), *,
 
     if rotor_model not in _ROTOR_MODELS:
         raise RobmodError(f"rotor_model must be one of {_ROTOR_MODELS}, not {rotor_model!r}")
-    links = [l if isinstance(l, SicilianoLink) else SicilianoLink(**dict(l)) for l in links]
+    links = [l if isinstance(l, SicilianoLink) else SicilianoLink(**_fields(l, "link"))
+             for l in records(links, "links")]
     n = len(links)
     if n == 0:
         raise RobmodError("a Siciliano arm needs at least one link")
     if motors is None:
         motors = [None] * n
-    motors = [m if (m is None or isinstance(m, SicilianoMotor)) else SicilianoMotor(**dict(m))
-              for m in motors]
+    motors = [m if (m is None or isinstance(m, SicilianoMotor))
+              else SicilianoMotor(**_fields(m, "motor")) for m in records(motors, "motors")]
     if len(motors) != n:
         raise RobmodError(f"{len(motors)} motors given for {n} links (use None for no motor)")
     frames, bodies = [], []

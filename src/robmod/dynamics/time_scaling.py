@@ -18,10 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import RobmodError
+from ..description.arguments import (finite_array, joint_arrays, keyword_options,
+                                     positive_scalar)
+from ..errors import ArgumentError, RobmodError
 from .lagrange import gravity_torques
 from .newton_euler import idm
-from ..description.arguments import keyword_options
 
 
 def _torque_split(robot, q, qd, qdd):
@@ -47,7 +48,8 @@ class ScaledTrajectory:
 
 def scaled_torques(tau_s, g, c):
     """tau of the trajectory slowed down by c (r = c t): tau_s / c^2 + g."""
-    return np.asarray(tau_s) / c**2 + np.asarray(g)
+    tau_s, g = finite_array("tau_s", tau_s), finite_array("g", g)
+    return tau_s / positive_scalar("c", c) ** 2 + g
 
 
 @keyword_options()
@@ -57,10 +59,17 @@ def scale_to_limits(robot, t, q, qd, qdd, tau_max, *, margin: float = 0.0) -> Sc
     ``t`` (N,), ``q``, ``qd``, ``qdd`` (N, n) samples of the trajectory; ``tau_max``: one
     limit per joint (or a scalar); ``margin``: keep |tau| <= (1 - margin) tau_max.
     """
-    t = np.asarray(t, dtype=float)
-    q, qd, qdd = (np.asarray(x, dtype=float) for x in (q, qd, qdd))
+    t = finite_array("t", t, shape_text="the times (N,)")
+    q, qd, qdd = joint_arrays(robot, q=q, qd=qd, qdd=qdd)
+    if q.ndim != 2 or t.shape != q.shape[:1]:
+        raise ArgumentError(f"scale_to_limits: t (N,) and q, qd, qdd (N, n) of the same samples, "
+                            f"got {t.shape} and {q.shape}")
     n = q.shape[-1]
-    lim = np.broadcast_to(np.asarray(tau_max, dtype=float), (n,)) * (1.0 - margin)
+    tau_max = finite_array("tau_max", tau_max, shape_text=f"a limit or {n} limits")
+    try:
+        lim = np.broadcast_to(tau_max, (n,)) * (1.0 - margin)
+    except ValueError:
+        raise ArgumentError(f"tau_max: a limit or {n} limits, got shape {tau_max.shape}") from None
     if np.any(lim <= 0):
         raise RobmodError("torque limits must be positive")
     tau_s, g = _torque_split(robot, q, qd, qdd)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..description.robot import make_robot
+from ..description.build import make_robot
 from ..errors import RobmodError
 from ..description.arguments import keyword_options
 
@@ -21,8 +21,7 @@ from ..description.arguments import keyword_options
 def serial_chain(robot, *, j: int):
     """``(chain_robot, joints)``: the serial robot from the base to frame j and, for each of
     its frames, the robot's frame number (``chain_robot`` frame i is robot frame joints[i-1])."""
-    if not 1 <= j <= robot.n_frames:
-        raise RobmodError(f"robot {robot.name!r} has no frame {j}")
+    robot.frame(j)      # a frame of the robot (a DescriptionError names it otherwise)
     ch = tuple(robot.chain(j))
     frames = [dataclasses.replace(robot.frame(k), j=i + 1, ant=i) for i, k in enumerate(ch)]
     links = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .pose_errors import pose_error
+from ..spatial.pose_errors import pose_error
 
 
 def rz(q):

@@ -16,7 +16,7 @@ import numpy as np
 import sympy as sp
 
 from ..description.arguments import (checked_options, joint_array, keyword_options,
-                                     require_numeric)
+                                     require_numeric, robot_argument)
 from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..symbolic.algebra import add, htm_from_matrix, htm_inv, htm_mul, mul, name_mat, stack
@@ -258,6 +258,7 @@ def dgm_model(robot, *legacy, **options):
     frames first (the books' customized DGM).
     """
     o = checked_options(dgm_model, options, legacy)
+    robot_argument(robot)
     j, i, tool, base, columns, merge = (o[k] for k in ("j", "i", "tool", "base", "columns",
                                                        "merge"))
     jj = j if j is not None else (tool if isinstance(tool, int) else None)
@@ -279,4 +280,16 @@ def dgm_model(robot, *legacy, **options):
                      title=f"Direct geometric model {'f' if base else i}T{end} of {robot.name}")
 
 
-__all__ = ["dgm", "dgm_model", "dgm_algorithm"]
+def frame_origins(robot, q) -> dict:
+    """{frame j: 0T_j (4x4)} of every frame (0: the identity) and {tool name: 0T_E} at one
+    configuration q (the DGM of every frame and tool, e.g. to draw the robot)."""
+    q = joint_array(robot, "q", q, allow_batch=False)
+    poses = {0: np.eye(4)}
+    for f in robot.frames:
+        poses[f.j] = dgm(robot, q, j=f.j)
+    for t in robot.tools:
+        poses[t.name] = dgm(robot, q, tool=t.name)
+    return poses
+
+
+__all__ = ["dgm", "dgm_model", "dgm_algorithm", "frame_origins"]

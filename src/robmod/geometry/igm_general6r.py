@@ -54,6 +54,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
+from ..description.arguments import pose_array
 from ..description.robot import FIXED, PRISMATIC
 from ..errors import RobmodError
 from .chain_refine import refine, rz
@@ -253,11 +254,7 @@ def igm_general6r(robot, T, *, tool=None, tol=1e-10, imag_tol=1e-6, newton_iter=
 
         tool = find_tool(robot, tool)
     joints, C = chain_constants(robot, tool)
-    T = np.asarray(T, dtype=float)
-    if T.shape == (3, 4):
-        T = np.vstack([T, [0, 0, 0, 1.0]])
-    if T.shape != (4, 4):
-        raise RobmodError(f"igm_general6r: T must be 4x4, got shape {T.shape}")
+    T = pose_array("T", T, batch=False)
     # scale lengths to the order of 1 (the 14 equations mix powers of length)
     scale = max(max(np.linalg.norm(c[:3, 3]) for c in C), np.linalg.norm(T[:3, 3]), 1e-12)
     Cs = [c.copy() for c in C]

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import pose_array
 from ..errors import RobmodError
 from .chain_refine import chain_fk, refine, rz
 from .igm_general6r import chain_constants
@@ -269,13 +270,7 @@ def igm_pieper(robot, T, *, tool=None, tol=1e-10, newton_iter=10, sing_tol=1e-9)
     if wc is None:
         raise RobmodError(f"igm_pieper: the last three axes of {robot.name!r} are not concurrent "
                           "(no spherical wrist); use igm_general6r")
-    T = np.asarray(T, dtype=float)
-    if T.shape == (3, 4):
-        T = np.vstack([T, [0, 0, 0, 1.0]])
-    if T.shape != (4, 4):
-        raise RobmodError(f"igm_pieper: T must be 4x4, got shape {T.shape}")
-    if not np.all(np.isfinite(T)):
-        raise RobmodError("igm_pieper: T has non-finite elements")
+    T = pose_array("T", T, batch=False)
     cand, sing = _pieper_candidates(C, *wc, T, sing_tol)
     ok = np.all(np.isfinite(cand), -1)
     q = np.full((N_BRANCHES, robot.n_joints), np.nan)

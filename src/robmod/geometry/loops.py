@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import joint_array, require_numeric
+from ..description.arguments import joint_array, keyword_options, require_numeric
 from ..errors import RobmodError
 from ..symbolic.algebra import stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
 from .direct import dgm, dgm_algorithm
-from ..description.arguments import keyword_options
 
 
 def _loops(robot):
@@ -31,6 +30,7 @@ def _loops(robot):
     return robot.loop_pairs
 
 
+@keyword_options()
 def loop_closure_algorithm(ctx, robot):
     """kT(k+B) (3 x 4 nested lists of context scalars), one per loop (k, k + B) of
     ``robot.loop_pairs``: the identity when the loop is closed."""
@@ -47,6 +47,7 @@ def loop_closure(robot, q) -> np.ndarray:
                     axis=-3)
 
 
+@keyword_options()
 def loop_closure_model(robot):
     """Customized symbolic kT(k+B) for every loop (outputs ``L{k}``): identity when closed."""
     pairs = _loops(robot)
@@ -74,9 +75,9 @@ def _pose_error(T):
 
 def loop_residual(robot, q) -> np.ndarray:
     """Loop-closure residuals at q (..., NJ): array (..., B, 6), zero when every loop is closed."""
-    q = np.asarray(q, dtype=float)
+    q = joint_array(robot, "q", q)
     res = [_pose_error(dgm(robot, q, j=kb, i=k)) for k, kb in robot.loop_pairs]
-    return np.stack(res, axis=-2)
+    return np.stack(res, axis=-2) if res else np.zeros(q.shape[:-1] + (0, 6))
 
 
 @keyword_options()
@@ -86,7 +87,7 @@ def solve_loops(robot, q, *, passive=None, tol=1e-12, max_iter=50):
     ``passive``: frame indices solved for (default: the joints with mu = 0).
     Returns (q, converged) with q of the same shape as the input.
     """
-    q = np.array(q, dtype=float)
+    q = np.array(joint_array(robot, "q", q))
     if passive is None:
         passive = [j for j in robot.joints if robot.frame(j).mu == 0]
     idx = np.array([robot.joint_index[j] for j in passive], dtype=int)

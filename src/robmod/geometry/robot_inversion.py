@@ -12,15 +12,16 @@ robot's tool frame ``base_inverse``.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 
-import numpy as np
 import sympy as sp
 
-from ..description.robot import Frame, Link, Tool, make_robot, transform_matrix
-from ..errors import RobmodError
+from ..description.arguments import keyword_options, number_array
+from ..description.build import make_robot
+from ..description.robot import Frame, Link, Tool, transform_matrix
+from ..errors import ArgumentError, RobmodError
 
 
+@keyword_options()
 def inverse_robot(robot):
     """The inverse robot of a serial robot, with joint variables q' = -reversed(q)."""
     if robot.structure != "serial":
@@ -50,7 +51,10 @@ def inverse_robot(robot):
 
 def inverse_joint_values(q):
     """q' = -reversed(q) (last axis)."""
-    return -np.asarray(q)[..., ::-1]
+    q = number_array(q, "q")
+    if q.ndim == 0:
+        raise ArgumentError(f"q must be joint values (..., n), got shape {q.shape}")
+    return -q[..., ::-1]
 
 
 def _inverse(T):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ..description.arguments import finite_array, joint_array
+from ..description.arguments import finite_array, joint_array, keyword_options, robot_argument
 from ..description.kk_matrix import kk_transform, kk_transform_sc, sincos  # noqa: F401
 from ..errors import DescriptionError
 
@@ -56,7 +56,7 @@ def frame_transform(robot, j: int, q=None):
     * ``q`` numeric (scalar or array of any shape, the value of joint j): an array
       ``q.shape + (4, 4)``; the robot's parameters must be numeric.
     """
-    f = robot.frame(j)
+    f = robot_argument(robot).frame(j)
     if q is None or isinstance(q, sp.Basic):
         return sp.ImmutableMatrix(
             kk_transform(f.gamma, f.b, f.alpha, f.d, f.theta_total(q), f.r_total(q)))
@@ -87,6 +87,7 @@ def transform_to_numpy(matrix) -> np.ndarray:
             "substitute numeric values first") from None
 
 
+@keyword_options()
 def frame_transforms(robot, q=None):
     """All a(j)T_j, j = 1..NF, as a list (symbolic, or numeric for q of shape (..., NJ))."""
     if q is None:

@@ -13,15 +13,27 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from fractions import Fraction
+
 import numpy as np
 import sympy as sp
 
 
 def _coefficient(a: float):
-    r = sp.nsimplify(a, rational=True, tolerance=1e-10)
-    if isinstance(r, sp.Rational) and r.q <= 1000 and abs(float(r) - a) < 1e-9 * max(1, abs(a)):
-        return r, True
+    """(a as a SymPy number, exact): the closest rational of denominator <= 1000 when it is
+    within 1e-9 (relative) of ``a``, else the float."""
+    r = Fraction(a).limit_denominator(1000)
+    if abs(float(r) - a) < 1e-9 * max(1, abs(a)):
+        return sp.Rational(r.numerator, r.denominator), True
     return sp.Float(a), False
+
+
+def _back_substitution(R, h):
+    """x with R x = h, R upper triangular."""
+    x = np.zeros(len(h))
+    for i in reversed(range(len(h))):
+        x[i] = (h[i] - R[i, i + 1:] @ x[i + 1:]) / R[i, i]
+    return x
 
 
 def finish_numerically(robot, base, *, seed: int = 0, tol: float = 1e-8):
@@ -34,30 +46,43 @@ def finish_numerically(robot, base, *, seed: int = 0, tol: float = 1e-8):
     num, geometry = numeric_robot(robot, rng)
     W = stacked_regressor(num, [b.standard for b in base], None, rng)
     norms = np.linalg.norm(W, axis=0)
-    kept, Q, dependent = [], np.zeros((W.shape[0], 0)), {}
+    # Gram-Schmidt (twice) on the normalised columns in their order, keeping the triangular
+    # factor: W[:, kept] / norms = Q R.  A column within tol of the span of those kept before
+    # it is dependent, W_c = sum a_k W_k, with R[:t, :t] a = Q[:, :t]^T W_c (back substitution:
+    # no LAPACK call, whose threads cost seconds on a busy machine for these small matrices)
+    kept, dependent = [], {}
+    Q = np.empty(W.shape)
+    R = np.zeros((W.shape[1], W.shape[1]))
     for c in range(W.shape[1]):
         if norms[c] == 0:
             dependent[c] = ([], [])
             continue
+        t = len(kept)
         v = W[:, c] / norms[c]
-        v = v - Q @ (Q.T @ v)
-        v = v - Q @ (Q.T @ v)
-        if np.linalg.norm(v) > tol:
+        h = Q[:, :t].T @ v
+        v = v - Q[:, :t] @ h
+        h2 = Q[:, :t].T @ v
+        v = v - Q[:, :t] @ h2
+        h += h2
+        nv = np.linalg.norm(v)
+        if nv > tol:
+            Q[:, t] = v / nv
+            R[:t, t], R[t, t] = h, nv
             kept.append(c)
-            Q = np.column_stack([Q, v / np.linalg.norm(v)])
         else:
-            a = np.linalg.lstsq(W[:, kept], W[:, c], rcond=None)[0]
-            dependent[c] = (list(kept), a)
+            a = _back_substitution(R[:t, :t], h)
+            dependent[c] = (list(kept), a * norms[c] / norms[kept])
     if not dependent:
         return tuple(base), []
-    exprs = {k: base[k].expr for k in kept}
+    terms = {k: [base[k].expr] for k in kept}
     exact = True
     for c, (ks, coeffs) in dependent.items():
         for k, a in zip(ks, coeffs):
             if abs(a) > 1e-12:
                 coef, is_exact = _coefficient(float(a))
                 exact &= is_exact
-                exprs[k] = exprs[k] + coef * base[c].expr
+                terms[k].append(coef * base[c].expr)
+    exprs = {k: sp.Add(*t) for k, t in terms.items()}
     unknown = sorted(str(k) for k in geometry if str(k) not in robot.values)
     if not exact and unknown:
         # The coefficients depend on geometry the robot leaves symbolic: numbers found at
@@ -69,7 +94,7 @@ def finish_numerically(robot, base, *, seed: int = 0, tol: float = 1e-8):
     out = []
     for k in kept:
         b = base[k]
-        if exprs[k] != b.expr:
+        if len(terms[k]) > 1:
             name = b.name if "R" in b.name[len(b.field):] else f"{b.field}R{b.link}"
             b = replace(b, name=name, expr=sp.expand(exprs[k]))
         out.append(b)

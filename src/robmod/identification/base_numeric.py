@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import sympy as sp
 
+from ..description.arguments import keyword_options
 from ..description.expr import symbol
 from ..description.robot import GEOMETRIC, PRISMATIC, REVOLUTE
 from .parameters import split_name
@@ -116,16 +117,18 @@ def stacked_regressor(robot, names, n_states=None, rng=None):
     n_states = n_states or max(40, 4 * p // max(1, nj) + 10)
     q = rng.uniform(-np.pi, np.pi, (n_states, nj))
     qd, qdd = rng.uniform(-2, 2, (2, n_states, nj))
-    W = regressor(robot, q, qd, qdd, names)
+    W = regressor(robot, q, qd, qdd, params=names)
     return W.reshape(-1, p)
 
 
+@keyword_options()
 def numeric_base(robot, names=None, *, n_states=None, seed=0, tol=1e-8, values=None,
                  rotor=True, friction=True) -> NumericBase:
     """Numeric base parameters of ``robot`` (symbolic geometry: values or random numbers)."""
     rng = np.random.default_rng(seed)
     num, geo = numeric_robot(robot, rng, values)
-    names = tuple(names) if names is not None else standard_names(robot, rotor, friction)
+    names = tuple(names) if names is not None else standard_names(robot, rotor=rotor,
+                                                                           friction=friction)
     W = stacked_regressor(num, names, n_states, rng)
     norms = np.linalg.norm(W, axis=0)
     scale = max(norms.max() if norms.size else 1.0, 1.0)
@@ -181,7 +184,8 @@ def _theorem7_bound(robot) -> int:
     return 7 * nr + 4 * nt - 3 - int(first)
 
 
-def compare(bp, nb: NumericBase | None = None, tol=1e-6) -> Comparison:
+@keyword_options()
+def compare(bp, nb: NumericBase | None = None, *, tol=1e-6) -> Comparison:
     """Symbolic (:class:`BaseParameters`) vs numeric base parameters of the same robot."""
     if nb is None:
         nb = numeric_base(bp.robot, bp.standard)

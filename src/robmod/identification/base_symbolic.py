@@ -41,18 +41,22 @@ in the books: ``XXR2``, ``MYR3`` (a standard parameter that received others),
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 import numpy as np
 import sympy as sp
 
+from ..description.arguments import keyword_options
 from ..description.expr import symbol
 from ..description.robot import FIXED, INERTIAL, PRISMATIC, REVOLUTE
-from ..errors import RobmodError
+from ..arguments import did_you_mean
+from ..errors import RobmodError, UnknownNameError
 from ..geometry.transforms import frame_transform
 from .first_links import first_links_analysis, rotor_rule
 from .parameters import FIELDS, split_name
 
 _J_INDEX = {"XX": (0, 0), "XY": (0, 1), "XZ": (0, 2), "YY": (1, 1), "YZ": (1, 2), "ZZ": (2, 2)}
+_FIELD_AT = {rc: k for k, rc in _J_INDEX.items()}
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,8 @@ class BaseParameters:
         for b in self.base:
             if b.name == name:
                 return b.expr
-        raise KeyError(name)
+        raise UnknownNameError(f"no base parameter {name!r}{did_you_mean(name, self.names)}; "
+                               f"the base parameters: {', '.join(self.names)}")
 
     @property
     def relations(self) -> dict:
@@ -248,61 +253,160 @@ def _text(e) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# The cascade works on linear forms {standard parameter symbol: coefficient}: what link j hands
+# to a(j) is linear in link j's ten quantities, and a form grows by merging dictionaries, where
+# SymPy sums would be rebuilt and expanded at every link (quadratic in the size of the tree).
+
+class _Num:
+    """A coefficient of the cascade: a number held exactly (int or Fraction; ``inexact`` when a
+    float entered it: it is written back as a Float, rounded once, whatever the order of the
+    sums) or a SymPy expression (symbolic geometry)."""
+
+    __slots__ = ("v", "inexact")
+
+    def __init__(self, v, inexact=False):
+        self.v, self.inexact = v, inexact
+
+    @classmethod
+    def of(cls, x):
+        x = sp.sympify(x)  # safe: entries of a frame transform or numbers built here
+        if x.is_Integer:
+            return cls(int(x))
+        if x.is_Rational:
+            return cls(Fraction(int(x.p), int(x.q)))
+        if x.is_Float:
+            return cls(Fraction(float(x)), True)
+        return cls(x)
+
+    def sympy(self):
+        v = self.v
+        if isinstance(v, sp.Basic):
+            return v
+        if self.inexact:
+            return sp.Float(float(v))
+        return sp.Rational(v.numerator, v.denominator)
+
+    def _with(self, other, op):
+        if isinstance(self.v, sp.Basic) or isinstance(other.v, sp.Basic):
+            return _Num(op(self.sympy(), other.sympy()))
+        return _Num(op(self.v, other.v), self.inexact or other.inexact)
+
+    def __add__(self, other):
+        return self._with(other, lambda a, b: a + b)
+
+    def __sub__(self, other):
+        return self._with(other, lambda a, b: a - b)
+
+    def __mul__(self, other):
+        return self._with(other, lambda a, b: a * b)
+
+    def __neg__(self):
+        return _Num(-self.v, self.inexact)
+
+    def __bool__(self):
+        return self.v != 0
+
+    def simplified(self):
+        if isinstance(self.v, sp.Basic):
+            return _Num.of(sp.expand(self.v))
+        return self
+
+
+_ONE, _TWO = _Num(1), _Num(2)
+
+
+def _lin(terms):
+    """sum c * form over ``terms`` [(c, form)], coefficients simplified, zeros dropped."""
+    out = {}
+    for c, form in terms:
+        if not c:
+            continue
+        for sym, v in form.items():
+            out[sym] = out[sym] + c * v if sym in out else c * v
+    out = {sym: v.simplified() for sym, v in out.items()}
+    return {sym: v for sym, v in out.items() if v}
+
+
 def _transfer_rigid(R, P, J, ms, m):
-    """Inertia (about O_a, frame a), first moment and mass of a body given in frame j."""
-    c = R * ms
-    Jr = R * J * R.T
-    eye = sp.eye(3)
-    Jp = m * ((P.T * P)[0, 0] * eye - P * P.T) + 2 * (P.T * c)[0, 0] * eye - P * c.T - c * P.T
-    return Jr + Jp, c + m * P, m
+    """Inertia (about O_a, frame a), first moment and mass of a body given in frame j, as linear
+    forms: J = R Jj R^T + m (P.P I - P P^T) + 2 (P.c) I - P c^T - c P^T, MS = c + m P, c = R MSj
+    (the parallel-axis relations of Gautier & Khalil (1990) (20) in matrix form)."""
+    c = [_lin([(R[r][u], ms[u]) for u in range(3)]) for r in range(3)]
+    pp = P[0] * P[0] + P[1] * P[1] + P[2] * P[2]
+    Ja = {}
+    for r in range(3):
+        for k in range(r, 3):
+            terms = [(R[r][u] * R[k][v], J[u][v]) for u in range(3) for v in range(3)]
+            terms += [(-P[r], c[k]), (-P[k], c[r])]
+            if r == k:
+                terms.append((pp - P[r] * P[r], m))
+                terms += [(_TWO * P[u], c[u]) for u in range(3)]
+            else:
+                terms.append((-P[r] * P[k], m))
+            Ja[r, k] = _lin(terms)
+    return Ja, [_lin([(_ONE, c[r]), (P[r], m)]) for r in range(3)], m
 
 
 def _cascade(robot, X, mod):
     n = robot.n_links
-    z = sp.Integer(0)
+    F = {j: {k: ({e: _ONE} if e != 0 else {}) for k, e in X[j].items()} for j in X}
     for f in reversed(robot.frames[:n]):
         j, a = f.j, f.ant
-        Xj = X[j]
+        Xj = F[j]
+
+        def tensor():
+            return [[Xj[_field_at(r, c)] for c in range(3)] for r in range(3)]
+
         if f.sigma == REVOLUTE:
-            J = sp.diag(Xj["YY"], Xj["YY"], 0)
-            ms = sp.Matrix([0, 0, Xj["MZ"]])
-            m = Xj["M"]
-            if Xj["YY"] != 0:
-                Xj["XX"] = Xj["XX"] - Xj["YY"]
+            J = [[Xj["YY"], {}, {}], [{}, Xj["YY"], {}], [{}, {}, {}]]
+            ms, m = [{}, {}, Xj["MZ"]], Xj["M"]
+            if Xj["YY"]:
+                Xj["XX"] = _lin([(_ONE, Xj["XX"]), (-_ONE, Xj["YY"])])
                 mod[j]["XX"] = True
-            Xj["YY"] = Xj["MZ"] = Xj["M"] = z
+            Xj["YY"] = Xj["MZ"] = Xj["M"] = {}
         elif f.sigma == PRISMATIC:
-            J = sp.Matrix(3, 3, lambda r, c: Xj[_field_at(r, c)])
-            ms, m = sp.zeros(3, 1), z
+            J, ms, m = tensor(), [{}, {}, {}], {}
             for k in _J_INDEX:
-                Xj[k] = z
+                Xj[k] = {}
         else:  # fixed: the whole link
-            J = sp.Matrix(3, 3, lambda r, c: Xj[_field_at(r, c)])
-            ms = sp.Matrix([Xj["MX"], Xj["MY"], Xj["MZ"]])
-            m = Xj["M"]
+            J, ms, m = tensor(), [Xj["MX"], Xj["MY"], Xj["MZ"]], Xj["M"]
             for k in INERTIAL:
-                Xj[k] = z
-        if a == 0 or (J == sp.zeros(3, 3) and ms == sp.zeros(3, 1) and m == 0):
+                Xj[k] = {}
+        if a == 0 or not (any(x for row in J for x in row) or any(ms) or m):
             continue
         T = frame_transform(robot, j, q=sp.Integer(0))
-        R, P = sp.Matrix(T[:3, :3]), sp.Matrix(T[:3, 3])
+        R = [[_Num.of(T[r, c]) for c in range(3)] for r in range(3)]
+        P = [_Num.of(T[r, 3]) for r in range(3)]
         Ja, msa, ma = _transfer_rigid(R, P, J, ms, m)
         add = {k: Ja[rc] for k, rc in _J_INDEX.items()}
         add.update(MX=msa[0], MY=msa[1], MZ=msa[2], M=ma)
         for k, v in add.items():
-            v = sp.expand(v)
-            if v != 0:
-                X[a][k] = sp.expand(X[a][k] + v)
+            if v:
+                F[a][k] = _lin([(_ONE, F[a][k]), (_ONE, v)])
                 mod[a][k] = True
+    for j, fields in F.items():
+        for k, form in fields.items():
+            e = sp.Add(*[_term(c.sympy(), sym) for sym, c in form.items()])
+            X[j][k] = sp.expand(e) if any(isinstance(c.v, sp.Basic) for c in form.values()) \
+                else e
+
+
+def _term(c, sym):
+    """c * sym; a number times a symbol built in its canonical form directly (SymPy's product
+    would look for the same result through its assumptions, the bulk of the time on big trees)."""
+    if c == 1:
+        return sym
+    if c.is_Number:
+        return sp.Mul(c, sym, evaluate=False)
+    return c * sym
 
 
 def _field_at(r, c):
-    for k, rc in _J_INDEX.items():
-        if rc == (min(r, c), max(r, c)):
-            return k
-    raise KeyError((r, c))
+    """The inertia field (XX..ZZ) of the element (r, c) of a symmetric 3x3 (r, c in 0..2)."""
+    return _FIELD_AT[min(r, c), max(r, c)]
 
 
+@keyword_options()
 def base_parameters(robot, *, rotor=True, friction=True, regroup_first_links=True,
                     seed=0, numeric_finish=True) -> BaseParameters:
     """Symbolic base parameters of a serial or tree robot (closed loops: the equivalent tree).
@@ -318,9 +422,6 @@ def base_parameters(robot, *, rotor=True, friction=True, regroup_first_links=Tru
     """
     if any(x != 0 for x in tuple(robot.W0) + tuple(robot.WP0) + tuple(robot.V0)):
         raise RobmodError("base parameters: a fixed base is assumed (W0 = WP0 = V0 = 0)")
-    from ..description.mimic import refuse as refuse_mimic
-
-    refuse_mimic(robot, "base parameters")
     rng = np.random.default_rng(seed)
     n = robot.n_links
     X, mod, IA, FR = {}, {}, {}, {}
@@ -369,12 +470,15 @@ def base_parameters(robot, *, rotor=True, friction=True, regroup_first_links=Tru
         base, more = finish_numerically(robot, base, seed=seed)
         notes.extend(more)
     kept = {b.standard for b in base}
+    entered = {}            # standard symbol -> the base parameters it enters
+    for b in base:
+        for sym in b.expr.free_symbols:
+            entered.setdefault(sym, []).append(b.name)
     elim = []
     for s in standard:
         if s in kept:
             continue
-        sym = symbol(s)
-        into = tuple(b.name for b in base if sym in b.expr.free_symbols)
+        into = tuple(entered.get(symbol(s), ()))
         elim.append(EliminatedParameter(s, "regrouped" if into else "no effect", into))
     return BaseParameters(robot=robot, standard=tuple(standard), values=values, base=tuple(base),
                           eliminated=tuple(elim), analysed_links=analysed, notes=notes)

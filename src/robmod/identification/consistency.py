@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..errors import RobmodError
 from .parameters import JOINT_FIELDS, split_name
 from .solver import one_blas_thread
@@ -253,6 +254,7 @@ def _solve(prob, cp, solver, inaccurate: bool = False):
                       "(bounds that no rigid body meets?)")
 
 
+@keyword_options()
 def consistent_fit(est, *, prior="description", tolerance: float = 0.05, total_mass=None,
                    mass="prior", margin: float = 1e-6, validation=None,
                    solver: str | None = None) -> ConsistentEstimate:

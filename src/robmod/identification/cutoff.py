@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..errors import RobmodError
 from .data import MeasuredData
 from .processing import motion_bandwidth, process, transient
@@ -61,10 +62,11 @@ class CutoffChoice:
         return self.note()
 
     def plot(self, path=None, *, ax=None):
-        """The held-out error against the cut-off, the choice marked."""
-        from .plots import cutoff_figure
+        """:func:`robmod.plot.cutoff_plot` of this choice: the held-out error against the
+        cut-off, the choice marked."""
+        from ..plot.identification import cutoff_plot   # delegation declared in pyproject.toml
 
-        return cutoff_figure(self, path, ax=ax)
+        return cutoff_plot(self, path, ax=ax)
 
 
 def _bounds(data):
@@ -160,6 +162,7 @@ class _Folds:
             np.sqrt((sse / self.scale).mean(1) * folds)
 
 
+@keyword_options()
 def choose_cutoff(model, data: MeasuredData, *, folds: int = 5, grid: int = 7,
                   method: str = "wls", use_measured_velocity: bool = True,
                   max_samples: int = 25000, max_rows: int = 6000,

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..errors import RobmodError
+from ..description.arguments import keyword_options, number_array, positive_scalar
+from ..errors import ArgumentError, RobmodError
 
 @dataclass(frozen=True)
 class MeasuredData:
@@ -32,7 +33,7 @@ class MeasuredData:
     notes: tuple = field(default_factory=tuple)
 
     def __post_init__(self):
-        t = np.asarray(self.t, dtype=float)
+        t = number_array(self.t, "t")
         object.__setattr__(self, "t", t)
         if t.ndim != 1 or t.size < 2:
             raise RobmodError(f"{self.source}: the time must be a vector of at least 2 "
@@ -40,8 +41,10 @@ class MeasuredData:
         for name in ("q", "qd", "tau", "qdd"):
             v = getattr(self, name)
             if v is None:
+                if name == "q":
+                    raise ArgumentError(f"{self.source}: the joint positions q are needed")
                 continue
-            v = np.asarray(v, dtype=float)
+            v = number_array(v, name)
             if v.ndim == 1:
                 v = v[:, None]
             if v.shape[0] != t.size:
@@ -89,6 +92,7 @@ class MeasuredData:
 
 # -- cleaning ------------------------------------------------------------------------------------
 
+@keyword_options()
 def clean(data: MeasuredData, *, gap: float = 5.0, jitter: float = 0.01) -> MeasuredData:
     """Check and clean a log (see the module's description).
 
@@ -176,7 +180,9 @@ def resample(data: MeasuredData, rate: float) -> MeasuredData:
     """Each segment on a uniform grid at ``rate`` Hz (cubic spline of q, linear qd, tau)."""
     from scipy.interpolate import CubicSpline
 
-    h = 1.0 / rate
+    if not all(hasattr(data, k) for k in ("t", "q", "segments")):
+        raise ArgumentError(f"resample takes MeasuredData, got {type(data).__name__}")
+    h = 1.0 / positive_scalar("rate", rate)
     ts, qs, qds, taus, segs = [], [], [], [], []
     start = 0
     for a, b in data.segments:

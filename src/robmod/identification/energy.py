@@ -10,6 +10,8 @@ link j (velocities of link j and of the origin O_j, in frame j)::
 
     jw_j = jR_a w_a + sigma_bar_j qd_j z,   jV_j = jR_a (V_a + w_a x aP_j) + sigma_j qd_j z
 
+(the forward recursion of :func:`robmod.kinematics.forward`, with the linear velocities)
+
 and for the rotor of joint j, DE(IA_j) = qd_j^2 / 2.  Written once over a
 context (see :mod:`robmod.symbolic.context`): it serves the symbolic
 determination of the base parameters (:mod:`.base_symbolic`) and the numeric
@@ -21,9 +23,9 @@ import re
 
 import sympy as sp
 
-from ..description.robot import FIXED, PRISMATIC, REVOLUTE, INERTIAL
-from ..geometry.direct import frame_matrix
-from ..symbolic.algebra import add, cross, dot, htm_identity, mul
+from ..description.robot import INERTIAL
+from ..kinematics.recursion import forward
+from ..symbolic.algebra import add, dot, htm_identity, mul
 
 _HALF = sp.Rational(1, 2)
 
@@ -33,36 +35,56 @@ def energy_functions(ctx, robot, links=None, gravity=True):
 
     Also returns ``{j: (w_j, V_j)}`` as a second result.
     """
-    n = robot.n_links
-    wanted = set(range(1, n + 1)) if links is None else set(links)
-    half = ctx.const(_HALF)
-    g = [ctx.param(x) for x in robot.gravity] if gravity else [0, 0, 0]
-    W, V, T0 = {0: [0, 0, 0]}, {0: [0, 0, 0]}, {0: htm_identity()}
-    out, kin = {}, {}
-    for f in robot.frames[:n]:
+    rec = EnergyRecursion(ctx, robot, gravity=gravity)
+    wanted = None if links is None else set(links)
+    for f in robot.frames[:robot.n_links]:
+        if wanted is None or f.j in wanted:
+            rec.link(f.j)
+    return rec.out, rec.kin
+
+
+class EnergyRecursion:
+    """The energy functions link by link, each computed when first asked for (after its
+    antecedents): an analysis that needs only the links near the base does not pay for the
+    whole tree.  The velocities w_j, V_j come from the ONE forward recursion
+    (:func:`robmod.kinematics.recursion.forward`, continued on the frames still missing)."""
+
+    def __init__(self, ctx, robot, gravity=True):
+        self.ctx, self.robot = ctx, robot
+        self.half = ctx.const(_HALF)
+        self.g = [ctx.param(x) for x in robot.gravity] if gravity else [0, 0, 0]
+        self.lk = None          # the forward recursion's state (LinkKinematics)
+        self.T0 = {0: htm_identity()}
+        self.out, self.kin = {}, {}
+
+    def link(self, j):
+        """(DE, DU) of link j."""
+        chain, k = [], j
+        while k != 0 and k not in self.out:
+            chain.append(k)
+            k = self.robot.frame(k).ant
+        frames = [self.robot.frame(k) for k in reversed(chain)]
+        if frames:
+            # w_j, V_j: the forward recursion of link kinematics (fixed base), continued
+            self.lk = forward(self.ctx, self.robot, frames, acceleration=False,
+                              base_motion=False, gravity=False, linear=False,
+                              angular_acceleration=False, linear_velocity=True,
+                              names=("W", "W", "WP"), state=self.lk)
+        for f in frames:
+            self._compute(f)
+        return self.out[j]
+
+    def _compute(self, f):
+        ctx, half, g = self.ctx, self.half, self.g
         j, a = f.j, f.ant
-        if j not in wanted:
-            continue
-        T = frame_matrix(ctx, robot, j)
-        R = [row[:3] for row in T]
-        P = [row[3] for row in T]
-        qd = ctx.joint(j, "qd") if f.sigma != FIXED else 0
-        wa, va = W[a], V[a]
-        wi = [dot([R[0][k], R[1][k], R[2][k]], wa) for k in range(3)]
-        vs = [add(va[k], c) for k, c in enumerate(cross(wa, P))]
-        vi = [dot([R[0][k], R[1][k], R[2][k]], vs) for k in range(3)]
-        w = [ctx.var(x, f"W{k + 1}{j}") for k, x in enumerate(wi)]
-        v = [ctx.var(x, f"V{k + 1}{j}") for k, x in enumerate(vi)]
-        if f.sigma == REVOLUTE:
-            w[2] = ctx.var(add(w[2], qd), f"W3{j}")
-        elif f.sigma == PRISMATIC:
-            v[2] = ctx.var(add(v[2], qd), f"V3{j}")
-        W[j], V[j] = w, v
+        R, P = self.lk.R[j], self.lk.P[j]
+        T = [list(R[r]) + [P[r]] for r in range(3)]
+        w, v = self.lk.W[j], self.lk.V[j]
         # 0T_j for the potential energy
-        Ta = T0[a]
-        T0[j] = [[ctx.var(add(dot(Ta[r][:3], [T[0][c], T[1][c], T[2][c]]),
-                              Ta[r][3] if c == 3 else 0), f"T0{j}{r + 1}{c + 1}")
-                  for c in range(4)] for r in range(3)]
+        Ta = self.T0[a]
+        T0 = self.T0[j] = [[ctx.var(add(dot(Ta[r][:3], [T[0][c], T[1][c], T[2][c]]),
+                                        Ta[r][3] if c == 3 else 0), f"T0{j}{r + 1}{c + 1}")
+                            for c in range(4)] for r in range(3)]
         w1, w2, w3 = w
         v1, v2, v3 = v
         de = [mul(half, mul(w1, w1)), mul(w1, w2), mul(w1, w3), mul(half, mul(w2, w2)),
@@ -70,12 +92,11 @@ def energy_functions(ctx, robot, links=None, gravity=True):
               add(mul(w3, v2), -mul(w2, v3)), add(mul(w1, v3), -mul(w3, v1)),
               add(mul(w2, v1), -mul(w1, v2)),
               mul(half, add(mul(v1, v1), mul(v2, v2), mul(v3, v3)))]
-        A = [row[:3] for row in T0[j]]
+        A = [row[:3] for row in T0]
         du = [0] * 6 + [-dot([A[0][k], A[1][k], A[2][k]], g) for k in range(3)]
-        du.append(-dot(g, [T0[j][0][3], T0[j][1][3], T0[j][2][3]]))
-        out[j] = (de, du)
-        kin[j] = (w, v)
-    return out, kin
+        du.append(-dot(g, [T0[0][3], T0[1][3], T0[2][3]]))
+        self.out[j] = (de, du)
+        self.kin[j] = (w, v)
 
 
 class PlainContext:

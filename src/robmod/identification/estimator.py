@@ -23,7 +23,9 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..errors import RobmodError
+from ..description.arguments import (checked_options, keyword_defaults, keyword_options,
+                                     robot_argument)
+from ..errors import ArgumentError, RobmodError
 from .cutoff import choose_cutoff
 from .data import MeasuredData, clean
 from .model import identification_model
@@ -62,10 +64,11 @@ class Validation:
                           caption="predicted vs measured torques")
 
     def plot(self, path=None, *, ax=None):
-        """Measured and predicted torques and the residuals, one panel per joint."""
-        from .plots import validation_figure
+        """:func:`robmod.plot.identification_plot` of this validation: measured and predicted
+        torques and the residuals, one row per joint."""
+        from ..plot.identification import identification_plot   # declared in pyproject.toml
 
-        return validation_figure(self, path, ax=ax)
+        return identification_plot(self, path, ax=ax)
 
 
 def _validation(tau, tau_hat, t) -> Validation:
@@ -89,6 +92,7 @@ class DynamicIdentification:
     Hz or None; ``decimate``: 'auto' (Gautier's rule) or a factor; ``use_measured_velocity``.
     """
 
+    @keyword_options()
     def __init__(self, robot, *, method: str = "wls", friction: bool = True, rotor: bool = True,
                  offsets: bool = True, known=None, fixed=None, cutoff="auto", decimate="auto",
                  use_measured_velocity: bool = True, folds: int = 5, seed: int = 0):
@@ -313,11 +317,19 @@ def _subset(est, keep):
     return new
 
 
-def cross_validate(robot, data: MeasuredData, folds: int = 5, **options) -> list:
+@keyword_options(folds=5, **keyword_defaults(DynamicIdentification, exclude=("folds",)))
+def cross_validate(robot, data: MeasuredData, **options) -> list:
     """K-fold cross-validation over time: the log is cut into ``folds`` contiguous blocks;
     each block is predicted by the model fitted on the others (the remaining pieces are
-    separate segments, filtered apart).  Returns the :class:`Validation` of each block."""
-    if isinstance(folds, bool) or int(folds) != folds or int(folds) < 2:
+    separate segments, filtered apart), a :class:`DynamicIdentification` of the other
+    options.  Returns the :class:`Validation` of each block."""
+    options = checked_options(cross_validate, options)
+    robot_argument(robot)
+    if not isinstance(data, MeasuredData):
+        raise ArgumentError(f"cross_validate: data must be MeasuredData (load_log), got "
+                            f"{type(data).__name__}")
+    folds = options.pop("folds")
+    if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
         raise RobmodError(f"folds must be a whole number >= 2, got {folds!r}")
     N = data.n_samples
     edges = np.linspace(0, N, int(folds) + 1).astype(int)

@@ -8,8 +8,9 @@ whose velocity and acceleration are analytic; the period makes averaging and fil
 The coefficients are chosen to minimize the condition number of the base observation matrix
 of the identification model (:class:`~.model.IdentificationModel`: every parameter of every
 moving link, as the estimator identifies them) along the motion (Gautier & Khalil 1992; Swevers et al. 1997), within the joint position,
-velocity and acceleration limits, by SciPy's SLSQP from several random starts.  The result is a
-trajectory object: ``sample(t)`` gives (q, qd, qdd), ``to_csv`` the time table a robot
+velocity and acceleration limits, by SciPy's SLSQP from several random starts.  The result is a motion like every
+trajectory of robmod (:class:`~robmod.kinematics.Motion`): ``sample(t)`` gives a
+:class:`~robmod.kinematics.Sample` (q, qd, qdd, qddd), ``to_csv`` the time table a robot
 controller can play.
 """
 from __future__ import annotations
@@ -18,8 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..description.arguments import finite_array, keyword_options, positive_scalar
+from ..errors import ArgumentError, RobmodError
 from ..dynamics.newton_euler import idm
-from ..errors import RobmodError
+from ..kinematics.motion import Sample
 from .model import identification_model
 
 
@@ -34,8 +37,19 @@ class FourierTrajectory:
     duration: float = 0.0   # default: one period
 
     def __post_init__(self):
-        if not (np.isfinite(self.frequency) and self.frequency > 0):
-            raise RobmodError(f"frequency must be positive, got {self.frequency}")
+        q0 = finite_array("q0", self.q0, shape_text="the n joints' centres (n,)")
+        a = finite_array("a", self.a, shape_text="coefficients (n, L)")
+        b = finite_array("b", self.b, shape_text="coefficients (n, L)")
+        if q0.ndim != 1 or a.ndim != 2 or a.shape != b.shape or a.shape[0] != q0.size:
+            raise ArgumentError(f"FourierTrajectory: q0 (n,), a and b (n, L), got shapes "
+                                f"{q0.shape}, {a.shape}, {b.shape}")
+        object.__setattr__(self, "q0", q0)
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "b", b)
+        frequency = positive_scalar("frequency", self.frequency)
+        object.__setattr__(self, "frequency", frequency)
+        object.__setattr__(self, "duration",
+                           positive_scalar("duration", self.duration, allow_zero=True))
         if self.duration == 0.0:
             object.__setattr__(self, "duration", 1.0 / self.frequency)
 
@@ -43,8 +57,12 @@ class FourierTrajectory:
     def period(self) -> float:
         return 1.0 / self.frequency
 
-    def sample(self, t):
-        """(q, qd, qdd), each (..., n) for times t (...)."""
+    @property
+    def n(self) -> int:
+        return len(self.q0)
+
+    def sample(self, t) -> Sample:
+        """q, qd, qdd, qddd, each (..., n) for times t (...)."""
         t = np.asarray(t, dtype=float)[..., None, None]
         w = 2 * np.pi * self.frequency
         L = self.a.shape[1]
@@ -53,7 +71,8 @@ class FourierTrajectory:
         q = self.q0 + ((self.a * s - self.b * c) / wl).sum(-1)
         qd = (self.a * c + self.b * s).sum(-1)
         qdd = (wl * (-self.a * s + self.b * c)).sum(-1)
-        return q, qd, qdd
+        qddd = (wl ** 2 * (-self.a * c - self.b * s)).sum(-1)
+        return Sample(q, qd, qdd, qddd)
 
     __call__ = sample
 
@@ -63,7 +82,7 @@ class FourierTrajectory:
     def to_csv(self, path, rate: float = 1000.0) -> None:
         """The time table t, q1..qn, qd1..qdn, qdd1..qddn at ``rate`` Hz."""
         t = self.times(rate)
-        q, qd, qdd = self.sample(t)
+        q, qd, qdd, _ = self.sample(t)
         n = q.shape[1]
         head = ["t"] + [f"{k}{j}" for k in ("q", "qd", "qdd") for j in range(1, n + 1)]
         np.savetxt(path, np.column_stack([t, q, qd, qdd]), delimiter=",",
@@ -71,10 +90,11 @@ class FourierTrajectory:
 
     def extremes(self, rate: float = 200.0):
         """(q min, q max, max |qd|, max |qdd|) per joint over one period."""
-        q, qd, qdd = self.sample(np.arange(int(rate / self.frequency)) / rate)
+        q, qd, qdd, _ = self.sample(np.arange(int(rate / self.frequency)) / rate)
         return q.min(0), q.max(0), np.abs(qd).max(0), np.abs(qdd).max(0)
 
 
+@keyword_options()
 def exciting_trajectory(robot, *, harmonics: int = 5, frequency: float = 0.1,
                         q_center=None, q_range=None, qd_max=None, qdd_max=None,
                         tau_max=None, workspace=None, samples: int = 150, starts: int = 3,
@@ -108,7 +128,7 @@ def exciting_trajectory(robot, *, harmonics: int = 5, frequency: float = 0.1,
         return FourierTrajectory(center, a, b, frequency)
 
     def cost(x):
-        q, qd, qdd = traj(x).sample(t)
+        q, qd, qdd, _ = traj(x).sample(t)
         W = est.regressor(q, qd, qdd)
         Ws = np.transpose(W, (1, 0, 2)).reshape(-1, W.shape[-1])
         norms = np.linalg.norm(Ws, axis=0)
@@ -125,7 +145,7 @@ def exciting_trajectory(robot, *, harmonics: int = 5, frequency: float = 0.1,
         position = dgm_model(est.robot, columns="p").compile()
 
     def margins(x):
-        q, qd, qdd = traj(x).sample(t)
+        q, qd, qdd, _ = traj(x).sample(t)
         out = [(hi - q).ravel(), (q - lo).ravel(), (vmax - np.abs(qd)).ravel(),
                (amax - np.abs(qdd)).ravel()]
         if torque is not None:
@@ -157,7 +177,7 @@ def _torque_limit(robot, n, tau_max):
     if tau_max is None or tau_max is False:
         return None
     from ..description.arguments import require_numeric
-    from ..dynamics.spatial import dofs
+    from ..dynamics.layout import dofs
 
     model = require_numeric(robot.numeric(), "the torque limits of an exciting trajectory")
     if tau_max is True:
@@ -172,7 +192,7 @@ def _torque_limit(robot, n, tau_max):
 
 
 def _limits(robot, n, q_center, q_range, qd_max, qdd_max):
-    from ..dynamics.spatial import dofs
+    from ..dynamics.layout import dofs
 
     def lim(field, default):
         vals = [getattr(robot.link(j).limits, field) for j in dofs(robot)]

@@ -16,7 +16,7 @@ import sympy as sp
 
 from ..description.expr import symbol
 from ..description.robot import FIXED, INERTIAL, PRISMATIC, REVOLUTE
-from .energy import PlainContext, energy_functions
+from .energy import EnergyRecursion, PlainContext, energy_functions
 from .parameters import FIELDS as _FIELDS
 
 
@@ -26,7 +26,20 @@ def _canon(expr, gens, pairs):
     expr = sp.expand(expr)
     if expr == 0:
         return {}
-    terms = dict(sp.Poly(expr, *gens).terms())
+    # the monomials in the generators read off the expanded sum directly (a Poly over the
+    # whole tree's generators built a dense recursive representation for each function)
+    index = {g: k for k, g in enumerate(gens)}
+    terms = defaultdict(lambda: sp.Integer(0))
+    for term in sp.Add.make_args(expr):
+        m, coef = [0] * len(gens), []
+        for factor in sp.Mul.make_args(term):
+            b, e = factor.as_base_exp()
+            k = index.get(b)
+            if k is not None and e.is_Integer and e > 0:
+                m[k] += int(e)
+            else:
+                coef.append(factor)
+        terms[tuple(m)] += sp.Mul(*coef)
     while True:
         new = defaultdict(lambda: sp.Integer(0))
         changed = False
@@ -53,8 +66,7 @@ class _Analysis:
 
     def __init__(self, robot, links, rng):
         self.robot = robot
-        ctx = PlainContext(robot)
-        self.fns, self.kin = energy_functions(ctx, robot, links=links)
+        self.energy = EnergyRecursion(PlainContext(robot), robot)   # links met on demand
         gens, pairs = [], []
         for j in sorted(links):
             f = robot.frame(j)
@@ -79,7 +91,7 @@ class _Analysis:
                 de, du = sp.Rational(1, 2) * symbol(f"QP{j}") ** 2, 0
             else:
                 k = INERTIAL.index(fieldname)
-                de, du = self.fns[j][0][k], self.fns[j][1][k]
+                de, du = (x[k] for x in self.energy.link(j))
             poly = _canon(de, self.gens, self.pairs)
             pu = _canon(du, self.gens, self.pairs)
             pu.pop((0,) * len(self.gens), None)   # a constant potential has no effect
@@ -109,11 +121,30 @@ class _Analysis:
         return all(self.function(j, k) for k in INERTIAL)
 
 
-def _rank(A, tol=1e-9):
-    if A.size == 0:
-        return 0
-    s = np.linalg.svd(A, compute_uv=False)
-    return int((s > tol * max(1.0, s[0])).sum())
+class _Basis:
+    """An orthonormal basis of the columns kept so far (Gram-Schmidt, applied twice): a column
+    is independent of them if what is left of it exceeds ``tol`` times the largest norm seen
+    (the numerical rank of [kept, column] grows), one projection per column instead of one
+    SVD of the whole matrix."""
+
+    def __init__(self, rows, tol=1e-9):
+        self.Q = np.zeros((rows, 0))
+        self.scale, self.tol = 1.0, tol
+
+    def _residual(self, col):
+        r = col - self.Q @ (self.Q.T @ col)
+        return r - self.Q @ (self.Q.T @ r)
+
+    def extends(self, col):
+        scale = max(self.scale, float(np.linalg.norm(col)))
+        return float(np.linalg.norm(self._residual(col))) > self.tol * scale
+
+    def add(self, col):
+        self.scale = max(self.scale, float(np.linalg.norm(col)))
+        r = self._residual(col)
+        nr = float(np.linalg.norm(r))
+        if nr > 0:
+            self.Q = np.column_stack([self.Q, r / nr])
 
 
 def first_links_analysis(robot, X, mod, IA, eliminated_notes, rng, regroup=True):
@@ -135,14 +166,15 @@ def first_links_analysis(robot, X, mod, IA, eliminated_notes, rng, regroup=True)
             cands.append((j, "IA"))
     polys = [analysis.function(j, k) for j, k in cands]
     A, monos = analysis.numeric(polys)
-    kept = []
+    kept, basis = [], _Basis(A.shape[0])
     for c, (j, k) in enumerate(cands):
         col = A[:, c]
         if not polys[c]:
             _set(X, IA, j, k, sp.Integer(0))
             continue
-        if _rank(A[:, kept + [c]]) > len(kept) or not regroup or (k == "IA" and not regroup):
+        if basis.extends(col) or not regroup:
             kept.append(c)
+            basis.add(col)
             continue
         # dependent: col = sum alpha_i A[:, kept_i] with constant alpha
         alpha = np.linalg.lstsq(A[:, kept], col, rcond=None)[0]
@@ -166,17 +198,9 @@ def first_links_analysis(robot, X, mod, IA, eliminated_notes, rng, regroup=True)
 
 
 def _qr_pivot(A):
-    try:
-        from scipy.linalg import qr
+    from scipy.linalg import qr
 
-        return qr(A, pivoting=True, mode="economic")
-    except ImportError:  # pragma: no cover - greedy fallback
-        piv, rest = [], list(range(A.shape[1]))
-        for _ in range(min(A.shape)):
-            best = max(rest, key=lambda i: _rank(A[:, piv + [i]]) * 1e12 + abs(A[:, i]).sum())
-            piv.append(best)
-            rest.remove(best)
-        return None, None, np.array(piv + rest)
+    return qr(A, pivoting=True, mode="economic")
 
 
 def _get(X, IA, j, k):
@@ -205,7 +229,7 @@ def rotor_rule(robot, X, mod, IA, skip, rng):
     ctx = NumericContext(num, q=q, qd=qd)
     _, kin = energy_functions(ctx, num, gravity=False)
     for j in todo:
-        w = kin[j][0][2] - qd[..., num.joint_index[j]]
+        w = kin[j][0][2] - ctx.joint(j, "qd")       # a mimic joint: m qd_i
         if np.abs(w).max() < 1e-10:
             X[j]["ZZ"] = sp.expand(X[j]["ZZ"] + IA[j])
             mod[j]["ZZ"] = True

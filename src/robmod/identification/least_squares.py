@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
+from ..description.arguments import keyword_options
 from .model import identification_model, stack
 from .solver import Identification, joint_factors, one_blas_thread, solve, solve_factors
 
 
+@keyword_options()
 def identify(robot, q, qd, qdd, tau, *, params=None, weights="joint", known=None, fixed=None,
              tau_known=None, offsets: bool = False, rotor: bool = True,
              friction: bool = True) -> Identification:
@@ -42,6 +44,8 @@ def _identify(robot, q, qd, qdd, tau, params, weights, known, fixed, tau_known, 
     arrays = {}
     for name, x in (("q", q), ("qd", qd), ("qdd", qdd), ("tau", tau), ("tau_known", tau_known)):
         if x is None:
+            if name != "tau_known":
+                raise ArgumentError(f"identify: {name} is missing (None): expected (N, {n})")
             continue
         try:
             x = np.asarray(x, dtype=float)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..description.arguments import keyword_options, path_argument
 from ..errors import RobmodError
 from .data import MeasuredData, clean
 
@@ -181,7 +182,8 @@ def column_positions(header, width: int, spec, n: int | None, what: str, source)
     return None
 
 
-def load_log(path, n_joints: int | None = None, *, columns=None, torque_constant=None,
+@keyword_options()
+def load_log(path, *, n_joints: int | None = None, columns=None, torque_constant=None,
              gear_ratio=None, time_scale: float = 1.0) -> MeasuredData:
     """Read a log (.csv, .txt, .npz, .parquet) into :class:`MeasuredData`, then
     :func:`~.data.clean` it.
@@ -192,7 +194,7 @@ def load_log(path, n_joints: int | None = None, *, columns=None, torque_constant
     joint, default 1: the drive gains when ``torque_constant`` holds them).  ``time_scale``
     converts the time column to seconds (e.g. 1e-3 for milliseconds, 1e-9 for nanoseconds).
     """
-    path = Path(path)
+    path = Path(path_argument(path))
     if not path.exists():
         raise RobmodError(f"{path}: no such file")
     header, table = _read_table(path)

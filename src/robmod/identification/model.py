@@ -22,6 +22,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..description.arguments import (checked_options, keyword_defaults, keyword_options,
+                                     robot_argument)
 from ..errors import RobmodError
 from .base_numeric import numeric_base, numeric_robot
 from .parameters import FIELDS, description_values, known_values, parameter_set, split_name
@@ -58,6 +60,7 @@ class IdentificationModel:
     then OFFSET1..n), ``prior`` {name: value} of the description's numeric inertial values.
     """
 
+    @keyword_options()
     def __init__(self, robot, *, params=None, rotor: bool = True, friction: bool = True,
                  offsets: bool = True, known=None, fixed=None, seed: int = 0):
         num = _numeric_geometry(robot)
@@ -101,7 +104,7 @@ class IdentificationModel:
         geometry = _geometry_only(num)
         columns = self.columns + self._known_names
         self._phi = _cached(("regressor", geometry.content_key, columns),
-                            lambda: regressor_function(geometry, columns))
+                            lambda: regressor_function(geometry, params=columns))
         self._known_vec = np.array([self.known[n] for n in self._known_names])
         self._fc_columns = [(c, num.joint_index[split_name(n)[1]])
                          for c, n in enumerate(self.columns + self._known_names)
@@ -239,9 +242,12 @@ def _cached(key, make):
     return value
 
 
+@keyword_options(**keyword_defaults(IdentificationModel))
 def identification_model(robot, **options) -> IdentificationModel:
-    """:class:`IdentificationModel` of ``robot`` with ``options``, kept for the robots and
+    """:class:`IdentificationModel` of ``robot`` with its options, kept for the robots and
     options last used (building one costs a rank computation and a compiled regressor)."""
+    options = checked_options(identification_model, options)
+    robot_argument(robot)
     def freeze(v):
         if isinstance(v, dict):
             return tuple(sorted((str(k), float(x)) for k, x in v.items()))

@@ -17,19 +17,23 @@ from __future__ import annotations
 
 import math
 
+from ..description.arguments import keyword_options
 from ..description.robot import FIXED, INERTIAL
-from ..errors import RobmodError
+from ..errors import RobmodError, UnknownNameError
 
 JOINT_FIELDS = ("IA", "FC", "FV")
 FIELDS = INERTIAL + JOINT_FIELDS
 
 
 def split_name(name):
-    """('XX', 3) for 'XX3'; KeyError for a name that is not a standard parameter's."""
-    for f in sorted(FIELDS, key=len, reverse=True):
-        if name.startswith(f) and name[len(f):].isdigit():
-            return f, int(name[len(f):])
-    raise KeyError(name)
+    """('XX', 3) for 'XX3'; an UnknownNameError (a KeyError too) for a name that is not a
+    standard parameter's."""
+    if isinstance(name, str):
+        for f in sorted(FIELDS, key=len, reverse=True):
+            if name.startswith(f) and name[len(f):].isdigit():
+                return f, int(name[len(f):])
+    raise UnknownNameError(f"{name!r} is not the name of a standard parameter (a field "
+                           f"{', '.join(FIELDS)} followed by a link number, e.g. 'XX3')")
 
 
 def _numeric(v):
@@ -39,6 +43,7 @@ def _numeric(v):
         return None
 
 
+@keyword_options()
 def parameter_set(robot, *, rotor: bool = True, friction: bool = True) -> tuple:
     """Every standard parameter of every moving link (XX..M, IA, FC, FV; ``rotor`` /
     ``friction`` switch IA / FC, FV off), and the inertial parameters of the links on fixed

@@ -5,8 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import ArgumentError, RobmodError
 from ..description.robot import INERTIAL
-from ..errors import RobmodError
 from .data import MeasuredData
 from .model import stack
 from .processing import process
@@ -38,11 +38,14 @@ def identify_payload(est, data: MeasuredData) -> PayloadEstimate:
     payload): the torques the robot model does not explain are linear in the payload's 10
     parameters, the columns of the terminal link's standard parameters in the regressor (the
     payload is a rigid body added to link n); ordinary least squares."""
+    if not callable(getattr(est, "_fitted", None)):
+        raise ArgumentError(f"identify_payload: est must be a fitted DynamicIdentification, got "
+                            f"{type(est).__name__}")
     est._fitted()
     num = est.num_
     j = num.frames[num.n_links - 1].j
     names = tuple(f"{k}{j}" for k in INERTIAL)
-    phi = regressor_function(num, names)
+    phi = regressor_function(num, params=names)
     p = process(data, cutoff=est.processed_.cutoff, decimate=1,
                 use_measured_velocity=est.use_measured_velocity)
     if p.tau is None:

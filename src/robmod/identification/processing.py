@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..description.arguments import keyword_options, number_array, positive_scalar
 from ..errors import RobmodError
 from .data import MeasuredData
 
@@ -72,15 +73,17 @@ class Processed:
 STILL = 1e-3
 
 
-def butter_lowpass(x, rate: float, cutoff: float, order: int = 4, axis: int = 0):
+@keyword_options()
+def butter_lowpass(x, rate: float, cutoff: float, *, order: int = 4, axis: int = 0):
     """Zero-phase Butterworth low-pass of ``x`` sampled at ``rate`` Hz (-6 dB at ``cutoff``)."""
     from scipy.signal import sosfiltfilt
 
+    rate, cutoff = positive_scalar("rate", rate), positive_scalar("cutoff", cutoff)
     if not 0 < cutoff < rate / 2:
         raise RobmodError(f"cut-off {cutoff:g} Hz must be between 0 and half the sampling "
                           f"rate ({rate / 2:g} Hz)")
     sos = _butter(int(order), float(cutoff), float(rate))
-    x = np.asarray(x, dtype=float)
+    x = number_array(x, "x")
     if x.ndim == 2 and axis in (0, -2):   # filtering along the last axis of a contiguous
         return sosfiltfilt(sos, np.ascontiguousarray(x.T), axis=-1).T   # copy is faster
     return sosfiltfilt(sos, x, axis=axis)
@@ -119,6 +122,7 @@ def transient(rate: float, cutoff: float | None) -> int:
     return max(2, int(np.ceil(rate / cutoff))) if cutoff else 2
 
 
+@keyword_options()
 def process(data: MeasuredData, *, cutoff=None, order: int = 4, decimate="auto",
             use_measured_velocity: bool = True) -> Processed:
     """Filter, differentiate and trim each segment of ``data`` (see the module's notes);
@@ -149,7 +153,7 @@ def process(data: MeasuredData, *, cutoff=None, order: int = 4, decimate="auto",
         tauf = tau
         if cutoff:   # q, qd and tau filtered in one call
             signals = [x for x in (q, qd, tau) if x is not None]
-            out = np.split(butter_lowpass(np.column_stack(signals), rate, cutoff, order),
+            out = np.split(butter_lowpass(np.column_stack(signals), rate, cutoff, order=order),
                            len(signals), axis=1)
             q = out.pop(0)
             qd = out.pop(0) if qd is not None else None

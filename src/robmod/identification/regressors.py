@@ -25,11 +25,12 @@
 from __future__ import annotations
 
 import numpy as np
-from ..description.arguments import finite_output, joint_arrays, require_numeric
+from ..description.arguments import (checked_options, finite_array, finite_output,
+                                     joint_arrays, keyword_options, records, require_numeric)
 from ..description.expr import symbol
-from ..description.mimic import refuse as refuse_mimic
 from ..description.robot import (FIXED, INERTIAL, PRISMATIC, REVOLUTE, joint_acceleration,
                                  joint_variable, joint_velocity)
+from ..dynamics.layout import coordinates, reduce_mimic
 from ..kinematics.recursion import forward
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, dot
@@ -41,7 +42,8 @@ _UNIT_J = {"XX": ((0, 0),), "XY": ((0, 1), (1, 0)), "XZ": ((0, 2), (2, 0)), "YY"
            "YZ": ((1, 2), (2, 1)), "ZZ": ((2, 2),)}
 
 
-def standard_names(robot, rotor=True, friction=True) -> tuple:
+@keyword_options()
+def standard_names(robot, *, rotor=True, friction=True) -> tuple:
     """Names of the standard parameters present in the description (XXj..Mj, IAj, FCj, FVj)."""
     out = []
     for link in robot.links:
@@ -72,8 +74,11 @@ def _columns(robot, params):
     return [(split_name(n)[1], split_name(n)[0]) for n in names], tuple(names)
 
 
-def regressor_algorithm(ctx, robot, params=None, gravity=True):
-    """Phi as nested lists (NJ rows of the tree's joints, one column per parameter)."""
+@keyword_options()
+def regressor_algorithm(ctx, robot, *, params=None, gravity=True):
+    """Phi as nested lists (NJ rows of the tree's joints, one column per parameter): the
+    columns of ``params`` (standard parameter names, or a BaseParameters; default every
+    standard parameter present)."""
     cols, _ = _columns(robot, params)
     n = robot.n_links
     frames = robot.frames[:n]
@@ -118,6 +123,10 @@ def regressor_algorithm(ctx, robot, params=None, gravity=True):
                 rows[i].append(add(dot(om, N), dot(v, F)))
             else:
                 rows[i].append(0)
+    if robot.mimic:     # rows of the joint variables: Φ_i + Σ m Φ_j over the joints mimicking i
+        red = [reduce_mimic(robot, {i: rows[i][c] for i in joints}) for c in range(len(cols))]
+        joints = list(coordinates(robot))
+        return [[red[c][i] for c in range(len(cols))] for i in joints], joints
     return [rows[i] for i in joints], joints
 
 
@@ -140,24 +149,27 @@ def _unit_wrench(k, w, wp, vp, U):
     return list(vp), [0, 0, 0]
 
 
-def regressor(robot, q, qd, qdd, params=None) -> np.ndarray:
-    """Numeric Phi (..., n_q, p), batched over leading dimensions.
+@keyword_options(params=None)
+def regressor(robot, q, qd, qdd, *legacy, **options) -> np.ndarray:
+    """Numeric Phi (..., n_q, p), batched over leading dimensions: the columns of ``params``
+    (standard parameter names, or a BaseParameters; default every standard parameter present).
 
     One row per joint variable (``robot.joints`` order, fixed frames excluded).  Runs the
     robot's compiled :func:`regressor_model` (the fast path, see
     :mod:`robmod.symbolic.fastpath`), else the same algorithm in NumPy.
     """
+    params = checked_options(regressor, options, legacy)["params"] \
+        if options or legacy else None
     key = ("regressor", None if params is None else _columns(robot, params)[1])
     return fastpath.evaluate(robot, key, _REGRESSOR_SPEC, params, q, qd, qdd)
 
 
 def _regressor_numpy(robot, params, q, qd, qdd):
     require_numeric(robot, "the regressor", scope="geometry")
-    refuse_mimic(robot, "the regressor")
     q, qd, qdd = joint_arrays(robot, q=q, qd=qd, qdd=qdd)
     shape = q.shape
     ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)
-    rows, joints = regressor_algorithm(ctx, robot, params)
+    rows, joints = regressor_algorithm(ctx, robot, params=params)
     p = len(rows[0]) if rows else 0
     out = np.zeros(shape[:-1] + (len(joints), p))
     for r, row in enumerate(rows):
@@ -168,20 +180,25 @@ def _regressor_numpy(robot, params, q, qd, qdd):
 
 
 _REGRESSOR_SPEC = fastpath.Spec(
-    lambda robot, params: None if robot.mimic else regressor_model(robot, params, "regressor_fast"),
+    lambda robot, params: None if robot.mimic else regressor_model(robot, params=params,
+                                                                    name="regressor_fast"),
     lambda robot, q, qd, qdd: joint_arrays(robot, q=q, qd=qd, qdd=qdd), _regressor_numpy)
 
 
-def regressor_model(robot, params=None, name="regressor"):
-    """Customized symbolic regressor (output PHI, NJ x p)."""
+@keyword_options(params=None, name="regressor")
+def regressor_model(robot, *legacy, **options):
+    """Customized symbolic regressor (output PHI, NJ x p): the columns of ``params`` (see
+    :func:`regressor`), the model named ``{robot}_{name}``."""
+    opts = checked_options(regressor_model, options, legacy)
+    params, name = opts["params"], opts["name"]
     _, names = _columns(robot, params)
-    joints = [f.j for f in robot.frames[:robot.n_links] if f.sigma != FIXED]
+    joints = coordinates(robot)
     inputs = {"q": tuple(joint_variable(j) for j in joints),
               "qd": tuple(joint_velocity(j) for j in joints),
               "qdd": tuple(joint_acceleration(j) for j in joints)}
 
     def algorithm(ctx):
-        rows, js = regressor_algorithm(ctx, robot, params)
+        rows, js = regressor_algorithm(ctx, robot, params=params)
         el = [f"PHI{i}_{c}" for i in js for c in names]
         return [Output.matrix("PHI", rows, el)]
 
@@ -212,13 +229,17 @@ def _regressor_model_derivative(robot, params=None):
     return model.substituted({symbol(s): 0 for s in std})
 
 
-def regressor_function(robot, params=None, backend="auto"):
-    """Compiled batched regressor: ``f(q, qd, qdd) -> (..., NJ, p)`` (numeric robot)."""
-    return regressor_model(robot, params).compile(backend=backend)
+@keyword_options(params=None, backend="auto")
+def regressor_function(robot, *legacy, **options):
+    """Compiled batched regressor: ``f(q, qd, qdd) -> (..., NJ, p)`` (numeric robot; the
+    columns of ``params``, see :func:`regressor`; ``backend``: see ``CustomModel.compile``)."""
+    opts = checked_options(regressor_function, options, legacy)
+    return regressor_model(robot, params=opts["params"]).compile(backend=opts["backend"])
 
 
 # -- energy model ------------------------------------------------------------------------------
-def energy_regressor(robot, q, qd, params=None) -> np.ndarray:
+@keyword_options()
+def energy_regressor(robot, q, qd, *, params=None) -> np.ndarray:
     """h(q, qd) with H = E + U = h chi (..., p); friction columns are 0 (see
     :func:`energy_identification_rows`)."""
     from .energy import energy_functions
@@ -239,15 +260,18 @@ def energy_regressor(robot, q, qd, params=None) -> np.ndarray:
     return out
 
 
-def energy_identification_rows(robot, t, q, qd, tau, intervals, params=None):
+@keyword_options()
+def energy_identification_rows(robot, t, q, qd, tau, intervals, *, params=None):
     """Rows of the energy (power) model over the sample intervals ``[(a, b), ...]``:
 
     ``Y chi = y`` with ``y = int Gamma . qd dt`` (trapezoid), ``Y = h(b) - h(a)`` for the
     inertial and rotor columns and ``int sign(qd_j) qd_j dt``, ``int qd_j^2 dt`` for FC_j, FV_j.
     """
-    t, q, qd, tau = (np.asarray(x, dtype=float) for x in (t, q, qd, tau))
+    t = finite_array("t", t, shape_text="the times (N,)")
+    q, qd, tau = joint_arrays(robot, q=q, qd=qd, tau=tau)
+    intervals = [(int(a), int(b)) for a, b in records(intervals, "intervals")]
     cols, _ = _columns(robot, params)
-    h = energy_regressor(robot, q, qd, params)
+    h = energy_regressor(robot, q, qd, params=params)
     power = (tau * qd).sum(-1)
     Y, y = [], []
     for a, b in intervals:
@@ -268,13 +292,20 @@ def _trapz(y, x):
     return float(f(y, x))
 
 
-def base_idm_model(bp, **switches):
-    """Customized IDM on the base parameters: eliminated parameters set to 0, grouped ones
-    renamed to their base name (the books' base-parameter model, Khalil & Dombre §7.5.3 and Appendix)."""
+@keyword_options()
+def base_idm_model(bp, *, gravity=True, rotor=True, friction=True, wrench=True, velocity=True,
+                   base_motion=True, acceleration=True):
+    """Customized IDM on the base parameters ``bp`` (:func:`base_parameters`): eliminated
+    parameters set to 0, grouped ones renamed to their base name (the books' base-parameter
+    model, Khalil & Dombre §7.5.3 and Appendix); the switches of
+    :func:`~robmod.dynamics.idm_model`.  Numerically it is the IDM of ``bp.base_robot()``
+    (:func:`~robmod.dynamics.idm`)."""
     from ..dynamics.newton_euler import idm_model
 
     return idm_model(bp.base_robot(), name="idm_base",
-                     title="Inverse dynamic model on base parameters", **switches)
+                     title="Inverse dynamic model on base parameters", gravity=gravity,
+                     rotor=rotor, friction=friction, wrench=wrench, velocity=velocity,
+                     base_motion=base_motion, acceleration=acceleration)
 
 
 __all__ = ["regressor", "regressor_model", "regressor_function", "regressor_algorithm",

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from ..errors import RobmodError
+from ..description.arguments import finite_array, keyword_options, records
+from ..errors import ArgumentError, RobmodError
 
 
 @dataclass
@@ -89,9 +90,15 @@ def one_blas_thread():
     return threadpool_limits(1, user_api="blas")
 
 
-def check_rank(W, names, tol: float = 1e-9):
+@keyword_options()
+def check_rank(W, names, *, tol: float = 1e-9):
     """Refuse a rank-deficient observation matrix (or its stacked triangular factors), naming
     the parameters it cannot see; returns the condition number of the scaled columns."""
+    W = finite_array("W", W, shape_text="an observation matrix (rows, parameters)")
+    if W.ndim != 2:
+        raise ArgumentError(f"check_rank: W must be a matrix (rows, parameters), got shape "
+                            f"{W.shape}")
+    names = records(names, "names")
     norms = np.linalg.norm(W, axis=0)
     dead = [n for n, v in zip(names, norms) if v == 0]
     if dead:

@@ -1,184 +1,20 @@
-"""The robot drawn in 3D at a configuration (Matplotlib): links as segments between the
-origins of consecutive frames (antecedent a(j) to j, so trees and closed loops show their
-branches), the joint axes z_j, the KK frames' labels and the tools; optionally manipulability
-ellipsoids at the end frame (Khalil & Dombre §5.9, (5.36)-(5.38); Siciliano et al. §3.9):
-
-* ``"velocity"``: the translational velocities of unit-norm joint velocities,
-  Xd^T (J J^T)^-1 Xd <= 1 with J the first three rows of 0J_n: axes U_i and lengths sigma_i of
-  the SVD J = U Sigma V^T;
-* ``"force"``: its dual, the forces balanced by unit-norm torques, f^T J J^T f <= 1: the same
-  axes, lengths 1 / sigma_i;
-* ``"dynamic"`` (Yoshikawa's, from the inertia matrix) is drawn by
-  :func:`robmod.plot.robot_plot`, the dynamics being a layer above this one; any
-  :class:`~robmod.kinematics.analysis.Ellipsoid` can be passed as ``{label: ellipsoid}``.
-
-Each ellipsoid is scaled for the drawing: its largest finite semi-axis is drawn at
-``axis_length`` (or ``ellipsoid_scale`` drawing units per unit of the ellipsoid); unbounded
-semi-axes (the force ellipsoid at a singularity) are drawn at three times ``axis_length``.
-"""
+"""Deprecated names of the drawing that moved: the robot is drawn by
+:func:`robmod.plot.robot_plot` (every figure is drawn by :mod:`robmod.plot`), the poses of its
+frames are :func:`robmod.geometry.frame_origins`."""
 from __future__ import annotations
 
-import numpy as np
+from ..deprecation import deprecated, renamed
+from ..geometry.direct import frame_origins as _frame_origins
 
-from ..errors import RobmodError
-from ..figures import finish, panels
-from ..geometry.direct import dgm
-from .analysis import Ellipsoid, force_ellipsoid, velocity_ellipsoid
-from .jacobians import jacobian, resolve_frame
-from ..description.arguments import keyword_options
-
-ELLIPSOID_KINDS = ("velocity", "force", "dynamic")
-ELLIPSOID_COLORS = {"velocity": "tab:red", "force": "tab:purple", "dynamic": "tab:brown"}
+frame_origins = renamed(_frame_origins, "frame_origins", "robmod.geometry.frame_origins",
+                        module=__name__)
 
 
-def frame_origins(robot, q) -> dict:
-    """{frame j: 0T_j (4x4)} for every frame (0 = identity) and {tool name: 0T_E}."""
-    q = np.asarray(q, dtype=float)
-    poses = {0: np.eye(4)}
-    for f in robot.frames:
-        poses[f.j] = dgm(robot, q, j=f.j)
-    for t in robot.tools:
-        poses[t.name] = dgm(robot, q, tool=t.name)
-    return poses
+@deprecated(__name__, "robmod.plot.robot_plot")
+def draw_robot(robot, q=None, path=None, **options):
+    from ..plot.robot import robot_plot   # the one drawing; delegation declared in pyproject
+
+    return robot_plot(robot, q, path, **options)
 
 
-def ellipsoid_kinds(ellipsoid) -> list:
-    """The list of ellipsoid names (or ``(label, Ellipsoid)`` pairs) asked for by the
-    ``ellipsoid`` argument: False/None (none), True ("velocity"), a name, a list of names,
-    a mapping ``{label: Ellipsoid}``."""
-    if ellipsoid is None or ellipsoid is False:
-        return []
-    if ellipsoid is True:
-        return ["velocity"]
-    if isinstance(ellipsoid, str):
-        ellipsoid = [ellipsoid]
-    if isinstance(ellipsoid, dict):
-        ellipsoid = list(ellipsoid.items())
-    out = []
-    for e in ellipsoid:
-        if isinstance(e, str):
-            if e not in ELLIPSOID_KINDS:
-                raise RobmodError(f"ellipsoid must be one of {', '.join(ELLIPSOID_KINDS)} "
-                                  f"(or a list of them), got {e!r}")
-            if e not in out:
-                out.append(e)
-        elif isinstance(e, tuple) and len(e) == 2 and hasattr(e[1], "lengths"):
-            out.append(e)
-        else:
-            raise RobmodError(f"ellipsoid: expected a name ({', '.join(ELLIPSOID_KINDS)}) or "
-                              f"a (label, Ellipsoid) pair, got {e!r}")
-    return out
-
-
-def translational_ellipsoid(robot, q, kind: str, j=None, tool=None) -> Ellipsoid:
-    """The velocity or force ellipsoid of the origin of frame j (or the tool): the first three
-    rows of 0J_j (Khalil & Dombre (5.37), §5.9.3)."""
-    J = jacobian(robot, q, j=j, tool=tool)[..., :3, :]
-    if kind == "velocity":
-        return velocity_ellipsoid(J)
-    if kind == "force":
-        return force_ellipsoid(J)
-    raise RobmodError(f"the {kind!r} ellipsoid needs the dynamic model: draw it with "
-                      f"robmod.plot.robot_plot(robot, q, ellipsoid={kind!r})")
-
-
-def _ellipsoid_surface(centre, ellipsoid, scale: float, cap: float, n_u: int = 24,
-                      n_v: int = 12) -> np.ndarray:
-    """Points (3, n_u, n_v) of the drawn surface: centre + U diag(scale * lengths) s for s on
-    a (longitude, latitude) grid of the unit sphere; semi-axes beyond ``cap`` (unbounded
-    ones) are drawn at ``cap``."""
-    u, v = np.mgrid[0:2 * np.pi:n_u * 1j, 0:np.pi:n_v * 1j]
-    sph = np.stack([np.cos(u) * np.sin(v), np.sin(u) * np.sin(v), np.cos(v)])
-    lengths = np.minimum(np.asarray(ellipsoid.lengths, dtype=float) * scale, cap)
-    xyz = np.einsum("ik,k,kuv->iuv", np.asarray(ellipsoid.axes, dtype=float), lengths, sph)
-    return np.asarray(centre, dtype=float)[:, None, None] + xyz
-
-
-def _draw_ellipsoid(ax, centre, ellipsoid, *, length: float, scale=None, label=None,
-                   color="tab:red"):
-    """An ellipsoid as a wireframe around ``centre``: ``scale`` drawing units per unit of its
-    lengths (default: the largest finite semi-axis drawn at ``length``)."""
-    lengths = np.asarray(ellipsoid.lengths, dtype=float)
-    finite = lengths[np.isfinite(lengths)]
-    if scale is None:
-        top = float(finite.max()) if finite.size else 0.0
-        scale = length / top if top > 0 else 1.0
-    unbounded = int(np.sum(~np.isfinite(lengths)))
-    if unbounded and label:
-        label = f"{label} (unbounded along {unbounded} ax{'es' if unbounded > 1 else 'is'})"
-    xyz = _ellipsoid_surface(centre, ellipsoid, scale, cap=3 * length)
-    return ax.plot_wireframe(*xyz, color=color, lw=0.3, label=label)
-
-
-def end_frame(robot, j=None, tool=None):
-    """(tool object or None, frame j) of the ellipsoids: the given frame or tool, else the
-    first tool on the last link, else the last link."""
-    if j is None and tool is None:
-        tool = next((t for t in robot.tools if t.frame == robot.n_links), None)
-    return resolve_frame(robot, j, tool)
-
-
-@keyword_options()
-def draw_robot(robot, q=None, path=None, *, ax=None, axis_length=None, labels=True,
-               ellipsoid=False, ellipsoid_scale=None, j=None, tool=None):
-    """Draw ``robot`` at ``q`` (default zeros); returns the Matplotlib figure (written to
-    ``path`` when given; drawn on the 3D Axes ``ax`` when given).
-
-    ``axis_length``: of the drawn z_j (default 1/6 of the robot's size); ``ellipsoid``:
-    ``"velocity"`` (or True), ``"force"``, a list of them, or ``{label: Ellipsoid}``, drawn
-    at the origin of frame ``j`` or of ``tool`` (default: the first tool on the last link,
-    else the last link) — see the module's
-    description for the scales."""
-    q = np.zeros(robot.n_q) if q is None else np.asarray(q, dtype=float)
-    kinds = ellipsoid_kinds(ellipsoid)
-    fig, ax = panels(path, ax, figsize=(7, 7), projection="3d")
-    poses = frame_origins(robot, q)
-    P = {k: T[:3, 3] for k, T in poses.items()}
-    pts = np.array(list(P.values()))
-    size = float(np.max(np.ptp(pts, axis=0))) or 1.0
-    length = axis_length or size / 6
-    for f in robot.frames:                     # links: a(j) -> j
-        a, b = P[f.ant], P[f.j]
-        ax.plot(*zip(a, b), color="0.25", lw=3, solid_capstyle="round",
-                label="link" if f.j == 1 else None)
-    for t in robot.tools:
-        a, b = P[t.frame], P[t.name]
-        ax.plot(*zip(a, b), color="tab:green", lw=2, label="tool" if t is robot.tools[0] else None)
-        if labels:
-            ax.text(*b, f" {t.name}", color="tab:green", fontsize=8)
-    for f in robot.frames:                     # joint axes z_j and labels
-        T = poses[f.j]
-        if f.sigma != 2:
-            z = T[:3, 2] * length
-            ax.plot(*zip(T[:3, 3] - z / 2, T[:3, 3] + z / 2),
-                    color="tab:blue" if f.sigma == 0 else "tab:orange", lw=1.5,
-                    label={0: "revolute axis", 1: "prismatic axis"}[f.sigma]
-                    if f.j == min(g.j for g in robot.frames if g.sigma == f.sigma) else None)
-        if labels:
-            ax.text(*T[:3, 3], f" {f.j}", fontsize=8)
-    if kinds:
-        tool_obj, jj = end_frame(robot, j, tool)
-        centre = dgm(robot, q, j=jj, tool=tool_obj)[:3, 3]
-        for k in kinds:
-            name, e = (k, translational_ellipsoid(robot, q, k, jj, tool_obj)) \
-                if isinstance(k, str) else k
-            _draw_ellipsoid(ax, centre, e, length=length, scale=ellipsoid_scale,
-                           label=f"{name} ellipsoid",
-                           color=ELLIPSOID_COLORS.get(name, "tab:red"))
-    lo, hi = pts.min(axis=0), pts.max(axis=0)
-    mid, half = (lo + hi) / 2, max(float(np.max(hi - lo)) / 2, 1e-3) * 1.1
-    ax.set_xlim(mid[0] - half, mid[0] + half)
-    ax.set_ylim(mid[1] - half, mid[1] + half)
-    ax.set_zlim(mid[2] - half, mid[2] + half)
-    ax.set_xlabel("x0")
-    ax.set_ylabel("y0")
-    ax.set_zlabel("z0")
-    ax.set_title(f"{robot.name} at q = {np.round(q, 3).tolist()}", fontsize=9)
-    legend = ax.legend(loc="upper left", fontsize="small")
-    for handle in getattr(legend, "legend_handles", ()):   # the wireframes' lines are thin
-        if hasattr(handle, "set_linewidth"):
-            handle.set_linewidth(max(float(np.max(handle.get_linewidth())), 1.5))
-    return finish(fig, path, layout=False)
-
-
-__all__ = ["draw_robot", "frame_origins"]
+__all__ = []

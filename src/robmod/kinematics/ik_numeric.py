@@ -38,15 +38,14 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ..description.arguments import joint_array
+from ..description.arguments import joint_array, keyword_options, pose_array
 from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..geometry.direct import dgm
 from ..geometry.igm_result import IGMResult
-from ..geometry.pose_errors import pose_error
+from ..spatial.pose_errors import pose_error
 from ..geometry.transforms import transform_to_numpy
 from .jacobians import resolve_frame, pose_and_jacobian
-from ..description.arguments import keyword_options
 
 _CONVERGED, _UNREACHABLE, _MAX_ITER = "converged", "unreachable", "max_iter"
 
@@ -172,24 +171,6 @@ def _dedupe(Q, ok, active, is_rev, tol):
     return ok & ~dup
 
 
-def check_transform(name, T, tol: float = 1e-6):
-    """Refuse a target that is not a homogeneous transform: NaN, a rotation part that is not
-    orthonormal with determinant +1 (to ``tol``), a last row other than (0, 0, 0, 1)."""
-    if not np.all(np.isfinite(T)):
-        raise RobmodError(f"{name} has NaN or infinite values")
-    R = T[..., :3, :3]
-    err = np.abs(R @ np.swapaxes(R, -1, -2) - np.eye(3)).max(axis=(-1, -2))
-    det = np.linalg.det(R)
-    bad = (err > tol) | (np.abs(det - 1) > tol) | \
-        (np.abs(T[..., 3, :] - [0, 0, 0, 1]).max(axis=-1) > tol)
-    if np.any(bad):
-        k = np.argwhere(np.atleast_1d(bad))[0]
-        raise RobmodError(f"{name}{list(k) if np.ndim(bad) else ''} is not a homogeneous "
-                          f"transform: its rotation part has |R R^T - I| = "
-                          f"{np.atleast_1d(err)[tuple(k)]:.3g}, det R = "
-                          f"{np.atleast_1d(det)[tuple(k)]:.6g} (tolerance {tol:g})")
-
-
 @keyword_options()
 def igm_numeric(robot, T, q0=None, *, tool=None, j=None, base=False, n_restarts=16,
                 tol=1e-10, max_iter=200, step_limits=(0.2, 0.2), damping=0.05,
@@ -206,12 +187,7 @@ def igm_numeric(robot, T, q0=None, *, tool=None, j=None, base=False, n_restarts=
     See the module documentation for the algorithm and the statuses.
     """
     tool, j = resolve_frame(robot, j, tool)
-    Td = np.asarray(T, dtype=float)
-    if Td.shape[-2:] == (3, 4):
-        Td = np.concatenate([Td, np.broadcast_to([0, 0, 0, 1.0], Td.shape[:-2] + (1, 4))], -2)
-    if Td.shape[-2:] != (4, 4):
-        raise RobmodError(f"T must be (..., 4, 4), got shape {Td.shape}")
-    check_transform("T", Td)
+    Td = pose_array("T", T, rotation_tol=1e-6)
     shape = Td.shape[:-2]
     Td = Td.reshape(-1, 4, 4)
     if base:

@@ -32,9 +32,10 @@ from typing import Any, Callable
 import numpy as np
 import sympy as sp
 
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from .analysis import manipulability, task_rows_jacobian
-from ..description.arguments import finite_vector, jacobian_array, keyword_options
+from ..description.arguments import (finite_array, finite_vector, jacobian_array,
+                                     keyword_options)
 
 
 def _mv(A, x):
@@ -154,13 +155,19 @@ def ikm_weighted(J, xd, E) -> np.ndarray:
 @keyword_options()
 def ikm_null_space(J, xd, grad, alpha, *, rtol=None) -> np.ndarray:
     """qd = J+ xd + alpha (I - J+ J) grad ([6.32]); alpha < 0 decreases phi, > 0 increases it."""
-    return ikm_pinv(J, xd, alpha * np.asarray(grad, dtype=float), rtol=rtol)
+    grad = finite_array("grad", grad, shape_text="the gradient of the criterion (..., n)")
+    alpha = finite_array("alpha", alpha, shape_text="a number (the step on the gradient)")
+    return ikm_pinv(J, xd, alpha * grad, rtol=rtol)
 
 
 @keyword_options()
 def numerical_gradient(phi: Callable, q, *, h: float = 1e-6) -> np.ndarray:
     """Central-difference gradient (..., n) of a batched scalar function phi: (..., n) -> (...)."""
-    q = np.asarray(q, dtype=float)
+    if not callable(phi):
+        raise ArgumentError(f"phi must be a function of q, got {type(phi).__name__}")
+    q = finite_array("q", q, shape_text="joint values (..., n)")
+    if q.ndim == 0:
+        raise ArgumentError("q must be joint values (..., n), got a number")
     n = q.shape[-1]
     steps = h * np.eye(n)
     qq = np.concatenate([q[..., None, :] + steps, q[..., None, :] - steps], axis=-2)
@@ -309,7 +316,13 @@ def greville_pinv(W, *, steps: list | None = None) -> sp.Matrix:
     No rank decision is needed, which is why it is kept for exact arithmetic;
     numerically, :func:`pinv` (SVD) is used.
     """
-    W = sp.Matrix(W).applyfunc(sp.nsimplify)
+    try:
+        W = sp.Matrix(W).applyfunc(sp.nsimplify)
+    except (TypeError, ValueError, sp.SympifyError) as e:
+        raise ArgumentError(f"greville_pinv takes a matrix (rows of numbers or expressions), "
+                            f"got {type(W).__name__}: {e}") from None
+    if W.rows == 0 or W.cols == 0:
+        raise ArgumentError(f"greville_pinv takes a non-empty matrix, got shape {W.shape}")
     w1 = W[:, 0]
     n1 = (w1.T * w1)[0]
     Wp = sp.zeros(1, W.rows) if n1 == 0 else w1.T / n1

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.arguments import (checked_options, joint_array, keyword_options,
-                                     require_numeric)
+                                     require_numeric, robot_argument)
 from ..description.robot import PRISMATIC
 from ..errors import RobmodError
 from ..geometry.direct import common_ancestor, chain_path, frame_matrix, resolve_tool
@@ -225,6 +225,7 @@ def jacobian_model(robot, *legacy, **options):
     """Customized symbolic iJ_j: a :class:`~robmod.symbolic.model.CustomModel` (output 6 x NJ);
     the frames as :func:`jacobian`."""
     o = checked_options(jacobian_model, options, legacy)
+    robot_argument(robot)
     j, i, tool = o["j"], o["i"], o["tool"]
     tool_obj, jj = resolve_frame(robot, j, tool)
     end = "E" if tool_obj is not None else str(jj)

@@ -14,7 +14,12 @@ DV, U; numeric: batched arrays).  For frame j with antecedent a = a(j), in frame
     VP_j  = jR_a VSP_j + sigma_j (qdd_j a_j + 2 WI_j x qd_j a_j)         (7.54)
 
 with W_0, WP_0, VP_0 the base motion and gravity taken as an acceleration of the base,
-VP_0 - g ((7.47)).  Fixed frames (sigma = 2) move with their antecedent.  ``U`` is built
+VP_0 - g ((7.47)).  The velocity of the origin O_j, for the kinetic energy ((7.18); Gautier &
+Khalil (1990) (10)), on demand::
+
+    VI_j  = jR_a (V_a + W_a x aP_j),   V_j = VI_j + sigma_j qd_j a_j      (7.18)
+
+from V_0 the base's.  Fixed frames (sigma = 2) move with their antecedent.  ``U`` is built
 lazily (only for the frames that need it) and the products DV are kept with it: the Euler
 terms of the links ((7.56)) are written with them.
 """
@@ -22,7 +27,7 @@ from __future__ import annotations
 
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE
 from ..geometry.direct import frame_matrix
-from ..symbolic.algebra import add, mul
+from ..symbolic.algebra import add, cross, mul
 from ..description.arguments import keyword_options
 
 _ZERO3 = (0, 0, 0)
@@ -60,11 +65,13 @@ def u_matrix(ctx, w, wp, *, j):
 
 class LinkKinematics:
     """The result of :func:`forward`: per frame j, ``R[j]``, ``P[j]`` (jR_a, aP_j), ``WI[j]``,
-    ``W[j]``, ``WP[j]``, ``VP[j]`` (frame 0: the base), and ``U(j)`` / ``DV(j)`` on demand."""
+    ``W[j]``, ``WP[j]``, ``VP[j]``, ``V[j]`` (frame 0: the base), and ``U(j)`` / ``DV(j)`` on
+    demand."""
 
     def __init__(self, ctx):
         self.ctx = ctx
         self.R, self.P, self.WI, self.W, self.WP, self.VP = {}, {}, {}, {}, {}, {}
+        self.V = {}
         self._U, self._DV = {}, {}
 
     def U(self, j):
@@ -79,17 +86,24 @@ class LinkKinematics:
 
 @keyword_options()
 def forward(ctx, robot, frames=None, *, velocity=True, acceleration=True, base_motion=True,
-            gravity=True, linear=True, angular_acceleration=True, moving=None,
-            names=("WI", "W", "WP")) -> LinkKinematics:
+            gravity=True, linear=True, angular_acceleration=True, linear_velocity=False,
+            moving=None, names=("WI", "W", "WP"), state=None) -> LinkKinematics:
     """Run (7.51)-(7.57) over ``frames`` (default: the links of the tree, 1..NL, in order).
 
     ``velocity`` / ``acceleration``: False sets every qd / qdd to 0; ``base_motion``: W0, WP0,
     VP0 of the base (else 0); ``gravity``: VP_0 -= g; ``linear``: compute VSP, VP;
-    ``angular_acceleration``: compute WP; ``moving(frame)``: whether a frame's joint moves
+    ``angular_acceleration``: compute WP; ``linear_velocity``: compute VI, V (the velocity of
+    the frames' origins, (7.18)); ``moving(frame)``: whether a frame's joint moves
     (default: sigma != 2); ``names``: the names of WI, W3 and WP (models that join two
-    recursions in one customized model give one of them other names).
+    recursions in one customized model give one of them other names); ``state``: a
+    :class:`LinkKinematics` of an earlier call (same options) to continue on further
+    ``frames`` (their antecedents computed already): a model that meets the links on demand
+    runs the recursion once.
     """
     p = ctx.param
+    if state is not None:
+        return _run(ctx, robot, frames, state, velocity, acceleration, linear,
+                    angular_acceleration, linear_velocity, moving, names)
     k = LinkKinematics(ctx)
     k.W[0] = [p(x) for x in robot.W0] if base_motion else list(_ZERO3)
     k.WP[0] = [p(x) for x in robot.WP0] if base_motion else list(_ZERO3)
@@ -97,9 +111,18 @@ def forward(ctx, robot, frames=None, *, velocity=True, acceleration=True, base_m
     if gravity:
         vp0 = [add(v, -p(g)) for v, g in zip(vp0, robot.gravity)]
     k.VP[0] = vp0
-    wi_name, w_name, wp_name = names
+    if linear_velocity:
+        k.V[0] = [p(x) for x in robot.V0] if base_motion else list(_ZERO3)
     if frames is None:
         frames = robot.frames[: robot.n_links]
+    return _run(ctx, robot, frames, k, velocity, acceleration, linear, angular_acceleration,
+                linear_velocity, moving, names)
+
+
+def _run(ctx, robot, frames, k, velocity, acceleration, linear, angular_acceleration,
+         linear_velocity, moving, names):
+    """The recursion (7.51)-(7.57) over ``frames``, adding to ``k``."""
+    wi_name, w_name, wp_name = names
     for f in frames:
         j, a = f.j, f.ant
         T = frame_matrix(ctx, robot, j)
@@ -116,6 +139,11 @@ def forward(ctx, robot, frames=None, *, velocity=True, acceleration=True, base_m
             if revolute:
                 wp = [add(wp[0], mul(WI[1], qd)), add(wp[1], -mul(WI[0], qd)), add(wp[2], qdd)]
             k.WP[j] = named(ctx, wp, wp_name, j)
+        if linear_velocity:
+            vs = [add(v, c) for v, c in zip(k.V[a], cross(k.W[a], P))]
+            VI = named(ctx, rot_t(R, vs), "VI", j)
+            k.V[j] = VI[:2] + [ctx.var(add(VI[2], qd), f"V3{j}")] \
+                if f.sigma == PRISMATIC and moves else VI
         if linear:
             Ua = k.U(a)
             vsp = named(ctx, [add(k.VP[a][r], mul(Ua[r][0], P[0]), mul(Ua[r][1], P[1]),

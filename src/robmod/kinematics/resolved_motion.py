@@ -18,8 +18,8 @@ desired velocity, either the 6 components (v, omega) or only the task rows.
 ``rows`` (default: all 6 for a location, (0, 1, 2) for a position) selects the
 task components, e.g. ``(0, 1)`` for a planar positioning task.
 
-:func:`planar3r` builds the three-link planar robot of Khalil & Dombre's Figs 6.3-6.4
-from a small YAML description.
+The three-link planar robot of Khalil & Dombre's Figs 6.3-6.4 is
+:func:`robmod.description.planar3r` (a robot factory of the robot library).
 """
 from __future__ import annotations
 
@@ -28,13 +28,13 @@ from typing import Callable
 
 import numpy as np
 
-from ..description.arguments import joint_array
-from ..description.io_yaml import loads_yaml
+from ..description.arguments import joint_array, keyword_options
+from ..deprecation import renamed
+from ..description.library import planar3r as _planar3r
 from ..errors import RobmodError
-from ..geometry.pose_errors import rotation_error
+from ..spatial.pose_errors import rotation_error
 from .ikm import PseudoInverse
 from .jacobians import pose_and_jacobian
-from ..description.arguments import keyword_options
 
 
 @dataclass(frozen=True)
@@ -131,43 +131,7 @@ def resolved_rate(robot, q0, path: Callable, t, solver=None, *, j=None, tool=Non
     return ResolvedRateResult(t, Q, QD, E, rows)
 
 
-_PLANAR3R_YAML = """\
-robmod: 1
-name: planar3r
-description: "Three-link planar arm (Khalil & Dombre Figs 6.3-6.4); tool 'tip' at the end of link 3"
-frames:
-  - {{j: 1, ant: 0, sigma: 0, mu: 1, alpha: 0, d: 0,  theta: q1, r: 0}}
-  - {{j: 2, ant: 1, sigma: 0, mu: 1, alpha: 0, d: L1, theta: q2, r: 0}}
-  - {{j: 3, ant: 2, sigma: 0, mu: 1, alpha: 0, d: L2, theta: q3, r: 0}}
-link_defaults: zero
-joints:
-{joints}tools:
-  - {{name: tip, frame: 3, d: L3}}
-values:
-  L1: {l1}
-  L2: {l2}
-  L3: {l3}
-"""
+planar3r = renamed(_planar3r, "planar3r", "robmod.description.planar3r", module=__name__)
 
 
-def planar3r(l1=1.0, l2=1.0, l3=0.5, qmin=None, qmax=None, numeric=True):
-    """The planar 3R arm (axes along z0, in the plane x0 y0), tool ``tip`` at the end.
-
-    Tasks: ``rows=(0, 1)`` (position of the tip: redundant, Fig. 6.4) or
-    ``rows=(0, 1, 5)`` (position and orientation: square, singular when
-    sin(q2) = 0, Fig. 6.3).  ``qmin``/``qmax``: joint limits (3 values each).
-    """
-    joints = ""
-    if qmin is not None or qmax is not None:
-        lo = np.broadcast_to(np.asarray(-np.pi if qmin is None else qmin, float), (3,))
-        hi = np.broadcast_to(np.asarray(np.pi if qmax is None else qmax, float), (3,))
-        joints = "".join(f"  - {{j: {k + 1}, qmin: {float(lo[k])!r}, qmax: {float(hi[k])!r}}}\n"
-                         for k in range(3))
-    text = _PLANAR3R_YAML.format(l1=float(l1), l2=float(l2), l3=float(l3), joints=joints)
-    if not joints:
-        text = text.replace("joints:\n", "")
-    robot = loads_yaml(text, "<planar3r>")
-    return robot.numeric() if numeric else robot
-
-
-__all__ = ["resolved_rate", "ResolvedRateResult", "planar3r"]
+__all__ = ["resolved_rate", "ResolvedRateResult"]

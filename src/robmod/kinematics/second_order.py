@@ -54,7 +54,7 @@ import numpy as np
 
 from ..deprecation import renamed
 from ..description.arguments import (checked_options, finite_output, joint_arrays,
-                                     keyword_options, require_numeric)
+                                     keyword_options, require_numeric, robot_argument)
 from ..description.robot import (FIXED, REVOLUTE, joint_acceleration, joint_variable,
                                  joint_velocity)
 from ..errors import RobmodError
@@ -209,6 +209,7 @@ def jdot_qdot_model(robot, *legacy, **options):
     frames as :func:`~robmod.kinematics.jacobian`.
     """
     o = checked_options(jdot_qdot_model, options, legacy)
+    robot_argument(robot)
     return _model(robot, o["j"], o["i"], o["tool"], False)
 
 

@@ -17,7 +17,7 @@ subspaces of :class:`~robmod.kinematics.analysis.JacobianSVD` read both ways
 structure (Gamma = 0), R(J^T) (``row_space``) the torques that balance some
 wrench, N(J) (``null_space``) the torques no wrench can balance.
 
-Wrenches are moved between frames with :func:`robmod.geometry.screws.transform_wrench`.
+Wrenches are moved between frames with :func:`robmod.spatial.screws.transform_wrench`.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ import numpy as np
 
 from ..description.arguments import finite_vector, jacobian_array, keyword_options
 from ..geometry.direct import dgm
-from ..geometry.screws import transform_wrench, wrench_transform
+from ..spatial.screws import transform_wrench, wrench_transform
 
 
 def joint_torques(J, f) -> np.ndarray:
@@ -56,7 +56,7 @@ def wrench_transport_matrix(robot, q, *, j=None, i=0, tool=None) -> np.ndarray:
     """6x6 matrix (..., 6, 6) taking a wrench at O_j in R_j (O_E in R_E) to O_i in R_i.
 
     ``[[R, 0], [P^ R, R]]`` for ``iT_j = [R, P]``
-    (:func:`~robmod.geometry.screws.wrench_transform`).
+    (:func:`~robmod.spatial.screws.wrench_transform`).
     """
     return wrench_transform(dgm(robot, q, j=j, i=i, tool=tool))
 

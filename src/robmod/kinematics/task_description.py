@@ -59,12 +59,11 @@ from typing import Callable
 
 import numpy as np
 
-from ..description.arguments import joint_array
+from ..description.arguments import joint_array, keyword_options
 from ..errors import RobmodError
-from ..geometry.pose_errors import rotation_error
+from ..spatial.pose_errors import rotation_error
 from .ikm import pinv
 from .jacobians import pose_and_jacobian
-from ..description.arguments import keyword_options
 
 
 #: Table 6.2: kind -> (tool elements, environment elements, independent equations, total)
@@ -295,7 +294,7 @@ _ALIASES = {"point": "point_contact", "point_on_plane": "point_contact",
 def virtual_joint(kind: str, **geometry) -> VirtualJoint:
     """The virtual joint ``kind`` (a name of Table 6.2 or an alias such as ``point_on_plane``)
     built from the geometry keywords of its factory."""
-    key = _ALIASES.get(kind, kind)
+    key = _ALIASES.get(kind, kind) if isinstance(kind, str) else None
     if key not in _FACTORIES:
         raise RobmodError(f"unknown virtual joint {kind!r}; one of {', '.join(_FACTORIES)}")
     try:

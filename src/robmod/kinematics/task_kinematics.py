@@ -32,7 +32,7 @@ inverse maps (angle rates -> w) exist everywhere.  The quaternion and cosine map
 are never singular (``Omega_Q^T Omega_Q = I3/4``, ``Omega_CD^T Omega_CD = 2 I3``).
 
 The angles are those of the first branch of the orientation module
-(:mod:`robmod.geometry.orientation`: theta in [0, pi] for zxz, in
+(:mod:`robmod.spatial.orientation`: theta in [0, pi] for zxz, in
 [-pi/2, pi/2] for rpy; quaternions with Q0 >= 0).  ``Omega_r`` is written once
 over context scalars (sines and cosines of the angles, or the quaternion, or
 the columns of R), so it serves the numeric functions and the customized
@@ -68,15 +68,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import joint_array
+from ..description.arguments import joint_array, keyword_options
 from ..errors import RobmodError
-from ..geometry.orientation import matrix_to_euler_zxz, matrix_to_quaternion, matrix_to_rpy
-from ..geometry.rotations import rotation_part
+from ..spatial.orientation import matrix_to_euler_zxz, matrix_to_quaternion, matrix_to_rpy
+from ..spatial.rotations import rotation_part
 from ..symbolic.algebra import add, dot, htm_from_matrix, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
 from .jacobians import resolve_frame, jacobian_parts, pose_and_jacobian
-from ..description.arguments import keyword_options
 
 #: rows of Omega_r for each representation
 _ROWS = {"rpy": 3, "zxz": 3, "quaternion": 4, "cosines": 9}

@@ -1,32 +1,44 @@
-"""Pictures (Matplotlib, optional: ``pip install 'robmod[plot]'``), one convention for all:
+"""Pictures (Matplotlib, optional: ``pip install 'robmod[plot]'``): every figure of robmod is
+drawn here, one module per topic, one convention for all:
 
-    xxx_plot(obj_or_robot, ..., path=None, *, ax=None, options...) -> matplotlib Figure
+    <thing>_plot(obj_or_robot, ..., path=None, *, ax=None, options...) -> matplotlib Figure
 
 ``path``: the figure is written there (PNG, PDF, SVG... by its suffix) and is not registered
 with pyplot; ``ax``: drawn on these Axes (one, or a sequence of as many as the plot has
-panels) instead of a new figure; without either, a pyplot figure (``plt.show()``).
+panels) instead of a new figure; without either, a pyplot figure (``plt.show()``).  What is
+drawn is computed by the model layers; the ``plot()`` methods of their results delegate here.
 
-* :func:`robot_plot` (also ``draw_robot``) — the robot in 3D at a configuration: links,
-  joint axes, KK frame labels, tools, trees and closed loops, with the velocity, force and
-  dynamic manipulability ellipsoids (:func:`manipulability_ellipsoid`);
+* :func:`robot_plot` — the robot in 3D at a configuration: links, joint axes, KK frame
+  labels, tools, trees and closed loops, with the velocity, force and dynamic manipulability
+  ellipsoids (:func:`robmod.dynamics.manipulability_ellipsoid`);
 * :func:`manipulability_plot` — a map of the manipulability index over two joints swept,
   and the end points coloured by it; :func:`workspace_plot` — a slice of the reachable
   points in a plane (or of the WorkspaceMap of ``robmod workspace``, computed on Dask);
 * :func:`trajectory_plot` — q, qd, qdd, jerk against the limits (task-space lines: with the
   tool position, speeds and position/orientation errors);
-* :func:`simulation_plot` — tracking and torques of a closed-loop run;
+* :func:`simulation_plot` — tracking and torques of a simulated run;
 * :func:`identification_plot`, :func:`parameters_plot`, :func:`cutoff_plot` — fits,
   validations and residuals; the estimated parameters with their standard deviations; the
   cross-validation that chose the identification filter's cut-off.
 """
-from .robot import manipulability_ellipsoid, robot_plot
-from .series import (cutoff_plot, identification_plot, parameters_plot, simulation_plot,
-                     trajectory_plot)
-from .workspace import (INDICES, PLANES, manipulability_index, manipulability_plot,
-                        workspace_plot)
+from .identification import cutoff_plot, identification_plot, parameters_plot
+from .robot import robot_plot, draw_robot, manipulability_ellipsoid
+from .simulation import simulation_plot
+from .trajectory import trajectory_plot
+from .workspace import manipulability_plot, workspace_plot, manipulability_index
 
-draw_robot = robot_plot
+# deprecated names (robmod.deprecation.ALIASES), listed in no public API: draw_robot,
+# manipulability_ellipsoid, manipulability_index
 
-__all__ = ["robot_plot", "draw_robot", "manipulability_ellipsoid", "manipulability_plot",
-           "workspace_plot", "manipulability_index", "INDICES", "PLANES", "trajectory_plot",
-           "simulation_plot", "identification_plot", "parameters_plot", "cutoff_plot"]
+__all__ = [
+    # identification
+    "identification_plot", "parameters_plot", "cutoff_plot",
+    # robot
+    "robot_plot",
+    # simulation
+    "simulation_plot",
+    # trajectory
+    "trajectory_plot",
+    # workspace
+    "manipulability_plot", "workspace_plot",
+]

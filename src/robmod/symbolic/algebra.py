@@ -17,9 +17,14 @@ import sympy as sp
 
 def numeric_constant(x):
     """The constant value of x if known at build time, else None."""
-    if isinstance(x, numbers.Number) and not isinstance(x, np.ndarray):
+    t = type(x)
+    if t is int or t is float:
         return x
-    if isinstance(x, sp.Basic) and x.is_Number:
+    if t is np.ndarray:         # the numeric path's arrays, first of the common cases
+        return None
+    if isinstance(x, sp.Basic):
+        return x if x.is_Number else None
+    if isinstance(x, numbers.Number):
         return x
     return None
 
@@ -40,7 +45,19 @@ def mul(a, b):
             return a
         if cb == -1:
             return -a
+    if ca is not None and type(b) is sp.Symbol and isinstance(ca, sp.Number):
+        return _number_times_symbol(ca, b)
+    if cb is not None and type(a) is sp.Symbol and isinstance(cb, sp.Number):
+        return _number_times_symbol(cb, a)
     return a * b
+
+
+def _number_times_symbol(c, x):
+    """c * x built in its canonical form (the number first) without SymPy's product, which
+    creates a new Float for the coefficient and deduces its assumptions -- most of the time
+    of the customized models of robots with numeric parameters (a tree of 30 joints makes
+    thousands of such products)."""
+    return sp.Mul(c, x, evaluate=False)
 
 
 def add(*terms):

@@ -22,7 +22,9 @@ import re
 
 import numpy as np
 import sympy as sp
+from sympy.core.parameters import distribute
 
+from ..arguments import keyword_options
 from ..errors import RobmodError
 
 
@@ -35,15 +37,38 @@ def is_trivial(expr) -> bool:
     return False
 
 
-def _fold_pythagoras(expr, pairs):
-    """Replace ``a*S**2 + a*C**2`` by ``a`` for each (S, C) pair of a sine and its cosine."""
+def _elementary(f, *args):
+    """``f(*args)`` for a SymPy elementary function, evaluated with products distributed.
+
+    The customized models are built with SymPy's ``distribute(False)`` (so that ``-(a + b)``
+    stays a product and the book's factored forms survive).  In that mode an odd or even
+    function of a sum whose terms are all negative -- ``sin(-1.0*q31 - 0.61)``, the angle of a
+    mimic joint with a negative multiplier -- never finishes: its ``eval`` takes the sign out
+    (``sin(x) = -sin(-x)``), ``-x`` stays ``-1*(...)``, which again carries a sign, and SymPy
+    recurses until ``RecursionError``.  Distributing the minus sign of the argument ends it at
+    once.
+    """
+    with distribute(True):
+        return f(*args)
+
+
+def _fold_pythagoras(expr, cosine_of):
+    """Replace ``a*S**2 + a*C**2`` by ``a`` for each sine S and its cosine C (``cosine_of[S]
+    = (rank, C)``, rank the order in which the angles were met).
+
+    Only the pairs whose two symbols occur in ``expr`` are tried (found from its free symbols,
+    not by searching it once per joint): the cost of a statement does not grow with the
+    number of joints of the robot.
+    """
     if not expr.is_Add:
+        return expr
+    free = expr.free_symbols
+    pairs = sorted(cosine_of[S] + (S,) for S in free if S in cosine_of and cosine_of[S][1] in free)
+    if not pairs:
         return expr
     terms = list(expr.args)
     changed = False
-    for S, C in pairs:
-        if not (expr.has(S) and expr.has(C)):
-            continue
+    for _, C, S in pairs:       # in the order the angles were met
         i = 0
         while i < len(terms):
             t = terms[i]
@@ -65,13 +90,14 @@ class SymbolicContext:
 
     symbolic = True
 
+    @keyword_options()
     def __init__(self, robot=None, *, trig_names: bool = True):
         self.robot = robot
         self.statements: list[tuple[sp.Symbol, sp.Expr]] = []
         self.names: set[str] = set()
         self._trig: dict = {}
         self.trig_names = trig_names
-        self._pairs: list[tuple] = []
+        self._cosine_of: dict = {}      # sine symbol -> (rank, cosine symbol of the angle)
 
     # -- naming ---------------------------------------------------------------------------
     def _new_symbol(self, name: str) -> sp.Symbol:
@@ -90,8 +116,8 @@ class SymbolicContext:
     def var(self, expr, name: str):
         """Name ``expr`` if it holds an operation; return the symbol (or ``expr`` itself)."""
         expr = sp.sympify(expr)  # safe: built by robmod algorithms, never from file text
-        if self._pairs and expr.is_Add:
-            expr = _fold_pythagoras(expr, self._pairs)
+        if self._cosine_of and expr.is_Add:
+            expr = _fold_pythagoras(expr, self._cosine_of)
         if is_trivial(expr):
             return expr
         sym = self._new_symbol(name)
@@ -123,7 +149,7 @@ class SymbolicContext:
         """An elementary function (sign, abs, exp, sqrt, atan2) of context scalars."""
         f = {"sign": sp.sign, "abs": sp.Abs, "exp": sp.exp, "sqrt": sp.sqrt,
              "atan2": sp.atan2}[name]
-        return f(*args)
+        return _elementary(f, *args)
 
     def sincos(self, angle, tag: str):
         """(sin, cos) of ``angle``; angles holding joint variables become ``S{tag}``, ``C{tag}``."""
@@ -131,14 +157,15 @@ class SymbolicContext:
         key = angle
         if key in self._trig:
             return self._trig[key]
-        s, c = sp.sin(angle), sp.cos(angle)
+        s, c = _elementary(sp.sin, angle), _elementary(sp.cos, angle)
         if not angle.free_symbols or not self.trig_names:
             out = (s, c)
         else:
             is_joint = any(re.fullmatch(r"q\d+", str(x)) for x in angle.free_symbols)
             prefix = "" if is_joint else "_"
             out = (self.var(s, f"S{prefix}{tag}"), self.var(c, f"C{prefix}{tag}"))
-            self._pairs.append(out)
+            if out[0].is_Symbol and out[1].is_Symbol:
+                self._cosine_of[out[0]] = (len(self._cosine_of), out[1])
         self._trig[key] = out
         return out
 
@@ -148,6 +175,7 @@ class NumericContext:
 
     symbolic = False
 
+    @keyword_options()
     def __init__(self, robot=None, *, q=None, qd=None, qdd=None):
         self.robot = robot
         self.arrays = {"q": q, "qd": qd, "qdd": qdd}

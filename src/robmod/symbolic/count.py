@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from ..errors import RobmodError
+
 
 @dataclass(frozen=True)
 class OpCount:
@@ -50,7 +52,11 @@ def _strip_sign(e):
 
 
 def count_ops(expr) -> OpCount:
-    m, a, f = _count(sp.sympify(expr))  # safe: robmod expressions
+    """The multiplications, additions and function calls of a SymPy expression."""
+    if not isinstance(expr, (sp.Basic, int, float)):
+        raise RobmodError(f"count_ops counts the operations of a SymPy expression, got "
+                          f"{type(expr).__name__}")
+    m, a, f = _count(sp.sympify(expr))  # safe: a SymPy expression or a number
     return OpCount(m, a, f)
 
 

@@ -15,6 +15,7 @@ from dataclasses import replace
 import sympy as sp
 from sympy.core.parameters import distribute
 
+from ..arguments import keyword_options, records
 from ..errors import RobmodError
 from .algebra import add, mul
 from .context import SymbolicContext, is_trivial
@@ -22,12 +23,17 @@ from .dual import Dual, dual, tangents_of, value_of
 from .model import CustomModel, Output
 
 
-def derivative(model: CustomModel, wrt, keep_outputs: bool = True) -> CustomModel:
+@keyword_options()
+def derivative(model: CustomModel, wrt, *, keep_outputs: bool = True) -> CustomModel:
     """The model extended with d(outputs)/d(w) for every symbol w of ``wrt``.
 
     New outputs are named ``D{output}_{w}``, each of the output's shape.
     """
-    wrt = [sp.Symbol(str(w)) if not isinstance(w, sp.Symbol) else w for w in wrt]
+    if not (hasattr(model, "statements") and hasattr(model, "inputs")):
+        raise RobmodError(f"derivative: model must be a customized model (CustomModel), got "
+                          f"{type(model).__name__}")
+    wrt = [sp.Symbol(str(w)) if not isinstance(w, sp.Symbol) else w
+           for w in records(wrt, "wrt (the symbols to differentiate by)")]
     trig = {rhs: lhs for lhs, rhs in model.statements if isinstance(rhs, (sp.sin, sp.cos))}
     ctx = SymbolicContext()
     ctx.reserve(*(str(l) for l, _ in model.statements))

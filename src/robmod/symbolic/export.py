@@ -438,7 +438,7 @@ def write_model_files(model, directory, formats=("txt", "py", "c", "m", "tex")):
     """Write ``model`` in each format to ``directory`` (files named after the model)."""
     from pathlib import Path
 
-    from ..description.files import write_text_atomic
+    from ..description.io_common import write_text_atomic
     from ..errors import RobmodError
 
     directory = Path(directory)

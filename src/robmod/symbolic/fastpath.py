@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 
 _POLICIES = ("auto", "compiled", "numpy")
 _THREAD_MIN = 20000          # batches at least this large are split over the cores
@@ -48,7 +48,7 @@ _LOCK = threading.Lock()
 
 def set_backend(policy: str) -> str:
     """Set the policy (``"auto"``, ``"compiled"`` or ``"numpy"``); returns the previous one."""
-    if policy not in _POLICIES:
+    if not isinstance(policy, str) or policy not in _POLICIES:
         raise RobmodError(f"backend must be one of {', '.join(_POLICIES)}, got {policy!r}")
     old, _STATE["policy"] = _STATE["policy"], policy
     _NUMPY_ONLY[0] = policy == "numpy"
@@ -336,7 +336,11 @@ def evaluate(robot, key, spec, opts, *xs):
     NumPy path, timed against the compile budget.  Any input the compiled path does not take
     cleanly (NaN, wrong shapes, overflow) goes to the NumPy path, whose checks name the
     argument."""
-    e = robot.__dict__.get("_fastpath", _NONE).get(key)
+    try:
+        e = robot.__dict__.get("_fastpath", _NONE).get(key)
+    except AttributeError:
+        raise ArgumentError(f"robot must be a robmod Robot (load_robot, read_robot, "
+                            f"make_robot), got {type(robot).__name__}") from None
     fn = e.fn if e is not None and not _NUMPY_ONLY[0] else None
     if fn is None and not _NUMPY_ONLY[0]:
         fn = _lookup(robot, key, lambda: spec.build(robot, opts))

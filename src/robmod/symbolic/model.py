@@ -26,6 +26,8 @@ from typing import Callable, Mapping, Sequence
 import sympy as sp
 from sympy.core.parameters import distribute
 
+from ..arguments import keyword_options
+from ..errors import RobmodError
 from .context import SymbolicContext, is_trivial
 from .count import OpCount, count_ops
 
@@ -159,13 +161,21 @@ class CustomModel:
         placed = set()
 
         def place(sym):
-            if sym in placed:
-                return
-            for dep in extra[sym].free_symbols:
-                if dep in extra:
-                    place(dep)
-            placed.add(sym)
-            new_body.append((sym, extra[sym]))
+            # depth first, dependencies before use; a stack, not recursion (no depth limit)
+            stack = [sym]
+            while stack:
+                top = stack[-1]
+                if top in placed:
+                    stack.pop()
+                    continue
+                dep = next((d for d in extra[top].free_symbols
+                            if d in extra and d not in placed), None)
+                if dep is not None:
+                    stack.append(dep)
+                    continue
+                placed.add(top)
+                new_body.append((top, extra[top]))
+                stack.pop()
 
         for i, ((lhs, _), r) in enumerate(zip(body, reduced)):
             for s in sorted(r.free_symbols, key=str):
@@ -261,6 +271,7 @@ class CustomModel:
         return h.hexdigest()[:20]
 
 
+@keyword_options()
 def customize(name: str, algorithm: Callable, robot=None, *,
               inputs: Mapping[str, Sequence] | None = None, title: str = "",
               prune: bool = True, trig_names: bool = True) -> CustomModel:
@@ -270,6 +281,10 @@ def customize(name: str, algorithm: Callable, robot=None, *,
     input groups (``q``, ``qd``, ``qdd``, ...); the robot's free parameters are
     added as the group ``params``.
     """
+    if not isinstance(name, str) or not callable(algorithm):
+        raise RobmodError(f"customize(name, algorithm, ...): a name (str) and an algorithm "
+                          f"(a function of a context), got {type(name).__name__}, "
+                          f"{type(algorithm).__name__}")
     ctx = SymbolicContext(robot, trig_names=trig_names)
     groups = {k: tuple(v) for k, v in (inputs or {}).items()}
     for syms in groups.values():

@@ -31,7 +31,7 @@ def _tracked(trajectory, t, loop_bandwidth, disturbance, rng):
     w, z = 2 * np.pi * loop_bandwidth, 0.7
     h = min(1.0 / (20 * loop_bandwidth), 1e-3)
     grid = np.arange(t[0] - 3.0, t[-1] + 2 * h, h)
-    qr = trajectory.sample(grid)[0]
+    qr = trajectory.sample(grid).q
     d = np.zeros_like(qr)
     if disturbance:
         sos = butter(2, min(2 * loop_bandwidth, 0.4 / h), fs=1 / h, output="sos")
@@ -76,7 +76,8 @@ def simulated_log(robot, trajectory, *, duration=None, rate: float = 1000.0,
     if loop_bandwidth:
         q, qd, qdd = _tracked(trajectory, t, loop_bandwidth, disturbance, rng)
     else:
-        q, qd, qdd = trajectory.sample(t)
+        s = trajectory.sample(t)
+        q, qd, qdd = s.q, s.qd, s.qdd
     tau = idm(robot, q, qd, qdd)
     if offsets is not None:
         tau = tau + np.broadcast_to(np.asarray(offsets, float), tau.shape[1:])

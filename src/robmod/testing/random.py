@@ -6,7 +6,8 @@ from dataclasses import replace
 import numpy as np
 import sympy as sp
 
-from ..description.robot import JOINT_DYNAMIC, Link, make_robot
+from ..description.build import make_robot
+from ..description.robot import JOINT_DYNAMIC, Link
 
 _ANGLES = [0, sp.pi / 2, -sp.pi / 2, sp.pi]
 

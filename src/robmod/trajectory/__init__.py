@@ -13,7 +13,8 @@
 * :func:`slow_down`, :func:`scale_to_torques` — any trajectory run slower along its path,
   the smallest slow-down that keeps the IDM's torques within limits (Hollerbach's method).
 """
-from .base import Sample, Trajectory
+from ..kinematics.motion import Sample, Motion   # re-exported: what a trajectory gives
+from .base import Trajectory
 from .blends import ViaBlends, via_blends
 from .s_curves import JerkLimited, jerk_limited, DoubleS, double_s, minimum_time_jerk
 from .path import JointPath
@@ -25,8 +26,10 @@ from .time_optimal import topp, TimeOptimal, ConstraintUse
 from .waypoints import ViaPoints, via_points
 
 __all__ = [
+    # robmod.kinematics (re-exported)
+    "Sample", "Motion",
     # base
-    "Sample", "Trajectory",
+    "Trajectory",
     # blends
     "ViaBlends", "via_blends",
     # s_curves

@@ -2,27 +2,19 @@
 
 Every trajectory gives, at an array of times t (any shape), the joint positions, velocities,
 accelerations and jerks, each of shape t.shape + (n,): ``traj.sample(t)`` returns a
-:class:`Sample`.  Before 0 it holds its start, from ``duration`` on its end, at rest (zero
+:class:`~robmod.kinematics.Sample` ``(q, qd, qdd, qddd)`` (a trajectory is a
+:class:`~robmod.kinematics.Motion`, the protocol of every producer of motions, in the
+kinematics layer so that identification's exciting trajectories follow it too).  Before 0 it holds its start, from ``duration`` on its end, at rest (zero
 velocity, acceleration and jerk: a controller sampling the end must not be given the last
 deceleration to hold).
 ``phases`` names the switching times (acceleration, cruise, deceleration...).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from ..errors import RobmodError
-
-
-class Sample(NamedTuple):
-    """q, qd, qdd, jerk at the sampled times, each t.shape + (n,)."""
-
-    q: np.ndarray
-    qd: np.ndarray
-    qdd: np.ndarray
-    jerk: np.ndarray
+from ..kinematics.motion import Sample
 
 
 class Trajectory:
@@ -51,7 +43,7 @@ class Trajectory:
     __call__ = sample
 
     def derivatives(self, t) -> Sample:
-        """q, qd, qdd, jerk at the times ``t`` (1-D, clipped to [0, duration]), each
+        """q, qd, qdd, qddd at the times ``t`` (1-D, clipped to [0, duration]), each
         (len(t), n): the motion's own values, one-sided at both ends (where :meth:`sample`
         holds the rest from the end on) — a trajectory used as a geometric path."""
         t = np.clip(np.asarray(t, dtype=float).ravel(), 0.0, self.duration)
@@ -76,13 +68,12 @@ class Trajectory:
         head = ["t"] + [f"{k}{j}" for k in ("q", "qd", "qdd") for j in range(1, n + 1)]
         np.savetxt(path, self.to_numpy(rate), delimiter=",", header=",".join(head), comments="")
 
-    def plot(self, path=None, limits=None, rate: float = 500.0, *, ax=None):
-        """q, qd, qdd and jerk against time (with the velocity and acceleration limits used, when
-        known); returns the Matplotlib figure, written to ``path`` when given, drawn on the 4
-        Axes ``ax`` when given."""
-        from .plots import joint_figure
+    def plot(self, path=None, *, limits=None, rate: float = 500.0, ax=None):
+        """:func:`robmod.plot.trajectory_plot` of this trajectory: q, qd, qdd and jerk against
+        time (with the velocity and acceleration limits used, when known)."""
+        from ..plot.trajectory import trajectory_plot   # delegation declared in pyproject.toml
 
-        return joint_figure(self, path, limits, rate, ax=ax)
+        return trajectory_plot(self, path, limits=limits, rate=rate, ax=ax)
 
 
 class StraightLine(Trajectory):
@@ -155,7 +146,7 @@ def via_point_rows(points, qd_max, qdd_max, robot):
 
 def robot_limits(robot, n: int):
     """(qd_max, qdd_max) of the robot's joints, None where a joint has none."""
-    from ..dynamics.spatial import dofs
+    from ..dynamics.layout import dofs
 
     out = []
     for field in ("qdmax", "qddmax"):
@@ -166,4 +157,4 @@ def robot_limits(robot, n: int):
     return out
 
 
-__all__ = ["Sample", "Trajectory"]
+__all__ = ["Trajectory"]

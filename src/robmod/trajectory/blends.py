@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import RobmodError
+from ..description.arguments import finite_array, keyword_options
+from ..errors import ArgumentError, RobmodError
 from .base import Trajectory, limit_vector, via_point_rows
 
 
@@ -69,6 +70,11 @@ class ViaBlends(Trajectory):
     """Straight segments with parabolic blends through ``points`` (see the module)."""
 
     def __init__(self, points, T, kv, ka):
+        points, T = finite_array("points", points), finite_array("T", T)
+        kv, ka = finite_array("kv", kv), finite_array("ka", ka)
+        if points.ndim != 2 or T.shape != (points.shape[0] - 1,):
+            raise ArgumentError(f"ViaBlends: points (m + 1, n) and segment durations T (m,), "
+                                f"got shapes {points.shape}, {T.shape}")
         self.points, self.T, self.limits = points, T, (kv, ka)
         self.b, self.v, self.a = _plan(points, T, kv, ka)
         self.knots = np.concatenate([[0.0], np.cumsum(T)])
@@ -112,6 +118,7 @@ class ViaBlends(Trajectory):
         return q, qd, qdd, jerk
 
 
+@keyword_options()
 def via_blends(points, *, qd_max=None, qdd_max=None, robot=None) -> ViaBlends:
     """Straight segments between ``points`` (m + 1 rows of n joint values) joined by parabolic
     blends, timed by the limits (the robot's by default): each segment's duration is the

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..description.arguments import (checked_options, keyword_defaults, keyword_options,
+                                     number_array)
 from ..errors import RobmodError
 from .base import StraightLine, joint_vector, limit_vector, robot_limits
 from .s_curves import JerkLimited, jerk_limited
@@ -89,8 +91,8 @@ def _continuous(tau, T, t):
 
 def minimum_time(law: str, D, qd_max, qdd_max) -> np.ndarray:
     """Minimum duration of each joint alone (Khalil & Dombre Table 8.1 and §8.3.3-8.3.4)."""
-    D = np.abs(np.asarray(D, dtype=float))
-    kv, ka = np.asarray(qd_max, float), np.asarray(qdd_max, float)
+    D = np.abs(number_array(D, "D"))
+    kv, ka = number_array(qd_max, "qd_max"), number_array(qdd_max, "qdd_max")
     if law == "linear":
         return D / kv
     if law == "cubic":
@@ -137,9 +139,9 @@ _NO_MOTION = 1e-12
 
 def synchronise(law: str, D, qd_max, qdd_max) -> Synchronisation:
     """Homothetic synchronisation of a trapezoidal or continuous-acceleration motion."""
-    D = np.asarray(D, dtype=float)
-    ka = np.asarray(qdd_max, float)
-    kv = _reachable_velocity(law, D, np.asarray(qd_max, float), ka)
+    D = number_array(D, "D")
+    ka = number_array(qdd_max, "qdd_max")
+    kv = _reachable_velocity(law, D, number_array(qd_max, "qd_max"), ka)
     aD = np.abs(D)
     moving = np.flatnonzero(aD > 1e-12 * aD.max()) if aD.size and aD.max() > _NO_MOTION else []
     if len(moving) == 0:
@@ -195,6 +197,7 @@ class PointToPoint(StraightLine):
         return (self.q0 + r[:, None] * D, rd[:, None] * D, rdd[:, None] * D, rj[:, None] * D)
 
 
+@keyword_options()
 def point_to_point(q0, q1, law: str = "quintic", *, duration=None, qd_max=None, qdd_max=None,
                    qddd_max=None, robot=None) -> PointToPoint | JerkLimited:
     """A point-to-point motion from ``q0`` to ``q1`` (Khalil & Dombre §8.3).
@@ -263,16 +266,25 @@ def point_to_point(q0, q1, law: str = "quintic", *, duration=None, qd_max=None, 
     return PointToPoint(q0, q1, law, T, tau, stretch, (kv, ka), sync, phases)
 
 
-def quintic(q0, q1, **kw) -> PointToPoint:
-    return point_to_point(q0, q1, "quintic", **kw)
+_LAW_OPTIONS = keyword_defaults(point_to_point, exclude=("qddd_max",))
 
 
-def cubic(q0, q1, **kw) -> PointToPoint:
-    return point_to_point(q0, q1, "cubic", **kw)
+@keyword_options(**_LAW_OPTIONS)
+def quintic(q0, q1, **options) -> PointToPoint:
+    """:func:`point_to_point` with the quintic law (8.8)."""
+    return point_to_point(q0, q1, "quintic", **checked_options(quintic, options))
 
 
-def trapezoidal(q0, q1, **kw) -> PointToPoint:
-    return point_to_point(q0, q1, "trapezoidal", **kw)
+@keyword_options(**_LAW_OPTIONS)
+def cubic(q0, q1, **options) -> PointToPoint:
+    """:func:`point_to_point` with the cubic law (8.6)."""
+    return point_to_point(q0, q1, "cubic", **checked_options(cubic, options))
+
+
+@keyword_options(**_LAW_OPTIONS)
+def trapezoidal(q0, q1, **options) -> PointToPoint:
+    """:func:`point_to_point` with the trapezoidal velocity law (§8.3.3)."""
+    return point_to_point(q0, q1, "trapezoidal", **checked_options(trapezoidal, options))
 
 
 __all__ = ["LAWS", "JERK_LAW", "PointToPoint", "point_to_point", "Synchronisation", "synchronise",

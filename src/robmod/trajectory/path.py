@@ -53,7 +53,7 @@ class JointPath:
             return tuple(sp(s, k) for k in range(order + 1))
         T = self._T
         x = self.source.derivatives(s * T)
-        return (x.q, T * x.qd, T ** 2 * x.qdd, T ** 3 * x.jerk)[:order + 1]
+        return (x.q, T * x.qd, T ** 2 * x.qdd, T ** 3 * x.qddd)[:order + 1]
 
     def __repr__(self) -> str:
         what = "waypoints spline" if self._spline is not None else type(self.source).__name__

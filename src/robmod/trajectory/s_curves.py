@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..description.arguments import broadcast, keyword_options, number_array
 from ..errors import RobmodError
 from .base import StraightLine, joint_vector, limit_vector
 
@@ -53,10 +54,12 @@ class DoubleS:
     jerk: np.ndarray
 
 
-def double_s(D, v, a, j) -> DoubleS:
-    """Closed-form double-S durations for distances |D| under limits v, a, j (arrays broadcast;
-    Biagiotti & Melchiorri 2008, §3.4).  No input checks: see :func:`jerk_limited`."""
-    D, v, a, j = np.broadcast_arrays(*(np.abs(np.asarray(x, dtype=float)) for x in (D, v, a, j)))
+def double_s(D, v, a, jerk) -> DoubleS:
+    """Closed-form double-S durations for distances |D| under limits v, a, ``jerk`` (arrays
+    broadcast; Biagiotti & Melchiorri 2008, §3.4).  No input checks: see
+    :func:`jerk_limited`."""
+    D, v, a, j = broadcast(*(np.abs(number_array(x, name)) for x, name in
+                             ((D, "D"), (v, "v"), (a, "a"), (jerk, "jerk"))))
     with np.errstate(divide="ignore", invalid="ignore"):
         # acceleration phase up to the velocity limit
         reach_a = v * j >= a * a
@@ -171,6 +174,7 @@ class JerkLimited(StraightLine):
                 (rj / k ** 3)[:, None] * D)
 
 
+@keyword_options()
 def jerk_limited(q0, q1, *, qd_max, qdd_max, qddd_max, duration=None) -> JerkLimited:
     """The synchronised jerk-limited minimum-time motion from ``q0`` to ``q1``.
 

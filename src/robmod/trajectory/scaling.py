@@ -2,7 +2,7 @@
 Hollerbach 1984; Siciliano et al. §7.7, (7.117)-(7.126)).
 
 ``slow_down(traj, c)`` runs any trajectory c >= 1 times slower: q_s(t) = q(t/c), so that
-q̇_s = q̇/c, q̈_s = q̈/c², jerk/c³.  ``scale_to_torques(traj, robot)`` finds the smallest c for
+q̇_s = q̇/c, q̈_s = q̈/c², jerk/c³.  ``scale_to_torques(robot, traj)`` finds the smallest c for
 which the torques of robmod's inverse dynamic model stay within the robot's limits everywhere
 on a dense sampling: without friction Γ_s = (Γ - Q)/c² + Q, so c follows in closed form per
 sample (:func:`robmod.dynamics.scale_to_limits`); a trajectory that gravity alone makes
@@ -10,10 +10,13 @@ infeasible is refused, saying where.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..dynamics.time_scaling import scale_to_limits
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from .base import Trajectory
 
 
@@ -21,6 +24,14 @@ class TimeScaled(Trajectory):
     """``inner`` run ``c`` times slower (same path, duration c T)."""
 
     def __init__(self, inner: Trajectory, c: float, joint=None, time=None):
+        if not (callable(getattr(inner, "sample", None)) and hasattr(inner, "duration")
+                and hasattr(inner, "n")):
+            raise ArgumentError(f"the trajectory to slow down must be a motion (n, duration, "
+                                f"sample(t)), got {type(inner).__name__}")
+        try:
+            c = float(c)
+        except (TypeError, ValueError):
+            c = float("nan")
         if not (np.isfinite(c) and c > 0):
             raise RobmodError(f"the time scaling factor must be positive and finite, got {c}")
         self.inner, self.c = inner, float(c)
@@ -34,7 +45,7 @@ class TimeScaled(Trajectory):
     def _sample(self, t):
         s = self.inner.sample(t / self.c)
         c = self.c
-        return s.q, s.qd / c, s.qdd / c**2, s.jerk / c**3
+        return s.q, s.qd / c, s.qdd / c**2, s.qddd / c**3
 
     def __repr__(self):
         return f"TimeScaled({type(self.inner).__name__}, c={self.c:.6g}, duration={self.duration:.6g})"
@@ -45,13 +56,27 @@ def slow_down(traj: Trajectory, c: float) -> TimeScaled:
     return TimeScaled(traj, c)
 
 
-def scale_to_torques(traj: Trajectory, robot, tau_max=None, *, rate: float = 1000.0,
+@keyword_options()
+def scale_to_torques(robot, traj: Trajectory, *, tau_max=None, rate: float = 1000.0,
                      margin: float = 0.0) -> Trajectory:
-    """The smallest uniform slow-down of ``traj`` whose IDM torques stay within ``tau_max``
-    (default: the robot's ``taumax``) on a sampling at ``rate`` Hz; ``traj`` itself when it
-    already does.  Friction is left out of the scaling law (its velocity terms do not scale as
-    1/c²): check the result with the full IDM when friction matters."""
-    from ..dynamics.spatial import dofs
+    """The smallest uniform slow-down of ``traj`` whose IDM torques of ``robot`` stay within
+    ``tau_max`` (default: the robot's ``taumax``) on a sampling at ``rate`` Hz; ``traj`` itself
+    when it already does.  Friction is left out of the scaling law (its velocity terms do not
+    scale as 1/c²): check the result with the full IDM when friction matters.  (The order
+    ``scale_to_torques(traj, robot)`` of earlier releases is accepted for one release, with a
+    DeprecationWarning.)"""
+    from ..dynamics.layout import dofs
+
+    if hasattr(robot, "sample") and hasattr(traj, "links"):
+        warnings.warn("scale_to_torques(traj, robot) is deprecated: the robot comes first, "
+                      "scale_to_torques(robot, traj)", DeprecationWarning, stacklevel=3)
+        robot, traj = traj, robot
+    if not (hasattr(robot, "links") and hasattr(robot, "n_q")):
+        raise ArgumentError(f"scale_to_torques: robot must be a robmod Robot, got "
+                            f"{type(robot).__name__}")
+    if not (callable(getattr(traj, "sample", None)) and callable(getattr(traj, "times", None))):
+        raise ArgumentError(f"scale_to_torques: traj must be a trajectory, got "
+                            f"{type(traj).__name__}")
 
     if tau_max is None:
         vals = [robot.link(j).limits.taumax for j in dofs(robot)]

@@ -35,8 +35,8 @@ from ..description.robot import REVOLUTE
 from ..errors import RobmodError
 from ..geometry.direct import dgm
 from ..geometry.inverse import igm
-from ..geometry.pose_errors import pose_error
-from ..geometry.rotations import rot_axis
+from ..spatial.pose_errors import pose_error
+from ..spatial.rotations import rot_axis
 from ..kinematics import jacobian, jdot_qdot, pose_and_jacobian
 
 

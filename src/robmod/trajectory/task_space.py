@@ -39,16 +39,17 @@ by the smallest uniform time scaling k that fits (qd scales as 1/k, qdd as 1/k^2
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
+from ..description.arguments import pose_array
 from ..errors import RobmodError
 from ..geometry.direct import dgm
-from ..geometry.rotations import angle_axis
+from ..description.arguments import keyword_options, number_array
+from ..spatial.rotations import angle_axis, rotation_part
 from ..kinematics import igm_numeric
-from ..kinematics.ik_numeric import check_transform
 from .base import Trajectory, joint_vector, limit_vector, robot_limits
 from .laws import LAWS, PointToPoint, point_to_point
 from .task_path import (JointSolver, LineGeometry, first_problem, track_igm, track_ikm)
@@ -56,24 +57,15 @@ from .task_path import (JointSolver, LineGeometry, first_problem, track_igm, tra
 
 def _as_transform(T, name: str) -> np.ndarray:
     """A finite 4x4 homogeneous transform (a 3x4 is completed)."""
-    try:
-        T = np.asarray(T, dtype=float)
-    except (TypeError, ValueError):
-        raise RobmodError(f"{name}: expected a 4x4 homogeneous transform, got {T!r}") from None
-    if T.shape == (3, 4):
-        T = np.vstack([T, [0.0, 0.0, 0.0, 1.0]])
-    if T.shape != (4, 4):
-        raise RobmodError(f"{name}: expected a 4x4 homogeneous transform, got shape {T.shape}")
-    check_transform(name, T)
-    return T
+    return pose_array(name, T, batch=False, rotation_tol=1e-6)
 
 
-def fixed_axis_rotation(R_start, R_end, axis: str = "tool"):
+@keyword_options()
+def fixed_axis_rotation(R_start, R_end, *, axis: str = "tool"):
     """(alpha, u) with rot(u, alpha) = R^i^T R^f (Khalil & Dombre (8.50)-(8.51)), alpha in
     [0, pi]; ``axis="base"``: rot(u0, alpha) = R^f R^i^T (the axis in frame 0, (8.56)).
     Near pi the axis comes from the symmetric part; alpha = 0 gives u = (0, 0, 1)."""
-    Ri = np.asarray(R_start, dtype=float)[..., :3, :3]
-    Rf = np.asarray(R_end, dtype=float)[..., :3, :3]
+    Ri, Rf = rotation_part(R_start), rotation_part(R_end)
     if axis not in ("tool", "base"):
         raise RobmodError(f"axis must be 'tool' (fixed in the tool frame, (8.54)) or 'base' "
                           f"(fixed in frame 0, (8.56)), got {axis!r}")
@@ -166,14 +158,16 @@ class TaskLine(Trajectory):
                               f"r = {flat[bad][0]:.6g}")
         return q.reshape(r.shape + (self.n,))
 
-    def plot(self, path=None, limits=None, rate: float = 500.0, *, ax=None):
-        """The task-space panels (tool position, speeds against the task limits, position and
-        orientation errors of the joints' DGM against the line) beside the joint ones (q, qd,
-        qdd, jerk against ``limits``, default the joint limits used); ``ax``: 4 x 2 Axes."""
-        from .plots import task_line_figure
-
-        traj = self if limits is None else replace(self, limits=limits)
-        return task_line_figure(traj, path, rate, ax=ax)
+    def deviation(self, t, q=None):
+        """(position error (T,), orientation error (T,)) of the tool frame the joints reach
+        (their DGM, ``q`` sampled at ``t``, default the trajectory's) from the planned line:
+        ||P(q(t)) - P(t)|| and the angle of R(t)^T R(q(t))."""
+        t = np.asarray(t, dtype=float)
+        planned = self.pose(t)
+        reached = self.solver.dgm(self.sample(t).q if q is None else q)
+        dp = np.linalg.norm(reached[..., :3, 3] - planned[..., :3, 3], axis=-1)
+        R = np.swapaxes(planned[..., :3, :3], -1, -2) @ reached[..., :3, :3]
+        return dp, angle_axis(R, tol=0.0).theta
 
     def _sample(self, t):
         r, rd, rdd, rj = self.path_parameter(t)
@@ -223,6 +217,7 @@ def _task_limits(v_max, a_max, w_max, wd_max):
     return (np.array([vals["v_max"], vals["w_max"]]), np.array([vals["a_max"], vals["wd_max"]]))
 
 
+@keyword_options()
 def task_line(robot, start, end, law: str = "quintic", *, duration=None, v_max=None,
               a_max=None, w_max=None, wd_max=None, q_start=None, axis: str = "tool",
               method: str = "igm", tool=None, qd_max=None, qdd_max=None,
@@ -259,7 +254,8 @@ def task_line(robot, start, end, law: str = "quintic", *, duration=None, v_max=N
     for name, v in (("singular_tol", singular_tol), ("branch_tol", branch_tol)):
         if not (np.isfinite(v) and v > 0):
             raise RobmodError(f"{name} must be a positive number, got {v!r}")
-    if np.shape(start) == (n,):
+    start = number_array(start, "start")     # joint values (n,) or a transform (4, 4)
+    if start.shape == (n,):
         q_i = joint_vector(start, n, "start")
         T_i = dgm(robot, q_i, tool=tool)
         q_start = q_i if q_start is None else q_start
@@ -267,7 +263,7 @@ def task_line(robot, start, end, law: str = "quintic", *, duration=None, v_max=N
         T_i = _as_transform(start, "start")
     T_f = _as_transform(end, "end")
     q_start = None if q_start is None else joint_vector(q_start, n, "q_start")
-    alpha, u = fixed_axis_rotation(T_i, T_f, "tool")
+    alpha, u = fixed_axis_rotation(T_i, T_f, axis="tool")
     geom = LineGeometry(T_i[:3, 3].copy(), T_f[:3, 3] - T_i[:3, 3], T_i[:3, :3].copy(), u,
                         alpha, axis)
     tlim = _task_limits(v_max, a_max, w_max, wd_max)

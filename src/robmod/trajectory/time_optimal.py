@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..dynamics.newton_euler import compiled_idm
-from ..dynamics.spatial import joint_limit_vector
+from ..dynamics.layout import joint_limit_vector
 from ..errors import RobmodError
 from .base import Trajectory, limit_vector
 from .path import JointPath, path_grid
@@ -225,6 +226,7 @@ def _describe(names, rows, gravity, tau_max, i):
     return " and ".join(words)
 
 
+@keyword_options()
 def topp(path, robot=None, *, qd_max=None, qdd_max=None, tau_max=None, grid=None,
          end_velocity=0.0, start_velocity=0.0, discretization: str = "collocation",
          compiled: bool = True) -> TimeOptimal:

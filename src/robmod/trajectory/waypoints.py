@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..description.arguments import keyword_options
 from ..errors import RobmodError
 from .base import Trajectory, limit_vector, via_point_rows
 from .laws import minimum_time
@@ -49,6 +50,7 @@ class ViaPoints(Trajectory):
         return s(t), s(t, 1), s(t, 2), s(t, 3)
 
 
+@keyword_options()
 def via_points(points, times=None, *, qd_max=None, qdd_max=None, robot=None,
                method: str = "spline"):
     """The motion through ``points`` (m + 1 rows of n joint values).

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...description.arguments import keyword_options, pose_array
 from ...errors import RobmodError
 from .paul import paul_search
 from .solution import IGMSolution, IGMStep
-from ...description.arguments import keyword_options
 
 _CACHE: dict = {}
 _ALL_FAMILIES = ("elem", "inv", "norm")
@@ -134,10 +134,7 @@ def igm(robot, T, *, fixed=None, j=None, tool=None, base=False, params=None, tol
         return igm(chain, T, fixed={c: values[j] for c, j in zip(cj, joints)} if joints else None,
                    tool=tool, base=base, params=params, tol=tol, method=method)
     sol, method = _choose(robot, joints, method)
-    T = np.asarray(T, dtype=float)
-    if T.shape[-2:] == (3, 4):
-        T = np.concatenate([T, np.broadcast_to([0.0, 0.0, 0.0, 1.0], T.shape[:-2] + (1, 4))],
-                           axis=-2)
+    T = pose_array("T", T, finite=False)    # a NaN target: its branches are invalid
     if base or tool is not None:
         T = _strip(robot, T, tool, base)
     qf = None

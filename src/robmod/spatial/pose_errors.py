@@ -8,9 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..arguments import number_array
+from ..errors import ArgumentError
+from .rotations import rotation_part
+
 
 def rotation_error(Rd, R):
     """theta u with rot(u, theta) = Rd R^T, batched (..., 3, 3) -> (..., 3)."""
+    Rd, R = rotation_part(Rd), rotation_part(R)
     E = Rd @ np.swapaxes(R, -1, -2)
     e00, e11, e22 = E[..., 0, 0], E[..., 1, 1], E[..., 2, 2]
     # the four squared quaternion components (times 4); use the largest (Shepperd)
@@ -39,7 +44,15 @@ def rotation_error(Rd, R):
 
 def pose_error(Td, T):
     """(dXp, dXr) between desired Td and current T, batched (..., 4, 4) -> two (..., 3)."""
+    Td, T = _transform(Td, "Td"), _transform(T, "T")
     return Td[..., :3, 3] - T[..., :3, 3], rotation_error(Td[..., :3, :3], T[..., :3, :3])
+
+
+def _transform(T, name):
+    T = number_array(T, name)
+    if T.shape[-2:] not in ((4, 4), (3, 4)):
+        raise ArgumentError(f"{name} must be (..., 4, 4) transforms, got shape {T.shape}")
+    return T
 
 
 __all__ = ["pose_error", "rotation_error"]

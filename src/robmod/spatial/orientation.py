@@ -36,11 +36,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..arguments import broadcast, keyword_options, number_array, vector_array
 from ..errors import ArgumentError
-from ..description.arguments import number_array
 from .rotations import (SINGULAR_TOL, AngleAxis, matrix_of, angle_axis, rot_axis,
                         rotation_part)
-from ..description.arguments import keyword_options
 
 
 class AngleSolutions(NamedTuple):
@@ -283,7 +282,7 @@ def matrix_to_quaternion(R) -> np.ndarray:
 
 def quaternion_multiply(Q1, Q2) -> np.ndarray:
     """Hamilton product ``Q1 * Q2`` (scalar first): the quaternion of R(Q1) R(Q2)."""
-    a, b = np.broadcast_arrays(number_array(Q1), number_array(Q2))
+    a, b = broadcast(vector_array(Q1, 4, "Q1"), vector_array(Q2, 4, "Q2"))
     a0, av = a[..., 0], a[..., 1:]
     b0, bv = b[..., 0], b[..., 1:]
     s = a0 * b0 - np.einsum("...i,...i->...", av, bv)
@@ -293,14 +292,14 @@ def quaternion_multiply(Q1, Q2) -> np.ndarray:
 
 def quaternion_conjugate(Q) -> np.ndarray:
     """``(Q0, -Q1, -Q2, -Q3)``: the inverse rotation for a unit quaternion."""
-    Q = number_array(Q)
+    Q = vector_array(Q, 4, "Q")
     return np.concatenate([Q[..., :1], -Q[..., 1:]], axis=-1)
 
 
 # ---------------------------------------------------------------- angle-axis
 
 def angle_axis_to_matrix(theta, u) -> np.ndarray:
-    """rot(u, theta) as a 3x3 matrix (same as :func:`robmod.geometry.rotations.rot_axis`).
+    """rot(u, theta) as a 3x3 matrix (same as :func:`robmod.spatial.rotations.rot_axis`).
 
     Note the argument order (angle first), matching the name.
     """

@@ -32,10 +32,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..arguments import broadcast, keyword_options, number_array, vector_array
 from ..errors import ArgumentError
-from ..description.arguments import broadcast, number_array, vector_array
 from .rotations import angle_axis, homogeneous, rotvec_to_matrix
-from ..description.arguments import keyword_options
 
 
 def skew(v) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""Shared pieces of the dynamic models, over context scalars (symbolic or numeric).
+"""Rigid bodies in the dynamic models, over context scalars (symbolic or numeric): inertias and
+their transfers between frames, wrenches and twists moved along the tree.
 
 Screws follow Khalil's ordering (Khalil & Dombre [7.20]-[7.23]): a twist is ``V = [v; w]``,
 a wrench ``F = [f; m]``, the spatial inertia of link j about O_j in frame j is
@@ -9,84 +10,11 @@ a wrench ``F = [f; m]``, the spatial inertia of link j about O_j in frame j is
 and ``jS_a(j) = [[R, -R hat(P)], [0, R]]`` with ``R = jR_a(j)``, ``P = a(j)P_j``
 ([7.23a]).  The frame matrix gives ``a(j)R_j = R^T`` and ``P``: twists go down
 the tree with ``R^T``, wrenches go up with ``R``.
-
-Vectors of joint quantities are indexed like :func:`~robmod.dynamics.idm`:
-one entry per frame 1..NJ (entries of fixed frames unused).  Matrices (A, C,
-...) are indexed by :func:`dofs`, the moving joints of the tree structure.
 """
 from __future__ import annotations
 
-import numpy as np
-
-from ..description.robot import FIXED, PRISMATIC, joint_acceleration, joint_variable, \
-    joint_velocity
-from ..geometry.direct import frame_matrix
+from ..kinematics.recursion import named, rot, rot_t
 from ..symbolic.algebra import add, cross, mul
-from ..kinematics.recursion import named, rot, rot_t  # noqa: F401  (one definition)
-from ..symbolic.context import NumericContext
-
-
-def dofs(robot) -> tuple[int, ...]:
-    """Frames carrying the joint coordinates of the tree structure (rows of A)."""
-    return tuple(f.j for f in robot.frames[: robot.n_links] if f.sigma != FIXED)
-
-
-def plain_layout(robot) -> bool:
-    """True when the customized models' joint order (:func:`dofs`) is the plain API's
-    (``robot.joints``): a tree whose every joint moves a link (the fast path applies)."""
-    return not robot.n_loops and dofs(robot) == tuple(robot.joints)
-
-
-def joint_limit_vector(robot, field: str) -> np.ndarray | None:
-    """The ``field`` limit (qmin, qmax, qdmax, qddmax, taumax) of every joint (in
-    :func:`dofs` order), or None if one is missing."""
-    vals = []
-    for j in dofs(robot):
-        v = getattr(robot.link(j).limits, field)
-        if v is None:
-            return None
-        vals.append(float(v))
-    return np.array(vals)
-
-
-def model_inputs(robot, groups=("q", "qd", "qdd")) -> dict:
-    """Input groups of a customized model, as :func:`~robmod.dynamics.idm_model` names them."""
-    import sympy as sp
-
-    fns = {"q": joint_variable, "qd": joint_velocity, "qdd": joint_acceleration,
-           "tau": lambda j: sp.Symbol(f"GAM{j}")}
-    return {g: tuple(fns[g](j) for j in dofs(robot)) for g in groups}
-
-
-class Proxy:
-    """A context whose joint groups are replaced (e.g. ``qd`` and ``qdd`` set to zero)."""
-
-    def __init__(self, ctx, **groups):
-        self._ctx = ctx
-        self._groups = groups
-
-    def joint(self, j, group="q"):
-        if group in self._groups:
-            g = self._groups[group]
-            return g(j) if callable(g) else g
-        return self._ctx.joint(j, group)
-
-    def __getattr__(self, name):
-        return getattr(self._ctx, name)
-
-
-def geometry(ctx, robot):
-    """``{j: (R, P)}``: a(j)R_j (rows) and a(j)P_j for the frames of the tree."""
-    out = {}
-    for f in robot.frames[: robot.n_links]:
-        T = frame_matrix(ctx, robot, f.j)
-        out[f.j] = ([row[:3] for row in T], [row[3] for row in T])
-    return out
-
-
-def axis_index(sigma) -> int:
-    """Index of the joint screw a_j in a 6-vector: 2 (v_z) if prismatic, 5 (w_z) if revolute."""
-    return 2 if sigma == PRISMATIC else 5
 
 
 # -- rigid-body inertias (M, MS, J): the 10 standard parameters ----------------------------
@@ -165,32 +93,6 @@ def twist_down(ctx, R, P, V, name, j):
     return named(ctx, rot_t(R, vs), f"{name}V", j) + named(ctx, rot_t(R, w), f"{name}W", j)
 
 
-def numeric_context(robot, q=None, qd=None, qdd=None):
-    return NumericContext(robot, q=q, qd=qd, qdd=qdd)
-
-
-def friction_torque(ctx, link, qd):
-    """[7.26]: FC sign(qd) + FV qd + (FST - FC) sign(qd) exp(-|qd| BST) (0 when absent)."""
-    from ..symbolic.algebra import numeric_constant
-
-    def nonzero(x):
-        c = numeric_constant(x)
-        return c is None or c != 0
-
-    p = ctx.param
-    fc, fv = p(link.FC), p(link.FV)
-    terms = []
-    if nonzero(fc) or nonzero(link.FST):
-        sgn = ctx.fn("sign", qd)
-        terms.append(mul(fc, sgn))
-        fst, bst = p(link.FST), p(link.BST)
-        if nonzero(fst):
-            decay = ctx.fn("exp", -mul(ctx.fn("abs", qd), bst))
-            terms.append(mul(mul(add(fst, -fc), sgn), decay))
-    terms.append(mul(fv, qd))
-    return add(*terms)
-
-
 def sym6(ctx, M, name):
     """Name the 21 distinct elements of a symmetric 6x6 nested list (mirrored)."""
     out = [[None] * 6 for _ in range(6)]
@@ -239,14 +141,6 @@ def inertia_up(ctx, R, P, K, name):
         for c in range(r):
             out[r + 3][c + 3] = out[c + 3][r + 3]
     return out
-
-
-def joint_vector(robot, vals, shape):
-    """Values given per frame (1..NL, None for fixed frames) as a joint vector (..., n_q)
-    (a mimic joint's value projected on the joint it follows)."""
-    from ..description.mimic import reduce_vector
-
-    return reduce_vector(robot, dict(enumerate(vals, start=1)), shape)
 
 
 __all__ = []

@@ -1,7 +1,5 @@
-"""Matplotlib, optional (``pip install 'robmod[plot]'``), and one way to make every figure.
-
-Outside the layers (like :mod:`robmod.errors`): the drawings of the kinematics, the
-trajectory, control and identification plots and :mod:`robmod.plot` all use it.
+"""Matplotlib, optional (``pip install 'robmod[plot]'``), and one way to make every figure of
+:mod:`robmod.plot` (the only package that draws).
 
 The convention of every plotting function: ``path=None, ax=None``, returns the figure.
 
@@ -15,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import RobmodError
+from ..errors import RobmodError
 
 INSTALL = "pip install 'robmod[plot]'"
 

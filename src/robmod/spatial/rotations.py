@@ -19,9 +19,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..description.arguments import broadcast, number_array
+from ..arguments import broadcast, keyword_options, number_array, vector_array
 from ..errors import ArgumentError
-from ..description.arguments import keyword_options
 
 
 #: default tolerance of the singularity masks (on sin or cos(theta) for Euler/RPY, on theta for
@@ -216,7 +215,7 @@ def rotvec_to_matrix(r) -> np.ndarray:
 
     The zero vector gives the identity.
     """
-    r = number_array(r)
+    r = vector_array(r, 3, "the rotation vector r")
     t = np.linalg.norm(r, axis=-1)
     u = np.where((t > 0)[..., None], r / np.where(t > 0, t, 1.0)[..., None],
                  np.array([0.0, 0.0, 1.0]))
