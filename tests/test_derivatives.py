@@ -142,6 +142,55 @@ def test_friction_and_mimic_joints_by_finite_differences(numpy_path):
             assert rel(got, _fd(g, args[arg])) < 1e-6, (robot.name, arg)
 
 
+@pytest.mark.parametrize("mimic", [(1, -0.7, 0.2), (1, -1.0, -0.61)])
+def test_customized_derivative_models_take_the_mimic_joints(mimic):
+    """A 4-joint arm whose joint 3 follows joint 1 (q3 = m q1 + c; multiplier -1 with an
+    offset as Talos's grippers): the customized derivative models are over the independent
+    joints and equal the chain rule on the uncoupled arm, E^T (dtau/dx) E and E^T A E; the
+    DDM's model (A^-1 by L^T D L) equals finite differences of the direct model; the
+    recursive method refuses the robot by name."""
+    from types import MappingProxyType
+
+    from robmod.identification import regressor, regressor_derivatives_model
+    from robmod.kinematics import jacobian, jacobian_derivatives_model
+
+    rng = np.random.default_rng(8)
+    free = with_random_dynamics(random_robot(rng, 4, prismatic=False), rng, friction=True)
+    robot = replace(free, mimic=MappingProxyType({3: mimic}))
+    i, m, c = mimic
+    E = np.array([[1, 0, 0], [0, 1, 0], [m, 0, 0], [0, 0, 1.0]])
+    q, qd, qdd = rng.uniform(0.2, 1.0, (3, 3))
+    Q, QD, QDD = E @ q + [0, 0, c, 0], E @ qd, E @ qdd
+    model = idm_derivatives_model(robot)
+    assert [str(s) for s in model.inputs["q"]] == ["q1", "q2", "q4"]
+    got = model.numpy_function()(q, qd, qdd)
+    old = fastpath.set_backend("numpy")
+    try:
+        ref = idm_derivatives(free, Q, QD, QDD)
+        for a, b in zip(got, ref):
+            assert a.shape == (3, 3) and rel(a, E.T @ b @ E) < 1e-12
+        tau = idm(robot, q, qd, qdd)
+        F = ddm_derivatives_model(robot).numpy_function()(q, qd, tau)
+        for k, x in enumerate((q, qd, tau)):
+            def g(y, k=k):
+                a = [q, qd, tau]
+                a[k] = y
+                return ddm(robot, *a)
+            assert rel(F[k], _fd(g, x)) < 1e-6, k
+        for a, b in zip(F, ddm_derivatives(robot, q, qd, tau)):
+            assert rel(a, b) < 1e-12
+        R = regressor_derivatives_model(robot).numpy_function()(q, qd, qdd)
+        assert rel(R[0], _fd(lambda y: regressor(robot, y, qd, qdd), q)) < 1e-7
+        dJ = jacobian_derivatives_model(robot).numpy_function()(q)
+        assert rel(dJ, _fd(lambda y: jacobian(robot, y), q)) < 1e-7
+    finally:
+        fastpath.set_backend(old)
+    for call in (lambda: ddm_derivatives_model(robot, method="recursive"),
+                 lambda: ddm_derivatives(robot, q, qd, tau, method="recursive")):
+        with pytest.raises(ArgumentError, match="mimic joints.*method='idm'"):
+            call()
+
+
 def test_switches_are_the_zeroed_robots(numpy_path):
     rng = np.random.default_rng(7)
     robot = with_random_dynamics(robmod.load_robot("stanford", numeric=True), rng)

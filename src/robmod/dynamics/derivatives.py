@@ -19,7 +19,14 @@ the plain functions.
   tau``).  ``method="recursive"``: the recursive direct model itself run on duals (every
   direction through the articulated-body recursion; a cross-check).
 
-Matrices are indexed by :func:`~robmod.dynamics.layout.dofs` (rows: the torques or
+Mimic joints (q_j = m q_i + c, :mod:`robmod.description.mimic`): only the joint variables are
+seeded (a dependent joint's tangent is m times its leader's), the torques are those of the
+joint variables, Γ_i + Σ m Γ_j (virtual work), so the derivatives are E^T (∂Γ/∂x) E with E =
+∂q_frames/∂q, and ∂Γ/∂q̈ the inertia matrix E^T A E; the direct model's A^-1 comes from the
+L^T D L solve of (E^T A E) q̈ = Γ - E^T H ([7.62]-[7.64]), the recursive direct model having no
+place for the coupling (``method="recursive"`` refuses such a robot).
+
+Matrices are indexed by :func:`~robmod.dynamics.layout.coordinates` (rows: the torques or
 accelerations, columns: the variables), which is ``robot.joints`` for the plain functions.
 """
 from __future__ import annotations
@@ -31,17 +38,19 @@ import numpy as np
 
 from ..description.arguments import (check_arrays, checked_options, finite_output,
                                      joint_arrays, keyword_options, require_numeric,
-                                     switched_off, switches_set)
+                                     robot_argument, switched_off, switches_set)
 from ..description.mimic import frame_matrix_E
 from ..errors import ArgumentError
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, mul, numeric_constant
-from ..symbolic.dual import DualContext, direction, seeds, tangent_matrix, value_of
+from ..symbolic.dual import DualContext, direction, dual, seeds, tangent_matrix, value_of
 from ..symbolic.model import Output, customize
 from .direct import DDM_SWITCHES, ddm_algorithm, singular_inertia_error
 from .inertia import inertia_matrix_algorithm
+from .layout import (Proxy, coordinates, dofs, model_inputs, numeric_context, reduce_mimic,
+                     reduce_mimic_matrix)
+from .ltdl import ddm_inverse_algorithm
 from .newton_euler import SWITCHES, idm_algorithm
-from .layout import Proxy, dofs, model_inputs, numeric_context, plain_layout
 
 
 class IDMDerivatives(NamedTuple):
@@ -68,24 +77,41 @@ def _symmetric(lower, order):
     return [[lower.get((i, k), lower.get((k, i), 0)) for k in order] for i in order]
 
 
+def _torques(robot, gam):
+    """{joint variable i: torque} from the tree's torques (frames 1..NL): Γ_i + Σ m Γ_j over
+    the joints j mimicking i (:func:`~robmod.dynamics.layout.reduce_mimic`)."""
+    g = {j: gam[j - 1] for j in dofs(robot)}
+    return reduce_mimic(robot, g) if robot.mimic else g
+
+
+def _compilable(robot) -> bool:
+    """The customized model's joint order is the plain API's (a tree, mimic joints or not):
+    the fast path applies."""
+    return not robot.n_loops and coordinates(robot) == tuple(robot.joints)
+
+
 # -- the IDM --------------------------------------------------------------------------------
 
 @keyword_options()
 def idm_derivatives_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True,
                               wrench=True, velocity=True, base_motion=True, acceleration=True):
-    """(dtau_dq, dtau_dqd, dtau_dqdd) as nested lists over :func:`dofs` (switches: those of
+    """(dtau_dq, dtau_dqd, dtau_dqdd) as nested lists over the joint variables
+    (:func:`~robmod.dynamics.layout.coordinates`; switches: those of
     :func:`~robmod.dynamics.idm_algorithm`; a switched-off input has a zero derivative)."""
-    order = dofs(robot)
+    order = coordinates(robot)
     groups = ("q", "qd") if velocity else ("q",)
     d = DualContext(ctx, seeds(order, groups))
-    gam = idm_algorithm(d, robot, gravity=gravity, rotor=rotor, friction=friction,
-                        wrench=wrench, velocity=velocity, base_motion=base_motion,
-                        acceleration=acceleration)
-    rows = [gam[j - 1] for j in order]
+    gam = _torques(robot, idm_algorithm(d, robot, gravity=gravity, rotor=rotor,
+                                        friction=friction, wrench=wrench, velocity=velocity,
+                                        base_motion=base_motion, acceleration=acceleration))
+    rows = [gam[j] for j in order]
     dq = tangent_matrix(rows, order, "q")
     dqd = tangent_matrix(rows, order, "qd") if velocity else _zeros(len(order))
     if acceleration:    # A by the composite links, sharing the frame matrices
-        A = inertia_matrix_algorithm(DualContext(ctx, {}, memo=d.memo), robot, rotor=rotor)
+        plain = DualContext(ctx, {}, memo=d.memo)
+        A = inertia_matrix_algorithm(plain, robot, rotor=rotor)
+        if robot.mimic:     # E^T A E
+            A = reduce_mimic_matrix(plain, robot, A)
         dqdd = _symmetric(A, order)
     else:
         dqdd = _zeros(len(order))
@@ -112,7 +138,7 @@ def _sym(x):
 def idm_derivatives_model(robot, *, gravity=True, rotor=True, friction=True, wrench=True,
                           velocity=True, base_motion=True, acceleration=True):
     """Customized derivatives of the IDM: inputs q, qd, qdd; outputs ``dtau_dq``,
-    ``dtau_dqd``, ``dtau_dqdd`` (n x n over :func:`dofs`); the switches of
+    ``dtau_dqd``, ``dtau_dqdd`` (n x n over the joint variables); the switches of
     :func:`~robmod.dynamics.idm_model`."""
     return _idm_derivatives_model(robot, switched_off(
         idm_derivatives_model, gravity=gravity, rotor=rotor, friction=friction, wrench=wrench,
@@ -120,7 +146,7 @@ def idm_derivatives_model(robot, *, gravity=True, rotor=True, friction=True, wre
 
 
 def _idm_derivatives_model(robot, switches):
-    order = dofs(robot)
+    order = coordinates(robot)
 
     def algorithm(ctx):
         mats = idm_derivatives_algorithm(ctx, robot, **switches)
@@ -153,7 +179,7 @@ _IDM_D = ("idm_derivatives",)
 
 
 def _fast_idm_derivatives(robot, switches):
-    return _stacked(_idm_derivatives_model(robot, switches)) if plain_layout(robot) else None
+    return _stacked(_idm_derivatives_model(robot, switches)) if _compilable(robot) else None
 
 
 def _stacked(model):
@@ -175,16 +201,17 @@ def _idm_derivatives_numpy(robot, switches, q, qd, qdd):
 
 
 def _reduced(robot, mats, batch):
-    """(..., len(mats), n_q, n_q): each matrix over :func:`dofs` as E^T M E (dependent joints,
-    E = d q_frames / d q; the identity otherwise)."""
-    order = dofs(robot)
+    """(..., len(mats), n_q, n_q): each matrix over the joint variables placed in the plain
+    API's joint vectors (E^T M E with E the selection of :func:`coordinates` among
+    ``robot.joints``: the cut joints of a closed loop's tree take zeros)."""
+    order = coordinates(robot)
     out = np.zeros(batch + (len(mats), len(order), len(order)))
     for m, mat in enumerate(mats):
         for r, row in enumerate(mat):
             for c, x in enumerate(row):
                 if not _is_zero(x):
                     out[..., m, r, c] = x
-    if plain_layout(robot):
+    if order == tuple(robot.joints):
         return out
     E = frame_matrix_E(robot, order)
     return np.einsum("ri,...mrc,cj->...mij", E, out, E)
@@ -209,15 +236,15 @@ _DDM_METHODS = ("idm", "recursive")
 def ddm_derivatives_algorithm(ctx, robot, tau, *, method="idm", gravity=True, rotor=True,
                               friction=True, wrench=True, velocity=True, base_motion=True):
     """(qdd, dqdd_dq, dqdd_dqd, dqdd_dtau): ``qdd`` {j: scalar}, the matrices as nested lists
-    over :func:`dofs`; ``tau`` {j: scalar} as :func:`~robmod.dynamics.ddm_algorithm` takes
-    it; ``method`` ``"idm"`` (-A^-1 dtau/dx at the DDM's qdd) or ``"recursive"`` (the
-    recursive DDM on duals); the switches of :func:`~robmod.dynamics.ddm`."""
-    if method not in _DDM_METHODS:
-        raise ArgumentError(f"ddm_derivatives: method must be 'idm' or 'recursive', got "
-                            f"{method!r}")
+    over the joint variables (:func:`~robmod.dynamics.layout.coordinates`); ``tau`` {j:
+    scalar} as :func:`~robmod.dynamics.ddm_algorithm` takes it; ``method`` ``"idm"`` (-A^-1
+    dtau/dx at the DDM's qdd; with mimic joints A^-1 by the L^T D L solve) or
+    ``"recursive"`` (the recursive DDM on duals, not for mimic joints); the switches of
+    :func:`~robmod.dynamics.ddm`."""
+    _check_method("ddm_derivatives", method, robot)
     sw = dict(gravity=gravity, rotor=rotor, friction=friction, wrench=wrench,
               velocity=velocity, base_motion=base_motion)
-    order = dofs(robot)
+    order = coordinates(robot)
     n = len(order)
     if method == "recursive":
         groups = ("q", "qd") if velocity else ("q",)
@@ -228,18 +255,31 @@ def ddm_derivatives_algorithm(ctx, robot, tau, *, method="idm", gravity=True, ro
         dqd = tangent_matrix(rows, order, "qd") if velocity else _zeros(n)
         return ({j: value_of(qdd[j]) for j in order}, dq, dqd, tangent_matrix(rows, order,
                                                                                "tau"))
-    # qdd and A^-1 from the recursive DDM with the torques as directions
+    # qdd and A^-1 from the direct model with the torques as directions: the recursive
+    # algorithm, or with mimic joints the L^T D L solve of (E^T A E) qdd = Gamma - E^T H
     d = DualContext(ctx, {})
-    qdd = ddm_algorithm(d, robot, {j: _seeded(tau[j], j) for j in order}, **sw)
+    seeded = {j: _seeded(tau[j], j) for j in order}
+    if robot.mimic:
+        qdd = ddm_inverse_algorithm(
+            d, robot, seeded, singular=lambda j: singular_inertia_error(robot, None, joint=j),
+            **sw)
+    else:
+        qdd = ddm_algorithm(d, robot, seeded, **sw)
     rows = [qdd[j] for j in order]
     minv = tangent_matrix(rows, order, "tau")
     acc = {j: value_of(qdd[j]) for j in order}
+
+    def frame_qdd(j):       # a mimic joint's acceleration: m times its leader's
+        if j in robot.mimic:
+            i, m, _ = robot.mimic[j]
+            return mul(m, acc[i])
+        return acc.get(j, 0)
+
     # dtau/dx at (q, qd, qdd), then dqdd/dx = -A^-1 dtau/dx
     groups = ("q", "qd") if velocity else ("q",)
-    di = DualContext(Proxy(ctx, qdd=lambda j: acc.get(j, 0)), seeds(order, groups),
-                     memo=d.memo)
-    gam = idm_algorithm(di, robot, **sw)
-    gam = [gam[j - 1] for j in order]
+    di = DualContext(Proxy(ctx, qdd=frame_qdd), seeds(order, groups), memo=d.memo)
+    gam = _torques(robot, idm_algorithm(di, robot, **sw))
+    gam = [gam[j] for j in order]
     out = []
     for g in groups:
         dt = tangent_matrix(gam, order, g)
@@ -252,20 +292,25 @@ def ddm_derivatives_algorithm(ctx, robot, tau, *, method="idm", gravity=True, ro
 
 
 def _seeded(t, j):
-    from ..symbolic.dual import dual
-
     return dual(t, {direction("tau", j): 1})
+
+
+def _check_method(what, method, robot):
+    if method not in _DDM_METHODS:
+        raise ArgumentError(f"{what}: method must be 'idm' or 'recursive', got {method!r}")
+    if method == "recursive" and robot.mimic:
+        raise ArgumentError(f"{what}: robot {robot.name!r} has mimic joints, which the "
+                            "recursive direct model does not take: use method='idm' (the "
+                            "default)")
 
 
 @keyword_options()
 def ddm_derivatives_model(robot, *, method="idm", gravity=True, rotor=True, friction=True,
                           wrench=True, velocity=True, base_motion=True):
     """Customized derivatives of the direct dynamic model: inputs q, qd, GAM (tau); outputs
-    ``dqdd_dq``, ``dqdd_dqd``, ``dqdd_dtau`` (n x n over :func:`dofs`); ``method`` and the
-    switches of :func:`ddm_derivatives_algorithm`."""
-    if method not in _DDM_METHODS:
-        raise ArgumentError(f"ddm_derivatives_model: method must be 'idm' or 'recursive', "
-                            f"got {method!r}")
+    ``dqdd_dq``, ``dqdd_dqd``, ``dqdd_dtau`` (n x n over the joint variables); ``method`` and
+    the switches of :func:`ddm_derivatives_algorithm`."""
+    _check_method("ddm_derivatives_model", method, robot_argument(robot))
     return _ddm_derivatives_model(robot, method, switched_off(
         ddm_derivatives_model, gravity=gravity, rotor=rotor, friction=friction, wrench=wrench,
         velocity=velocity, base_motion=base_motion))
@@ -274,7 +319,7 @@ def ddm_derivatives_model(robot, *, method="idm", gravity=True, rotor=True, fric
 def _ddm_derivatives_model(robot, method, switches):
     import sympy as sp
 
-    order = dofs(robot)
+    order = coordinates(robot)
 
     def algorithm(ctx):
         tau = {j: sp.Symbol(f"GAM{j}") for j in order}
@@ -297,9 +342,7 @@ def ddm_derivatives(robot, q, qd, tau, **options) -> DDMDerivatives:
     if options:
         opts = checked_options(ddm_derivatives, options)
         method = opts.pop("method")
-        if method not in _DDM_METHODS:
-            raise ArgumentError(f"ddm_derivatives: method must be 'idm' or 'recursive', got "
-                                f"{method!r}")
+        _check_method("ddm_derivatives", method, robot_argument(robot))
         switches = switches_set(ddm_derivatives, opts)
         key = ("ddm_derivatives", method, tuple(sorted(switches.items())))
     D = fastpath.evaluate(robot, key, _DDM_D_SPEC, (method, switches), q, qd, tau)
@@ -312,37 +355,21 @@ _DDM_D = ("ddm_derivatives", "idm", ())
 
 
 def _fast_ddm_derivatives(robot, opts):
-    return _stacked(_ddm_derivatives_model(robot, *opts)) if plain_layout(robot) else None
+    return _stacked(_ddm_derivatives_model(robot, *opts)) if _compilable(robot) else None
 
 
 def _ddm_derivatives_numpy(robot, opts, q, qd, tau):
     method, switches = opts
     require_numeric(robot, "ddm_derivatives", scope="geometry")
     shape, (q, qd, tau) = check_arrays(robot, q, qd, tau, names=("q", "qd", "tau"))
-    batch = shape[:-1]
-    order = dofs(robot)
-    if plain_layout(robot):
-        ctx = numeric_context(robot, q=q, qd=qd)
-        t = {j: tau[..., robot.joint_index[j]] for j in order}
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            _, *mats = ddm_derivatives_algorithm(ctx, robot, t, method=method, **switches)
-        out = _reduced(robot, mats, batch)
-    else:       # dependent joints: B = E^T A E, dqdd/dx = -B^-1 E^T dtau/dx
-        from .direct import ddm
-
-        qdd = ddm(robot, q, qd, tau, **switches)
-        di = _reduced_idm(robot, q, qd, qdd, switches)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            binv = np.linalg.inv(di[..., 2, :, :])
-        out = np.stack([-binv @ di[..., 0, :, :], -binv @ di[..., 1, :, :], binv], axis=-3)
+    ctx = numeric_context(robot, q=q, qd=qd)
+    t = {j: tau[..., robot.joint_index[j]] for j in coordinates(robot)}
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        _, *mats = ddm_derivatives_algorithm(ctx, robot, t, method=method, **switches)
+    out = _reduced(robot, mats, shape[:-1])
     if not np.all(np.isfinite(out)):
         raise singular_inertia_error(robot, q, switches.get("rotor", True))
     return finite_output("ddm_derivatives", out, q=q, qd=qd, tau=tau)
-
-
-def _reduced_idm(robot, q, qd, qdd, switches):
-    ctx = numeric_context(robot, q=q, qd=qd, qdd=qdd)
-    return _reduced(robot, idm_derivatives_algorithm(ctx, robot, **switches), q.shape[:-1])
 
 
 _DDM_D_SPEC = fastpath.Spec(

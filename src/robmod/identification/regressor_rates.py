@@ -5,7 +5,9 @@ the stacked Φ along a trajectory) and of identification residuals.
 :func:`~robmod.identification.regressor_algorithm` run on dual numbers
 (:mod:`robmod.symbolic.dual`): one direction per joint variable of q, q̇, q̈; since Γ = Φ χ,
 ``∂Γ/∂x = ∂Φ/∂x χ`` (checked in the tests against :func:`~robmod.dynamics.idm_derivatives`).
-Arrays (..., n_q, p, n_q): ``[..., i, c, k] = ∂Φ_ic/∂x_k``.
+Arrays (..., n_q, p, n_q): ``[..., i, c, k] = ∂Φ_ic/∂x_k``.  With mimic joints the rows and
+the directions are the joint variables' (Φ_i + Σ m Φ_j; a dependent joint's tangent m times its
+leader's), as :func:`~robmod.identification.regressor` gives them.
 """
 from __future__ import annotations
 
@@ -15,8 +17,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..description.arguments import finite_output, joint_arrays, keyword_options, require_numeric
-from ..description.mimic import refuse as refuse_mimic
-from ..description.robot import FIXED, joint_acceleration, joint_variable, joint_velocity
+from ..description.robot import joint_acceleration, joint_variable, joint_velocity
+from ..dynamics.layout import coordinates
 from ..symbolic import fastpath
 from ..symbolic.context import NumericContext
 from ..symbolic.dual import DualContext, direction, seeds, tangents_of
@@ -42,17 +44,17 @@ def _names(robot, params):
 
 
 def _joints(robot):
-    return [f.j for f in robot.frames[:robot.n_links] if f.sigma != FIXED]
+    return list(coordinates(robot))
 
 
 @keyword_options()
 def regressor_derivatives_algorithm(ctx, robot, *, params=None):
-    """Three nested lists [i][c][k] (rows: the joints of the tree, columns: the parameters
-    ``params`` as :func:`~robmod.identification.regressor_algorithm` takes them, last: the
-    joint variables of q, q̇, q̈)."""
+    """Three nested lists [i][c][k] (rows: the joint variables of the tree, columns: the
+    parameters ``params`` as :func:`~robmod.identification.regressor_algorithm` takes them,
+    last: the joint variables of q, q̇, q̈)."""
     joints = _joints(robot)
     d = DualContext(ctx, seeds(joints, _GROUPS))
-    rows, _ = regressor_algorithm(d, robot, params)
+    rows, _ = regressor_algorithm(d, robot, params=params)
     return tuple([[[tangents_of(x).get(direction(g, k), 0) for k in joints] for x in row]
                   for row in rows] for g in _GROUPS)
 
@@ -98,7 +100,6 @@ def regressor_derivatives(robot, q, qd, qdd, *, params=None) -> RegressorDerivat
 
 def _numpy(robot, params, q, qd, qdd):
     require_numeric(robot, "regressor_derivatives", scope="geometry")
-    refuse_mimic(robot, "the regressor")
     q, qd, qdd = joint_arrays(robot, q=q, qd=qd, qdd=qdd)
     mats = regressor_derivatives_algorithm(NumericContext(robot, q=q, qd=qd, qdd=qdd), robot,
                                            params=params)
@@ -115,7 +116,7 @@ def _numpy(robot, params, q, qd, qdd):
 
 
 def _fast(robot, params):
-    if robot.mimic:
+    if robot.mimic:     # as the regressor's: the NumPy path
         return None
     model = regressor_derivatives_model(robot, params=params)
     n, p, _ = model.outputs[0].shape
