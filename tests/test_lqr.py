@@ -65,15 +65,15 @@ def test_set_point_gains_are_the_riccati_solutions_of_scipy(rx90):
     A, B = _fd_matrices(rx90, Q0, np.zeros(N), tau)
     P = scipy.linalg.solve_continuous_are(A, B, QW, RW)
     K = np.linalg.solve(RW, B.T @ P)
-    assert np.abs(LQR(rx90, Q0, QW, RW, dt=0).K - K).max() < 1e-7 * np.abs(K).max()
+    assert np.abs(LQR(rx90, Q0, Q=QW, R=RW, dt=0).K - K).max() < 1e-7 * np.abs(K).max()
     dt = 1e-3
     E = scipy.linalg.expm(np.block([[A, B], [np.zeros((N, 3 * N))]]) * dt)
     Ad, Bd = E[:2 * N, :2 * N], E[:2 * N, 2 * N:]
     P = scipy.linalg.solve_discrete_are(Ad, Bd, QW, RW)
     K = np.linalg.solve(RW + Bd.T @ P @ Bd, Bd.T @ P @ Ad)
-    assert np.abs(LQR(rx90, Q0, QW, RW, dt=dt).K - K).max() < 1e-7 * np.abs(K).max()
+    assert np.abs(LQR(rx90, Q0, Q=QW, R=RW, dt=dt).K - K).max() < 1e-7 * np.abs(K).max()
     # the closed loop's poles (on the analytical derivatives) are those of A - B K
-    c = LQR(rx90, Q0, QW, RW, dt=0)
+    c = LQR(rx90, Q0, Q=QW, R=RW, dt=0)
     A, B = state_matrices(rx90, Q0, np.zeros(N), tau)
     ref = np.sort_complex(np.linalg.eigvals(A - B @ c.K))
     assert np.abs(np.sort_complex(linearize(rx90, c, Q0).poles) - ref).max() < 1e-6 * \
@@ -85,17 +85,17 @@ def test_set_point_gains_are_the_riccati_solutions_of_scipy(rx90):
 
 def test_tracks_a_trajectory_digital_and_continuous(rx90):
     traj = point_to_point(Q0, Q0 + 0.8, "quintic", duration=1.0)
-    ctrl = LQR(rx90, traj, QW, RW)
+    ctrl = LQR(rx90, traj, Q=QW, R=RW)
     assert ctrl.gains.shape == (1001, N, 2 * N)
     # after the end: the stationary gain of the final point
-    end = LQR(rx90, Q0 + 0.8, QW, RW).K
+    end = LQR(rx90, Q0 + 0.8, Q=QW, R=RW).K
     assert np.abs(ctrl.gain(2.0) - end).max() < 1e-9 * np.abs(end).max()
     start = np.concatenate([Q0 + 0.02, np.zeros(N)])       # an initial error of 20 mrad
     res = simulate(rx90, ctrl, traj, 1.5, x0=start)
     err = np.abs(res.error).max(axis=-1)
     assert err[res.t > 0.5].max() < 5e-4 and err[res.t > 1.4].max() < 5e-6
     assert np.abs(simulate(rx90, ctrl, traj, 1.5).error).max() < 3e-4
-    cont = LQR(rx90, traj, QW, RW, dt=0)
+    cont = LQR(rx90, traj, Q=QW, R=RW, dt=0)
     res = simulate(rx90, cont, traj, 1.2)
     assert np.abs(res.error).max() < 2e-4
 
@@ -109,9 +109,9 @@ def test_bryson_weights_and_errors(rx90):
         LQR(replace(rx90, links=tuple(replace(l, limits=replace(l.limits, taumax=None))
                                     for l in rx90.links)), Q0)
     with pytest.raises(RobmodError, match="Q must be 12 x 12"):
-        LQR(rx90, Q0, np.eye(3), RW)
+        LQR(rx90, Q0, Q=np.eye(3), R=RW)
     with pytest.raises(RobmodError, match="horizon"):
-        LQR(rx90, lambda t: (Q0, 0 * Q0, 0 * Q0), QW, RW)
+        LQR(rx90, lambda t: (Q0, 0 * Q0, 0 * Q0), Q=QW, R=RW)
 
 
 def test_closed_loop_robot_linearized_on_its_actuated_joints():

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.arguments import (finite_array, keyword_options, positive_scalar,
+                                     robot_argument)
 from ..dynamics.closed_loop_rates import closed_loop_ddm_derivatives
 from ..dynamics.derivatives import ddm_derivatives
-from ..errors import RobmodError
+from ..errors import ArgumentError
 from .plant import Dynamics
 
 
@@ -68,16 +70,25 @@ def _expm(M):
     return E
 
 
+@keyword_options()
 def state_matrices(robot, q, qd, tau, *, dt: float = 0.0):
-    """(A, B) of the robot's dynamics linearized at (q, q̇, Γ) (each (..., n) for the joints of
-    a tree, the actuated joints of a closed loop): ẋ ≈ A δx + B δΓ with x = (q, q̇), or with
-    ``dt > 0`` their zero-order-hold sampling x_{k+1} = A_d x_k + B_d Γ_k."""
-    dyn = Dynamics.of(robot, "robot")
-    q, qd, tau = (np.asarray(x, dtype=float) for x in (q, qd, tau))
-    A, B = state_blocks(plant_derivatives(dyn, q, qd, tau))
-    dt = float(dt)
-    if not np.isfinite(dt) or dt < 0:
-        raise RobmodError(f"state_matrices: dt must be a period >= 0 s, got {dt}")
+    """(A, B) of the robot's dynamics linearized at (q, q̇, Γ) (each (..., n) for the joint
+    variables of a tree, mimic joints or not, the actuated joints of a closed loop): ẋ ≈ A δx
+    + B δΓ with x = (q, q̇), or with ``dt > 0`` their zero-order-hold sampling x_{k+1} = A_d
+    x_k + B_d Γ_k."""
+    dt = positive_scalar("dt", dt, allow_zero=True)
+    if not robot_argument(robot).n_loops:       # the arrays checked by ddm_derivatives
+        F = ddm_derivatives(robot, q, qd, tau)
+    else:
+        dyn = Dynamics.of(robot, "robot")
+        arrays = [finite_array(k, x, shape_text=f"(..., {dyn.n}) actuated joint values")
+                  for k, x in (("q", q), ("qd", qd), ("tau", tau))]
+        if any(x.shape[-1:] != (dyn.n,) for x in arrays):
+            raise ArgumentError(f"state_matrices: q, qd, tau must be (..., {dyn.n}) values of "
+                                f"the actuated joints of {robot.name!r}, got shapes "
+                                f"{', '.join(str(x.shape) for x in arrays)}")
+        F = plant_derivatives(dyn, *arrays)
+    A, B = state_blocks(F)
     return discretized(A, B, dt) if dt > 0 else (A, B)
 
 

@@ -28,6 +28,7 @@ import numpy as np
 import scipy.linalg
 from scipy.integrate import solve_ivp
 
+from ..description.arguments import finite_array, keyword_options, positive_scalar
 from ..errors import RobmodError
 from .base import DEFAULT_DT, Controller, sample_time
 from .linearization import discretized, plant_derivatives, state_blocks
@@ -38,10 +39,11 @@ from .reference import Reference
 def _weights(dyn, Q, R, max_error):
     n = dyn.n
     if Q is None:
-        eq, eqd = (float(x) for x in max_error)
-        if not (eq > 0 and eqd > 0):
+        e = finite_array("max_error", max_error, shape_text="two errors (position, velocity)")
+        if e.shape != (2,) or not np.all(e > 0):
             raise RobmodError(f"LQR: max_error must be two positive errors (position, "
                               f"velocity), got {max_error}")
+        eq, eqd = e
         Q = np.diag([eq ** -2] * n + [eqd ** -2] * n)
     if R is None:
         tau_max = dyn.limits("taumax")
@@ -49,12 +51,11 @@ def _weights(dyn, Q, R, max_error):
             raise RobmodError("LQR: give R (the robot has no torque limits taumax for "
                               "Bryson's rule R = diag(1 / taumax^2))")
         R = np.diag(tau_max ** -2.0)
-    Q, R = np.atleast_2d(np.asarray(Q, dtype=float)), np.atleast_2d(np.asarray(R, dtype=float))
+    Q = np.atleast_2d(finite_array("Q", Q, shape_text=f"a {2 * n} x {2 * n} weight"))
+    R = np.atleast_2d(finite_array("R", R, shape_text=f"a {n} x {n} weight"))
     if Q.shape != (2 * n, 2 * n) or R.shape != (n, n):
         raise RobmodError(f"LQR: Q must be {2 * n} x {2 * n} and R {n} x {n}, got {Q.shape} and "
                           f"{R.shape}")
-    if not (np.all(np.isfinite(Q)) and np.all(np.isfinite(R))):
-        raise RobmodError("LQR: Q and R must be finite")
     Q, R = 0.5 * (Q + Q.T), 0.5 * (R + R.T)
     if np.linalg.eigvalsh(Q)[0] < -1e-12 * max(1.0, abs(Q).max()) or \
             np.linalg.eigvalsh(R)[0] <= 0:
@@ -85,7 +86,8 @@ class LQR(Controller):
     :attr:`gains` the table over :attr:`times`.
     """
 
-    def __init__(self, robot, reference, Q=None, R=None, *, dt=DEFAULT_DT, horizon=None,
+    @keyword_options()
+    def __init__(self, robot, reference, *, Q=None, R=None, dt=DEFAULT_DT, horizon=None,
                  max_error=(1e-3, 1e-2), grid: float = 1e-3):
         self.dyn = Dynamics.of(robot, "controller model")
         self.n = n = self.dyn.n
@@ -93,14 +95,13 @@ class LQR(Controller):
         self.Q, self.R = _weights(self.dyn, Q, R, max_error)
         ref = Reference(reference, n)
         self.set_point = not callable(ref.source) and not hasattr(ref.source, "sample")
-        T = float(horizon if horizon is not None else ref.duration)
+        T = positive_scalar("horizon", horizon if horizon is not None else ref.duration,
+                            allow_zero=True)
         if self.set_point or T <= 0:
             if not self.set_point:
                 raise RobmodError("LQR: a reference function needs horizon= (its duration)")
             T = 0.0
-        step = self.dt if self.dt > 0 else float(grid)
-        if not step > 0:
-            raise RobmodError(f"LQR: grid must be a positive period, got {grid}")
+        step = self.dt if self.dt > 0 else positive_scalar("grid", grid)
         N = int(np.ceil(T / step - 1e-9)) if T > 0 else 0
         self.times = np.arange(N + 1) * step
         qd_, vd, ad = _sampled(ref, self.times)

@@ -15,7 +15,7 @@ from dataclasses import replace
 import sympy as sp
 from sympy.core.parameters import distribute
 
-from ..arguments import keyword_options, records
+from ..arguments import keyword_options, model_argument, records
 from ..errors import RobmodError
 from .algebra import add, mul
 from .context import SymbolicContext, is_trivial
@@ -29,9 +29,7 @@ def derivative(model: CustomModel, wrt, *, keep_outputs: bool = True) -> CustomM
 
     New outputs are named ``D{output}_{w}``, each of the output's shape.
     """
-    if not (hasattr(model, "statements") and hasattr(model, "inputs")):
-        raise RobmodError(f"derivative: model must be a customized model (CustomModel), got "
-                          f"{type(model).__name__}")
+    model_argument(model, "derivative")
     wrt = [sp.Symbol(str(w)) if not isinstance(w, sp.Symbol) else w
            for w in records(wrt, "wrt (the symbols to differentiate by)")]
     trig = {rhs: lhs for lhs, rhs in model.statements if isinstance(rhs, (sp.sin, sp.cos))}

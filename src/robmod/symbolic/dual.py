@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..errors import RobmodError
+from ..arguments import keyword_options
+from ..errors import ArgumentError, RobmodError
 from .algebra import add, mul, numeric_constant
 
 
@@ -126,7 +127,7 @@ class Dual:
 class DualContext:
     """A context whose joint variables carry tangents (see the module's docstring).
 
-    ``base``: the context of the values and tangents; ``seeds``: ``{(j, group): {direction:
+    ``ctx``: the context of the values and tangents; ``seeds``: ``{(j, group): {direction:
     scalar}}`` (group ``"q"``, ``"qd"``, ``"qdd"``), the tangents of the joint variables;
     a dependent (mimic) joint without seeds of its own takes m times its leader's;
     ``name(name, direction)``: the name of a tangent variable (default ``D{name}_{w}``).
@@ -136,11 +137,23 @@ class DualContext:
     frame matrices, say).
     """
 
-    def __init__(self, base, seeds, name=None, memo=None):
-        self.base = base
+    @keyword_options()
+    def __init__(self, ctx, seeds, *, name=None, memo=None):
+        if not all(hasattr(ctx, a) for a in ("var", "joint", "param", "symbolic")):
+            raise ArgumentError(f"DualContext: ctx must be a context (SymbolicContext, "
+                                f"NumericContext), got {type(ctx).__name__}")
+        if not (isinstance(seeds, dict) and all(isinstance(t, dict) for t in seeds.values())):
+            raise ArgumentError("DualContext: seeds must be a dict {(joint, group): {direction: "
+                                f"tangent}}, got {type(seeds).__name__}")
+        if name is not None and not callable(name):
+            raise ArgumentError(f"DualContext: name must be a function (name, direction) -> "
+                                f"str, got {type(name).__name__}")
+        if memo is not None and not isinstance(memo, dict):
+            raise ArgumentError(f"DualContext: memo must be a dict, got {type(memo).__name__}")
+        self.base = ctx
         self.seeds = seeds
-        self.symbolic = base.symbolic
-        self.robot = base.robot
+        self.symbolic = ctx.symbolic
+        self.robot = getattr(ctx, "robot", None)
         self._name = name or (lambda n, w: f"D{n}_{w}")
         self.memo = {} if memo is None else memo
 

@@ -17,7 +17,8 @@ import math
 
 import sympy as sp
 
-from ..errors import RobmodError
+from ..arguments import keyword_options, model_argument
+from ..errors import ArgumentError, RobmodError
 
 CASADI = "pip install 'robmod[casadi]'"
 
@@ -107,9 +108,13 @@ def _negative(t) -> bool:
     return bool(c < 0)
 
 
-def to_casadi(model, name: str | None = None):
-    """The model as a ``casadi.Function`` (see the module's docstring); its SX graph is
-    ``f.sx_graph`` (outputs of the statements, in order)."""
+@keyword_options()
+def to_casadi(model, *, name: str | None = None):
+    """The model as a ``casadi.Function`` (see the module's docstring) named ``name`` (default:
+    the model's name)."""
+    model_argument(model, "to_casadi")
+    if name is not None and not (isinstance(name, str) and name.isidentifier()):
+        raise ArgumentError(f"to_casadi: name must be an identifier (str), got {name!r}")
     ca = _casadi()
     env, args, arg_names = {}, [], []
     for g in _groups(model):
@@ -140,6 +145,9 @@ def casadi_operations(function) -> dict:
     sign, free in robmod's counts), with ``instructions`` its ``n_instructions`` (inputs,
     outputs and constants included) and ``nodes`` its ``n_nodes``."""
     ca = _casadi()
+    if not isinstance(function, ca.Function):
+        raise ArgumentError(f"casadi_operations: function must be a casadi.Function (e.g. "
+                            f"model.to_casadi()), got {type(function).__name__}")
     kinds = {ca.OP_MUL: "mults", ca.OP_DIV: "mults", ca.OP_SQ: "mults", ca.OP_TWICE: "mults",
              ca.OP_INV: "mults", ca.OP_ADD: "adds", ca.OP_SUB: "adds", ca.OP_NEG: "signs"}
     skip = {ca.OP_CONST, ca.OP_INPUT, ca.OP_OUTPUT, ca.OP_PARAMETER}

@@ -16,7 +16,8 @@ them on the CPU; a larger program that calls the model should pass them to its o
 """
 from __future__ import annotations
 
-from ..errors import RobmodError
+from ..arguments import keyword_options, model_argument
+from ..errors import ArgumentError, RobmodError
 from .export import Names, Printer
 
 JAX = "pip install 'robmod[jax]'"
@@ -61,16 +62,22 @@ def _jax_source(model, function_name: str = "model_function") -> str:
 
 def jit_function(fn):
     """``jax.jit(fn)``, with :data:`CPU_COMPILER_OPTIONS` when JAX runs on the CPU."""
+    _jax_numpy()
     import jax
 
+    if not callable(fn):
+        raise ArgumentError(f"jit_function: fn must be a function (e.g. to_jax(model)), got "
+                            f"{type(fn).__name__}")
     opts = CPU_COMPILER_OPTIONS if jax.default_backend() == "cpu" else None
     return jax.jit(fn, compiler_options=opts)
 
 
+@keyword_options()
 def to_jax(model, *, jit: bool = False):
     """The model as a pure JAX function (see the module's docstring): ``f(q, qd, ...,
     [params])``, inputs in the order of ``model.inputs`` (``params``, a vector in the order of
     ``model.parameters``, last); ``jit``: compiled by :func:`jit_function`."""
+    model_argument(model, "to_jax")
     jnp = _jax_numpy()
     src = _jax_source(model)
     namespace = {"np": jnp}

@@ -227,12 +227,12 @@ class CustomModel:
 
         return to_latex(self, **kw)
 
-    def to_casadi(self, name: str | None = None):
+    def to_casadi(self, *, name: str | None = None):
         """The model as a ``casadi.Function`` of one SX graph (``pip install
         'robmod[casadi]'``); see :mod:`robmod.symbolic.export_casadi`."""
         from .export_casadi import to_casadi
 
-        return to_casadi(self, name)
+        return to_casadi(self, name=name)
 
     def to_jax(self, *, jit: bool = False):
         """The model as a pure JAX function (jit-able, vmap-able, differentiable; ``pip install
