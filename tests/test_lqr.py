@@ -114,6 +114,21 @@ def test_bryson_weights_and_errors(rx90):
         LQR(rx90, lambda t: (Q0, 0 * Q0, 0 * Q0), Q=QW, R=RW)
 
 
+def test_state_matrices_of_a_robot_with_mimic_joints(rx90):
+    """A coupled joint (q3 = -0.5 q2 + 0.1): the state matrices of its joint variables against
+    finite differences of its direct model; the controllers refuse it by name."""
+    robot = replace(rx90, mimic={3: (2, -0.5, 0.1)})
+    q, qd, tau = np.random.default_rng(4).uniform(-1, 1, (3, 5))
+    A, B = state_matrices(robot, q, qd, tau)
+    Af, Bf = _fd_matrices(robot, q, qd, tau)
+    assert A.shape == (10, 10) and B.shape == (10, 5)
+    assert np.abs(A - Af).max() < 1e-6 * np.abs(Af).max() and np.abs(B - Bf).max() < 1e-7
+    with pytest.raises(RobmodError, match="mimic joints"):
+        LQR(robot, q, Q=np.eye(10), R=np.eye(5))
+    with pytest.raises(robmod.errors.ArgumentError, match="'dt'"):
+        state_matrices(robot, q, qd, tau, dtt=0.1)
+
+
 def test_closed_loop_robot_linearized_on_its_actuated_joints():
     """The parallelogram arm (actuated joints 1 and 4): the state matrices against finite
     differences of its closed-loop direct model, the computed-torque poles."""
