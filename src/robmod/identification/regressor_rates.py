@@ -49,7 +49,7 @@ def _joints(robot):
 
 @keyword_options()
 def regressor_derivatives_algorithm(ctx, robot, *, params=None):
-    """Three nested lists [i][c][k] (rows: the joint variables of the tree, columns: the
+    """Three nested lists ``[i][c][k]`` (rows: the joint variables of the tree, columns: the
     parameters ``params`` as :func:`~robmod.identification.regressor_algorithm` takes them,
     last: the joint variables of q, q̇, q̈)."""
     joints = _joints(robot)

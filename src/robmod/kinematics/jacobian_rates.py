@@ -45,7 +45,7 @@ def _columns(robot, rows):
 
 @keyword_options()
 def jacobian_derivatives_algorithm(ctx, robot, *, j=None, i=0, tool=None):
-    """``∂J/∂q`` as nested lists [r][c][k] (6 x n_q x n_q) of the context's scalars: the
+    """``∂J/∂q`` as nested lists ``[r][c][k]`` (6 x n_q x n_q) of the context's scalars: the
     derivative of element (r, c) of iJ_j with respect to joint variable k (frames as
     :func:`~robmod.kinematics.jacobian_algorithm`)."""
     d = DualContext(ctx, {(k, "q"): {str(robot.frame(k).q): 1} for k in robot.joints})
