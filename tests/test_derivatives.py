@@ -14,6 +14,7 @@ from robmod.dynamics import (ddm, ddm_derivatives, ddm_derivatives_model, idm, i
 from robmod.errors import ArgumentError
 from robmod.symbolic import fastpath
 from robmod.testing.random import random_robot, with_random_dynamics
+from test_dyn_inertia import dfs_ordered   # Pinocchio takes each subtree as a contiguous range
 
 TREES = [n for n in robmod.library_names()
          if not robmod.load_robot(n, numeric=True).n_loops]
@@ -28,19 +29,6 @@ def numpy_path():
     old = fastpath.set_backend("numpy")
     yield
     fastpath.set_backend(old)
-
-
-def dfs_ordered(robot) -> bool:
-    """Pinocchio's algorithms take each subtree as a contiguous range of joints."""
-    n = robot.n_links
-    for j in range(1, n + 1):
-        sub = {j}
-        for k in range(j + 1, n + 1):
-            if robot.frame(k).ant in sub:
-                sub.add(k)
-        if sub != set(range(j, j + len(sub))):
-            return False
-    return True
 
 
 def _robots(rng, count=12):
