@@ -2,7 +2,8 @@
 
 Controllers are small objects with explicit state, sampled at a period ``dt`` (1 kHz by
 default): :class:`PID` (9.5) with the tuning rule (9.10), :class:`PDGravity` (9.12),
-:class:`ComputedTorque` (9.22)-(9.31), in task space :class:`TaskPID` (9.17) and
+:class:`ComputedTorque` (9.22)-(9.31), :class:`LQR` tracking on the dynamics linearized along the
+reference (:func:`state_matrices`, on the analytical derivatives), in task space :class:`TaskPID` (9.17) and
 :class:`TaskComputedTorque` (9.33)-(9.36), and Slotine and Li's :class:`PassivityBased` and
 :class:`AdaptivePassivity` (on the base-parameter regressor).  :func:`simulate` runs one on the
 robot's compiled direct dynamics (a closed-loop robot's on its actuated joints,
@@ -13,6 +14,8 @@ plants whose parameters differ; :func:`linearize` gives the closed loop's poles.
 from .analysis import linearize, LinearizedLoop, closed_loop_poles
 from .base import Controller, OpenLoop, DEFAULT_DT
 from .computed_torque import ComputedTorque, computed_torque_gains
+from .linearization import state_matrices
+from .lqr import LQR
 from .joint_space import PID, PIDGains, PDGravity, pid_gains, tune_pid, max_diagonal_inertia
 from .passivity import PassivityBased, AdaptivePassivity
 from .closed_plant import ClosedLoopDynamics
@@ -30,6 +33,8 @@ __all__ = [
     "Controller", "OpenLoop", "DEFAULT_DT",
     # computed_torque
     "ComputedTorque", "computed_torque_gains",
+    # linearization, lqr
+    "state_matrices", "LQR",
     # joint_space
     "PID", "PIDGains", "PDGravity", "pid_gains", "tune_pid", "max_diagonal_inertia",
     # passivity
