@@ -3,7 +3,7 @@ the ``ziglang`` wheel (the fallback where no compiler is installed), in one run.
 
     python benchmarks/bench_compilers.py [--robot panda]
 
-For each compiler, in a fresh cache: each model's extension compiled alone (CPU seconds of the
+For each compiler, in fresh caches (robmod's and zig's: the very first compile on a machine): each model's extension compiled alone (CPU seconds of the
 compiler, wall seconds), then ``robmod.warmup`` (models generated and compiled, the compilers
 running in parallel, one per core), then the single-call IDM and the batched IDM per
 configuration.  On a machine shared with other work the wall times grow; the CPU times hold.
@@ -84,12 +84,17 @@ def main():
     envs.append(("zig cc (no compiler on PATH)", {"PATH": hidden}))
     for label, extra in envs:
         for what in ("models", "warmup"):
+            # fresh caches: robmod's, and zig's own (zig keeps every object it compiled: a
+            # second compile of the same source would be a cache hit, not a compile)
             cache = tempfile.mkdtemp(prefix="robmod-bench-cache-")
+            zig_cache = tempfile.mkdtemp(prefix="robmod-bench-zig-")
             env = {k: v for k, v in os.environ.items() if k != "CC"}
-            env.update(extra, ROBMOD_CACHE=cache, PYTHONPATH=SRC)
+            env.update(extra, ROBMOD_CACHE=cache, PYTHONPATH=SRC, ZIG_GLOBAL_CACHE_DIR=zig_cache,
+                       ZIG_LOCAL_CACHE_DIR=zig_cache)
             print(f"{label}, {what}:")
             run(args.robot, env, what)
             shutil.rmtree(cache, ignore_errors=True)
+            shutil.rmtree(zig_cache, ignore_errors=True)
     shutil.rmtree(hidden, ignore_errors=True)
     print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
           f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime:.0f} s CPU in all)")

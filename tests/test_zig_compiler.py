@@ -23,6 +23,8 @@ def hidden_compiler_env(tmp_path):
     env["PATH"] = str(empty)                   # no gcc, no cc, no clang
     env["ROBMOD_CACHE"] = str(tmp_path / "cache")
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    env["ZIG_GLOBAL_CACHE_DIR"] = str(tmp_path / "zig")     # zig's own cache fresh too: the
+    env["ZIG_LOCAL_CACHE_DIR"] = str(tmp_path / "zig")      # very first compile on a machine
     return env
 
 
@@ -66,3 +68,24 @@ def test_models_compile_and_run_with_zig_when_no_system_compiler(tmp_path):
     out = subprocess.run([sys.executable, "-m", "robmod", "--version"], env=env,
                          capture_output=True, text=True, timeout=300)
     assert "zig cc" in out.stdout and "clang" in out.stdout, out.stdout + out.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the system libm of Linux")
+def test_zig_links_against_the_system_libm_without_building_its_runtime(tmp_path, monkeypatch):
+    """zig's first link of a program with its own C runtime builds that runtime (5-6 s, once
+    per machine); linked with -nostdlib against the system's libm and libmvec it does not.  The
+    vectorized sines of a native build need no CPU query from the compiler runtime either."""
+    monkeypatch.setenv("ZIG_GLOBAL_CACHE_DIR", str(tmp_path / "zig"))
+    monkeypatch.setenv("ZIG_LOCAL_CACHE_DIR", str(tmp_path / "zig"))
+    zig = [sys.executable, "-m", "ziglang", "cc", "-ffp-contract=off", "-DRM_NATIVE"]
+    if not compile_mod._system_libm_links(zig):
+        pytest.skip("no linkable libm.so / libmvec.so on this machine")
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert compile_mod._compiler_command()[-1] == "-nostdlib"
+    # zig built no C runtime of its own into its cache (no libc, no compiler_rt archive)
+    built = [p.name for p in (tmp_path / "zig").rglob("*") if p.suffix in (".a", ".so")]
+    assert not [b for b in built if "libc" in b or "compiler_rt" in b], built
+    from robmod.symbolic.vector_trig import PREPASS
+    native = PREPASS.split("#if defined(RM_NATIVE)")[1].split("#else")[0]
+    assert "__builtin_cpu_supports" not in native

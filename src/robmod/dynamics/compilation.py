@@ -36,6 +36,10 @@ MODELS = {
     "ddm": (ddm, 3, ("ddm",)),
 }
 
+#: the models from the longest to compile to the shortest (the Panda's, gcc and zig alike)
+LONGEST_FIRST = ("ddm", "idm", "inertia_matrix", "jdot_qdot", "jacobian", "dgm",
+                 "gravity_torques")
+
 
 @keyword_options()
 def warmup(robot, *, models=tuple(MODELS)) -> dict:
@@ -60,10 +64,11 @@ def warmup(robot, *, models=tuple(MODELS)) -> dict:
         return name, (time.perf_counter() - t0, e.fn is not None)
 
     old = fastpath.set_backend("compiled")
-    try:   # the compilers run in parallel (one per core) while the next model is generated
+    try:   # the compilers run in parallel (one per core) while the next model is generated;
+        # the longest first, so that no core waits for a long compile started last
         workers = max(1, min(len(models), os.cpu_count() or 1))
         with ThreadPoolExecutor(workers) as pool:
-            done = dict(pool.map(one, models))
+            done = dict(pool.map(one, sorted(models, key=LONGEST_FIRST.index)))
     finally:
         fastpath.set_backend(old)
     return {name: done[name] for name in models}

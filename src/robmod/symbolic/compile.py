@@ -69,8 +69,36 @@ def _compiler_command() -> list[str] | None:
         # zig cc targets this processor (AVX2, FMA where it has them): one copy of the
         # vectorized kernels (RM_NATIVE, see lanes.py), and no contraction into FMAs, so that
         # every kernel computes each configuration's operations as the scalar function does
-        return [sys.executable, "-m", "ziglang", "cc", "-ffp-contract=off", "-DRM_NATIVE"]
+        zig = [sys.executable, "-m", "ziglang", "cc", "-ffp-contract=off", "-DRM_NATIVE"]
+        return zig + (["-nostdlib"] if _system_libm_links(zig) else [])
     return None
+
+
+_LINKS: dict = {}
+
+
+def _system_libm_links(zig: list) -> bool:
+    """Whether zig can link an extension against this system's own libm and libmvec without
+    building its C runtime (``-nostdlib``).  zig's first link otherwise builds its libc and
+    compiler runtime into its cache: 5-6 s once per machine, longer than compiling the models.
+    A probe of a few hundredths of a second, once per process (Linux only)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    key = tuple(zig)
+    if key not in _LINKS:
+        ok = False
+        with tempfile.TemporaryDirectory(prefix="robmod-probe-") as tmp:
+            src = Path(tmp) / "probe.c"
+            src.write_text("#include <math.h>\ndouble rm_probe(double x) { return sin(x); }\n")
+            try:
+                res = subprocess.run([*zig, *_CFLAGS, "-nostdlib", str(src), "-o",
+                                      str(Path(tmp) / "probe.so"), "-lm", "-lmvec"],
+                                     capture_output=True, text=True, timeout=120)
+                ok = res.returncode == 0
+            except (OSError, subprocess.SubprocessError):
+                ok = False
+        _LINKS[key] = ok
+    return _LINKS[key]
 
 
 def compiler() -> str | None:
