@@ -203,6 +203,57 @@ def test_operational_space_switches(rotor, gravity):
     assert np.abs(e.Q - r.Q).max() < 1e-9 and np.abs(e.centre - r.centre).max() < 1e-9
 
 
+# -- the derivatives of the IDM and the DDM -------------------------------------------------
+
+@pytest.fixture
+def numpy_path():
+    """The NumPy path: one compiled model per switch set would make the grid slow (the
+    compiled derivatives are checked against it in tests/test_derivatives.py)."""
+    old = robmod.set_backend("numpy")
+    yield
+    robmod.set_backend(old)
+
+
+def _switched_inputs(D, off, velocity, acceleration):
+    """The derivatives by a switched-off input are zero."""
+    D = list(D)
+    if velocity in off:
+        D[1] = np.zeros_like(D[1])
+    if acceleration is not None and acceleration in off:
+        D[2] = np.zeros_like(D[2])
+    return D
+
+
+@pytest.mark.parametrize("off", _combinations(IDM_SWITCHES), ids=lambda o: "-".join(sorted(o))
+                         or "all")
+def test_idm_derivatives_switches(off, numpy_path):
+    from robmod.dynamics import idm_derivatives
+
+    got = idm_derivatives(ROBOT, Q, QD, QDD, **{k: False for k in off})
+    ref = idm_derivatives(_zeroed(ROBOT, off), *_inputs(off, Q, QD, QDD))
+    for a, b in zip(got, _switched_inputs(ref, off, "velocity", "acceleration")):
+        assert np.abs(a - b).max() < 1e-10
+
+
+@pytest.mark.parametrize("method", ["idm", "recursive"])
+@pytest.mark.parametrize("off", _combinations(DDM_SWITCHES), ids=lambda o: "-".join(sorted(o))
+                         or "all")
+def test_ddm_derivatives_methods_and_switches(method, off, numpy_path):
+    """Each method and switch set against the zeroed robot's derivatives, and those against
+    an independent path: dqdd/dtau = A^-1, dqdd/dx = -A^-1 dtau/dx at the DDM's qdd."""
+    from robmod.dynamics import ddm_derivatives, idm_derivatives
+
+    got = ddm_derivatives(ROBOT, Q, QD, TAU, method=method, **{k: False for k in off})
+    zr = _zeroed(ROBOT, off)
+    q, qd = _inputs(off, Q, QD)
+    ref = _switched_inputs(ddm_derivatives(zr, q, qd, TAU), off, "velocity", None)
+    for a, b in zip(got, ref):
+        assert np.abs(a - b).max() < 1e-9
+    D = idm_derivatives(zr, q, qd, ddm(zr, q, qd, TAU))
+    assert np.abs(ref[0] + np.linalg.solve(D.dtau_dqdd, D.dtau_dq)).max() < 1e-9
+    assert np.abs(ref[2] - np.linalg.inv(inertia_matrix(zr, q))).max() < 1e-9
+
+
 # -- closed loops -------------------------------------------------------------------------
 
 def _parallelogram():
@@ -243,6 +294,27 @@ def test_closed_loop_switches(off):
     assert np.abs(qdd_a - np.linalg.solve(B, TAU_A - h)).max() < 1e-8
 
 
+@pytest.mark.parametrize("off", [set(), {"gravity"}, {"rotor"}, {"friction"}, {"wrench"},
+                                 {"velocity"}, {"acceleration"}, {"base_motion"}],
+                         ids=lambda o: "-".join(sorted(o)) or "all")
+def test_closed_loop_derivative_switches(off):
+    from robmod.dynamics import closed_loop_ddm_derivatives, closed_loop_idm_derivatives
+
+    sw = {k: False for k in off}
+    zr = _zeroed(PAR, off)
+    qda = 0 * QDA if "velocity" in off else QDA
+    qdda = 0 * QDDA if "acceleration" in off else QDDA
+    got = closed_loop_idm_derivatives(PAR, QA, QDA, QDDA, q_guess=GUESS, **sw)
+    ref = closed_loop_idm_derivatives(zr, QA, qda, qdda, q_guess=GUESS)
+    for a, b in zip(got, _switched_inputs(ref, off, "velocity", "acceleration")):
+        assert np.abs(a - b).max() < 1e-9
+    dsw = {k: v for k, v in sw.items() if k != "acceleration"}
+    got = closed_loop_ddm_derivatives(PAR, QA, QDA, TAU_A, q_guess=GUESS, **dsw)
+    ref = closed_loop_ddm_derivatives(zr, QA, qda, TAU_A, q_guess=GUESS)
+    for a, b in zip(got, _switched_inputs(ref, dsw, "velocity", None)):
+        assert np.abs(a - b).max() < 1e-8
+
+
 def test_closed_loop_inertia_and_gravity_against_the_idm():
     for rotor in (True, False):
         B = closed_loop_inertia_matrix(PAR, QA, q_guess=GUESS, rotor=rotor)
@@ -264,7 +336,11 @@ def test_unknown_methods_and_switches_are_refused():
              lambda: idm(ROBOT, Q, QD, QDD, rotr=False),
              lambda: idm(ROBOT, Q, QD, QDD, rotor="no"),
              lambda: state_derivative(ROBOT, np.zeros(2 * N), TAU[0], gravity=0),
-             lambda: closed_loop_ddm(PAR, QA, QDA, TAU_A, acceleration=False)]
+             lambda: closed_loop_ddm(PAR, QA, QDA, TAU_A, acceleration=False),
+             lambda: robmod.dynamics.ddm_derivatives(ROBOT, Q, QD, TAU, acceleration=False),
+             lambda: robmod.dynamics.ddm_derivatives(ROBOT, Q, QD, TAU, method="inverse"),
+             lambda: robmod.dynamics.ddm_derivatives_model(ROBOT, method="aba"),
+             lambda: robmod.dynamics.idm_derivatives(ROBOT, Q, QD, QDD, rotor="no")]
     for call in calls:
         with pytest.raises(ArgumentError):
             call()

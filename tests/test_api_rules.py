@@ -180,6 +180,7 @@ OPTIONAL_DATA = {
     ("omega_matrix", "x"), ("omega_inverse", "x"), ("representation_singular", "x"),
     ("null_space_projector", "Jp"), ("ikm_pinv", "z"), ("ikm_task_priority", "z2"),
     ("igm_numeric", "q0"), ("operational_space", "qd"), ("closed_loop_state", "qdda"),
+    ("view", "q"),                  # the viewer at a configuration, as robot_plot(robot, q)
     ("resolved_rate", "solver"),    # the IKM, a strategy object as control.simulate's controller
     ("forward", "frames"),          # the frames the recursion runs over (data)
     ("from_siciliano", "motors"), ("make_robot", "links"),    # the robot's data

@@ -19,7 +19,8 @@ OUTSIDE = {"errors", "arguments", "deprecation", "version", "testing", "__init__
 
 def test_layers_contract():
     """spatial < description < symbolic < geometry < kinematics < dynamics < identification
-    < trajectory < control < plot < cli, checked by import-linter (contract in pyproject.toml)."""
+    < trajectory < control < plot | viewer (side by side, independent) < cli, checked by
+    import-linter (contract in pyproject.toml)."""
     exe = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
     if not Path(exe).exists():
         pytest.skip("import-linter is not installed")
@@ -34,7 +35,8 @@ def test_every_package_is_a_layer_and_spatial_is_the_bottom_one():
 
     contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"][
         "contracts"]
-    layers = [name.strip("()") for name in contracts[0]["layers"]]
+    layers = [name.strip("()") for entry in contracts[0]["layers"]
+              for name in entry.split(" | ")]     # side by side: plot | viewer
     assert layers[-1] == "robmod.spatial" and layers[0] == "robmod.cli"
     found = {p.stem if p.is_file() else p.name for p in SRC.iterdir()
              if p.suffix == ".py" or (p / "__init__.py").exists()}

@@ -13,7 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ["robmod", "robmod.spatial", "robmod.description", "robmod.symbolic",
             "robmod.geometry", "robmod.kinematics", "robmod.dynamics", "robmod.identification",
-            "robmod.trajectory", "robmod.control", "robmod.plot", "robmod.distributed"]
+            "robmod.trajectory", "robmod.control", "robmod.plot", "robmod.viewer",
+            "robmod.distributed"]
 
 
 def exported(package):
@@ -44,8 +45,14 @@ def site(tmp_path_factory):
 def test_site_builds(site):
     assert (site / "index.html").exists()
     assert (site / "tutorials" / "tour" / "index.html").exists()
-    for page in ["getting-started", "geometry", "dynamics", "cli", "references"]:
+    for page in ["getting-started", "geometry", "dynamics", "cli", "references", "viewer"]:
         assert (site / page / "index.html").exists(), page
+    # readers who run nothing see the notebooks' tables and figures, and a simulation move
+    for notebook in ("tour", "identification"):
+        html = (site / "tutorials" / notebook / "index.html").read_text()
+        assert "<table" in html and "data:image/png;base64" in html, notebook
+    assert (site / "images" / "simulation.gif").exists()
+    assert "simulation.gif" in (site / "viewer" / "index.html").read_text()
 
 
 @pytest.mark.parametrize("package", PACKAGES)

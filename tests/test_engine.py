@@ -251,6 +251,24 @@ def test_numeric_robot_drops_statements_of_zero_parameters():
     assert np.abs(small.numpy_function()(q) - dgm(num, q)[:, :3]).max() < 1e-12
 
 
+def test_a_float_zero_of_a_file_drops_its_products():
+    """A robot file's zeros are Floats (gravity 0.0 0.0 -9.81), and in SymPy >= 1.13
+    Float(0.0) == 0 is False: the engine's product of a number and a symbol built 0.0*C1 as a
+    statement (VP21 = 0.0*C1 in the IDM of a numeric RX-90) instead of dropping it."""
+    from robmod.dynamics import idm_model
+    from robmod.symbolic.algebra import mul
+    from robmod.testing.random import with_random_dynamics
+
+    x = sp.Symbol("x")
+    assert mul(sp.Float(0.0), x) == 0 and mul(x, sp.Float(0.0)) == 0
+    assert mul(sp.Float(2.0), x) == 2.0 * x
+    robot = with_random_dynamics(robmod.load_robot("rx90", numeric=True),
+                                 np.random.default_rng(0))
+    assert robot.gravity[0] == sp.Float(0.0)
+    model = idm_model(robot)
+    assert not [l for l, r in model.statements if r.has(sp.Float(0.0))], model.statements
+
+
 def test_constant_block_is_separated():
     model = dgm_model(_generic_3r())
     const = {str(s) for s in model.constant_symbols()}

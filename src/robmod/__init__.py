@@ -5,8 +5,9 @@
 
 The packages hold the models by layer (``robmod.description``, ``robmod.symbolic``,
 ``robmod.geometry``, ``robmod.kinematics``, ``robmod.dynamics``, ``robmod.identification``,
-``robmod.trajectory``, ``robmod.control``); this namespace gives the robot descriptions, the
-errors and the switches of the fast path.
+``robmod.trajectory``, ``robmod.control``, ``robmod.plot``, ``robmod.viewer``); this namespace
+gives the robot descriptions, the errors, the switches of the fast path and ``view`` (the
+robot in the browser).
 """
 from .description import (Frame, JointLimits, Link, Robot, Tool, library_names, load_robot,
                           make_robot, read_robot, symbol, write_robot)
@@ -17,6 +18,7 @@ from .dynamics.siciliano import (SicilianoArm, SicilianoLink, SicilianoMotor,
 from .dynamics.compilation import warmup
 from .symbolic.fastpath import set_backend
 from .version import __version__
+from .viewer import view
 
 __all__ = [
     # description
@@ -29,4 +31,6 @@ __all__ = [
     "SicilianoArm", "SicilianoLink", "SicilianoMotor", "from_siciliano", "to_siciliano", "warmup",
     # symbolic
     "set_backend",
+    # viewer (MeshCat, the viewer extra)
+    "view",
 ]

@@ -216,6 +216,15 @@ def robot_argument(robot, what: str = "robot"):
     return robot
 
 
+def model_argument(model, what: str):
+    """``model`` if it is a customized model (``robmod.symbolic.CustomModel``, duck-typed:
+    statements, inputs, outputs), else an ArgumentError naming ``what`` (the function)."""
+    if not all(hasattr(model, a) for a in ("statements", "inputs", "outputs")):
+        raise ArgumentError(f"{what}: model must be a customized model (CustomModel, e.g. "
+                            f"robmod.dynamics.idm_model(robot)), got {_describe(model)}")
+    return model
+
+
 def _wrong_kind(fn, sig, arguments) -> ArgumentError | None:
     """The ArgumentError of a call whose robot or context is not one (checked only when the
     call failed: nothing on the success path), else None."""

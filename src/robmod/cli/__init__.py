@@ -9,6 +9,7 @@
     robmod draw ROBOT|FILE -o F     the robot drawn at a configuration
     robmod traj ROBOT|FILE --to Q   a joint-space trajectory: samples (CSV) and a plot
     robmod warmup ROBOT|FILE        compile the numeric models ahead of time
+    robmod view ROBOT|FILE          the robot in the browser (MeshCat), animated
 """
 from __future__ import annotations
 
@@ -102,11 +103,22 @@ def _cmd_convert(args) -> int:
     return 0
 
 
+class _Version(argparse.Action):
+    """``--version``: robmod's version, then the compiler (asked only when printed)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ..symbolic.compile import compiler_description
+
+        print(f"robmod {__version__}\nC compiler: {compiler_description()}")
+        parser.exit()
+
+
 def _build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="robmod", description="Modelling, identification and "
                                 "control of robot manipulators (Khalil-Kleinfinger notation).",
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--version", action="version", version=f"robmod {__version__}")
+    p.add_argument("--version", action=_Version, nargs=0,
+                   help="robmod's version and the C compiler of the compiled path")
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("list", help="list the robots of the library")
@@ -148,6 +160,9 @@ def _build_parser() -> argparse.ArgumentParser:
     add_traj_command(sub)
 
     add_warmup_command(sub)
+    from .view import add_view_command
+
+    add_view_command(sub)
     return p
 
 

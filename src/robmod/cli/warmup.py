@@ -4,10 +4,12 @@ from __future__ import annotations
 
 def _cmd_warmup(args) -> int:
     from ..dynamics.compilation import MODELS, warmup
+    from ..symbolic.compile import compiler_description
     from . import load_robot_arg
 
     robot = load_robot_arg(args.robot, numeric=True)
     models = args.models.split(",") if args.models else list(MODELS)
+    print(f"C compiler: {compiler_description()}")
     report = warmup(robot, models=models)
     print(f"{'model':18s} {'seconds':>8s}  path")
     for name, (seconds, compiled) in report.items():

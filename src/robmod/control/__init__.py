@@ -2,15 +2,20 @@
 
 Controllers are small objects with explicit state, sampled at a period ``dt`` (1 kHz by
 default): :class:`PID` (9.5) with the tuning rule (9.10), :class:`PDGravity` (9.12),
-:class:`ComputedTorque` (9.22)-(9.31), in task space :class:`TaskPID` (9.17) and
+:class:`ComputedTorque` (9.22)-(9.31), :class:`LQR` tracking on the dynamics linearized along the
+reference (:func:`state_matrices`, on the analytical derivatives), in task space :class:`TaskPID` (9.17) and
 :class:`TaskComputedTorque` (9.33)-(9.36), and Slotine and Li's :class:`PassivityBased` and
 :class:`AdaptivePassivity` (on the base-parameter regressor).  :func:`simulate` runs one on the
 robot's compiled direct dynamics (a closed-loop robot's on its actuated joints,
-:class:`ClosedLoopDynamics`); :func:`linearize` gives the closed loop's poles.
+:class:`ClosedLoopDynamics`), robmod's own controllers as one compiled C loop
+(:mod:`~robmod.control.compiled_loop`); :func:`simulate_parameter_sets` runs one controller on
+plants whose parameters differ; :func:`linearize` gives the closed loop's poles.
 """
 from .analysis import linearize, LinearizedLoop, closed_loop_poles
 from .base import Controller, OpenLoop, DEFAULT_DT
 from .computed_torque import ComputedTorque, computed_torque_gains
+from .linearization import state_matrices
+from .lqr import LQR
 from .joint_space import PID, PIDGains, PDGravity, pid_gains, tune_pid, max_diagonal_inertia
 from .passivity import PassivityBased, AdaptivePassivity
 from .closed_plant import ClosedLoopDynamics
@@ -18,6 +23,7 @@ from .plant import Dynamics, COULOMB_MODES, coulomb_option, coulomb_torque
 from .reference import Desired, Reference  # Desired: the Sample of robmod.kinematics
 from ..dynamics.simulation import SimulationResult, TrackingMetrics, tracking_metrics  # re-exported
 from .simulation import simulate
+from .parameter_sets import simulate_parameter_sets
 from .task_space import TaskPID, TaskComputedTorque
 
 __all__ = [
@@ -27,6 +33,8 @@ __all__ = [
     "Controller", "OpenLoop", "DEFAULT_DT",
     # computed_torque
     "ComputedTorque", "computed_torque_gains",
+    # linearization, lqr
+    "state_matrices", "LQR",
     # joint_space
     "PID", "PIDGains", "PDGravity", "pid_gains", "tune_pid", "max_diagonal_inertia",
     # passivity
@@ -41,6 +49,8 @@ __all__ = [
     "SimulationResult", "TrackingMetrics", "tracking_metrics",
     # simulation
     "simulate",
+    # parameter_sets
+    "simulate_parameter_sets",
     # task_space
     "TaskPID", "TaskComputedTorque",
 ]

@@ -1,8 +1,10 @@
 """Linear analysis of a closed loop about an equilibrium (set point, zero velocity).
 
 The continuous-time closed loop x' = f(x) with x = (q, qd, z) (z the controller's state),
-f = (qd, DDM(q, qd, Gamma(q, qd, z)), dz/dt), is linearized by central differences about
-q = q*, qd = 0 and the controller state z* that holds the robot there (for a PID without
+f = (qd, DDM(q, qd, Gamma(q, qd, z)), dz/dt), is linearized about q = q*, qd = 0 and the
+controller state z* that holds the robot there: the plant on the analytical derivatives of its
+direct model (:func:`~robmod.dynamics.ddm_derivatives`), the controller's law by central
+differences unless it gives its own (``law_derivatives``, :mod:`.linearization`) (for a PID without
 gravity compensation the integral must carry the gravity torques: KI z* = Q(q*)).  The
 eigenvalues of the Jacobian are the closed loop's poles: for computed torque with an exact
 model they are those designed by (9.26), for the PID of (9.10) near the triple pole -omega.
@@ -24,8 +26,9 @@ import sympy as sp
 
 from ..description.arguments import finite_array, keyword_options
 from ..errors import RobmodError
-from .plant import Dynamics
 from ..kinematics.motion import Sample
+from .linearization import closed_loop_matrix
+from .plant import Dynamics
 
 
 @dataclass(frozen=True)
@@ -41,19 +44,11 @@ class LinearizedLoop:
         return bool(np.all(self.poles.real < 0))
 
 
-def _closed_loop(plant, ctrl, ref, n):
-    def f(x):
-        q, qd, z = x[:n], x[n:2 * n], x[2 * n:]
-        tau = ctrl.output(0.0, q, qd, ref, z)
-        dz = ctrl.update(0.0, q, qd, ref, z) if z.size else z
-        return np.concatenate([qd, plant.ddm(q, qd, np.asarray(tau, float)), dz])
-    return f
-
-
 @keyword_options()
 def linearize(robot, controller, q_eq, *, eps: float = 1e-6) -> LinearizedLoop:
     """The closed loop of ``controller`` on ``robot`` linearized about the set point ``q_eq``
-    (the controller treated as continuous)."""
+    (the controller treated as continuous; ``eps``: the step of the central differences of a
+    law without ``law_derivatives``)."""
     zero_fc = {"FC": sp.Integer(0), "FST": sp.Integer(0)}
     smooth = replace(robot, links=tuple(replace(link, **zero_fc) for link in robot.links))
     plant = Dynamics.of(smooth, "plant")
@@ -75,12 +70,7 @@ def linearize(robot, controller, q_eq, *, eps: float = 1e-6) -> LinearizedLoop:
                              for k in range(m)])
         z = np.linalg.lstsq(G, need - g0, rcond=None)[0]
     x0 = np.concatenate([q_eq, zero, z])
-    f = _closed_loop(plant, controller, ref, n)
-    A = np.empty((x0.size, x0.size))
-    for k in range(x0.size):
-        dx = np.zeros_like(x0)
-        dx[k] = eps * max(1.0, abs(x0[k]))
-        A[:, k] = (f(x0 + dx) - f(x0 - dx)) / (2 * dx[k])
+    A = closed_loop_matrix(plant, controller, ref, x0, eps)
     return LinearizedLoop(A, x0, np.linalg.eigvals(A))
 
 

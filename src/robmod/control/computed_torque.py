@@ -91,5 +91,27 @@ class ComputedTorque(Controller):
         return self.dyn.idm_compensated(q, qd, w, ref.qd, coulomb=self.coulomb,
                                         width=self.coulomb_width)
 
+    def law_derivatives(self, t, q, qd, ref, z):
+        """(∂Γ/∂q, ∂Γ/∂q̇, ∂Γ/∂z, ∂ż/∂q, ∂ż/∂q̇, ∂ż/∂z) of the law on the derivatives of the
+        IDM (:func:`~robmod.dynamics.idm_derivatives`, Coulomb friction constant: its sign
+        has no derivative), for :func:`~robmod.control.linearize`; None (finite differences)
+        for a closed-loop robot or a smooth Coulomb sign."""
+        from ..dynamics.derivatives import idm_derivatives
+
+        if self.dyn.robot.n_loops or (self.coulomb == "smooth" and self.dyn.has_coulomb):
+            return None
+        n = self.n
+        if self.mode == "position":
+            w, dw_dqd = self.kp * (ref.q - q) - self.kd * qd, -np.diag(self.kd)
+        else:
+            w = ref.qdd + self.kd * (ref.qd - qd) + self.kp * (ref.q - q)
+            dw_dqd = -np.diag(self.kd)
+        at = (ref.q, ref.qd) if self.mode == "predictive" else (q, qd)
+        D = idm_derivatives(self.dyn.robot, *np.broadcast_arrays(*at, w))
+        own = self.mode != "predictive"
+        gq = (D.dtau_dq if own else 0) - D.dtau_dqdd * self.kp
+        gqd = (D.dtau_dqd if own else 0) + D.dtau_dqdd @ dw_dqd
+        return gq, gqd, np.zeros((n, 0)), np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, 0))
+
 
 __all__ = ["ComputedTorque", "computed_torque_gains"]

@@ -22,6 +22,7 @@ from ..description.arguments import finite_array, keyword_options
 from ..dynamics.simulation import SimulationResult
 from ..errors import RobmodError
 from .base import Controller
+from .compiled_loop import run_compiled
 from .plant import Dynamics
 from ..kinematics.motion import Sample
 from .reference import Reference
@@ -113,6 +114,16 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
     q = np.array(np.broadcast_to(x0[..., :n], batch + (n,)))
     qd = np.array(np.broadcast_to(x0[..., n:], batch + (n,)))
     z = controller.initial_state(batch)
+    # -- robmod's own controllers on a tree robot: the whole loop in C (same results) --
+    fast = run_compiled(plant, controller, t, (q_des, qd_des, qdd_des), q, qd, z, tau_lim, dt=dt,
+                        continuous=continuous, substeps=substeps, noise=noise,
+                        quantization=quantization, delay=delay, seed=seed,
+                        table=lambda tt: _desired_table(ref, tt))
+    if fast is not None:
+        return SimulationResult(t, *fast[:3], plant.robot,
+                                reference=Sample(q_des, qd_des, qdd_des), controller=controller,
+                                controller_state=fast[3], tau_limit=tau_lim)
+    # -- else the loop in Python --
     rng = np.random.default_rng(seed)
     Q = np.empty((steps + 1,) + q.shape)
     QD = np.empty_like(Q)

@@ -14,6 +14,7 @@ from .io_urdf import read_urdf, loads_urdf, dumps_urdf, write_urdf
 from .io_yaml import read_yaml, loads_yaml, dumps_yaml, write_yaml
 from .library import library_names, load_robot, planar3r
 from .serial import end_frame, joint_chain, structure_text
+from .urdf_visuals import Visual
 from .validation import validate
 
 __all__ = [
@@ -30,6 +31,8 @@ __all__ = [
     "read_robot", "write_robot", "dumps_robot",
     # io_mjcf
     "to_mjcf", "MJCF", "INERTIA_BOUND",
+    # urdf_visuals
+    "Visual",
     # io_par
     "read_par", "loads_par", "dumps_par", "write_par",
     # io_urdf

@@ -1,8 +1,8 @@
 """Dynamic models (Khalil & Dombre ch. 7; Siciliano et al. ch. 7): the Newton-Euler IDM, the
-inertia matrix, Lagrange terms (gravity, Coriolis, energies), direct dynamics, closed loops,
-elastic joints, rotors, Siciliano's conventions, operational space, dynamic time scaling,
-floating and mobile bases (link 0, centre of mass, centroidal momentum), simulation (one
-result type, ``SimulationResult``), ``warmup``."""
+inertia matrix, Lagrange terms (gravity, Coriolis, energies), direct dynamics, their
+derivatives, closed loops, elastic joints, rotors, Siciliano's conventions, operational space,
+dynamic time scaling, floating and mobile bases (link 0, centre of mass, centroidal momentum),
+simulation (one result type, ``SimulationResult``), ``warmup``."""
 from .centroidal import (center_of_mass, center_of_mass_model, center_of_mass_algorithm,
                          center_of_mass_jacobian, center_of_mass_jacobian_model,
                          center_of_mass_jacobian_algorithm, centroidal_momentum_matrix,
@@ -13,6 +13,10 @@ from .closed_loop import (equivalent_tree, loop_constraints, loop_jacobian, pass
                           closed_loop_idm, closed_loop_inertia_matrix, closed_loop_gravity_torques,
                           closed_loop_ddm, closed_loop_energy, closed_loop_simulate,
                           closed_loop_symbolic, closed_loop_gravity)
+from .closed_loop_rates import closed_loop_idm_derivatives, closed_loop_ddm_derivatives
+from .derivatives import (IDMDerivatives, DDMDerivatives, idm_derivatives, idm_derivatives_model,
+                          idm_derivatives_algorithm, ddm_derivatives, ddm_derivatives_model,
+                          ddm_derivatives_algorithm)
 from .direct import ddm, ddm_model, ddm_algorithm, state_derivative
 from .elastic import (ElasticInverse, elastic_idm, elastic_ddm, elastic_idm_model,
                       elastic_ddm_model, elastic_idm_algorithm, elastic_ddm_algorithm,
@@ -63,6 +67,12 @@ __all__ = [
     "constraint_bias", "acceleration_bias", "close_loops", "closed_loop_state", "closed_loop_idm",
     "closed_loop_inertia_matrix", "closed_loop_gravity_torques", "closed_loop_ddm",
     "closed_loop_energy", "closed_loop_simulate", "closed_loop_symbolic",
+    # closed_loop_rates
+    "closed_loop_idm_derivatives", "closed_loop_ddm_derivatives",
+    # derivatives
+    "IDMDerivatives", "DDMDerivatives", "idm_derivatives", "idm_derivatives_model",
+    "idm_derivatives_algorithm", "ddm_derivatives", "ddm_derivatives_model",
+    "ddm_derivatives_algorithm",
     # direct
     "ddm", "ddm_model", "ddm_algorithm", "state_derivative",
     # elastic

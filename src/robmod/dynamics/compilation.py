@@ -9,7 +9,9 @@ function: after one second of NumPy time, or at once when an earlier run compile
 """
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -34,6 +36,10 @@ MODELS = {
     "ddm": (ddm, 3, ("ddm",)),
 }
 
+#: the models from the longest to compile to the shortest (the Panda's, gcc and zig alike)
+LONGEST_FIRST = ("ddm", "idm", "inertia_matrix", "jdot_qdot", "jacobian", "dgm",
+                 "gravity_torques")
+
 
 @keyword_options()
 def warmup(robot, *, models=tuple(MODELS)) -> dict:
@@ -46,22 +52,26 @@ def warmup(robot, *, models=tuple(MODELS)) -> dict:
     if unknown:
         raise RobmodError(f"warmup: unknown model(s) {', '.join(unknown)}; expected some of "
                           f"{', '.join(MODELS)}")
-    report = {}
+    def one(name):
+        fn, nargs, key = MODELS[name]
+        t0 = time.perf_counter()
+        z = np.zeros(robot.n_q)
+        try:
+            fn(robot, *([z] * nargs))
+        except RobmodError:
+            pass    # e.g. a singular inertia matrix at q = 0: the model is compiled anyway
+        e = fastpath.entry(robot, key)
+        return name, (time.perf_counter() - t0, e.fn is not None)
+
     old = fastpath.set_backend("compiled")
-    try:
-        for name in models:
-            fn, nargs, key = MODELS[name]
-            t0 = time.perf_counter()
-            z = np.zeros(robot.n_q)
-            try:
-                fn(robot, *([z] * nargs))
-            except RobmodError:
-                pass    # e.g. a singular inertia matrix at q = 0: the model is compiled anyway
-            e = fastpath.entry(robot, key)
-            report[name] = (time.perf_counter() - t0, e.fn is not None)
+    try:   # the compilers run in parallel (one per core) while the next model is generated;
+        # the longest first, so that no core waits for a long compile started last
+        workers = max(1, min(len(models), os.cpu_count() or 1))
+        with ThreadPoolExecutor(workers) as pool:
+            done = dict(pool.map(one, sorted(models, key=LONGEST_FIRST.index)))
     finally:
         fastpath.set_backend(old)
-    return report
+    return {name: done[name] for name in models}
 
 
 __all__ = ["warmup"]

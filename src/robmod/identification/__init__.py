@@ -4,6 +4,7 @@
 * :func:`numeric_base`, :func:`compare` -- numeric base parameters (rank of a stacked
   regressor) and the check against the symbolic set;
 * :mod:`.regressors` -- Gamma = Phi(q, qd, qdd) chi (standard or base), energy model;
+  :mod:`.regressor_rates` -- its derivatives;
 * :class:`IdentificationModel` -- the model identification uses: the parameter set (every
   standard parameter of every moving link by default), base parameters, known side, prior;
 * :class:`DynamicIdentification` -- the estimator from measured logs (:func:`load_log`):
@@ -28,6 +29,8 @@ from .processing import process, Processed, butter_lowpass
 from .regressors import (regressor, regressor_model, regressor_function, regressor_algorithm,
                          base_idm_model, energy_regressor, energy_identification_rows,
                          standard_names, standard_vector)
+from .regressor_rates import (RegressorDerivatives, regressor_derivatives,
+                              regressor_derivatives_model, regressor_derivatives_algorithm)
 from .solver import Identification, check_rank
 
 __all__ = [
@@ -62,6 +65,9 @@ __all__ = [
     # regressors
     "regressor", "regressor_model", "regressor_function", "regressor_algorithm", "base_idm_model",
     "energy_regressor", "energy_identification_rows", "standard_names", "standard_vector",
+    # regressor_rates
+    "RegressorDerivatives", "regressor_derivatives", "regressor_derivatives_model",
+    "regressor_derivatives_algorithm",
     # solver
     "Identification", "check_rank",
 ]

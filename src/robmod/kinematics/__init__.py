@@ -1,7 +1,7 @@
 """Kinematic models (Khalil & Dombre ch. 5-6): Jacobians iJ_j, the forward link recursion,
-J̇q̇, task-coordinate Jacobians, analysis (SVD, ellipsoids, singularities), statics, inverse
-kinematic models, task description, the numeric inverse geometric model (§6.6); what a joint
-motion is (``Sample``, ``Motion``)."""
+J̇q̇, J̇ and ∂J/∂q, task-coordinate Jacobians, analysis (SVD, ellipsoids, singularities),
+statics, inverse kinematic models, task description, the numeric inverse geometric model
+(§6.6); what a joint motion is (``Sample``, ``Motion``)."""
 from .analysis import (task_rows_jacobian, JacobianSVD, jacobian_svd, singular_values, rank,
                        min_singular_value, condition_number, is_singular, task_space_dimension,
                        manipulability, Ellipsoid, velocity_ellipsoid, force_ellipsoid,
@@ -20,6 +20,9 @@ from .ikm_analytic import BlockIKM, block_ikm
 from .block_inverse import ikm_block, ikm_block_model, ikm_block_algorithm
 from .motion import Sample, Motion
 from .jacobians import jacobian, jacobian_model, jacobian_algorithm, pose_and_jacobian
+from .jacobian_rates import (jacobian_derivatives, jacobian_derivatives_model,
+                             jacobian_derivatives_algorithm, jacobian_dot, jacobian_dot_model,
+                             jacobian_dot_algorithm)
 from .recursion import forward, LinkKinematics, u_matrix
 from .resolved_motion import resolved_rate, ResolvedRateResult, planar3r
 from .second_order import (jdot_qdot, jdot_qdot_model, jdot_qdot_algorithm, acceleration,
@@ -60,6 +63,9 @@ __all__ = [
     "Sample", "Motion",
     # jacobians
     "jacobian", "jacobian_model", "jacobian_algorithm", "pose_and_jacobian",
+    # jacobian_rates
+    "jacobian_derivatives", "jacobian_derivatives_model", "jacobian_derivatives_algorithm",
+    "jacobian_dot", "jacobian_dot_model", "jacobian_dot_algorithm",
     # recursion
     "forward", "LinkKinematics", "u_matrix",
     # resolved_motion

@@ -13,7 +13,7 @@ link (:func:`end_frame`).
 """
 from __future__ import annotations
 
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from .analysis import Ellipsoid, force_ellipsoid, velocity_ellipsoid
 from .jacobians import jacobian, resolve_frame
 
@@ -39,6 +39,38 @@ def translational_ellipsoid(robot, q, kind: str, j=None, tool=None) -> Ellipsoid
         return force_ellipsoid(J)
     raise RobmodError(f"the {kind!r} ellipsoid needs the dynamic model: "
                       f"robmod.dynamics.manipulability_ellipsoid(robot, q, {kind!r})")
+
+
+def ellipsoid_kinds(ellipsoid) -> list:
+    """The list of ellipsoid names (or ``(label, Ellipsoid)`` pairs) asked for by the
+    ``ellipsoid`` argument: False/None (none), True ("velocity"), a name, a list of names,
+    a mapping ``{label: Ellipsoid}``."""
+    if ellipsoid is None or ellipsoid is False:
+        return []
+    if ellipsoid is True:
+        return ["velocity"]
+    if isinstance(ellipsoid, str):
+        ellipsoid = [ellipsoid]
+    if isinstance(ellipsoid, dict):
+        ellipsoid = list(ellipsoid.items())
+    out = []
+    try:
+        items = list(ellipsoid)
+    except TypeError:
+        items = [ellipsoid]
+    for e in items:
+        if isinstance(e, str):
+            if e not in ELLIPSOID_KINDS:
+                raise ArgumentError(f"ellipsoid must be one of {', '.join(ELLIPSOID_KINDS)} "
+                                    f"(or a list of them), got {e!r}")
+            if e not in out:
+                out.append(e)
+        elif isinstance(e, tuple) and len(e) == 2 and hasattr(e[1], "lengths"):
+            out.append(e)
+        else:
+            raise ArgumentError(f"ellipsoid: expected a name ({', '.join(ELLIPSOID_KINDS)}) or "
+                                f"a (label, Ellipsoid) pair, got {e!r}")
+    return out
 
 
 __all__ = ["ELLIPSOID_KINDS"]

@@ -18,44 +18,11 @@ import numpy as np
 from ..deprecation import deprecated, renamed
 from ..description.arguments import joint_array, keyword_options
 from ..dynamics.operational import manipulability_ellipsoid as _ellipsoid
-from ..errors import ArgumentError
 from ..geometry.direct import dgm, frame_origins
-from ..kinematics.ellipsoids import ELLIPSOID_KINDS, end_frame
+from ..kinematics.ellipsoids import ellipsoid_kinds, end_frame
 from .canvas import finish, panels
 
 ELLIPSOID_COLORS = {"velocity": "tab:red", "force": "tab:purple", "dynamic": "tab:brown"}
-
-
-def _ellipsoid_kinds(ellipsoid) -> list:
-    """The list of ellipsoid names (or ``(label, Ellipsoid)`` pairs) asked for by the
-    ``ellipsoid`` argument: False/None (none), True ("velocity"), a name, a list of names,
-    a mapping ``{label: Ellipsoid}``."""
-    if ellipsoid is None or ellipsoid is False:
-        return []
-    if ellipsoid is True:
-        return ["velocity"]
-    if isinstance(ellipsoid, str):
-        ellipsoid = [ellipsoid]
-    if isinstance(ellipsoid, dict):
-        ellipsoid = list(ellipsoid.items())
-    out = []
-    try:
-        items = list(ellipsoid)
-    except TypeError:
-        items = [ellipsoid]
-    for e in items:
-        if isinstance(e, str):
-            if e not in ELLIPSOID_KINDS:
-                raise ArgumentError(f"ellipsoid must be one of {', '.join(ELLIPSOID_KINDS)} "
-                                    f"(or a list of them), got {e!r}")
-            if e not in out:
-                out.append(e)
-        elif isinstance(e, tuple) and len(e) == 2 and hasattr(e[1], "lengths"):
-            out.append(e)
-        else:
-            raise ArgumentError(f"ellipsoid: expected a name ({', '.join(ELLIPSOID_KINDS)}) or "
-                                f"a (label, Ellipsoid) pair, got {e!r}")
-    return out
 
 
 def _ellipsoid_surface(centre, ellipsoid, scale: float, cap: float, n_u: int = 24,
@@ -121,7 +88,7 @@ def robot_plot(robot, q=None, path=None, *, ax=None, ellipsoid=None, ellipsoid_s
     ``ellipsoid_scale`` (drawing units per unit) is given.  Returns the figure (``path``:
     written; ``ax``: a 3D Axes to draw on)."""
     q = np.zeros(robot.n_q) if q is None else joint_array(robot, "q", q, allow_batch=False)
-    kinds = _ellipsoid_kinds(ellipsoid)
+    kinds = ellipsoid_kinds(ellipsoid)
     chosen = [(k, _ellipsoid(robot, q, kind=k, j=j, tool=tool))
               if isinstance(k, str) else k for k in kinds]
     fig, ax = panels(path, ax, figsize=(7, 7), projection="3d")

@@ -1,8 +1,12 @@
-"""The customizing engine: contexts, customized models, operation counts, export, compilation."""
+"""The customizing engine: contexts (dual numbers for derivatives included), customized models,
+operation counts, export, compilation."""
 from .compile import CompiledModel
 from .context import SymbolicContext, NumericContext
 from .count import OpCount, count_ops
 from .differentiation import derivative
+from .dual import Dual, DualContext
+from .export_casadi import to_casadi, casadi_operations
+from .export_jax import to_jax, jit_function, CPU_COMPILER_OPTIONS
 from .fastpath import set_backend, backend, clear
 from .model import CustomModel, Output, customize
 
@@ -13,8 +17,10 @@ __all__ = [
     "SymbolicContext", "NumericContext",
     # count
     "OpCount", "count_ops",
-    # differentiation
-    "derivative",
+    # differentiation, dual
+    "derivative", "Dual", "DualContext",
+    # export_casadi, export_jax
+    "to_casadi", "casadi_operations", "to_jax", "jit_function", "CPU_COMPILER_OPTIONS",
     # fastpath
     "set_backend", "backend", "clear",
     # model

@@ -57,6 +57,8 @@ def _number_times_symbol(c, x):
     creates a new Float for the coefficient and deduces its assumptions -- most of the time
     of the customized models of robots with numeric parameters (a tree of 30 joints makes
     thousands of such products)."""
+    if c.is_zero:   # a Float 0.0 (a file's zero): in SymPy >= 1.13 Float(0.0) == 0 is False
+        return 0
     return sp.Mul(c, x, evaluate=False)
 
 

@@ -17,6 +17,7 @@ import importlib.machinery
 import importlib.util
 import math
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -50,14 +51,84 @@ def cache_dir() -> Path:
     return path
 
 
-def compiler() -> str | None:
-    """The C compiler: ``$CC`` when set (None if it does not exist: an explicit choice is
-    not replaced by another compiler), else Python's own, ``gcc`` or ``cc``."""
+def _compiler_command() -> list[str] | None:
+    """The C compiler's command: ``$CC`` when set (with its arguments; None if it does not
+    exist: an explicit choice is not replaced by another compiler), else Python's own,
+    ``gcc`` or ``cc`` on PATH, else the clang of the ``ziglang`` package
+    (``python -m ziglang cc``: a compiler for every platform, installed with robmod)."""
     explicit = os.environ.get("CC", "").strip()
     if explicit:
-        return shutil.which(explicit.split()[0])
+        words = shlex.split(explicit)
+        found = shutil.which(words[0])
+        return [found, *words[1:]] if found else None
     cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    return shutil.which(cc) or shutil.which("gcc") or shutil.which("cc")
+    found = shutil.which(cc) or shutil.which("gcc") or shutil.which("cc")
+    if found:
+        return [found]
+    if importlib.util.find_spec("ziglang") is not None:
+        # zig cc targets this processor (AVX2, FMA where it has them): one copy of the
+        # vectorized kernels (RM_NATIVE, see lanes.py), and no contraction into FMAs, so that
+        # every kernel computes each configuration's operations as the scalar function does
+        zig = [sys.executable, "-m", "ziglang", "cc", "-ffp-contract=off", "-DRM_NATIVE"]
+        return zig + (["-nostdlib"] if _system_libm_links(zig) else [])
+    return None
+
+
+_LINKS: dict = {}
+
+
+def _system_libm_links(zig: list) -> bool:
+    """Whether zig can link an extension against this system's own libm and libmvec without
+    building its C runtime (``-nostdlib``).  zig's first link otherwise builds its libc and
+    compiler runtime into its cache: 5-6 s once per machine, longer than compiling the models.
+    A probe of a few hundredths of a second, once per process (Linux only)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    key = tuple(zig)
+    if key not in _LINKS:
+        ok = False
+        with tempfile.TemporaryDirectory(prefix="robmod-probe-") as tmp:
+            src = Path(tmp) / "probe.c"
+            src.write_text("#include <math.h>\ndouble rm_probe(double x) { return sin(x); }\n")
+            try:
+                res = subprocess.run([*zig, *_CFLAGS, "-nostdlib", str(src), "-o",
+                                      str(Path(tmp) / "probe.so"), "-lm", "-lmvec"],
+                                     capture_output=True, text=True, timeout=120)
+                ok = res.returncode == 0
+            except (OSError, subprocess.SubprocessError):
+                ok = False
+        _LINKS[key] = ok
+    return _LINKS[key]
+
+
+def compiler() -> str | None:
+    """The C compiler's command line (see :func:`_compiler_command`), or None."""
+    cmd = _compiler_command()
+    return None if cmd is None else " ".join(cmd)
+
+
+_DESCRIBED: dict = {}
+
+
+def compiler_description() -> str:
+    """Which compiler builds the compiled path, for ``robmod --version`` and ``robmod warmup``:
+    its command and the first line of its ``--version`` ('none: NumPy path' without one)."""
+    cmd = _compiler_command()
+    if cmd is None:
+        return "none (no C compiler: the NumPy path)"
+    key = tuple(cmd)
+    if key not in _DESCRIBED:
+        try:
+            res = subprocess.run([*cmd, "--version"], capture_output=True, text=True,
+                                 timeout=60)
+            first = (res.stdout or res.stderr).strip().splitlines()[0]
+        except (OSError, subprocess.SubprocessError, IndexError):
+            first = "version unknown"
+        zig = " ".join(cmd[1:4]) == "-m ziglang cc"
+        cmd = cmd[:4] if zig else cmd
+        name = "zig cc (the ziglang package)" if zig else " ".join(cmd)
+        _DESCRIBED[key] = f"{name}: {first}"
+    return _DESCRIBED[key]
 
 
 def python_include() -> str | None:
@@ -138,7 +209,7 @@ def build_from_source(modname: str, source: str, verbose: bool = False):
     """Compile (or load from the cache) the extension module ``modname`` of C ``source``
     (from :func:`extension_source`: the name carries the hash of the source); None if
     impossible.  A process that only has the source (a remote worker) builds it here."""
-    cc, inc = compiler(), python_include()
+    cc, inc = _compiler_command(), python_include()
     if cc is None or inc is None:
         return None
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
@@ -148,11 +219,11 @@ def build_from_source(modname: str, source: str, verbose: bool = False):
             c_file = Path(tmp) / f"{modname}.c"
             c_file.write_text(source)
             out = Path(tmp) / f"{modname}{suffix}"
-            cmd = [cc, *_CFLAGS, f"-I{inc}", f"-I{np.get_include()}", str(c_file), "-o",
+            cmd = [*cc, *_CFLAGS, f"-I{inc}", f"-I{np.get_include()}", str(c_file), "-o",
                    str(out), "-lm"]
             res = None
             if "rm_vtrig" in source:  # glibc's vector math library when it links
-                res = subprocess.run(cmd[:1] + ["-DRM_MVEC"] + cmd[1:] + ["-lmvec"],
+                res = subprocess.run(cmd[:len(cc)] + ["-DRM_MVEC"] + cmd[len(cc):] + ["-lmvec"],
                                      capture_output=True, text=True)
             if res is None or res.returncode != 0:
                 res = subprocess.run(cmd, capture_output=True, text=True)

@@ -268,9 +268,10 @@ def to_python(model, function_name: str | None = None) -> str:
 
 
 def _indices(shape):
-    if len(shape) == 1:
-        return [(i,) for i in range(shape[0])]
-    return [(i, k) for i in range(shape[0]) for k in range(shape[1])]
+    """The index tuples of an array of ``shape`` in row-major order."""
+    import itertools
+
+    return list(itertools.product(*(range(s) for s in shape)))
 
 
 def python_function(model):

@@ -173,7 +173,7 @@ class _Entry:
         self.fn, self.spent, self.unsupported, self.index = None, 0.0, False, index
 
 
-def _source_stamp() -> str:
+def source_stamp() -> str:
     """A stamp of robmod's own source files: an edited generator never reuses an old index."""
     stamp = _STATE.get("stamp")
     if stamp is None:
@@ -189,7 +189,7 @@ def _source_stamp() -> str:
 def _index_path(robot, key) -> Path:
     from .compile import cache_dir
 
-    digest = hashlib.sha256(f"{_source_stamp()}|{robot.content_key!r}|{key!r}".encode())
+    digest = hashlib.sha256(f"{source_stamp()}|{robot.content_key!r}|{key!r}".encode())
     return cache_dir() / "index" / f"{digest.hexdigest()[:32]}.json"
 
 
@@ -251,7 +251,8 @@ def _compile(e, robot, key, build):
             _STATE["told_no_cc"] = True
             sys.stderr.write("robmod: no C compiler (or Python headers) found: the numeric "
                              "functions use their NumPy path, 100-1000x slower; install gcc "
-                             "and the python3-dev headers for the compiled path\n")
+                             "(or pip install 'robmod[compiler]', a clang for every "
+                             "platform) and the Python headers for the compiled path\n")
         return None
     try:
         model = build()

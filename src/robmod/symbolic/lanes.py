@@ -144,13 +144,14 @@ def lanes_source(model, fname: str) -> str | None:
     call = ", ".join(["n"] + [f"B_{names(sp.Symbol(g))}" for g in groups] + ["out"])
     return "\n".join([
         PREPASS if args else "",
-        "#if defined(__x86_64__) && defined(__GNUC__)",
+        # a compiler targeting this very processor (RM_NATIVE: zig cc) compiles one copy
+        "#if defined(__x86_64__) && defined(__GNUC__) && !defined(RM_NATIVE)",
         f"__attribute__((target(\"avx2\"))) static int {fname}_lanes_avx2{sig}",
         *body,
         "#endif",
         f"static int {fname}_lanes{sig}", *body,
         f"int {fname}_vbatch{sig}", "{",
-        "#if defined(__x86_64__) && defined(__GNUC__)",
+        "#if defined(__x86_64__) && defined(__GNUC__) && !defined(RM_NATIVE)",
         f"    if (__builtin_cpu_supports(\"avx2\")) return {fname}_lanes_avx2({call});",
         "#endif",
         f"    return {fname}_lanes({call});", "}", ""])

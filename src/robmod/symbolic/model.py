@@ -14,7 +14,9 @@ parameters) and offers the customization passes:
   only (the books' ``*`` lines, evaluated off-line);
 * :meth:`CustomModel.with_cse` — optional common sub-expression elimination,
   kept only if it does not increase the operation count;
-* :meth:`CustomModel.count` — multiplications, additions and function calls.
+* :meth:`CustomModel.count` — multiplications, additions and function calls;
+* export: text, Python, C, Octave, LaTeX (:mod:`.export`), CasADi (:meth:`CustomModel.to_casadi`)
+  and JAX (:meth:`CustomModel.to_jax`).
 """
 from __future__ import annotations
 
@@ -224,6 +226,21 @@ class CustomModel:
         from .export import to_latex
 
         return to_latex(self, **kw)
+
+    def to_casadi(self, *, name: str | None = None):
+        """The model as a ``casadi.Function`` of one SX graph (``pip install
+        'robmod[casadi]'``); see :mod:`robmod.symbolic.export_casadi`."""
+        from .export_casadi import to_casadi
+
+        return to_casadi(self, name=name)
+
+    def to_jax(self, *, jit: bool = False):
+        """The model as a pure JAX function (jit-able, vmap-able, differentiable; ``pip install
+        'robmod[jax]'``); ``jit``: compiled with the CPU options of
+        :mod:`robmod.symbolic.export_jax`."""
+        from .export_jax import to_jax
+
+        return to_jax(self, jit=jit)
 
     def _repr_latex_(self):  # Jupyter
         return "$\\displaystyle " + self.to_latex(environment="aligned") + "$"

@@ -43,8 +43,16 @@ static void rm_vtrig(long m, const double *x, double *s, double *c)
 {
     long i;
 #if defined(RM_MVEC) && defined(__x86_64__) && defined(__GNUC__)
+#if defined(RM_NATIVE)      /* compiled for this processor (zig cc): known at compile time,
+                               no compiler runtime needed for the CPU query */
+#if defined(__AVX2__)
+    rm_vtrig_avx2(m, x, s, c);
+    return;
+#endif
+#else
     if (rm_avx2 < 0) rm_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
     if (rm_avx2) { rm_vtrig_avx2(m, x, s, c); return; }
+#endif
 #endif
     for (i = 0; i < m; i++) { s[i] = sin(x[i]); c[i] = cos(x[i]); }
 }

@@ -1,0 +1,335 @@
+"""Closed-loop simulation at compiled speed: robmod's controllers and the plant in one C loop.
+
+:func:`robmod.control.simulate` hands a run to :func:`run_compiled` first.  When the plant is a
+tree robot and the controller one of robmod's own laws (:class:`~robmod.control.PID`,
+:class:`~robmod.control.PDGravity`, :class:`~robmod.control.ComputedTorque`,
+:class:`~robmod.control.PassivityBased`, :class:`~robmod.control.AdaptivePassivity`, exactly
+those classes: a subclass may change the law), the whole run -- the law at each sample, the
+zero-order hold, the RK4 substeps of the plant's direct dynamic model (Khalil & Dombre §7.6.2),
+saturation, measurement noise, quantization and delay -- is one call of a C function generated
+from the customized models (:mod:`.loop_source`), compiled once and cached on disk like the
+models themselves.  Batches of runs (initial states, gain sets: leading dimensions, as the
+Python path takes them) advance in lockstep by blocks of 64 on the vectorized plant kernel,
+the blocks shared among the processor's cores.
+
+When: a loop compiled before (by any process: an index on disk names its shared object) is
+always taken, without generating anything; a new one is generated and compiled (1-5 s) when
+the run is long enough to pay for it -- :data:`WORTH_COMPILING` steps times blocks of 64 runs
+(10 s at 1 kHz of one run) --, or always with ``ROBMOD_COMPILED_LOOP=1``; ``=0`` turns the
+compiled loop off.
+
+It returns None -- and the Python path runs, with the same results -- for what it does not
+handle: a closed-loop robot (its plant solves the loop constraints at each evaluation), a
+controller written in Python (any other class), a batched reference, ``ROBMOD_BACKEND=numpy``
+or no C compiler.  A run that blows up (or meets a singular inertia matrix) is also given back
+to the Python path, whose error names the joint and the time.  The measurement noise is drawn
+beforehand from the same generator, in the order the Python path draws it, so both paths see
+the same noise.
+"""
+from __future__ import annotations
+
+import contextvars
+import ctypes
+import hashlib
+import json
+import math
+import os
+from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ..dynamics.direct import ddm_model
+from ..dynamics.lagrange import gravity_torques_model
+from ..dynamics.newton_euler import idm_model
+from ..symbolic import fastpath
+from ..description.io_common import write_text_atomic
+from ..symbolic.compile import build_from_source, cache_dir, load_extension
+from ..symbolic.fastpath import source_stamp
+from ..symbolic.vector_trig import BLOCK
+from . import loop_source as ls
+from .computed_torque import ComputedTorque
+from .joint_space import PID, PDGravity
+from .passivity import AdaptivePassivity, PassivityBased
+from .plant import Dynamics
+
+_MODELS: dict = {}
+_LOOPS: dict = {}
+_NOISE_LIMIT = 256 * 2 ** 20     # bytes of noise drawn beforehand; beyond, the Python path
+#: steps x blocks of runs from which compiling a loop pays (the Python loop takes 0.05-0.2 ms
+#: a step, generating and compiling a loop 1-5 s; a loop compiled before is always taken)
+WORTH_COMPILING = 10_000
+
+
+def _policy() -> str:
+    """``ROBMOD_COMPILED_LOOP``: '0' (never), '1' (always), else 'auto' (see the module)."""
+    return {"0": "never", "1": "always"}.get(os.environ.get("ROBMOD_COMPILED_LOOP", ""), "auto")
+
+
+def _index(key) -> Path:
+    digest = hashlib.sha256(f"{source_stamp()}|loop|{key!r}".encode()).hexdigest()[:32]
+    return cache_dir() / "index" / f"loop-{digest}.json"
+
+
+def _cached(key):
+    """The loop of ``key`` compiled by an earlier process (its index and shared object on
+    disk), without generating anything; else None."""
+    try:
+        modname = json.loads(_index(key).read_text())["module"]
+    except (OSError, ValueError, KeyError):
+        return None
+    module = load_extension(modname)
+    return None if module is None else _bind(module)
+
+
+def _bind(module):
+    fn = ctypes.CDLL(module.__file__).rm_run
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_long] * 5 + [ctypes.c_double] * 2 + [ctypes.c_void_p] * 13
+    return fn
+
+
+def _model(robot, which: str):
+    key = (robot.content_key, which)
+    hit = _MODELS.get(key)
+    if hit is None:
+        if len(_MODELS) > 64:
+            _MODELS.pop(next(iter(_MODELS)))
+        make = {"ddm": lambda: ddm_model(robot),
+                "idm": lambda: idm_model(robot),
+                "idm_nc": lambda: idm_model(robot, name="idm_no_coulomb", friction=False),
+                "vel": lambda: idm_model(robot, name="velocity_torques", gravity=False,
+                                         friction=False, rotor=False, wrench=False),
+                "grav": lambda: gravity_torques_model(robot)}[which]
+        hit = _MODELS[key] = make()
+    return hit
+
+
+def _coulomb_mode(ctrl) -> str:
+    return "measured" if not ctrl.dyn.has_coulomb else ctrl.coulomb
+
+
+def _friction_constants(ctrl) -> list:
+    d = ctrl.dyn
+    return [d.fv, d.fc, d.fst, d.bst, [ctrl.coulomb_width]]
+
+
+def _supported(controller):
+    """(structure key, build, gains, constants, state size, p) of a supported controller, or
+    None; ``build()`` generates (models, law lines) -- only when a loop is compiled.  The key
+    names the law's structure and the controller's model (the source depends on nothing
+    else)."""
+    out = _describe(controller)
+    if out is None:
+        return None
+    model = getattr(controller, "dyn", None) or getattr(controller, "model", None)
+    model = getattr(model, "robot", model)
+    key = (out[0], getattr(model, "content_key", None), tuple(getattr(controller, "names", ())))
+    return (key,) + out[1:]
+
+
+def _describe(controller):
+    kind = type(controller)
+    n = controller.n
+    dyn = getattr(controller, "dyn", None)
+    if dyn is not None and type(dyn) is not Dynamics:
+        return None       # a closed-loop controller model
+    if kind is PID:
+        tmax = controller.tau_max is not None
+
+        def build():
+            models = {"grav": _model(dyn.robot, "grav")} if controller.gravity else {}
+            return models, ls.law_pid(models, controller.gravity, tmax)
+        consts = [list(controller.band)] + ([controller.tau_max] if tmax else [])
+        return (("pid", controller.gravity, tmax), build,
+                [controller.kp, controller.kd, controller.ki], consts, n, 0)
+    if kind is PDGravity:
+        def build():
+            models = {"grav": _model(dyn.robot, "grav")}
+            return models, ls.law_pd_gravity(models, controller.at_desired)
+        return (("pdg", controller.at_desired), build, [controller.kp, controller.kd], [], 0, 0)
+    if kind in (ComputedTorque, PassivityBased):
+        mode = getattr(controller, "mode", "passivity")
+        coulomb = "measured" if mode == "predictive" else _coulomb_mode(controller)
+        which = "idm" if coulomb == "measured" else "idm_nc"
+        consts = [] if coulomb == "measured" else _friction_constants(controller)
+
+        def build():
+            models = {"n": n, which: _model(dyn.robot, which)}
+            if kind is PassivityBased:
+                models["vel"] = _model(dyn.robot, "vel")
+                return models, ls.law_passivity(models, coulomb)
+            return models, ls.law_computed_torque(models, mode, coulomb)
+        if kind is PassivityBased:
+            return (("pbc", coulomb), build, [controller.lam, controller.kd], consts, 0, 0)
+        return (("ct", mode, coulomb), build, [controller.kp, controller.kd], consts, 0, 0)
+    if kind is AdaptivePassivity:
+        p = len(controller.names)
+        if np.ndim(controller.gamma) != 1 or controller.phi.model.outputs[0].shape != (n, p):
+            return None
+
+        def build():
+            models = {"phi": controller.phi.model}
+            return models, ls.law_adaptive(models, controller.coulomb,
+                                           controller.friction_columns,
+                                           controller.coulomb_columns)
+        return (("adaptive", controller.coulomb), build,
+                [controller.lam, controller.kd, controller.gamma],
+                [[controller.coulomb_width]], p, p)
+    return None
+
+
+def _loop_function(key, plant_model, build, n, nz, ng, p):
+    models, law = build()
+    controller_models = {k: m for k, m in models.items() if k != "n"}
+    if any(m.parameters for m in controller_models.values()):
+        return None
+    draft = ls.loop_source("RM_LOOPNAME", n, nz, ng, 0, p, plant_model, controller_models, law)
+    modname = "rm_loop_" + hashlib.sha256(draft.encode()).hexdigest()[:24]
+    module = build_from_source(modname, draft.replace("RM_LOOPNAME", modname))
+    if module is None:
+        return None
+    try:
+        path = _index(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, json.dumps({"module": modname}))
+    except OSError:
+        pass
+    return _bind(module)
+
+
+#: a plant whose parameters differ between runs (robmod.control.parameter_sets):
+#: (the robot with those parameters as symbols, its customized DDM, values (runs, p))
+PLANT_PARAMETERS = contextvars.ContextVar("robmod_plant_parameters", default=None)
+
+
+class NotCompiled(Exception):
+    """Raised instead of returning None while PLANT_PARAMETERS is set: the Python loop of
+    simulate would run the nominal plant, not the parameter sets."""
+
+
+def _flat(parts, batch, nrun):
+    """The per-run rows [g1 | g2 | ...] of gains given as (..., k) arrays."""
+    cols = [np.broadcast_to(np.asarray(g, float), batch + (np.shape(g)[-1],)).reshape(nrun, -1)
+            for g in parts]
+    return np.ascontiguousarray(np.concatenate(cols, axis=1) if cols else np.zeros((nrun, 0)))
+
+
+def _noise(noise, seed, steps, nrun, n):
+    """The noise the Python path draws, in its order: per sample, q's then qd's."""
+    if noise is None:
+        return (0.0, 0.0), 0, np.zeros(1)
+    sq, sqd = noise
+    kinds = int(bool(sq)) + int(bool(sqd))
+    if kinds * (steps + 1) * nrun * n * 8 > _NOISE_LIMIT:
+        return None
+    draws = np.random.default_rng(seed).standard_normal((steps + 1, kinds, nrun * n)) \
+        if kinds else np.zeros(1)
+    return (float(sq or 0.0), float(sqd or 0.0)), kinds, draws
+
+
+def run_compiled(plant, controller, t, tables, q, qd, z, tau_lim, **options):
+    """The run of :func:`robmod.control.simulate` in C: (Q, QD, TAU, z) with the shapes of the
+    Python path, or None when this path does not take it (see the module)."""
+    out = _run(plant, controller, t, tables, q, qd, z, tau_lim, **options)
+    if out is None and PLANT_PARAMETERS.get() is not None:
+        raise NotCompiled()
+    return out
+
+
+def _run(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continuous, substeps, noise,
+         quantization, delay, seed, table=None):
+    if fastpath.backend() == "numpy" or type(plant) is not Dynamics:
+        return None
+    if tables[0].ndim != 2 or getattr(controller, "n", None) != plant.n:
+        return None
+    desc = _supported(controller)
+    if desc is None:
+        return None
+    structure, build, gains, consts, nz, p = desc
+    n, steps = plant.n, len(t) - 1
+    batch = q.shape[:-1]
+    nrun = int(math.prod(batch))
+    policy = _policy()
+    if policy == "never":
+        return None
+    drawn = _noise(noise, seed, steps, nrun, n)
+    if drawn is None or z.shape[-1] != nz:
+        return None
+    G = _flat(gains, batch, nrun)
+    sets = PLANT_PARAMETERS.get()
+    if sets is None:
+        plant_key, plant_model, PP = plant.robot.content_key, None, None
+    else:
+        symbolic, plant_model, PP = sets
+        plant_key = (symbolic.content_key, tuple(map(str, plant_model.parameters)))
+        if PP.shape[0] != nrun:
+            return None
+    key = (plant_key, structure, nz, G.shape[1])
+    fn = _LOOPS.get(key) or _cached(key)
+    if fn is None:
+        work = steps * (nrun if sets is not None else -(-nrun // BLOCK))
+        if policy == "auto" and work < WORTH_COMPILING and sets is None:
+            return None      # (parameter sets: the other way compiles a plant per set)
+        plant_model = plant_model or _model(plant.robot, "ddm")
+        if plant_model.parameters and sets is None:
+            return None
+        fn = _loop_function(key, plant_model, build, n, nz, G.shape[1], p)
+        if fn is None:
+            return None
+    _LOOPS[key] = fn
+    PP = np.zeros(1) if PP is None else np.ascontiguousarray(PP, dtype=float)
+    (sq, sqd), kinds, NS = drawn
+    rq, rqd = quantization if quantization is not None else (0.0, 0.0)
+    lim = np.zeros(n) if tau_lim is None else np.asarray(tau_lim, float)
+    cfg = np.concatenate([[float(continuous), sq, sqd, float(rq or 0.0), float(rqd or 0.0),
+                           float(delay), float(kinds), float(tau_lim is not None),
+                           float(len(batch) > 0 and sets is None)], lim])
+    K = np.concatenate([np.ravel(np.asarray(c, float)) for c in consts]) if consts \
+        else np.zeros(1)
+    R = np.ascontiguousarray(np.stack(tables, axis=1), dtype=float)
+    h = dt if continuous else dt / substeps
+    RS = np.zeros(1)
+    if continuous:
+        halves = table(t[:-1] + h / 2)
+        ends = table(t[:-1] + h)
+        RS = np.ascontiguousarray(np.concatenate([np.stack(halves, axis=1),
+                                                  np.stack(ends, axis=1)], axis=1), float)
+    X0 = np.ascontiguousarray(np.concatenate([q, qd], axis=-1).reshape(nrun, 2 * n))
+    Z0 = np.ascontiguousarray(z.reshape(nrun, nz)) if nz else np.zeros(1)
+    Q = np.empty((steps + 1, nrun, n))
+    QD, TAU = np.empty_like(Q), np.empty_like(Q)
+    Z = np.empty((nrun, max(nz, 1)))
+    ptr = [a.ctypes.data for a in (cfg, K, R, RS, X0, G, Z0, NS, PP, Q, QD, TAU, Z)]
+
+    def go(r0, r1):
+        return fn(r0, r1, nrun, steps, substeps, dt, h, *ptr)
+
+    ranges = _ranges(nrun, 1 if sets is not None else BLOCK)
+    if len(ranges) == 1:
+        status = [go(*ranges[0])]
+    else:
+        with ThreadPoolExecutor(len(ranges)) as pool:
+            status = list(pool.map(lambda r: go(*r), ranges))
+    if any(status):
+        return None
+    zf = Z[:, :nz].reshape(batch + (nz,)) if nz else z
+    return (Q.reshape((steps + 1,) + batch + (n,)), QD.reshape((steps + 1,) + batch + (n,)),
+            TAU.reshape((steps + 1,) + batch + (n,)), zf)
+
+
+def _ranges(nrun, block):
+    """Runs cut for the cores: whole blocks (64 runs, or 1 when each has its own plant), or
+    halves of a smaller batch (multiples of 4, the width of the vector sines and cosines)."""
+    cores = max(1, min(os.cpu_count() or 1, 8))
+    if nrun < 2 or (nrun < 8 and block > 1) or cores == 1:
+        return [(0, nrun)]
+    blocks = -(-nrun // block)
+    if blocks < cores:
+        mid = ((nrun // 2 + 3) // 4) * 4
+        return [(0, mid), (mid, nrun)]
+    per = -(-blocks // cores) * block
+    return [(a, min(a + per, nrun)) for a in range(0, nrun, per)]
+
+
+__all__ = []

@@ -1,0 +1,414 @@
+"""The C source of a compiled closed loop: controller law + plant dynamics + RK4, one function.
+
+:mod:`robmod.control.compiled_loop` runs robmod's own controllers (PID, PD + gravity, computed
+torque, passivity-based, adaptive) in C: the customized models they call per sample (the
+controller's IDM, gravity torques, velocity torques or base-parameter regressor, Khalil &
+Dombre §9.4.2.5) and the plant's recursive direct dynamic model (§7.6.2) are printed by
+:func:`robmod.symbolic.export.to_c` into one translation unit with the law and the loop of
+:func:`robmod.control.simulate` (zero-order hold, RK4 substeps, saturation, measurement noise
+drawn beforehand, quantization, delay).  Runs advance in lockstep by blocks of
+:data:`~robmod.symbolic.vector_trig.BLOCK`: the plant of a block is one call of the model's
+vectorized batch kernel (:mod:`robmod.symbolic.lanes`).
+
+Every operation is written in the order the NumPy path applies it (``q + 0.5 h qd``,
+``h / 6 (k1 + 2 k2 + 2 k3 + k4)``, the law's sums left to right), with no floating-point
+contraction, so that the compiled loop reproduces the Python path to rounding.
+
+The numbers a run reads are arrays, not constants of the source: the per-run gains ``G``
+(``(runs, ng)``), the law's shared constants and the options in ``cfg``; the source depends on
+the models and on the law's structure only, and compiles once per (plant, controller kind).
+"""
+from __future__ import annotations
+
+from ..symbolic.export import c_layout, to_c
+from ..symbolic.extension_wrapper import C_NOT_FINITE
+from ..symbolic.lanes import lanes_source
+from ..symbolic.vector_trig import BLOCK, PREPASS, batch_source
+
+#: cfg[] layout shared by the source and :mod:`.compiled_loop`
+CFG_FIELDS = ("continuous", "sq", "sqd", "rq", "rqd", "delay", "noise_kinds", "has_limit",
+              "batched")
+
+_SIGN = "static inline double rm_sign(double x) { return (x > 0) - (x < 0); }"
+
+
+def _model_source(model, fname: str, *, batched: bool = False) -> str:
+    """The scalar C function ``fname(groups..., out)`` of ``model`` (and its vectorized batch
+    kernel ``fname_vbatch`` when ``batched``), without the shared preamble."""
+    src, _ = to_c(model, fname)
+    if batched:
+        vsrc = lanes_source(model, fname)
+        kind = "lanes" if vsrc is not None else None
+        if vsrc is None:
+            vsrc = batch_source(model, fname)
+            kind = "trig" if vsrc is not None else "loop"
+        src += "\n" + (vsrc or "") + f"\n#define {fname.upper()}_KIND_{kind.upper()} 1\n"
+    return src
+
+
+def _call(model, fname, **groups) -> str:
+    """``fname_blk(m, bat, <the model's input groups in its order>, `` (the caller closes it
+    with the output array)."""
+    names, _ = c_layout(model)
+    return f"{fname}_blk(m, bat, {', '.join(groups[g] for g in names)}, "
+
+
+def _scalar_call(model, fname, **groups) -> str:
+    names, _ = c_layout(model)
+    return f"{fname}({', '.join(groups[g] for g in names)}, "
+
+
+def _block_wrapper(model, fname: str) -> str:
+    """``fname_blk(m, bat, inputs..., out)``: the scalar function for an unbatched run (as the
+    Python path calls ``single`` on 1-D arrays), else the batch kernel on the m states."""
+    groups, _ = c_layout(model)
+    params = ", ".join(f"const double *a{k}" for k in range(len(groups)))
+    args = ", ".join(f"a{k}" for k in range(len(groups)))
+    return f"""
+static int {fname}_blk(long m, int bat, {params}, double *out)
+{{
+    if (!bat) {{ {fname}({args}, out); return 1; }}
+#if defined({fname.upper()}_KIND_LANES)
+    return {fname}_vbatch(m, {args}, out);
+#elif defined({fname.upper()}_KIND_TRIG)
+    {fname}_vbatch(m, {args}, out); return 1;
+#else
+    {fname}_batch(m, {args}, out); return 1;
+#endif
+}}
+"""
+
+
+# -- the laws, over a block of m runs: C writing tau[m n] (unclipped) and dz[m nz] from
+# q, qd (m n), the reference rq, rqd, rqdd (n, shared), z (m nz), the gains G (m ng), K.
+# RM_EACH loops over the m n values with r the run, j the joint and g the run's gains.
+_EACH = ("    for (i = 0; i < m * RM_N; i++) { const long r = i / RM_N, j = i % RM_N; "
+         "const double *g = G + r * RM_NG; (void)r; (void)g;")
+
+
+def _each(*body: str) -> list[str]:
+    return [_EACH, *("        " + b for b in body), "    }"]
+
+
+def _coulomb_lines(mode: str, off: int, n: int) -> list[str]:
+    """IDM without Coulomb + F_V qd + coulomb_torque(...) of :mod:`.plant`: tau += ... with
+    K = [fv(n), fc(n), fst(n), bst(n), width] from ``off``."""
+    v = "rqd[j]" if mode == "desired" else "qd[i]"
+    sgn = "rm_sign(v)" if mode == "desired" else f"tanh(v / K[{off + 4 * n}])"
+    return _each(f"const double v = {v}, sg = {sgn};",
+                 f"const double fv = K[{off} + j], fc = K[{off + n} + j], "
+                 f"fst = K[{off + 2 * n} + j], bst = K[{off + 3 * n} + j];",
+                 "double c = fc * sg;",
+                 "if (fst != 0) c = c + (fst - fc) * sg * exp(-fabs(v) * bst);",
+                 "tau[i] = (tau[i] + fv * qd[i]) + c;")
+
+
+def law_pid(models, gravity: bool, tau_max: bool) -> list[str]:
+    """(9.5) with the switched integral and anti-windup of :class:`~robmod.control.PID`:
+    g = [kp, kd, ki], K = [e_min, e_max, tau_max(n)]."""
+    lines = _each("tau[i] = (g[j] * (rq[j] - q[i]) + g[RM_N + j] * (rqd[j] - qd[i]))"
+                  " + g[2 * RM_N + j] * z[i];")
+    if gravity:
+        lines += ["    " + _call(models["grav"], "rm_cgrav", q="q") + "w);",
+                  *_each("tau[i] = tau[i] + w[i];")]
+    body = ["const double e = rq[j] - q[i];",
+            "int on = fabs(e) >= K[0] && fabs(e) <= K[1];"]
+    if tau_max:
+        body.append("on = on && !(fabs(tau[i]) >= K[2 + j] && rm_sign(e) == rm_sign(tau[i]));")
+    return lines + ["    if (dz) {", *_each(*body, "dz[i] = on ? e : 0.0;"), "    }"]
+
+
+def law_pd_gravity(models, at_desired: bool) -> list[str]:
+    """(9.12): g = [kp, kd]; Q(q^d) is one configuration, as in the Python law."""
+    if at_desired:
+        return ["    " + _scalar_call(models["grav"], "rm_cgrav", q="rq") + "w);",
+                *_each("tau[i] = (g[j] * (rq[j] - q[i]) - g[RM_N + j] * qd[i]) + w[j];")]
+    return ["    " + _call(models["grav"], "rm_cgrav", q="q") + "w);",
+            *_each("tau[i] = (g[j] * (rq[j] - q[i]) - g[RM_N + j] * qd[i]) + w[i];")]
+
+
+def _compensated(models, qdd: str, coulomb: str) -> list[str]:
+    """tau = the controller's IDM(q, qd, qdd) with its Coulomb term as ``coulomb`` says."""
+    if coulomb == "measured":
+        return ["    " + _call(models["idm"], "rm_cidm", q="q", qd="qd", qdd=qdd) + "tau);"]
+    return (["    " + _call(models["idm_nc"], "rm_cidmnc", q="q", qd="qd", qdd=qdd) + "tau);"]
+            + _coulomb_lines(coulomb, 0, models["n"]))
+
+
+def law_computed_torque(models, mode: str, coulomb: str) -> list[str]:
+    """(9.24), (9.29), (9.31): g = [kp, kd], K = the friction of the controller's model."""
+    if mode == "position":
+        w = "g[j] * (rq[j] - q[i]) - g[RM_N + j] * qd[i]"
+    else:
+        w = "(rqdd[j] + g[RM_N + j] * (rqd[j] - qd[i])) + g[j] * (rq[j] - q[i])"
+    lines = _each(f"w[i] = {w};")
+    if mode == "predictive":
+        return lines + [*_each("bq[i] = rq[j]; bqd[i] = rqd[j];"),
+                        "    " + _call(models["idm"], "rm_cidm", q="bq", qd="bqd", qdd="w")
+                        + "tau);"]
+    return lines + _compensated(models, "w", coulomb)
+
+
+def _sliding() -> list[str]:
+    """s = qd - qd_r, qdd_r, qd + s and zeros (Slotine-Li), g = [lam, ...]."""
+    return _each("s[i] = qd[i] - (rqd[j] + g[j] * (rq[j] - q[i]));",
+                 "w[i] = rqdd[j] + g[j] * (rqd[j] - qd[i]);",
+                 "v1[i] = qd[i] + s[i]; z0[i] = 0.0; bqd[i] = rqd[j];")
+
+
+def law_passivity(models, coulomb: str) -> list[str]:
+    """Slotine-Li: g = [lam, kd]; C(q, qd) s by polarization of the velocity torques."""
+    vel = models["vel"]
+    return [*_sliding(), *_compensated(models, "w", coulomb),
+            "    " + _call(vel, "rm_cvel", q="q", qd="v1", qdd="z0") + "h1);",
+            "    " + _call(vel, "rm_cvel", q="q", qd="qd", qdd="z0") + "h2);",
+            "    " + _call(vel, "rm_cvel", q="q", qd="s", qdd="z0") + "h3);",
+            *_each("tau[i] = (tau[i] - 0.5 * ((h1[i] - h2[i]) - h3[i])) - g[RM_N + j] * s[i];")]
+
+
+def law_adaptive(models, coulomb: str, friction_cols, coulomb_cols) -> list[str]:
+    """Slotine-Li adaptive law on the base-parameter regressor: g = [lam, kd, gamma(p)],
+    K = [width]; z the estimate of the base parameters.  The regressor is always the batch
+    kernel (the Python law calls it on 2-D arrays)."""
+    phi = models["phi"]
+    p = len(friction_cols)
+    fr = "{" + ", ".join(str(int(b)) for b in friction_cols) + "}"
+    fc = "{" + ", ".join(str(int(b)) for b in coulomb_cols) + "}"
+    call = "rm_cphi_blk(m, 1, " + _call(phi, "", q="q", qd="QD", qdd="A")[len("_blk(m, bat, "):]
+
+    def phi_at(qd, qdd, out):
+        return "    " + call.replace("QD", qd).replace("A", qdd) + f"{out});"
+
+    def vp(v, out):   # the velocity part: Phi(q, v, 0) - Phi(q, 0, 0), friction columns zeroed
+        return [phi_at(v, "z0", out),
+                f"    for (i = 0; i < m * RM_N * RM_P; i++) {{ {out}[i] = {out}[i] - Y0[i];"
+                f" if (rm_fr[i % RM_P]) {out}[i] = 0.0; }}"]
+
+    lines = [f"    static const int rm_fr[{p}] = {fr}, rm_fcol[{p}] = {fc};", "    (void)rm_fcol;",
+             *_sliding(), phi_at("qd", "w", "Y"), phi_at("z0", "z0", "Y0"),
+             *vp("v1", "P1"), *vp("qd", "P2"), *vp("s", "P3"),
+             "    for (i = 0; i < m * RM_N * RM_P; i++) Y[i] = Y[i] - 0.5 * ((P1[i] - P2[i]) - P3[i]);"]
+    if coulomb == "desired":
+        lines += [phi_at("bqd", "w", "P1"),
+                  "    for (i = 0; i < m * RM_N * RM_P; i++) if (rm_fcol[i % RM_P]) Y[i] = P1[i];"]
+    elif coulomb == "smooth":
+        lines += ["    for (i = 0; i < m * RM_N * RM_P; i++)",
+                  "        if (rm_fcol[i % RM_P]) Y[i] = Y[i] * fabs(tanh(qd[i / RM_P] / K[0]));"]
+    lines += _each("double acc = 0.0; long c;",
+                   "for (c = 0; c < RM_P; c++) acc += Y[i * RM_P + c] * z[r * RM_P + c];",
+                   "tau[i] = acc - g[RM_N + j] * s[i];")
+    lines += ["    if (dz) for (i = 0; i < m * RM_P; i++) {",
+              "        const long r = i / RM_P, c = i % RM_P;",
+              "        double acc = 0.0; long j;",
+              "        for (j = 0; j < RM_N; j++) acc += Y[(r * RM_N + j) * RM_P + c] * s[r * RM_N + j];",
+              "        dz[i] = -G[r * RM_NG + 2 * RM_N + c] * acc;", "    }"]
+    return lines
+
+
+_LAW_HEAD = """
+/* workspace: 9 rows of BLOCK n values, then 5 of BLOCK n p */
+#define RM_WORK (9 * RM_BLOCK * RM_N + 5 * RM_BLOCK * RM_N * (RM_P ? RM_P : 1))
+static void rm_law(long m, int bat, const double *G, const double *K, const double *q,
+                   const double *qd, const double *rq, const double *rqd, const double *rqdd,
+                   const double *z, double *tau, double *dz, double *W)
+{
+    long i;
+    const long B = RM_BLOCK * RM_N, BP = RM_BLOCK * RM_N * (RM_P ? RM_P : 1);
+    double *w = W, *s = w + B, *v1 = s + B, *z0 = v1 + B, *h1 = z0 + B, *h2 = h1 + B,
+           *h3 = h2 + B, *bq = h3 + B, *bqd = bq + B, *Y = bqd + B, *Y0 = Y + BP, *P1 = Y0 + BP,
+           *P2 = P1 + BP, *P3 = P2 + BP;
+    (void)i; (void)G; (void)K; (void)q; (void)qd; (void)rq; (void)rqd; (void)rqdd; (void)z;
+    (void)dz; (void)w; (void)s; (void)v1; (void)z0; (void)h1; (void)h2; (void)h3; (void)bq;
+    (void)bqd; (void)Y; (void)Y0; (void)P1; (void)P2; (void)P3; (void)bat;
+"""
+
+
+def loop_source(modname: str, n: int, nz: int, ng: int, nk: int, p: int, plant_model,
+                controller_models: dict, law: list[str]) -> str:
+    """The whole module: models, the law, the plant of a block, the loop ``rm_run`` and an
+    empty Python module (so that the shared object is built and cached like a model's)."""
+    parts = [_model_source(plant_model, "rm_pddm", batched=True)]
+    names = {"idm": "rm_cidm", "idm_nc": "rm_cidmnc", "vel": "rm_cvel", "grav": "rm_cgrav",
+             "phi": "rm_cphi"}
+    for key, model in controller_models.items():
+        if key in names:
+            parts.append(_model_source(model, names[key], batched=True))
+            parts.append(_block_wrapper(model, names[key]))
+    parts.append(_block_wrapper(plant_model, "rm_pddm"))
+    body = "\n".join(parts)
+    first = body.find(_SIGN) + len(_SIGN)            # one definition of each shared helper
+    body = body[:first] + body[first:].replace(_SIGN, "")
+    if PREPASS in body:
+        at = body.find(PREPASS) + len(PREPASS)
+        body = body[:at] + body[at:].replace(PREPASS, "")
+    plant_call = _call(plant_model, "rm_pddm", q="q", qd="qd", tau="tau", params="pp")
+    npp = len(plant_model.parameters)
+    head = (f"#pragma STDC FP_CONTRACT OFF\n#define PY_SSIZE_T_CLEAN\n#include <Python.h>\n"
+            f"#include <math.h>\n#include <string.h>\n#include <stdlib.h>\n"
+            f"#define RM_N {n}\n#define RM_NZ {nz}\n#define RM_NG {ng}\n#define RM_NK {nk}\n"
+            f"#define RM_P {p}\n#define RM_NPP {npp}\n"
+            f"#define RM_BLOCK {1 if npp else BLOCK}\n" + C_NOT_FINITE)
+    plant = f"""
+/* the plant over a block of m states: 1 when every acceleration is finite */
+static int rm_plant(long m, int bat, const double *pp, const double *q, const double *qd,
+                    const double *tau, double *a)
+{{
+    long i;
+    unsigned long long bad = 0;
+    if (!{plant_call}a)) return 0;
+    for (i = 0; i < m * RM_N; i++) bad |= rm_nf(a[i]);
+    return bad == 0;
+}}
+"""
+    return (head + body + _LAW_HEAD + "\n".join(law) + "\n}\n" + plant + LOOP
+            + _module(modname))
+
+
+def _module(modname: str) -> str:
+    return f"""
+static struct PyModuleDef rm_def = {{PyModuleDef_HEAD_INIT, "{modname}", NULL, -1, NULL}};
+PyMODINIT_FUNC PyInit_{modname}(void) {{ return PyModule_Create(&rm_def); }}
+"""
+
+
+LOOP = r"""
+/* the law at one sample for the m states of a block: measured (noise, quantization,
+   delay), then the torque (clipped) and the state's update z += dt dz */
+static void rm_clip(const double *cfg, double *tau)
+{
+    long j;
+    if (cfg[7] != 0) for (j = 0; j < RM_N; j++) {
+        const double lim = cfg[9 + j];
+        tau[j] = fmin(fmax(tau[j], -lim), lim);
+    }
+}
+
+static void rm_stage(long m, int bat, const double *cfg, const double *K, const double *G,
+                     const double *rq, const double *rqd, const double *rqdd, const double *q,
+                     const double *qd, const double *z, double *tau, double *dz, double *W)
+{
+    long r;
+    rm_law(m, bat, G, K, q, qd, rq, rqd, rqdd, z, tau, RM_NZ ? dz : NULL, W);
+    for (r = 0; r < m; r++) rm_clip(cfg, tau + r * RM_N);
+}
+
+#define RM_AXPY(out, x, c, y, cnt) for (i = 0; i < (cnt); i++) (out)[i] = (x)[i] + (c) * (y)[i]
+#define RM_COMB(out, x, c, a, b, d, e, cnt) for (i = 0; i < (cnt); i++) \
+    (out)[i] = (x)[i] + (c) * ((((a)[i] + 2 * (b)[i]) + 2 * (d)[i]) + (e)[i])
+
+/* runs r0 .. r1 of nrun; 0 when done, else 1 + the step at which a state blew up or the
+   plant returned a non-finite acceleration (the caller runs the Python path, which names
+   the cause) */
+int rm_run(long r0, long r1, long nrun, long steps, long substeps, double dt, double hs,
+           const double *cfg, const double *K, const double *R, const double *RS,
+           const double *X0, const double *G, const double *Z0, const double *NS, const double *PP,
+           double *Q, double *QD, double *TAU, double *Z)
+{
+    const int continuous = cfg[0] != 0;
+    const double sq = cfg[1], sqd = cfg[2], rqr = cfg[3], rqdr = cfg[4];
+    const long delay = (long)cfg[5], nk = (long)cfg[6];
+    const int bat = cfg[8] != 0;
+    const long N = RM_BLOCK * RM_N, NZ = RM_BLOCK * (RM_NZ ? RM_NZ : 1);
+    double *mem = malloc(sizeof(double) * (18 * N + 8 * NZ + 2 * (delay + 1) * N + RM_WORK));
+    double *q = mem, *qd = q + N, *tau = qd + N, *a1 = tau + N, *a2 = a1 + N, *a3 = a2 + N,
+           *a4 = a3 + N, *q2 = a4 + N, *v2 = q2 + N, *q3 = v2 + N, *v3 = q3 + N,
+           *q4 = v3 + N, *v4 = q4 + N, *qm = v4 + N, *qdm = qm + N, *t1 = qdm + N,
+           *t2 = t1 + N, *t3 = t2 + N;
+    double *z = t3 + N, *dz = z + NZ, *z2 = dz + NZ, *d2 = z2 + NZ, *z3 = d2 + NZ,
+           *d3 = z3 + NZ, *z4 = d3 + NZ, *d4 = z4 + NZ, *past = d4 + NZ,
+           *W = past + 2 * (delay + 1) * N;
+    long b0, i, k, s, r;
+    int status = 0;
+    if (!mem) return -1;
+    for (b0 = r0; b0 < r1 && !status; b0 += RM_BLOCK) {
+        const long m = r1 - b0 < RM_BLOCK ? r1 - b0 : RM_BLOCK, mn = m * RM_N, mz = m * RM_NZ;
+        const double *g = G + b0 * RM_NG, *pp = PP + b0 * RM_NPP;
+        (void)pp;
+        for (r = 0; r < m; r++) {
+            memcpy(q + r * RM_N, X0 + (b0 + r) * 2 * RM_N, sizeof(double) * RM_N);
+            memcpy(qd + r * RM_N, X0 + (b0 + r) * 2 * RM_N + RM_N, sizeof(double) * RM_N);
+        }
+        if (RM_NZ) memcpy(z, Z0 + b0 * RM_NZ, sizeof(double) * mz);
+        memcpy(Q + b0 * RM_N, q, sizeof(double) * mn);
+        memcpy(QD + b0 * RM_N, qd, sizeof(double) * mn);
+        for (k = 0; k <= steps; k++) {
+            const double *rq = R + k * 3 * RM_N, *rqd = rq + RM_N, *rqdd = rqd + RM_N;
+            if (continuous) {
+                rm_stage(m, bat, cfg, K, g, rq, rqd, rqdd, q, qd, z, tau, dz, W);
+            } else {
+                for (i = 0; i < mn; i++) { qm[i] = q[i]; qdm[i] = qd[i]; }
+                if (nk) {
+                    const double *nq = NS + (k * nk * nrun + b0) * RM_N;
+                    if (sq != 0) { for (i = 0; i < mn; i++) qm[i] = qm[i] + sq * nq[i]; nq += nrun * RM_N; }
+                    if (sqd != 0) for (i = 0; i < mn; i++) qdm[i] = qdm[i] + sqd * nq[i];
+                }
+                if (rqr != 0) for (i = 0; i < mn; i++) qm[i] = nearbyint(qm[i] / rqr) * rqr;
+                if (rqdr != 0) for (i = 0; i < mn; i++) qdm[i] = nearbyint(qdm[i] / rqdr) * rqdr;
+                if (delay) {
+                    double *slot = past + (k % (delay + 1)) * 2 * N;
+                    const double *use = past + ((k > delay ? k - delay : 0) % (delay + 1)) * 2 * N;
+                    memcpy(slot, qm, sizeof(double) * mn);
+                    memcpy(slot + N, qdm, sizeof(double) * mn);
+                    memcpy(t1, use, sizeof(double) * mn);
+                    memcpy(t2, use + N, sizeof(double) * mn);
+                    memcpy(qm, t1, sizeof(double) * mn);
+                    memcpy(qdm, t2, sizeof(double) * mn);
+                }
+                rm_stage(m, bat, cfg, K, g, rq, rqd, rqdd, qm, qdm, z, tau, dz, W);
+                for (i = 0; i < mz; i++) z[i] = z[i] + dt * dz[i];
+            }
+            for (r = 0; r < m; r++)
+                memcpy(TAU + (k * nrun + b0 + r) * RM_N, tau + r * RM_N, sizeof(double) * RM_N);
+            if (k == steps) break;
+            if (continuous) {      /* the law at every stage, its state integrated too */
+                const double h = hs, *S = RS + k * 6 * RM_N;   /* t + h/2, t + h */
+                /* k1 at t: tau, dz from above */
+                if (!rm_plant(m, bat, pp, q, qd, tau, a1)) { status = (int)(k + 1); break; }
+                RM_AXPY(q2, q, h / 2, qd, mn); RM_AXPY(v2, qd, h / 2, a1, mn);
+                RM_AXPY(z2, z, h / 2, dz, mz);
+                rm_stage(m, bat, cfg, K, g, S, S + RM_N, S + 2 * RM_N, q2, v2, z2, t1, d2, W);
+                if (!rm_plant(m, bat, pp, q2, v2, t1, a2)) { status = (int)(k + 1); break; }
+                RM_AXPY(q3, q, h / 2, v2, mn); RM_AXPY(v3, qd, h / 2, a2, mn);
+                RM_AXPY(z3, z, h / 2, d2, mz);
+                rm_stage(m, bat, cfg, K, g, S, S + RM_N, S + 2 * RM_N, q3, v3, z3, t2, d3, W);
+                if (!rm_plant(m, bat, pp, q3, v3, t2, a3)) { status = (int)(k + 1); break; }
+                RM_AXPY(q4, q, h, v3, mn); RM_AXPY(v4, qd, h, a3, mn);
+                RM_AXPY(z4, z, h, d3, mz);
+                rm_stage(m, bat, cfg, K, g, S + 3 * RM_N, S + 4 * RM_N, S + 5 * RM_N, q4, v4, z4, t3, d4, W);
+                if (!rm_plant(m, bat, pp, q4, v4, t3, a4)) { status = (int)(k + 1); break; }
+                RM_COMB(t1, q, h / 6, qd, v2, v3, v4, mn);
+                RM_COMB(t2, qd, h / 6, a1, a2, a3, a4, mn);
+                RM_COMB(z2, z, h / 6, dz, d2, d3, d4, mz);
+                memcpy(q, t1, sizeof(double) * mn); memcpy(qd, t2, sizeof(double) * mn);
+                memcpy(z, z2, sizeof(double) * mz);
+            } else for (s = 0; s < substeps; s++) {
+                const double h = hs;
+                if (!rm_plant(m, bat, pp, q, qd, tau, a1)) { status = (int)(k + 1); break; }
+                RM_AXPY(q2, q, 0.5 * h, qd, mn); RM_AXPY(v2, qd, 0.5 * h, a1, mn);
+                if (!rm_plant(m, bat, pp, q2, v2, tau, a2)) { status = (int)(k + 1); break; }
+                RM_AXPY(q3, q, 0.5 * h, v2, mn); RM_AXPY(v3, qd, 0.5 * h, a2, mn);
+                if (!rm_plant(m, bat, pp, q3, v3, tau, a3)) { status = (int)(k + 1); break; }
+                RM_AXPY(q4, q, h, v3, mn); RM_AXPY(v4, qd, h, a3, mn);
+                if (!rm_plant(m, bat, pp, q4, v4, tau, a4)) { status = (int)(k + 1); break; }
+                RM_COMB(t1, q, h / 6, qd, v2, v3, v4, mn);
+                RM_COMB(t2, qd, h / 6, a1, a2, a3, a4, mn);
+                memcpy(q, t1, sizeof(double) * mn); memcpy(qd, t2, sizeof(double) * mn);
+            }
+            if (status) break;
+            for (i = 0; i < mn; i++)
+                if (!(fabs(qd[i]) < 1e6)) { status = (int)(k + 1); break; }
+            if (status) break;
+            for (r = 0; r < m; r++) {
+                memcpy(Q + ((k + 1) * nrun + b0 + r) * RM_N, q + r * RM_N, sizeof(double) * RM_N);
+                memcpy(QD + ((k + 1) * nrun + b0 + r) * RM_N, qd + r * RM_N, sizeof(double) * RM_N);
+            }
+        }
+        if (RM_NZ) memcpy(Z + b0 * RM_NZ, z, sizeof(double) * mz);
+    }
+    free(mem);
+    return status;
+}
+"""
+
+
+__all__ = []

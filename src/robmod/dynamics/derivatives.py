@@ -1,0 +1,383 @@
+"""Derivatives of the inverse and direct dynamic models, by forward differentiation of the
+recursions (the quantities of Carpentier & Mansard 2018, Pinocchio's
+``computeRNEADerivatives`` / ``computeABADerivatives``).
+
+The Newton-Euler IDM (Khalil & Dombre (7.51)-(7.61)) and the recursive direct model (§7.6.2)
+are run in a :class:`~robmod.symbolic.dual.DualContext`: each joint variable carries its
+tangent, each intermediate variable of the recursion (WI, W, WP, U, VP, F, No, E, N, ...)
+gets its derivative variables ``DWI12_q1``, ... next to it.  Run on a symbolic context this
+is the customized derivative model (only the non-zero terms, the recursion's structure, its
+operation count); on a numeric one, the batched NumPy derivatives; compiled, the fast path of
+the plain functions.
+
+* IDM: ``dtau_dq``, ``dtau_dqd`` by the dual IDM; ``dtau_dqdd = A(q)`` by the composite
+  links (Khalil & Dombre [7.64]: the cheaper recursion for the same quantity), in the same
+  model (the frame matrices shared).
+* DDM (``method="idm"``, the default): the recursive direct model with the torques as
+  directions gives q̈ and ``dqdd_dtau = A^-1`` in one pass; then, at (q, q̇, q̈),
+  ``dqdd_dx = -A^-1 dtau_dx`` for x = q, q̇ (differentiating ``IDM(q, q̇, DDM(q, q̇, tau)) =
+  tau``).  ``method="recursive"``: the recursive direct model itself run on duals (every
+  direction through the articulated-body recursion; a cross-check).
+
+Mimic joints (q_j = m q_i + c, :mod:`robmod.description.mimic`): only the joint variables are
+seeded (a dependent joint's tangent is m times its leader's), the torques are those of the
+joint variables, Γ_i + Σ m Γ_j (virtual work), so the derivatives are E^T (∂Γ/∂x) E with E =
+∂q_frames/∂q, and ∂Γ/∂q̈ the inertia matrix E^T A E; the direct model's A^-1 comes from the
+L^T D L solve of (E^T A E) q̈ = Γ - E^T H ([7.62]-[7.64]), the recursive direct model having no
+place for the coupling (``method="recursive"`` refuses such a robot).
+
+Matrices are indexed by :func:`~robmod.dynamics.layout.coordinates` (rows: the torques or
+accelerations, columns: the variables), which is ``robot.joints`` for the plain functions.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import NamedTuple
+
+import numpy as np
+
+from ..description.arguments import (check_arrays, checked_options, finite_output,
+                                     joint_arrays, keyword_options, require_numeric,
+                                     robot_argument, switched_off, switches_set)
+from ..description.mimic import frame_matrix_E
+from ..errors import ArgumentError
+from ..symbolic import fastpath
+from ..symbolic.algebra import add, mul, numeric_constant
+from ..symbolic.dual import DualContext, direction, dual, seeds, tangent_matrix, value_of
+from ..symbolic.model import Output, customize
+from .direct import DDM_SWITCHES, ddm_algorithm, singular_inertia_error
+from .inertia import inertia_matrix_algorithm
+from .layout import (Proxy, coordinates, dofs, model_inputs, numeric_context, reduce_mimic,
+                     reduce_mimic_matrix)
+from .ltdl import ddm_inverse_algorithm
+from .newton_euler import SWITCHES, idm_algorithm
+
+
+class IDMDerivatives(NamedTuple):
+    """The derivatives of the joint torques (each (..., n_q, n_q), row i: torque i)."""
+
+    dtau_dq: np.ndarray
+    dtau_dqd: np.ndarray
+    dtau_dqdd: np.ndarray
+
+
+class DDMDerivatives(NamedTuple):
+    """The derivatives of the joint accelerations (each (..., n_q, n_q), row i: qdd_i)."""
+
+    dqdd_dq: np.ndarray
+    dqdd_dqd: np.ndarray
+    dqdd_dtau: np.ndarray
+
+
+def _zeros(n):
+    return [[0] * n for _ in range(n)]
+
+
+def _symmetric(lower, order):
+    return [[lower.get((i, k), lower.get((k, i), 0)) for k in order] for i in order]
+
+
+def _torques(robot, gam):
+    """{joint variable i: torque} from the tree's torques (frames 1..NL): Γ_i + Σ m Γ_j over
+    the joints j mimicking i (:func:`~robmod.dynamics.layout.reduce_mimic`)."""
+    g = {j: gam[j - 1] for j in dofs(robot)}
+    return reduce_mimic(robot, g) if robot.mimic else g
+
+
+def _compilable(robot) -> bool:
+    """The customized model's joint order is the plain API's (a tree, mimic joints or not):
+    the fast path applies."""
+    return not robot.n_loops and coordinates(robot) == tuple(robot.joints)
+
+
+# -- the IDM --------------------------------------------------------------------------------
+
+@keyword_options()
+def idm_derivatives_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True,
+                              wrench=True, velocity=True, base_motion=True, acceleration=True):
+    """(dtau_dq, dtau_dqd, dtau_dqdd) as nested lists over the joint variables
+    (:func:`~robmod.dynamics.layout.coordinates`; switches: those of
+    :func:`~robmod.dynamics.idm_algorithm`; a switched-off input has a zero derivative)."""
+    order = coordinates(robot)
+    groups = ("q", "qd") if velocity else ("q",)
+    d = DualContext(ctx, seeds(order, groups))
+    gam = _torques(robot, idm_algorithm(d, robot, gravity=gravity, rotor=rotor,
+                                        friction=friction, wrench=wrench, velocity=velocity,
+                                        base_motion=base_motion, acceleration=acceleration))
+    rows = [gam[j] for j in order]
+    dq = tangent_matrix(rows, order, "q")
+    dqd = tangent_matrix(rows, order, "qd") if velocity else _zeros(len(order))
+    if acceleration:    # A by the composite links, sharing the frame matrices
+        plain = DualContext(ctx, {}, memo=d.memo)
+        A = inertia_matrix_algorithm(plain, robot, rotor=rotor)
+        if robot.mimic:     # E^T A E
+            A = reduce_mimic_matrix(plain, robot, A)
+        dqdd = _symmetric(A, order)
+    else:
+        dqdd = _zeros(len(order))
+    return dq, dqd, dqdd
+
+
+def _names(prefix, order, group):
+    return tuple(f"D{prefix}{i}_{direction(group, k)}" for i in order for k in order)
+
+
+def _outputs(mats, prefix, order, groups, names):
+    return [Output(name, (len(order), len(order)), _names(prefix, order, g),
+                   tuple(_sym(x) for row in m for x in row))
+            for m, g, name in zip(mats, groups, names)]
+
+
+def _sym(x):
+    import sympy as sp
+
+    return sp.sympify(x)  # safe: expressions built by robmod algorithms
+
+
+@keyword_options()
+def idm_derivatives_model(robot, *, gravity=True, rotor=True, friction=True, wrench=True,
+                          velocity=True, base_motion=True, acceleration=True):
+    """Customized derivatives of the IDM: inputs q, qd, qdd; outputs ``dtau_dq``,
+    ``dtau_dqd``, ``dtau_dqdd`` (n x n over the joint variables); the switches of
+    :func:`~robmod.dynamics.idm_model`."""
+    return _idm_derivatives_model(robot, switched_off(
+        idm_derivatives_model, gravity=gravity, rotor=rotor, friction=friction, wrench=wrench,
+        velocity=velocity, base_motion=base_motion, acceleration=acceleration))
+
+
+def _idm_derivatives_model(robot, switches):
+    order = coordinates(robot)
+
+    def algorithm(ctx):
+        mats = idm_derivatives_algorithm(ctx, robot, **switches)
+        return _outputs(mats, "GAM", order, ("q", "qd", "qdd"),
+                        ("dtau_dq", "dtau_dqd", "dtau_dqdd"))
+
+    return customize(f"{robot.name}_idm_derivatives", algorithm, robot,
+                     inputs=model_inputs(robot, ("q", "qd", "qdd")),
+                     title=f"Derivatives of the inverse dynamic model of {robot.name} "
+                           "(forward differentiation of Newton-Euler)")
+
+
+@keyword_options(**SWITCHES)
+def idm_derivatives(robot, q, qd, qdd, **switches) -> IDMDerivatives:
+    """``(dtau_dq, dtau_dqd, dtau_dqdd)`` of the IDM at q, qd, qdd (..., n_q), each
+    (..., n_q, n_q) (``dtau_dqdd`` is the inertia matrix A(q)); the switches of
+    :func:`~robmod.dynamics.idm`.  Compiled on the fast path like :func:`idm`."""
+    key = _IDM_D
+    if switches:
+        switches = switches_set(idm_derivatives, checked_options(idm_derivatives, switches))
+        if switches:
+            key = ("idm_derivatives", tuple(sorted(switches.items())))
+    D = fastpath.evaluate(robot, key, _IDM_D_SPEC, switches, q, qd, qdd)
+    if D.ndim == 3:
+        return IDMDerivatives(D[0], D[1], D[2])
+    return IDMDerivatives(D[..., 0, :, :], D[..., 1, :, :], D[..., 2, :, :])
+
+
+_IDM_D = ("idm_derivatives",)
+
+
+def _fast_idm_derivatives(robot, switches):
+    return _stacked(_idm_derivatives_model(robot, switches)) if _compilable(robot) else None
+
+
+def _stacked(model):
+    """The model with its three n x n outputs as one (3, n, n) output (the plain function's
+    array, split into views)."""
+    n = model.outputs[0].shape[0]
+    out = Output("D", (3, n, n), tuple(x for o in model.outputs for x in o.names),
+                 tuple(x for o in model.outputs for x in o.exprs))
+    return replace(model, outputs=(out,))
+
+
+def _idm_derivatives_numpy(robot, switches, q, qd, qdd):
+    require_numeric(robot, "idm_derivatives", scope="geometry")
+    q, qd, qdd = joint_arrays(robot, q=q, qd=qd, qdd=qdd)
+    ctx = numeric_context(robot, q=q, qd=qd, qdd=qdd)
+    mats = idm_derivatives_algorithm(ctx, robot, **switches)
+    out = _reduced(robot, mats, q.shape[:-1])
+    return finite_output("idm_derivatives", out, q=q, qd=qd, qdd=qdd)
+
+
+def _reduced(robot, mats, batch):
+    """(..., len(mats), n_q, n_q): each matrix over the joint variables placed in the plain
+    API's joint vectors (E^T M E with E the selection of :func:`coordinates` among
+    ``robot.joints``: the cut joints of a closed loop's tree take zeros)."""
+    order = coordinates(robot)
+    out = np.zeros(batch + (len(mats), len(order), len(order)))
+    for m, mat in enumerate(mats):
+        for r, row in enumerate(mat):
+            for c, x in enumerate(row):
+                if not _is_zero(x):
+                    out[..., m, r, c] = x
+    if order == tuple(robot.joints):
+        return out
+    E = frame_matrix_E(robot, order)
+    return np.einsum("ri,...mrc,cj->...mij", E, out, E)
+
+
+def _is_zero(x) -> bool:
+    c = numeric_constant(x)
+    return c is not None and c == 0
+
+
+_IDM_D_SPEC = fastpath.Spec(
+    _fast_idm_derivatives, lambda robot, q, qd, qdd: joint_arrays(robot, q=q, qd=qd, qdd=qdd),
+    _idm_derivatives_numpy)
+
+
+# -- the DDM --------------------------------------------------------------------------------
+
+_DDM_METHODS = ("idm", "recursive")
+
+
+@keyword_options()
+def ddm_derivatives_algorithm(ctx, robot, tau, *, method="idm", gravity=True, rotor=True,
+                              friction=True, wrench=True, velocity=True, base_motion=True):
+    """(qdd, dqdd_dq, dqdd_dqd, dqdd_dtau): ``qdd`` {j: scalar}, the matrices as nested lists
+    over the joint variables (:func:`~robmod.dynamics.layout.coordinates`); ``tau`` {j:
+    scalar} as :func:`~robmod.dynamics.ddm_algorithm` takes it; ``method`` ``"idm"`` (-A^-1
+    dtau/dx at the DDM's qdd; with mimic joints A^-1 by the L^T D L solve) or
+    ``"recursive"`` (the recursive DDM on duals, not for mimic joints); the switches of
+    :func:`~robmod.dynamics.ddm`."""
+    _check_method("ddm_derivatives", method, robot)
+    sw = dict(gravity=gravity, rotor=rotor, friction=friction, wrench=wrench,
+              velocity=velocity, base_motion=base_motion)
+    order = coordinates(robot)
+    n = len(order)
+    if method == "recursive":
+        groups = ("q", "qd") if velocity else ("q",)
+        d = DualContext(ctx, seeds(order, groups))
+        qdd = ddm_algorithm(d, robot, {j: _seeded(tau[j], j) for j in order}, **sw)
+        rows = [qdd[j] for j in order]
+        dq = tangent_matrix(rows, order, "q")
+        dqd = tangent_matrix(rows, order, "qd") if velocity else _zeros(n)
+        return ({j: value_of(qdd[j]) for j in order}, dq, dqd, tangent_matrix(rows, order,
+                                                                               "tau"))
+    # qdd and A^-1 from the direct model with the torques as directions: the recursive
+    # algorithm, or with mimic joints the L^T D L solve of (E^T A E) qdd = Gamma - E^T H
+    d = DualContext(ctx, {})
+    seeded = {j: _seeded(tau[j], j) for j in order}
+    if robot.mimic:
+        qdd = ddm_inverse_algorithm(
+            d, robot, seeded, singular=lambda j: singular_inertia_error(robot, None, joint=j),
+            **sw)
+    else:
+        qdd = ddm_algorithm(d, robot, seeded, **sw)
+    rows = [qdd[j] for j in order]
+    minv = tangent_matrix(rows, order, "tau")
+    acc = {j: value_of(qdd[j]) for j in order}
+
+    def frame_qdd(j):       # a mimic joint's acceleration: m times its leader's
+        if j in robot.mimic:
+            i, m, _ = robot.mimic[j]
+            return mul(m, acc[i])
+        return acc.get(j, 0)
+
+    # dtau/dx at (q, qd, qdd), then dqdd/dx = -A^-1 dtau/dx
+    groups = ("q", "qd") if velocity else ("q",)
+    di = DualContext(Proxy(ctx, qdd=frame_qdd), seeds(order, groups), memo=d.memo)
+    gam = _torques(robot, idm_algorithm(di, robot, **sw))
+    gam = [gam[j] for j in order]
+    out = []
+    for g in groups:
+        dt = tangent_matrix(gam, order, g)
+        out.append([[ctx.var(-add(*[mul(minv[i][k], dt[k][c]) for k in range(n)]),
+                             f"DQDP{order[i]}_{direction(g, order[c])}")
+                     for c in range(n)] for i in range(n)])
+    if not velocity:
+        out.append(_zeros(n))
+    return acc, out[0], out[1], minv
+
+
+def _seeded(t, j):
+    return dual(t, {direction("tau", j): 1})
+
+
+def _check_method(what, method, robot):
+    if method not in _DDM_METHODS:
+        raise ArgumentError(f"{what}: method must be 'idm' or 'recursive', got {method!r}")
+    if method == "recursive" and robot.mimic:
+        raise ArgumentError(f"{what}: robot {robot.name!r} has mimic joints, which the "
+                            "recursive direct model does not take: use method='idm' (the "
+                            "default)")
+
+
+@keyword_options()
+def ddm_derivatives_model(robot, *, method="idm", gravity=True, rotor=True, friction=True,
+                          wrench=True, velocity=True, base_motion=True):
+    """Customized derivatives of the direct dynamic model: inputs q, qd, GAM (tau); outputs
+    ``dqdd_dq``, ``dqdd_dqd``, ``dqdd_dtau`` (n x n over the joint variables); ``method`` and
+    the switches of :func:`ddm_derivatives_algorithm`."""
+    _check_method("ddm_derivatives_model", method, robot_argument(robot))
+    return _ddm_derivatives_model(robot, method, switched_off(
+        ddm_derivatives_model, gravity=gravity, rotor=rotor, friction=friction, wrench=wrench,
+        velocity=velocity, base_motion=base_motion))
+
+
+def _ddm_derivatives_model(robot, method, switches):
+    import sympy as sp
+
+    order = coordinates(robot)
+
+    def algorithm(ctx):
+        tau = {j: sp.Symbol(f"GAM{j}") for j in order}
+        _, *mats = ddm_derivatives_algorithm(ctx, robot, tau, method=method, **switches)
+        return _outputs(mats, "QDP", order, ("q", "qd", "tau"),
+                        ("dqdd_dq", "dqdd_dqd", "dqdd_dtau"))
+
+    return customize(f"{robot.name}_ddm_derivatives_{method}", algorithm, robot,
+                     inputs=model_inputs(robot, ("q", "qd", "tau")),
+                     title=f"Derivatives of the direct dynamic model of {robot.name} "
+                           f"({'-A^-1 dtau/dx' if method == 'idm' else 'recursive, on duals'})")
+
+
+@keyword_options(method="idm", **DDM_SWITCHES)
+def ddm_derivatives(robot, q, qd, tau, **options) -> DDMDerivatives:
+    """``(dqdd_dq, dqdd_dqd, dqdd_dtau)`` of the direct model at q, qd, tau (..., n_q), each
+    (..., n_q, n_q) (``dqdd_dtau`` is A(q)^-1); ``method`` and the switches of
+    :func:`ddm_derivatives_algorithm`.  Compiled on the fast path like :func:`ddm`."""
+    key, method, switches = _DDM_D, "idm", {}
+    if options:
+        opts = checked_options(ddm_derivatives, options)
+        method = opts.pop("method")
+        _check_method("ddm_derivatives", method, robot_argument(robot))
+        switches = switches_set(ddm_derivatives, opts)
+        key = ("ddm_derivatives", method, tuple(sorted(switches.items())))
+    D = fastpath.evaluate(robot, key, _DDM_D_SPEC, (method, switches), q, qd, tau)
+    if D.ndim == 3:
+        return DDMDerivatives(D[0], D[1], D[2])
+    return DDMDerivatives(D[..., 0, :, :], D[..., 1, :, :], D[..., 2, :, :])
+
+
+_DDM_D = ("ddm_derivatives", "idm", ())
+
+
+def _fast_ddm_derivatives(robot, opts):
+    return _stacked(_ddm_derivatives_model(robot, *opts)) if _compilable(robot) else None
+
+
+def _ddm_derivatives_numpy(robot, opts, q, qd, tau):
+    method, switches = opts
+    require_numeric(robot, "ddm_derivatives", scope="geometry")
+    shape, (q, qd, tau) = check_arrays(robot, q, qd, tau, names=("q", "qd", "tau"))
+    ctx = numeric_context(robot, q=q, qd=qd)
+    t = {j: tau[..., robot.joint_index[j]] for j in coordinates(robot)}
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        _, *mats = ddm_derivatives_algorithm(ctx, robot, t, method=method, **switches)
+    out = _reduced(robot, mats, shape[:-1])
+    if not np.all(np.isfinite(out)):
+        raise singular_inertia_error(robot, q, switches.get("rotor", True))
+    return finite_output("ddm_derivatives", out, q=q, qd=qd, tau=tau)
+
+
+_DDM_D_SPEC = fastpath.Spec(
+    _fast_ddm_derivatives,
+    lambda robot, *x: check_arrays(robot, *x, names=("q", "qd", "tau"))[1],
+    _ddm_derivatives_numpy)
+
+
+__all__ = ["IDMDerivatives", "DDMDerivatives", "idm_derivatives", "idm_derivatives_model",
+           "idm_derivatives_algorithm", "ddm_derivatives", "ddm_derivatives_model",
+           "ddm_derivatives_algorithm"]
