@@ -341,3 +341,46 @@ def test_switches_are_the_models_of_the_zeroed_robot(off):
         for method in ("recursive", "inverse"):
             assert np.allclose(floating_ddm(robot, q, v, tau, method=method, **{off: False}),
                                floating_ddm(ref, q, vv, tau, method=method), atol=1e-9)
+
+
+def test_the_base_options_are_checked():
+    """A misspelt base kind or link-0 parameter, a fixed robot's base equations, a zero
+    quaternion: ArgumentErrors naming what is expected (the closest name when there is one)."""
+    from robmod.description import make_robot
+    from robmod.geometry import velocity_from_derivatives
+    from robmod.identification import numeric_base
+
+    rx = robmod.load_robot("rx90", numeric=True)
+    with pytest.raises(ArgumentError, match="did you mean 'floating'"):
+        rx.with_base("flaoting")
+    with pytest.raises(ArgumentError, match="no parameter 'MM'.*did you mean 'M'"):
+        rx.with_base("floating", MM=3)
+    assert float(rx.with_base("mobile", M=3).base_link.M) == 3.0
+    with pytest.raises(ArgumentError, match="base_kind must be one of.*did you mean 'mobile'"):
+        make_robot("r", [dict(j=1, ant=0)], base_kind="mobil")
+    with pytest.raises(ArgumentError, match="equations must be"):
+        numeric_base(rx, equations="base")          # a fixed base has no base equations
+    with pytest.raises(ArgumentError, match="quaternion.*is zero"):
+        velocity_from_derivatives(np.zeros(13), np.zeros(13), np.zeros(13))
+
+
+def test_a_urdf_with_a_floating_base_keeps_the_inertia_check():
+    """read_robot(path, base=..., inertia_check=...): both options at once; an impossible
+    inertia on a floating robot's link warns (the URDF default) or is refused."""
+    from robmod.description import loads_urdf
+
+    text = """<robot name="sat">
+  <link name="body"><inertial><mass value="10"/>
+    <inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="arm"><inertial><mass value="1"/>
+    <inertia ixx="0.1" iyy="0.1" izz="0.5" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j1" type="revolute"><parent link="body"/><child link="arm"/>
+    <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>"""
+    with pytest.warns(robmod.RobmodWarning, match="triangle"):
+        robot = loads_urdf(text, "sat.urdf", base="floating")
+    assert robot.base_kind == "floating" and float(robot.base_link.M) == 10.0
+    with pytest.raises(DescriptionError, match="sat.urdf.*triangle"):
+        loads_urdf(text, "sat.urdf", base="floating", inertia_check="error")
+    with pytest.raises(ArgumentError, match="did you mean 'floating'"):
+        loads_urdf(text, "sat.urdf", base="floatin")
