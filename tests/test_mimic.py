@@ -123,7 +123,7 @@ def test_base_parameters_and_regressor_of_a_mimic_robot():
     tau = idm(robot, q, qd, qdd)
     assert np.allclose(regressor(robot, q, qd, qdd) @ standard_vector(robot), tau, atol=1e-10)
     beta = np.array([float(v) for v in bp.values_of(robot).values()])
-    assert np.allclose(regressor(robot, q, qd, qdd, bp) @ beta, tau, atol=1e-10)
+    assert np.allclose(regressor(robot, q, qd, qdd, params=bp) @ beta, tau, atol=1e-10)
 
 
 def test_refusals_and_validation():

@@ -153,7 +153,7 @@ def check_customized_models(path):
         assert np.abs(direct.numpy_function()(q, qd, tau) - qdd).max() <= 1e-6
     bp = base_parameters(robot)
     beta = np.array([float(v) for v in bp.values_of(robot).values()])
-    assert np.abs(regressor(robot, q, qd, qdd, bp) @ beta - tau).max() <= 1e-9 * scale
+    assert np.abs(regressor(robot, q, qd, qdd, params=bp) @ beta - tau).max() <= 1e-9 * scale
     return robot
 
 
