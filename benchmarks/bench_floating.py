@@ -63,7 +63,7 @@ def generation(name, repeat):
     return {k: (min(r[k][0] for r in runs), runs[0][k][1], runs[0][k][2]) for k in runs[0]}
 
 
-def speed(name, n_batch=1000):
+def speed(name, n_batch=100_000):
     """(ours single, Pinocchio single, ours batched per configuration, Pinocchio loop per
     configuration) in microseconds, for rnea and aba."""
     import numpy as np
@@ -87,8 +87,9 @@ def speed(name, n_batch=1000):
                          rng.uniform(-1, 1, (n_batch, n))])
     v, a = rng.normal(size=(2, n_batch, 6 + n))
     tau = rng.normal(size=(n_batch, n))
-    qp = [pin.neutral(model) for _ in range(n_batch)]     # same dimension when no continuous joint
-    for k in range(n_batch):
+    n_peer = 2000                       # the Pinocchio loop's configurations (timed per call)
+    qp = [pin.neutral(model) for _ in range(n_peer)]      # same dimension when no continuous joint
+    for k in range(n_peer):
         qp[k][:7] = to_pinocchio_configuration(q[k, :7])
     out = {}
     for what, ours, theirs, args in (
@@ -107,13 +108,13 @@ def speed(name, n_batch=1000):
         single = (time.perf_counter() - t0) / reps * 1e6
         t0 = time.perf_counter()
         for k in range(reps):
-            theirs(k % n_batch)
+            theirs(k % n_peer)
         peer = (time.perf_counter() - t0) / reps * 1e6
         ours(args)
         t0 = time.perf_counter()
-        for _ in range(20):
+        for _ in range(3):
             ours(args)
-        batched = (time.perf_counter() - t0) / 20 / n_batch * 1e6
+        batched = (time.perf_counter() - t0) / 3 / n_batch * 1e6
         out[what] = (single, peer, batched)
     return out
 
