@@ -256,7 +256,8 @@ class CompiledModel:
         if backend in ("auto", "c"):
             self._ext = _build_extension(model)
             if self._ext is None and backend == "c":
-                raise RuntimeError("no C compiler or Python headers: cannot compile")
+                raise RobmodError("backend='c': no C compiler or Python headers to compile the "
+                                  "model (install gcc, or robmod[compiler] for zig cc)")
         self.backend = "c" if self._ext is not None else "numpy"
         self._np = model.numpy_function() if self._ext is None else None
         if self._ext is not None and not model.parameters:
