@@ -69,6 +69,9 @@ class DDMDerivatives(NamedTuple):
     dqdd_dtau: np.ndarray
 
 
+_new = tuple.__new__     # a NamedTuple without its Python-level __new__ (single calls)
+
+
 def _zeros(n):
     return [[0] * n for _ in range(n)]
 
@@ -170,8 +173,8 @@ def idm_derivatives(robot, q, qd, qdd, **switches) -> IDMDerivatives:
         if switches:
             key = ("idm_derivatives", tuple(sorted(switches.items())))
     D = fastpath.evaluate(robot, key, _IDM_D_SPEC, switches, q, qd, qdd)
-    if D.ndim == 3:
-        return IDMDerivatives(D[0], D[1], D[2])
+    if D.ndim == 3:     # one configuration: the tuple built directly (0.1 us of ~3 us)
+        return _new(IDMDerivatives, (D[0], D[1], D[2]))
     return IDMDerivatives(D[..., 0, :, :], D[..., 1, :, :], D[..., 2, :, :])
 
 
@@ -347,7 +350,7 @@ def ddm_derivatives(robot, q, qd, tau, **options) -> DDMDerivatives:
         key = ("ddm_derivatives", method, tuple(sorted(switches.items())))
     D = fastpath.evaluate(robot, key, _DDM_D_SPEC, (method, switches), q, qd, tau)
     if D.ndim == 3:
-        return DDMDerivatives(D[0], D[1], D[2])
+        return _new(DDMDerivatives, (D[0], D[1], D[2]))
     return DDMDerivatives(D[..., 0, :, :], D[..., 1, :, :], D[..., 2, :, :])
 
 
