@@ -13,7 +13,7 @@ from robmod.symbolic import compile as compile_mod
 def _build(monkeypatch, tmp_path, native: bool):
     monkeypatch.setenv("ROBMOD_CACHE", str(tmp_path / ("native" if native else "generic")))
     if not native:
-        monkeypatch.setattr(compile_mod, "_native_flags", lambda cc: [[]])
+        monkeypatch.setattr(compile_mod, "_target_flags", lambda cc: [[]])
     model = ddm_model(robmod.load_robot("panda", numeric=True))
     name, source = compile_mod.extension_source(model)
     name = f"{name}_{'n' if native else 'g'}"          # two modules in one process
@@ -30,8 +30,7 @@ def test_native_build_gives_the_generic_bits(monkeypatch, tmp_path):
     cc = compile_mod._compiler_command()
     if cc is None:
         pytest.skip("no C compiler")
-    if "-DRM_NATIVE" not in cc:
-        assert compile_mod._native_flags(cc)[0][:2] == ["-march=native", "-DRM_NATIVE"]
+    assert "-DRM_NATIVE" in compile_mod._target_flags(cc)[0]
     native, name = _build(monkeypatch, tmp_path, True)
     assert (tmp_path / "native" / f"{name}.{compile_mod._machine_tag()}"
             f"{compile_mod.importlib.machinery.EXTENSION_SUFFIXES[0]}").exists()

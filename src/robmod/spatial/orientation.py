@@ -99,6 +99,19 @@ def euler_zxz_to_matrix(phi, theta=None, psi=None) -> np.ndarray:
         st * ss, st * cs, ct], 3, 3)
 
 
+def _two_branches(a, b, singular, phi_theta) -> AngleSolutions:
+    """The two solutions of a set of three angles whose last one, psi, is atan2(a, b) of two
+    terms of R (Khalil & Dombre §3.6.1-3.6.2; Siciliano et al. (2.18)-(2.19)): psi on each
+    branch (0 and pi where the set is singular), then ``phi_theta(sign of the branch, cos psi,
+    sin psi)`` from R rot(-psi)."""
+    out = []
+    for sgn in (1.0, -1.0):
+        psi = np.where(singular, 0.0 if sgn > 0 else np.pi, np.arctan2(sgn * a, sgn * b))
+        phi, theta = phi_theta(sgn, np.cos(psi), np.sin(psi))
+        out.append(np.stack([phi, theta, psi], axis=-1))
+    return AngleSolutions(out[0], out[1], singular)
+
+
 @keyword_options()
 def matrix_to_euler_zxz(R, *, tol: float = SINGULAR_TOL) -> AngleSolutions:
     """Khalil ZXZ Euler angles of R (inverse of :func:`euler_zxz_to_matrix`).
@@ -112,20 +125,15 @@ def matrix_to_euler_zxz(R, *, tol: float = SINGULAR_TOL) -> AngleSolutions:
     """
     R = rotation_part(R)
     r31, r32 = R[..., 2, 0], R[..., 2, 1]
-    singular = np.hypot(r31, r32) <= tol
-    out = []
-    for sgn in (1.0, -1.0):
-        psi = np.where(singular, 0.0 if sgn > 0 else np.pi, np.arctan2(sgn * r31, sgn * r32))
-        c, s = np.cos(psi), np.sin(psi)
-        # M = R rot(z, -psi) = rot(z, phi) rot(x, theta)
+
+    def phi_theta(sgn, c, s):      # M = R rot(z, -psi) = rot(z, phi) rot(x, theta)
         m11 = R[..., 0, 0] * c - R[..., 0, 1] * s
         m21 = R[..., 1, 0] * c - R[..., 1, 1] * s
         m32 = R[..., 2, 0] * s + R[..., 2, 1] * c
-        m33 = R[..., 2, 2]
-        phi = np.arctan2(m21, m11)
-        theta = np.arctan2(sgn * np.abs(m32), m33)  # sign fixed even where m32 ~ +-0
-        out.append(np.stack([phi, theta, psi], axis=-1))
-    return AngleSolutions(out[0], out[1], singular)
+        return np.arctan2(m21, m11), np.arctan2(sgn * np.abs(m32), R[..., 2, 2])  # sign
+        # of theta fixed even where m32 ~ +-0
+
+    return _two_branches(r31, r32, np.hypot(r31, r32) <= tol, phi_theta)
 
 
 # ---------------------------------------------------------------- Euler ZYZ (Siciliano)
@@ -158,20 +166,15 @@ def matrix_to_euler_zyz(R, *, tol: float = SINGULAR_TOL) -> AngleSolutions:
     """
     R = rotation_part(R)
     r31, r32 = R[..., 2, 0], R[..., 2, 1]
-    singular = np.hypot(r31, r32) <= tol
-    out = []
-    for sgn in (1.0, -1.0):
-        psi = np.where(singular, 0.0 if sgn > 0 else np.pi, np.arctan2(sgn * r32, -sgn * r31))
-        c, s = np.cos(psi), np.sin(psi)
-        # M = R rot(z, -psi) = rot(z, phi) rot(y, theta)
+
+    def phi_theta(sgn, c, s):      # M = R rot(z, -psi) = rot(z, phi) rot(y, theta)
         m12 = R[..., 0, 0] * s + R[..., 0, 1] * c
         m22 = R[..., 1, 0] * s + R[..., 1, 1] * c
         m31 = R[..., 2, 0] * c - R[..., 2, 1] * s
-        m33 = R[..., 2, 2]
-        phi = np.arctan2(-m12, m22)
-        theta = np.arctan2(sgn * np.abs(m31), m33)  # -m31 = sin(theta) >= 0 on branch 1
-        out.append(np.stack([phi, theta, psi], axis=-1))
-    return AngleSolutions(out[0], out[1], singular)
+        return np.arctan2(-m12, m22), np.arctan2(sgn * np.abs(m31), R[..., 2, 2])  # -m31 =
+        # sin(theta) >= 0 on branch 1
+
+    return _two_branches(r32, -r31, np.hypot(r31, r32) <= tol, phi_theta)
 
 
 # ---------------------------------------------------------------- RPY (z-y-x)
@@ -208,20 +211,15 @@ def matrix_to_rpy(R, *, tol: float = SINGULAR_TOL) -> AngleSolutions:
     """
     R = rotation_part(R)
     r32, r33 = R[..., 2, 1], R[..., 2, 2]
-    singular = np.hypot(r32, r33) <= tol
-    out = []
-    for sgn in (1.0, -1.0):
-        psi = np.where(singular, 0.0 if sgn > 0 else np.pi, np.arctan2(sgn * r32, sgn * r33))
-        c, s = np.cos(psi), np.sin(psi)
-        # M = R rot(x, -psi) = rot(z, phi) rot(y, theta)
+
+    def phi_theta(sgn, c, s):      # M = R rot(x, -psi) = rot(z, phi) rot(y, theta)
         m12 = R[..., 0, 1] * c - R[..., 0, 2] * s
         m22 = R[..., 1, 1] * c - R[..., 1, 2] * s
-        m31 = R[..., 2, 0]
         m33 = R[..., 2, 1] * s + R[..., 2, 2] * c
-        phi = np.arctan2(-m12, m22)
-        theta = np.arctan2(-m31, sgn * np.abs(m33))  # m33 = cos(theta), >= 0 on branch 1
-        out.append(np.stack([phi, theta, psi], axis=-1))
-    return AngleSolutions(out[0], out[1], singular)
+        return np.arctan2(-m12, m22), np.arctan2(-R[..., 2, 0], sgn * np.abs(m33))  # m33 =
+        # cos(theta), >= 0 on branch 1
+
+    return _two_branches(r32, r33, np.hypot(r32, r33) <= tol, phi_theta)
 
 
 # ---------------------------------------------------------------- quaternions

@@ -70,15 +70,7 @@ def _compiler_command(*, wait: bool = True) -> list[str] | None:
     if found:
         return [found]
     if importlib.util.find_spec("ziglang") is not None:
-        # zig cc targets this processor (AVX2, FMA where it has them): one copy of the
-        # vectorized kernels (RM_NATIVE, see lanes.py), and no contraction into FMAs, so that
-        # every kernel computes each configuration's operations as the scalar function does
-        # -fno-unroll-loops: clang's unrolling of the kernels' loops over a block of
-        # configurations costs 30 % of the compile and gains nothing at run time (Panda DDM:
-        # 0.83 s instead of 1.17 s of compiler CPU, 72-82 ns per configuration either way,
-        # the same bits)
-        zig = [sys.executable, "-m", "ziglang", "cc", "-ffp-contract=off", "-DRM_NATIVE",
-               "-fno-unroll-loops"]
+        zig = [sys.executable, "-m", "ziglang", "cc"]    # its flags: _target_flags
         if not wait:
             _start_probe(zig)
             return zig
@@ -121,7 +113,8 @@ def _system_libm_links(zig: list) -> bool:
             src = Path(tmp) / "probe.c"
             src.write_text("#include <math.h>\ndouble rm_probe(double x) { return sin(x); }\n")
             try:
-                res = subprocess.run([*zig, *_CFLAGS, "-nostdlib", str(src), "-o",
+                res = subprocess.run([*zig, *_target_flags(zig)[0], *_CFLAGS, "-nostdlib",
+                                      str(src), "-o",
                                       str(Path(tmp) / "probe.so"), "-lm", "-lmvec"],
                                      capture_output=True, text=True, timeout=120)
                 ok = res.returncode == 0
@@ -155,7 +148,7 @@ def compiler_description() -> str:
             first = (res.stdout or res.stderr).strip().splitlines()[0]
         except (OSError, subprocess.SubprocessError, IndexError):
             first = "version unknown"
-        zig = " ".join(cmd[1:4]) == "-m ziglang cc"
+        zig = _is_zig(cmd)
         cmd = cmd[:4] if zig else cmd
         name = "zig cc (the ziglang package)" if zig else " ".join(cmd)
         _DESCRIBED[key] = f"{name}: {first}"
@@ -221,16 +214,28 @@ def _build_extension(model, verbose: bool = False):
     return build_from_source(modname, source, verbose)
 
 
-def _native_flags(cc: list) -> list:
-    """The flag sets to try, in turn: the system gcc or clang on x86-64 first compiles for this
-    processor (``-march=native``: one copy of the vectorized kernels, ``RM_NATIVE``, as zig cc
-    does), without fused multiply-adds (``-ffp-contract=off``: the same bits as the generic
-    build); then the generic build, should the compiler refuse.  On the Panda's DDM with gcc 12:
-    40 % less compile time, 25 % less time per configuration in a batch, the same results."""
-    native = (platform.machine().lower() in ("x86_64", "amd64")
-              and "-DRM_NATIVE" not in cc
-              and any(w in Path(cc[0]).name for w in ("gcc", "clang", "cc")))
-    return [["-march=native", "-DRM_NATIVE", "-ffp-contract=off"], []] if native else [[]]
+def _is_zig(cc: list) -> bool:
+    return cc[1:4] == ["-m", "ziglang", "cc"]
+
+
+def _target_flags(cc: list) -> list:
+    """The flag sets to try in turn: every compiler builds for this processor where it can --
+    one copy of the vectorized kernels (``RM_NATIVE``, see lanes.py; the vector sines chosen at
+    compile time), no fused multiply-add (``-ffp-contract=off``: each configuration computed
+    as the scalar function, the same bits as a generic build).
+
+    * zig cc targets this processor by default; ``-fno-unroll-loops``: clang's unrolling of
+      the kernels' loops over a block of configurations costs 30 % of the compile and gains
+      nothing at run time (Panda DDM: 0.83 s instead of 1.17 s, the same bits, as fast).
+    * the system gcc or clang on x86-64: ``-march=native``, then the generic build should the
+      compiler refuse it.  Panda DDM with gcc 12: 40 % less compile time, 25 % less time per
+      configuration in a batch."""
+    if _is_zig(cc):
+        return [["-ffp-contract=off", "-DRM_NATIVE", "-fno-unroll-loops"]]
+    if (platform.machine().lower() in ("x86_64", "amd64")
+            and any(w in Path(cc[0]).name for w in ("gcc", "clang", "cc"))):
+        return [["-march=native", "-DRM_NATIVE", "-ffp-contract=off"], []]
+    return [[]]
 
 
 def _machine_tag() -> str:
@@ -291,7 +296,7 @@ def build_from_source(modname: str, source: str, verbose: bool = False):
             c_file.write_text(source)
             out = Path(tmp) / f"{modname}{suffix}"
             res = None
-            for extra in _native_flags(cc):
+            for extra in _target_flags(cc):
                 cmd = [*cc, *extra, *_CFLAGS, f"-I{inc}", f"-I{np.get_include()}", str(c_file),
                        "-o", str(out), "-lm"]
                 if "rm_vtrig" in source:  # glibc's vector math library when it links
