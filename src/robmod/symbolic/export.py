@@ -14,6 +14,7 @@ import sympy as sp
 
 from ..errors import RobmodError
 from ..version import __version__
+from .schedule import schedule
 
 _FUNCS = {
     "python": {"sin": "np.sin", "cos": "np.cos", "tan": "np.tan", "asin": "np.arcsin",
@@ -314,20 +315,18 @@ def c_input_lines(model, names) -> list[str]:
 
 def c_function_body(model, names, pr, replaced=None, *, inputs=True, skip=frozenset(),
                     out=lambda k: f"out[{k}]", indent="    ") -> list[str]:
-    """The C lines of a model function: inputs, statements, ``out[k] = ...``.  ``replaced``:
+    """The C lines of a model function: inputs, then statements and ``out[k] = ...`` in the
+    order of :func:`.schedule.schedule`.  ``replaced``:
     {statement symbol: C expression} used instead of the statement's right-hand side;
     ``inputs=False``: no input lines (the caller declares them); ``skip``: statements the
     caller computes elsewhere; ``out(k)``: the C lvalue of output value k."""
     replaced = replaced or {}
     body = [indent + line.lstrip() for line in c_input_lines(model, names)] if inputs else []
-    for lhs, rhs in model.statements:
-        if lhs not in skip:
+    for kind, lhs, rhs in schedule(model, skip):    # each value just before its first use
+        if kind == "statement":
             body.append(f"{indent}const double {names(lhs)} = {replaced.get(lhs) or pr(rhs)};")
-    pos = 0
-    for o in model.outputs:
-        for e in o.exprs:
-            body.append(f"{indent}{out(pos)} = {pr(e)};")
-            pos += 1
+        else:
+            body.append(f"{indent}{out(lhs)} = {pr(rhs)};")
     return body
 
 
