@@ -224,6 +224,17 @@ def test_customized_models_count_and_compile():
                 assert a.shape == b.shape and rel(a, b) < 1e-12
         key = ("idm_derivatives",)
         assert fastpath.entry(robot, key).fn is not None
+        # one configuration: three arrays of their own from the compiled call (``parts``),
+        # the batch's rows (to the vector sines' last bits), writable without touching each
+        # other
+        one = idm_derivatives(robot, q[3], qd[3], qdd[3])
+        many = idm_derivatives(robot, q, qd, qdd)
+        assert type(one) is type(many) and type(one).__name__ == "IDMDerivatives"
+        for a, b in zip(one, many):
+            assert a.base is None and a.flags.writeable and a.shape == (3, 3)
+            assert rel(a, b[3]) < 1e-13
+        one.dtau_dq[:] = 0
+        assert rel(one.dtau_dqd, ref_i[1][3]) < 1e-12
     finally:
         fastpath.set_backend(old)
 

@@ -173,10 +173,8 @@ def idm_derivatives(robot, q, qd, qdd, **switches) -> IDMDerivatives:
         switches = switches_set(idm_derivatives, checked_options(idm_derivatives, switches))
         if switches:
             key = ("idm_derivatives", tuple(sorted(switches.items())))
-    D = fastpath.evaluate(robot, key, _IDM_D_SPEC, switches, q, qd, qdd)
-    if D.ndim == 3:     # one configuration: the tuple built directly (0.1 us of ~3 us)
-        return _new(IDMDerivatives, (D[0], D[1], D[2]))
-    return IDMDerivatives(D[..., 0, :, :], D[..., 1, :, :], D[..., 2, :, :])
+    return _split(IDMDerivatives, fastpath.evaluate(robot, key, _IDM_D_SPEC, switches, q, qd,
+                                                    qdd))
 
 
 _IDM_D = ("idm_derivatives",)
@@ -187,12 +185,21 @@ def _fast_idm_derivatives(robot, switches):
 
 
 def _stacked(model):
-    """The model with its three n x n outputs as one (3, n, n) output (the plain function's
-    array, split into views)."""
+    """The model with its three n x n outputs as one (3, n, n) output: a batch's array split
+    into views; one configuration's three matrices as three arrays from the compiled call
+    (``parts``)."""
     n = model.outputs[0].shape[0]
     out = Output("D", (3, n, n), tuple(x for o in model.outputs for x in o.names),
-                 tuple(x for o in model.outputs for x in o.exprs))
+                 tuple(x for o in model.outputs for x in o.exprs), parts=True)
     return replace(model, outputs=(out,))
+
+
+def _split(cls, D):
+    """The named tuple ``cls`` of the plain function's result ``D``: the compiled single
+    call's tuple of three arrays, or a (..., 3, n, n) array (batches, the NumPy path)."""
+    if type(D) is tuple:
+        return _new(cls, D)
+    return cls(D[..., 0, :, :], D[..., 1, :, :], D[..., 2, :, :])
 
 
 def _idm_derivatives_numpy(robot, switches, q, qd, qdd):
@@ -348,10 +355,8 @@ def ddm_derivatives(robot, q, qd, tau, **options) -> DDMDerivatives:
         _check_method("ddm_derivatives", method, robot_argument(robot))
         switches = switches_set(ddm_derivatives, opts)
         key = ("ddm_derivatives", method, tuple(sorted(switches.items())))
-    D = fastpath.evaluate(robot, key, _DDM_D_SPEC, (method, switches), q, qd, tau)
-    if D.ndim == 3:
-        return _new(DDMDerivatives, (D[0], D[1], D[2]))
-    return DDMDerivatives(D[..., 0, :, :], D[..., 1, :, :], D[..., 2, :, :])
+    return _split(DDMDerivatives, fastpath.evaluate(robot, key, _DDM_D_SPEC, (method, switches),
+                                                    q, qd, tau))
 
 
 _DDM_D = ("ddm_derivatives", "idm", ())

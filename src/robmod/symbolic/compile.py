@@ -170,8 +170,9 @@ def extension_source(model) -> tuple[str, str]:
     gsizes = [len(model.inputs[g]) for g in groups]
     batched = [0 if g == "params" else 1 for g in groups]
     single_args = ", ".join([f"(const double *)PyArray_DATA(b[{k}])" for k in range(len(groups))]
-                            + [f"(double *)PyArray_DATA(b[{len(groups)}])"])
+                            + ["o"])
     out_dims = list(model.outputs[0].shape) if len(model.outputs) == 1 else [nout]
+    parts = len(model.outputs) == 1 and model.outputs[0].parts and len(out_dims) > 1
     wrapper = C_WRAPPER
     vsrc, fused = None, False
     if _vector_trig_enabled():   # vectorized across configurations, else sin/cos pre-pass only
@@ -188,7 +189,9 @@ def extension_source(model) -> tuple[str, str]:
               f"#define RM_OUT_NDIM {len(out_dims)}\n"
               f"static const npy_intp rm_out_dims[{len(out_dims)}] = "
               f"{{{', '.join(map(str, out_dims))}}};\n"
-              f"#define RM_CALL_SINGLE rm_model({single_args})\n"
+              f"#define RM_CALL_SINGLE_TO(o) rm_model({single_args})\n"
+              f"#define RM_CALL_SINGLE RM_CALL_SINGLE_TO((double *)PyArray_DATA(b[RM_NG]))\n"
+              + (f"#define RM_PARTS {out_dims[0]}\n" if parts else "") +
               f"#define RM_CHECK_CHUNK 1024\n#define RM_SHARE_CHUNK {_SHARE_CHUNK}\n"
               + ("#define RM_FUSED_CHECK 1\n" if fused else "") +
               f"#define RM_CALL_RANGE(m, P, O) rm_model_{'v' if vsrc else ''}batch("

@@ -5,7 +5,8 @@ The entries, vectorcall functions taking NumPy buffers:
 * ``single(inputs...)``: one configuration, a new array, no check;
 * ``checked(inputs...)``: one configuration; None unless the inputs are 1-D float64 arrays of
   the model's sizes and every input and output value is finite (the plain functions' single
-  call);
+  call); with ``RM_PARTS`` (an output marked ``parts``), a tuple of the output's slices
+  along its first axis, new arrays;
 * ``batch(n, inputs..., out[, counter])`` and ``checked_batch(...)``: n configurations with
   the GIL released; with a shared counter, several threads take chunks of one batch in turn.
 
@@ -100,6 +101,25 @@ static PyObject *rm_checked(PyObject *self, PyObject *const *args, Py_ssize_t na
             Py_RETURN_NONE;
         b[k] = (PyArrayObject *)o;
     }
+#ifdef RM_PARTS
+    /* the output's slices along its first axis, each a new array, in a tuple */
+    {
+        double o[RM_NOUT];
+        const npy_intp each = RM_NOUT / RM_PARTS;
+        RM_CALL_SINGLE_TO(o);
+        if (!rm_finite(o, RM_NOUT)) Py_RETURN_NONE;
+        res = PyTuple_New(RM_PARTS);
+        if (res == NULL) return NULL;
+        for (k = 0; k < RM_PARTS; k++) {
+            PyObject *a = PyArray_SimpleNew(RM_OUT_NDIM - 1, (npy_intp *)rm_out_dims + 1,
+                                            NPY_DOUBLE);
+            if (a == NULL) { Py_DECREF(res); return NULL; }
+            memcpy(PyArray_DATA((PyArrayObject *)a), o + k * each, each * sizeof(double));
+            PyTuple_SET_ITEM(res, k, a);
+        }
+        return res;
+    }
+#endif
     res = PyArray_SimpleNew(RM_OUT_NDIM, (npy_intp *)rm_out_dims, NPY_DOUBLE);
     if (res == NULL) return NULL;
     b[RM_NG] = (PyArrayObject *)res;

@@ -40,6 +40,9 @@ class Output:
     shape: tuple[int, ...]
     names: tuple[str, ...]
     exprs: tuple[sp.Expr, ...]
+    #: compiled, the checked single call returns the slices along the first axis as a tuple
+    #: of new arrays (several matrices of one model: no Python indexing per call)
+    parts: bool = False
 
     @classmethod
     def matrix(cls, name: str, rows, element_names=None) -> "Output":
