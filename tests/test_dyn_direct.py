@@ -124,3 +124,21 @@ def test_state_derivative_and_simulation():
     XB = simulate(robot, tau_fn, x, t[:5])
     assert XB.x.shape == (5, 4, 12) and XB.tau.shape == (5, 4, 6)
     assert np.abs(XB.x[:, 0] - simulate(robot, tau_fn, x[0], t[:5]).x).max() < 1e-12
+
+
+def test_fewest_takes_the_customized_model_with_fewer_operations():
+    """ddm_model(method="fewest") (the plant of the simulations): the inverse model on the
+    library's arms (Khalil & Dombre [7.62]-[7.64]), the recursive one's values."""
+    from robmod.control import Dynamics
+
+    for name in ("panda", "puma560"):
+        robot = robmod.load_robot(name).numeric()
+        models = {m: ddm_model(robot, method=m) for m in ("recursive", "inverse", "fewest")}
+        ops = {m: x.count().mults + x.count().adds for m, x in models.items()}
+        assert ops["fewest"] == min(ops["recursive"], ops["inverse"]) == ops["inverse"]
+        assert ops["inverse"] < 0.8 * ops["recursive"]
+        rng = np.random.default_rng(2)
+        q, qd, tau = rng.uniform(-1, 1, (3, 50, robot.n_q))
+        plant = Dynamics.of(robot).ddm(q, qd, tau)
+        ref = ddm(robot, q, qd, tau, method="recursive")
+        assert np.max(np.abs(plant - ref) / (1 + np.abs(ref))) < 1e-12

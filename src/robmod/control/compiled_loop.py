@@ -95,7 +95,7 @@ def _model(robot, which: str):
     if hit is None:
         if len(_MODELS) > 64:
             _MODELS.pop(next(iter(_MODELS)))
-        make = {"ddm": lambda: ddm_model(robot),
+        make = {"ddm": lambda: ddm_model(robot, method="fewest"),
                 "idm": lambda: idm_model(robot),
                 "idm_nc": lambda: idm_model(robot, name="idm_no_coulomb", friction=False),
                 "vel": lambda: idm_model(robot, name="velocity_torques", gravity=False,

@@ -3,7 +3,7 @@
 :mod:`robmod.control.compiled_loop` runs robmod's own controllers (PID, PD + gravity, computed
 torque, passivity-based, adaptive) in C: the customized models they call per sample (the
 controller's IDM, gravity torques, velocity torques or base-parameter regressor, Khalil &
-Dombre §9.4.2.5) and the plant's recursive direct dynamic model (§7.6.2) are printed by
+Dombre §9.4.2.5) and the plant's direct dynamic model (``ddm_model(method="fewest")``) are printed by
 :func:`robmod.symbolic.export.to_c` into one translation unit with the law and the loop of
 :func:`robmod.control.simulate` (zero-order hold, RK4 substeps, saturation, measurement noise
 drawn beforehand, quantization, delay).  Runs advance in lockstep by blocks of

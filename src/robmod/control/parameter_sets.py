@@ -112,7 +112,7 @@ def simulate_parameter_sets(robot, controller, reference, duration, *, parameter
     symbolic = _with(nominal, {k: sp.Symbol(k) for k in names})
     token = None
     if not symbolic.n_loops:
-        model = ddm_model(symbolic)
+        model = ddm_model(symbolic, method="fewest")
         order = [names.index(str(s)) for s in model.parameters]
         token = PLANT_PARAMETERS.set((symbolic, model, table[:, order]))
     try:

@@ -2,7 +2,7 @@
 
 Khalil & Dombre §9.4.2.5 (practical computation of the computed-torque law): the control
 torque is one call of the customized inverse dynamic model per sample.  robmod generates the
-customized Newton-Euler IDM, the recursive direct dynamic model and the gravity torques of a
+customized Newton-Euler IDM, the direct dynamic model and the gravity torques of a
 *numeric* robot once, compiles them (cached on disk) and calls their single-configuration
 entry points; batches of states (leading dimensions) go through the batched kernels.
 
@@ -101,8 +101,9 @@ class Dynamics:
     """Compiled IDM, DDM and gravity torques of a numeric robot (joint vectors of ``n``).
 
     ``idm(q, qd, qdd)`` (Khalil & Dombre (7.51)-(7.61), with rotor inertia and friction),
-    ``ddm(q, qd, tau)`` (the recursive direct model, §7.6.2) and ``gravity(q)``, each on
-    arrays of shape (n,) or (..., n).
+    ``ddm(q, qd, tau)`` (of the recursive direct model, §7.6.2, and A^-1 (Γ - H), [7.62]-[7.64],
+    the customized model with fewer operations: :func:`~robmod.dynamics.ddm_model` with
+    ``method="fewest"``) and ``gravity(q)``, each on arrays of shape (n,) or (..., n).
     """
 
     _cache: dict = {}
@@ -177,7 +178,7 @@ class Dynamics:
     def ddm(self):
         if self._ddm is None:
             try:
-                self._ddm = _CheckedDDM(CompiledFunction(ddm_model(self.robot)), self.robot)
+                self._ddm = _CheckedDDM(CompiledFunction(ddm_model(self.robot, method="fewest")), self.robot)
             except ZeroDivisionError:     # a pivot that is 0 for every configuration
                 raise _singular(self.robot, np.zeros(self.n)) from None
         return self._ddm

@@ -1,6 +1,6 @@
 """Closed-loop simulation: the robot's direct dynamics under a sampled controller.
 
-The plant is the robot's compiled recursive direct dynamic model (Khalil & Dombre §7.6.2) with
+The plant is the robot's compiled direct dynamic model (Khalil & Dombre §7.6.2 or [7.62]) with
 its own parameters (rotor inertia, friction (7.26)); the controller has its own model (model
 mismatch is a different robot given to the controller).  A closed-loop robot's state is that of
 its actuated joints, the passive ones solved from the loops at every evaluation

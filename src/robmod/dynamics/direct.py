@@ -357,13 +357,24 @@ def ddm_model(robot, *, method: str | None = None, gravity=True, rotor=True, fri
               wrench=True, velocity=True, base_motion=True):
     """Customized direct dynamic model: inputs q, qd, GAM; outputs QDP1..QDPn.
 
-    ``method``: ``'recursive'`` (:func:`ddm_algorithm`, the default) or ``'inverse'`` (A^-1
-    (Gamma - H), the L^T D L factorization); a robot with mimic joints takes ``'inverse'``
-    (the recursive algorithm has no place for the coupling of its joints).  The switches of
+    ``method``: ``'recursive'`` (:func:`ddm_algorithm`, the default), ``'inverse'`` (A^-1
+    (Gamma - H), the L^T D L factorization) or ``'fewest'`` (of the two customized models,
+    the one with fewer operations: for the six- and seven-axis arms of the library the
+    inverse one, about 25 % fewer -- Khalil & Dombre §9.6 compare the two --; the plant of
+    :mod:`robmod.control`'s simulations); a robot with mimic joints takes ``'inverse'`` (the
+    recursive algorithm has no place for the coupling of its joints).  The switches of
     :func:`ddm`.
     """
     if method is None:
         method = "inverse" if robot.mimic else "recursive"
+    if method == "fewest":
+        options = dict(gravity=gravity, rotor=rotor, friction=friction, wrench=wrench,
+                       velocity=velocity, base_motion=base_motion)
+        inverse = ddm_model(robot, method="inverse", **options)
+        if robot.mimic:
+            return inverse
+        recursive = ddm_model(robot, method="recursive", **options)
+        return min((recursive, inverse), key=lambda m: m.count().mults + m.count().adds)
     if method == "recursive" and robot.mimic:
         raise ArgumentError(f"ddm_model: robot {robot.name!r} has mimic joints, which the "
                             "recursive algorithm does not take: use method='inverse' (the "
@@ -373,8 +384,8 @@ def ddm_model(robot, *, method: str | None = None, gravity=True, rotor=True, fri
     inputs = model_inputs(robot, ("q", "qd", "tau"))
     alg = {"recursive": ddm_algorithm, "inverse": _inverse}.get(method)
     if alg is None:
-        raise ArgumentError(f"ddm_model: method must be 'recursive' or 'inverse', got "
-                            f"{method!r}")
+        raise ArgumentError(f"ddm_model: method must be 'recursive', 'inverse' or 'fewest', "
+                            f"got {method!r}")
 
     def algorithm(ctx):
         import sympy as sp
