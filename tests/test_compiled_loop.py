@@ -213,3 +213,31 @@ def test_parameter_sets_are_the_runs_of_each_plant(monkeypatch, rx90):
         simulate_parameter_sets(robot, ct, np.zeros(6), 0.1, parameters={"M9": [1.0]})
     with pytest.raises(RobmodError, match="one per parameter set"):
         simulate_parameter_sets(robot, ct, np.zeros(6), 0.1, parameters={"M6": [1.0, 2.0]})
+
+
+def test_record_every_keeps_the_samples_of_the_full_run(monkeypatch, planar, rx90):
+    """record_every=k: t[::k] and the full run's samples at those times, on both paths, for a
+    digital law with noise and delay, a continuous one and a batch of gain sets; a run that
+    does not end on a kept sample keeps t = 0, k, 2k, ...; wrong values are refused."""
+    ct = ComputedTorque(planar, omega=15.0)
+    opts = dict(noise=(1e-3, 1e-2), delay=2, substeps=2, seed=3)
+    full = simulate(planar, ct, ref2, 0.3, **opts)
+    for k in (1, 7, 10):
+        slow, fast = both(monkeypatch, planar, ct, ref2, 0.3, record_every=k, **opts)
+        assert_same(slow, fast)
+        assert fast.t.shape == (len(range(0, 301, k)),)
+        np.testing.assert_allclose(fast.t, full.t[::k])
+        for name in ("q", "qd", "tau"):
+            assert np.abs(getattr(fast, name) - getattr(full, name)[::k]).max() <= 1e-12
+        np.testing.assert_allclose(fast.reference.q, full.reference.q[::k])
+    cont = ComputedTorque(planar, omega=15.0, dt=0.0)
+    slow, fast = both(monkeypatch, planar, cont, ref2, 0.2, step=2e-3, record_every=4)
+    assert_same(slow, fast)
+    assert np.abs(fast.q - simulate(planar, cont, ref2, 0.2, step=2e-3).q[::4]).max() < 1e-12
+    gains = ComputedTorque(rx90, kp=np.random.default_rng(1).uniform(50, 400, (70, 6)), kd=20.0)
+    slow, fast = both(monkeypatch, rx90, gains, np.full(6, 0.3), 0.1, record_every=25)
+    assert fast.q.shape == (5, 70, 6)
+    assert_same(slow, fast)
+    for bad in (0, -1, 2.5, True, 301, "10"):
+        with pytest.raises(RobmodError, match="record_every"):
+            simulate(planar, ct, ref2, 0.3, record_every=bad)

@@ -238,7 +238,7 @@ def run_compiled(plant, controller, t, tables, q, qd, z, tau_lim, **options):
 
 
 def _run(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continuous, substeps, noise,
-         quantization, delay, seed, table=None):
+         quantization, delay, seed, table=None, record_every=1):
     if fastpath.backend() == "numpy" or type(plant) is not Dynamics:
         return None
     if tables[0].ndim != 2 or getattr(controller, "n", None) != plant.n:
@@ -284,7 +284,7 @@ def _run(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continuous, sub
     lim = np.zeros(n) if tau_lim is None else np.asarray(tau_lim, float)
     cfg = np.concatenate([[float(continuous), sq, sqd, float(rq or 0.0), float(rqd or 0.0),
                            float(delay), float(kinds), float(tau_lim is not None),
-                           float(len(batch) > 0 and sets is None)], lim])
+                           float(len(batch) > 0 and sets is None), float(record_every)], lim])
     K = np.concatenate([np.ravel(np.asarray(c, float)) for c in consts]) if consts \
         else np.zeros(1)
     R = np.ascontiguousarray(np.stack(tables, axis=1), dtype=float)
@@ -297,7 +297,7 @@ def _run(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continuous, sub
                                                   np.stack(ends, axis=1)], axis=1), float)
     X0 = np.ascontiguousarray(np.concatenate([q, qd], axis=-1).reshape(nrun, 2 * n))
     Z0 = np.ascontiguousarray(z.reshape(nrun, nz)) if nz else np.zeros(1)
-    Q = np.empty((steps + 1, nrun, n))
+    Q = np.empty((steps // record_every + 1, nrun, n))    # the samples kept
     QD, TAU = np.empty_like(Q), np.empty_like(Q)
     Z = np.empty((nrun, max(nz, 1)))
     ptr = [a.ctypes.data for a in (cfg, K, R, RS, X0, G, Z0, NS, PP, Q, QD, TAU, Z)]
@@ -314,8 +314,9 @@ def _run(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continuous, sub
     if any(status):
         return None
     zf = Z[:, :nz].reshape(batch + (nz,)) if nz else z
-    return (Q.reshape((steps + 1,) + batch + (n,)), QD.reshape((steps + 1,) + batch + (n,)),
-            TAU.reshape((steps + 1,) + batch + (n,)), zf)
+    rows = (Q.shape[0],)
+    return (Q.reshape(rows + batch + (n,)), QD.reshape(rows + batch + (n,)),
+            TAU.reshape(rows + batch + (n,)), zf)
 
 
 def _ranges(nrun, block):

@@ -27,7 +27,7 @@ from ..symbolic.vector_trig import BLOCK, PREPASS, batch_source
 
 #: cfg[] layout shared by the source and :mod:`.compiled_loop`
 CFG_FIELDS = ("continuous", "sq", "sqd", "rq", "rqd", "delay", "noise_kinds", "has_limit",
-              "batched")
+              "batched", "record_every")
 
 _SIGN = "static inline double rm_sign(double x) { return (x > 0) - (x < 0); }"
 
@@ -278,7 +278,7 @@ static void rm_clip(const double *cfg, double *tau)
 {
     long j;
     if (cfg[7] != 0) for (j = 0; j < RM_N; j++) {
-        const double lim = cfg[9 + j];
+        const double lim = cfg[10 + j];
         tau[j] = fmin(fmax(tau[j], -lim), lim);
     }
 }
@@ -308,6 +308,7 @@ int rm_run(long r0, long r1, long nrun, long steps, long substeps, double dt, do
     const double sq = cfg[1], sqd = cfg[2], rqr = cfg[3], rqdr = cfg[4];
     const long delay = (long)cfg[5], nk = (long)cfg[6];
     const int bat = cfg[8] != 0;
+    const long every = (long)cfg[9];      /* samples k = 0, every, 2 every, ... are stored */
     const long N = RM_BLOCK * RM_N, NZ = RM_BLOCK * (RM_NZ ? RM_NZ : 1);
     double *mem = malloc(sizeof(double) * (18 * N + 8 * NZ + 2 * (delay + 1) * N + RM_WORK));
     double *q = mem, *qd = q + N, *tau = qd + N, *a1 = tau + N, *a2 = a1 + N, *a3 = a2 + N,
@@ -357,8 +358,10 @@ int rm_run(long r0, long r1, long nrun, long steps, long substeps, double dt, do
                 rm_stage(m, bat, cfg, K, g, rq, rqd, rqdd, qm, qdm, z, tau, dz, W);
                 for (i = 0; i < mz; i++) z[i] = z[i] + dt * dz[i];
             }
-            for (r = 0; r < m; r++)
-                memcpy(TAU + (k * nrun + b0 + r) * RM_N, tau + r * RM_N, sizeof(double) * RM_N);
+            if (k % every == 0)
+                for (r = 0; r < m; r++)
+                    memcpy(TAU + ((k / every) * nrun + b0 + r) * RM_N, tau + r * RM_N,
+                           sizeof(double) * RM_N);
             if (k == steps) break;
             if (continuous) {      /* the law at every stage, its state integrated too */
                 const double h = hs, *S = RS + k * 6 * RM_N;   /* t + h/2, t + h */
@@ -398,10 +401,12 @@ int rm_run(long r0, long r1, long nrun, long steps, long substeps, double dt, do
             for (i = 0; i < mn; i++)
                 if (!(fabs(qd[i]) < 1e6)) { status = (int)(k + 1); break; }
             if (status) break;
-            for (r = 0; r < m; r++) {
-                memcpy(Q + ((k + 1) * nrun + b0 + r) * RM_N, q + r * RM_N, sizeof(double) * RM_N);
-                memcpy(QD + ((k + 1) * nrun + b0 + r) * RM_N, qd + r * RM_N, sizeof(double) * RM_N);
-            }
+            if ((k + 1) % every == 0)
+                for (r = 0; r < m; r++) {
+                    const long row = ((k + 1) / every) * nrun + b0 + r;
+                    memcpy(Q + row * RM_N, q + r * RM_N, sizeof(double) * RM_N);
+                    memcpy(QD + row * RM_N, qd + r * RM_N, sizeof(double) * RM_N);
+                }
         }
         if (RM_NZ) memcpy(Z + b0 * RM_NZ, z, sizeof(double) * mz);
     }

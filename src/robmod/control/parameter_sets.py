@@ -82,7 +82,7 @@ def _one_set(controller, b, B):
 def simulate_parameter_sets(robot, controller, reference, duration, *, parameters, x0=None,
                             substeps: int = 1, step: float | None = None, saturation=True,
                             noise=None, quantization=None, delay: int = 0,
-                            seed: int = 0) -> SimulationResult:
+                            seed: int = 0, record_every: int = 1) -> SimulationResult:
     """Simulate ``controller`` on ``robot`` with each set of ``parameters`` ({name: B values},
     e.g. ``{"M7": [1.0, 1.5, 2.0]}``): a :class:`~robmod.control.SimulationResult` whose
     batch axis (after time) is the set.  ``x0``: one initial state (2n) or one per set
@@ -91,7 +91,8 @@ def simulate_parameter_sets(robot, controller, reference, duration, *, parameter
     drawn for the whole batch as a batched run draws it).  The controller keeps its own
     model."""
     options = dict(substeps=substeps, step=step, saturation=saturation, noise=noise,
-                   quantization=quantization, delay=delay, seed=seed)
+                   quantization=quantization, delay=delay, seed=seed,
+                   record_every=record_every)
     nominal = numeric_only(robot)
     names, table = _values(nominal, parameters)
     B = len(table)

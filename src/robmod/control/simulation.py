@@ -20,7 +20,7 @@ import numpy as np
 
 from ..description.arguments import finite_array, keyword_options
 from ..dynamics.simulation import SimulationResult
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from .base import Controller
 from .compiled_loop import run_compiled
 from .plant import Dynamics
@@ -68,7 +68,8 @@ def _diverged(t, q, qd, plant=None, q_before=None):
 @keyword_options()
 def simulate(robot, controller: Controller, reference, duration: float, *, x0=None,
              substeps: int = 1, step: float | None = None, saturation=True, noise=None,
-             quantization=None, delay: int = 0, seed: int = 0) -> SimulationResult:
+             quantization=None, delay: int = 0, seed: int = 0,
+             record_every: int = 1) -> SimulationResult:
     """Simulate ``controller`` on ``robot`` following ``reference`` for ``duration`` seconds.
 
     ``x0``: initial state (q, qd) (..., 2n); default the reference at t = 0.  The controller's
@@ -77,6 +78,10 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
     ``saturation``: True (the robot's taumax when known), False, or n torque limits.
     ``noise``: standard deviations (sigma_q, sigma_qd) of white measurement noise;
     ``quantization``: (resolution of q, resolution of qd) (encoder counts); ``delay``: samples.
+    ``record_every``: keep every k-th sample in the result (t[::k], from t = 0; the law still
+    runs and the plant is still integrated at every sample, the results are those samples of
+    the full run): a sweep keeps what it needs -- 1,000 runs of 10 s at 1 kHz are 1.7 GB of
+    q, qd and tau with k = 1.
     """
     plant = Dynamics.of(robot, "plant")
     n = plant.n
@@ -100,6 +105,7 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
     steps = int(round(duration / dt))
     if steps < 1 or steps > 10 ** 8:
         raise RobmodError(f"duration / dt = {duration / dt:g} samples: expected 1 to 1e8")
+    every = _record_every(record_every, steps)
     t = np.arange(steps + 1) * dt
     q_des, qd_des, qdd_des = _desired_table(ref, t)
     if x0 is None:
@@ -118,14 +124,16 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
     fast = run_compiled(plant, controller, t, (q_des, qd_des, qdd_des), q, qd, z, tau_lim, dt=dt,
                         continuous=continuous, substeps=substeps, noise=noise,
                         quantization=quantization, delay=delay, seed=seed,
-                        table=lambda tt: _desired_table(ref, tt))
+                        table=lambda tt: _desired_table(ref, tt), record_every=every)
+    kept = slice(None, None, every)
     if fast is not None:
-        return SimulationResult(t, *fast[:3], plant.robot,
-                                reference=Sample(q_des, qd_des, qdd_des), controller=controller,
-                                controller_state=fast[3], tau_limit=tau_lim)
+        return SimulationResult(t[kept], *fast[:3], plant.robot,
+                                reference=Sample(q_des[kept], qd_des[kept], qdd_des[kept]),
+                                controller=controller, controller_state=fast[3],
+                                tau_limit=tau_lim)
     # -- else the loop in Python --
     rng = np.random.default_rng(seed)
-    Q = np.empty((steps + 1,) + q.shape)
+    Q = np.empty((steps // every + 1,) + q.shape)
     QD = np.empty_like(Q)
     TAU = np.empty_like(Q)
     Q[0], QD[0] = q, qd
@@ -146,7 +154,8 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
             tau = _clip(controller.output(t[k], qm, qdm, d, z), tau_lim)
             if z.shape[-1]:
                 z = z + dt * controller.update(t[k], qm, qdm, d, z)
-        TAU[k] = tau
+        if k % every == 0:
+            TAU[k // every] = tau
         if k == steps:
             break
         q_before = q
@@ -156,9 +165,20 @@ def simulate(robot, controller: Controller, reference, duration: float, *, x0=No
             for _ in range(substeps):
                 q, qd = _rk4_step(ddm, h, q, qd, tau)
         _diverged(t[k + 1], q, qd, plant, q_before)
-        Q[k + 1], QD[k + 1] = q, qd
-    return SimulationResult(t, Q, QD, TAU, plant.robot, reference=Sample(q_des, qd_des, qdd_des),
+        if (k + 1) % every == 0:
+            Q[(k + 1) // every], QD[(k + 1) // every] = q, qd
+    return SimulationResult(t[kept], Q, QD, TAU, plant.robot,
+                            reference=Sample(q_des[kept], qd_des[kept], qdd_des[kept]),
                             controller=controller, controller_state=z, tau_limit=tau_lim)
+
+
+def _record_every(value, steps: int) -> int:
+    """``record_every`` checked: a whole number of samples from 1 to ``steps``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or not 1 <= value <= steps:
+        raise ArgumentError(f"record_every must be a whole number of samples from 1 to "
+                            f"{steps} (the run's samples), got {value!r}")
+    return int(value)
 
 
 def _gains(controller):

@@ -96,8 +96,8 @@ def lanes_source(model, fname: str) -> str | None:
     once = _hoisted(model)
     bparams = [f"const double *B_{names(sp.Symbol(g))}" for g in groups]
     sig = f"({', '.join(['long n'] + bparams + ['double *out'])})"
-    body = ["{", f"    double rm_in[{max(nin, 1) * BLOCK}] = {{0}}, rm_x[{nt * BLOCK}] = {{0}},"
-            f" rm_s[{nt * BLOCK}] = {{0}}, rm_c[{nt * BLOCK}] = {{0}};",
+    body = ["{", f"    double rm_in[{max(nin, 1) * BLOCK}], rm_x[{nt * BLOCK}],"
+            f" rm_s[{nt * BLOCK}], rm_c[{nt * BLOCK}];",
             f"    double rm_o[{total * BLOCK}];", "    long i0, i, rm_r;",
             "    unsigned long long rm_bad = 0;    /* bits of x - x: 0 while all are finite */"]
     if "params" in groups:
@@ -110,6 +110,11 @@ def lanes_source(model, fname: str) -> str | None:
             body.append(f"    const double {names(lhs)} = {pr(rhs)};")
     body += [f"    for (i0 = 0; i0 < n; i0 += {BLOCK}) {{",
              f"        long m = n - i0 < {BLOCK} ? n - i0 : {BLOCK};",
+             # a block's rows are written up to m: the lanes after a partial block's m (computed,
+             # not kept) read zeros, not what the stack held (a NaN, a denormal that is slow)
+             f"        if (m < {BLOCK}) {{ memset(rm_in, 0, sizeof rm_in); "
+             "memset(rm_x, 0, sizeof rm_x); memset(rm_s, 0, sizeof rm_s); "
+             "memset(rm_c, 0, sizeof rm_c); }",
              "        for (i = 0; i < m; i++) {"]
     for g in batched:
         gname = names(sp.Symbol(g))
