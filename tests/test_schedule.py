@@ -8,7 +8,7 @@ import pytest
 import robmod
 from robmod.dynamics import ddm_model, idm_model
 from robmod.dynamics.derivatives import idm_derivatives_model
-from robmod.symbolic.schedule import as_needed, peak_alive, schedule
+from robmod.symbolic.schedule import _as_needed, _peak_alive, schedule
 from robmod.testing.random import random_robot
 
 
@@ -42,7 +42,7 @@ def panda():
 @pytest.mark.parametrize("make", [idm_model, ddm_model, idm_derivatives_model])
 def test_every_statement_once_after_what_it_reads(panda, make):
     model = make(panda)
-    for items in (schedule(model), as_needed(model)):
+    for items in (schedule(model), _as_needed(model)):
         _check_order(model, items)
     skip = {lhs for lhs, _ in model.statements[:5]}
     _check_order(model, schedule(model, skip), skip)
@@ -50,10 +50,10 @@ def test_every_statement_once_after_what_it_reads(panda, make):
 
 def test_fewer_values_alive_on_the_derivatives(panda):
     model = idm_derivatives_model(panda)
-    own, walk = peak_alive(_own(model)), peak_alive(schedule(model))
+    own, walk = _peak_alive(_own(model)), _peak_alive(schedule(model))
     assert walk < own / 3          # 200 instead of 707 on the Panda
     ddm = ddm_model(panda)         # the direct model keeps the recursion's order (112 < 204)
-    assert peak_alive(schedule(ddm)) == peak_alive(_own(ddm)) <= peak_alive(as_needed(ddm))
+    assert _peak_alive(schedule(ddm)) == _peak_alive(_own(ddm)) <= _peak_alive(_as_needed(ddm))
 
 
 def test_peak_alive_counts_statements_only():
@@ -61,7 +61,7 @@ def test_peak_alive_counts_statements_only():
     a, b, c, q = sp.symbols("a b c q")
     items = [("statement", a, q + 1), ("statement", b, a * q), ("statement", c, a + b),
              ("output", 0, c)]
-    assert peak_alive(items) == 3      # a, b and c as c is computed; q is an input
+    assert _peak_alive(items) == 3      # a, b and c as c is computed; q is an input
 
 
 def test_compiled_results_do_not_depend_on_the_order(monkeypatch, tmp_path):

@@ -19,15 +19,15 @@ from __future__ import annotations
 def schedule(model, skip=frozenset()):
     """[("statement", lhs, rhs) | ("output", position, expr)]: every statement of ``model``
     but those in ``skip`` (computed elsewhere) and every output value, in the order of the
-    depth-first walk (:func:`as_needed`) or the recursion's, whichever has fewer values alive
-    at its peak (:func:`peak_alive`)."""
-    walk = as_needed(model, skip)
+    depth-first walk (:func:`_as_needed`) or the recursion's, whichever has fewer values alive
+    at its peak (:func:`_peak_alive`)."""
+    walk = _as_needed(model, skip)
     own = [("statement", lhs, rhs) for lhs, rhs in model.statements if lhs not in skip]
     own += [("output", k, e) for k, e in enumerate(e for o in model.outputs for e in o.exprs)]
-    return walk if peak_alive(walk) < peak_alive(own) else own
+    return walk if _peak_alive(walk) < _peak_alive(own) else own
 
 
-def peak_alive(items) -> int:
+def _peak_alive(items) -> int:
     """The largest number of statement values computed and still to be read, along
     ``items`` (a :func:`schedule`)."""
     computed = {lhs for kind, lhs, _ in items if kind == "statement"}
@@ -47,7 +47,7 @@ def peak_alive(items) -> int:
     return peak
 
 
-def as_needed(model, skip=frozenset()):
+def _as_needed(model, skip=frozenset()):
     """The statements each just before its first use and every output value once its
     statements are computed; statements no output reads come last, in their order."""
     rank = {lhs: k for k, (lhs, _) in enumerate(model.statements)}
@@ -88,4 +88,4 @@ def as_needed(model, skip=frozenset()):
     return out
 
 
-__all__ = ["schedule"]
+__all__ = []
