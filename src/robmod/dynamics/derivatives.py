@@ -173,8 +173,10 @@ def idm_derivatives(robot, q, qd, qdd, **switches) -> IDMDerivatives:
         switches = switches_set(idm_derivatives, checked_options(idm_derivatives, switches))
         if switches:
             key = ("idm_derivatives", tuple(sorted(switches.items())))
-    return _split(IDMDerivatives, fastpath.evaluate(robot, key, _IDM_D_SPEC, switches, q, qd,
-                                                    qdd))
+    D = fastpath.evaluate(robot, key, _IDM_D_SPEC, switches, q, qd, qdd)
+    if type(D) is tuple:    # one configuration, compiled: its three arrays (the common case)
+        return _new(IDMDerivatives, D)
+    return _split(IDMDerivatives, D)
 
 
 _IDM_D = ("idm_derivatives",)
@@ -195,10 +197,7 @@ def _stacked(model):
 
 
 def _split(cls, D):
-    """The named tuple ``cls`` of the plain function's result ``D``: the compiled single
-    call's tuple of three arrays, or a (..., 3, n, n) array (batches, the NumPy path)."""
-    if type(D) is tuple:
-        return _new(cls, D)
+    """The named tuple ``cls`` of a (..., 3, n, n) result (batches, the NumPy path)."""
     return cls(D[..., 0, :, :], D[..., 1, :, :], D[..., 2, :, :])
 
 
@@ -355,8 +354,10 @@ def ddm_derivatives(robot, q, qd, tau, **options) -> DDMDerivatives:
         _check_method("ddm_derivatives", method, robot_argument(robot))
         switches = switches_set(ddm_derivatives, opts)
         key = ("ddm_derivatives", method, tuple(sorted(switches.items())))
-    return _split(DDMDerivatives, fastpath.evaluate(robot, key, _DDM_D_SPEC, (method, switches),
-                                                    q, qd, tau))
+    D = fastpath.evaluate(robot, key, _DDM_D_SPEC, (method, switches), q, qd, tau)
+    if type(D) is tuple:
+        return _new(DDMDerivatives, D)
+    return _split(DDMDerivatives, D)
 
 
 _DDM_D = ("ddm_derivatives", "idm", ())
