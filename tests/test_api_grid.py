@@ -275,15 +275,18 @@ QA, QDA, QDDA, TAU_A = np.array([0.3, 1.2]), np.array([0.5, -0.2]), np.array([1.
 GUESS = np.array([0.3, 0.9, np.pi - 0.9, 1.2, 0.9 - np.pi])
 
 
+def _switched_off(off):
+    """(switches, the robot with those terms zeroed, qd_a and qdd_a as the switches see them)."""
+    return ({k: False for k in off}, _zeroed(PAR, off),
+            0 * QDA if "velocity" in off else QDA, 0 * QDDA if "acceleration" in off else QDDA)
+
+
 @pytest.mark.parametrize("off", [set(), {"gravity"}, {"rotor"}, {"friction"}, {"wrench"},
                                  {"velocity"}, {"acceleration"}, {"velocity", "acceleration"},
                                  {"base_motion"}, set(IDM_SWITCHES)],
                          ids=lambda o: "-".join(sorted(o)) or "all")
 def test_closed_loop_switches(off):
-    sw = {k: False for k in off}
-    zr = _zeroed(PAR, off)
-    qda = 0 * QDA if "velocity" in off else QDA
-    qdda = 0 * QDDA if "acceleration" in off else QDDA
+    sw, zr, qda, qdda = _switched_off(off)
     got = closed_loop_idm(PAR, QA, QDA, QDDA, q_guess=GUESS, **sw)
     ref = closed_loop_idm(zr, QA, qda, qdda, q_guess=GUESS)
     assert np.abs(got - ref).max() < 1e-9
@@ -300,10 +303,7 @@ def test_closed_loop_switches(off):
 def test_closed_loop_derivative_switches(off):
     from robmod.dynamics import closed_loop_ddm_derivatives, closed_loop_idm_derivatives
 
-    sw = {k: False for k in off}
-    zr = _zeroed(PAR, off)
-    qda = 0 * QDA if "velocity" in off else QDA
-    qdda = 0 * QDDA if "acceleration" in off else QDDA
+    sw, zr, qda, qdda = _switched_off(off)
     got = closed_loop_idm_derivatives(PAR, QA, QDA, QDDA, q_guess=GUESS, **sw)
     ref = closed_loop_idm_derivatives(zr, QA, qda, qdda, q_guess=GUESS)
     for a, b in zip(got, _switched_inputs(ref, off, "velocity", "acceleration")):
