@@ -370,11 +370,8 @@ def ddm_model(robot, *, method: str | None = None, gravity=True, rotor=True, fri
     if method == "fewest":
         options = dict(gravity=gravity, rotor=rotor, friction=friction, wrench=wrench,
                        velocity=velocity, base_motion=base_motion)
-        inverse = ddm_model(robot, method="inverse", **options)
-        if robot.mimic:
-            return inverse
-        recursive = ddm_model(robot, method="recursive", **options)
-        return min((recursive, inverse), key=lambda m: m.count().mults + m.count().adds)
+        chosen, model = _fewest(robot, options)
+        return model if model is not None else ddm_model(robot, method=chosen, **options)
     if method == "recursive" and robot.mimic:
         raise ArgumentError(f"ddm_model: robot {robot.name!r} has mimic joints, which the "
                             "recursive algorithm does not take: use method='inverse' (the "
@@ -397,6 +394,28 @@ def ddm_model(robot, *, method: str | None = None, gravity=True, rotor=True, fri
     title = ("recursive Newton-Euler" if method == "recursive" else "A^-1 (Gamma - H), LTDL")
     return customize(f"{robot.name}_ddm_{method}", algorithm, robot, inputs=inputs,
                      title=f"Direct dynamic model of {robot.name} ({title})")
+
+
+_FEWEST: dict = {}     # (robot content, switches) -> the method with fewer operations
+
+
+def _fewest(robot, options):
+    """(method, its model or None): 'recursive' or 'inverse', whichever customized direct
+    model of ``robot`` has fewer operations ('inverse' with mimic joints).  Both are generated
+    once per robot and switches (the chosen one returned); later calls only get the name."""
+    if robot.mimic:
+        return "inverse", None
+    key = (robot.content_key, tuple(sorted(options.items())))
+    method = _FEWEST.get(key)
+    if method is not None:
+        return method, None
+    models = {m: ddm_model(robot, method=m, **options) for m in ("recursive", "inverse")}
+    ops = {m: x.count() for m, x in models.items()}
+    method = min(ops, key=lambda m: (ops[m].mults + ops[m].adds, m != "recursive"))
+    if len(_FEWEST) > 256:
+        _FEWEST.clear()
+    _FEWEST[key] = method
+    return method, models[method]
 
 
 # -- state space ---------------------------------------------------------------------------
