@@ -61,6 +61,12 @@ def centroidal_momentum_matrix_algorithm(ctx, robot, *, base=None):
     """A_G, 6 rows (linear momentum, angular momentum about the centre of mass) over the
     velocities: the base's twist then the joints of :func:`dofs` (floating robot, ``base``
     given: world axes) or the joints only (frame 0 axes); nested list of context scalars."""
+    return _momentum_matrix(ctx, robot, base)[0]
+
+
+def _momentum_matrix(ctx, robot, base):
+    """(A_G, 1 / the robot's mass): one composite pass for both (the centre of mass's
+    Jacobian is A_G's linear rows over the mass)."""
     _, B, comp = composite_columns(ctx, robot, rotor=False, root=True)
     minv, c = _com(ctx, comp[0])
     cols = [B[j] for j in dofs(robot)]
@@ -75,16 +81,14 @@ def centroidal_momentum_matrix_algorithm(ctx, robot, *, base=None):
         if base is not None:
             p, ng = _world(ctx, base, p, f"HP{k + 1}_"), _world(ctx, base, ng, f"HN{k + 1}_")
         out.append([ctx.var(x, f"AG{r + 1}{k + 1}") for r, x in enumerate(p + ng)])
-    return [[out[k][r] for k in range(len(out))] for r in range(6)]
+    return [[out[k][r] for k in range(len(out))] for r in range(6)], minv
 
 
 @keyword_options()
 def center_of_mass_jacobian_algorithm(ctx, robot, *, base=None):
     """The Jacobian of the centre of mass (3 rows; columns as
     :func:`centroidal_momentum_matrix_algorithm`): its linear momentum rows over the mass."""
-    AG = centroidal_momentum_matrix_algorithm(ctx, robot, base=base)
-    comp = composite_inertias(ctx, robot, geometry(ctx, robot), root=True)
-    minv = ctx.var(1 / comp[0][0], "MI0")
+    AG, minv = _momentum_matrix(ctx, robot, base)
     return [[ctx.var(mul(x, minv), f"JC{r + 1}{k + 1}") for k, x in enumerate(AG[r])]
             for r in range(3)]
 
