@@ -39,6 +39,7 @@ from ..errors import DescriptionError
 from .expr import symbol
 from .io_common import read_text, sanitize_name, write_text_atomic
 from .par_extensions import extension_lines, read_extensions
+from .link import INERTIAL
 from .par_syntax import (ParContext, item_expr, item_int, mask_comments, par_list,
                          small_int,
                          par_value, statements)
@@ -269,7 +270,7 @@ def _links(ctx, by_key, nl, nj, kind="fixed"):
         for k in _DYN_KEYS:
             st = by_key.get(k)
             if st is None:      # SYMORO's default: symbolic inertial parameters XX0 .. M0
-                if k in ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M"):
+                if k in INERTIAL:
                     base[k] = symbol(f"{k}0")
                 continue
             if len(st.items) != nl + 1:

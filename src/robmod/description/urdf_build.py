@@ -17,6 +17,7 @@ from .expr import as_expr
 from .io_common import FileContext, sanitize_name
 from .build import make_robot
 from .robot import FIXED, JointLimits, Link, Robot, Tool
+from .link import INERTIAL
 from .urdf_frames import mdh_frame
 from .urdf_xml import MOVABLE, Inertial, ULink, UJoint
 from .validation import validate
@@ -172,7 +173,7 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
             tools.append(Tool(name=jt.child, frame=frame_of[jt.parent], T=_clean_matrix(T)))
     base_link = Link(j=0, **_inertial_parameters(links[root].inertial, np.eye(4)))
     if links[root].inertial is not None:
-        for k in ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M"):
+        for k in INERTIAL:
             locations[(0, k)] = ctx.loc(links[root].inertial.line)
     if kind != "fixed":
         frame_names.setdefault(root, 0)
@@ -219,7 +220,7 @@ def _mimic(order, ctx) -> dict:
 
 def _inertial_parameters(inertial: Inertial | None, place: np.ndarray) -> dict:
     """Khalil's XX..M of a link from its URDF <inertial>, in the KK frame at ``place``."""
-    keys = ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M")
+    keys = INERTIAL
     if inertial is None:
         return {k: sp.Integer(0) for k in keys}
     T = inverse_transform(place) @ inertial.pose
