@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FileFormatError
-from ..spatial import homogeneous, inverse_transform, rpy_to_matrix
+from ..spatial import inverse_transform
 from .io_common import FileContext
-from .urdf_xml import parse_xml, read_joint
+from .urdf_xml import parse_xml, read_joint, read_origin
 
 _MESHES = (".stl", ".dae", ".obj")
 
@@ -60,15 +60,6 @@ def _floats(text, n, default):
     if len(vals) != n or not all(np.isfinite(vals)):
         raise FileFormatError(f"expected {n} finite numbers in a <visual>, got {text!r}")
     return vals
-
-
-def _origin(el) -> np.ndarray:
-    for c in el.children:
-        if c.tag == "origin":
-            xyz = _floats(c.attrs.get("xyz"), 3, (0.0, 0.0, 0.0))
-            rpy = _floats(c.attrs.get("rpy"), 3, (0.0, 0.0, 0.0))
-            return homogeneous(rpy_to_matrix(rpy[2], rpy[1], rpy[0]), xyz)   # URDF: z-y-x
-    return np.eye(4)
 
 
 def _resolve_mesh(filename: str, urdf: Path) -> Path | None:
@@ -174,7 +165,8 @@ def attach_visuals(path, robot, frame_pose) -> tuple:
         offset = inverse_transform(np.asarray(frame_pose(frame), float)) @ poses[name]
         for vis in (c for c in el.children if c.tag == "visual"):
             try:
-                geom, origin = _geometry(vis, urdf), _origin(vis)
+                geom = _geometry(vis, urdf)
+                origin = read_origin(vis, ctx, f"<visual> of link {name!r}")
             except (FileFormatError, KeyError):
                 geom = None     # a visual is decoration: one robmod cannot read is left out
             if geom is None:

@@ -145,7 +145,7 @@ def _one(el: _Element, tag: str, ctx: FileContext, what: str, required=False) ->
     return found[0]
 
 
-def _origin(el: _Element, ctx: FileContext, what: str) -> np.ndarray:
+def read_origin(el: _Element, ctx: FileContext, what: str) -> np.ndarray:
     o = _one(el, "origin", ctx, what)
     if o is None:
         return np.eye(4)
@@ -193,7 +193,7 @@ def read_link(el: _Element, ctx: FileContext) -> ULink:
     inertial = None
     ie = _one(el, "inertial", ctx, what)
     if ie is not None:
-        pose = _origin(ie, ctx, what)
+        pose = read_origin(ie, ctx, what)
         mass_el = _one(ie, "mass", ctx, what, required=True)
         (mass,) = _floats(mass_el, "value", 1, ctx, what, required=True)
         if mass < 0:
@@ -231,7 +231,7 @@ def read_joint(el: _Element, ctx: FileContext) -> UJoint:
         mimic = (other, m, c, me.line)
     parent = required_attr(_one(el, "parent", ctx, what, required=True), "link", ctx, what)
     child = required_attr(_one(el, "child", ctx, what, required=True), "link", ctx, what)
-    origin = _origin(el, ctx, what)
+    origin = read_origin(el, ctx, what)
     axis = np.array([1.0, 0.0, 0.0])
     ax = _one(el, "axis", ctx, what)
     if ax is not None and jtype != "fixed":
