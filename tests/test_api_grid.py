@@ -6,7 +6,7 @@ g = 0; ``rotor``: IA = 0; ``friction``: FC = FV = FST = 0; ``wrench``: FX..CZ = 
 ``acceleration``: qdd = 0), computed with the default switches; the reference of a method is
 an independent path (the direct model from the inverse one and the inertia matrix, the
 Coriolis matrix by polarization and by Christoffel symbols, ...).  A switch a model cannot
-honour is refused with an ArgumentError (``ddm(method="compiled")`` with a switch), never
+honour is refused with an ArgumentError (``base_motion`` on a floating robot), never
 ignored: this grid is how ``inertia_matrix(method="ne", rotor=False)``, which kept the rotor
 inertias, is caught.
 """
@@ -90,15 +90,11 @@ def test_idm_switches(off):
     assert np.abs(got - ref).max() < 1e-10
 
 
-@pytest.mark.parametrize("method", ["recursive", "inverse", "compiled"])
+@pytest.mark.parametrize("method", ["recursive", "inverse"])
 @pytest.mark.parametrize("off", _combinations(DDM_SWITCHES), ids=lambda o: "-".join(sorted(o))
                          or "all")
 def test_ddm_methods_and_switches(method, off):
     switches = {k: False for k in off}
-    if method == "compiled" and off:
-        with pytest.raises(ArgumentError, match="takes no switches"):
-            ddm(ROBOT, Q, QD, TAU, method=method, **switches)
-        return
     zr = _zeroed(ROBOT, off)
     q, qd = _inputs(off, Q, QD)
     # the reference path: A(q) qdd = tau - H(q, qd), A and H of the zeroed robot
@@ -155,7 +151,7 @@ def test_lagrange_terms_against_the_idm():
         assert np.abs(e.potential - r.potential).max() < 1e-12
 
 
-@pytest.mark.parametrize("ddm_method", ["recursive", "inverse", "compiled"])
+@pytest.mark.parametrize("ddm_method", ["recursive", "inverse"])
 @pytest.mark.parametrize("off", [set(), {"friction"}, {"gravity", "rotor"}, {"base_motion"}],
                          ids=lambda o: "-".join(sorted(o)) or "all")
 def test_simulate_ddm_method_and_switches(ddm_method, off):
@@ -163,10 +159,6 @@ def test_simulate_ddm_method_and_switches(ddm_method, off):
     t = np.linspace(0.0, 0.01, 3)
     law = lambda tt, x: TAU[0]  # noqa: E731
     sw = {k: False for k in off}
-    if ddm_method == "compiled" and off:
-        with pytest.raises(ArgumentError, match="takes no switches"):
-            simulate(ROBOT, law, x0, t, ddm_method=ddm_method, **sw)
-        return
     got = simulate(ROBOT, law, x0, t, ddm_method=ddm_method, **sw)
     ref = simulate(_zeroed(ROBOT, off), law, x0, t)
     assert np.abs(got.x - ref.x).max() < 1e-9
@@ -331,6 +323,7 @@ def test_closed_loop_inertia_and_gravity_against_the_idm():
 def test_unknown_methods_and_switches_are_refused():
     calls = [lambda: inertia_matrix(ROBOT, Q, method="crba"),
              lambda: ddm(ROBOT, Q, QD, TAU, method="aba"),
+             lambda: ddm(ROBOT, Q, QD, TAU, method="compiled"),     # the default is compiled
              lambda: ddm_model(ROBOT, method="compiled"),
              lambda: ddm(ROBOT, Q, QD, TAU, acceleration=False),
              lambda: idm(ROBOT, Q, QD, QDD, rotr=False),

@@ -117,7 +117,7 @@ def test_energy_balance_along_a_simulated_motion():
 
     t = np.linspace(0, 1, 401)
     x0 = np.concatenate([rng.uniform(-1, 1, 6), rng.uniform(-1, 1, 6)])
-    q, qd = simulate(robot, tau_fn, x0, t, substeps=2, ddm_method="compiled")
+    q, qd = simulate(robot, tau_fn, x0, t, substeps=2, ddm_method="inverse")
     E = kinetic_energy(robot, q, qd) + potential_energy(robot, q)
     power = np.einsum("ki,ki->k", qd, np.array([tau_fn(tt, None) for tt in t])
                       - friction_torques(robot, qd))

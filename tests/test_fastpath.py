@@ -59,7 +59,7 @@ def test_compiled_equals_numpy(name, robot, policy):
         key = {"idm": ("idm", ()), "ddm": ("ddm",), "inertia_matrix": ("A", True),
                "gravity_torques": ("Q",), "dgm": ("dgm", None, 0, None, False),
                "jacobian": ("jacobian", None, 0, None), "jdot_qdot": ("jdot_qdot", None, 0, None),
-               "regressor": ("regressor", None)}[model]
+               "regressor": ("regressor", None, "all")}[model]
         assert fastpath.entry(robot, key).fn is not None, f"{model} not compiled for {name}"
 
 

@@ -9,8 +9,8 @@ import pytest
 import sympy as sp
 
 import robmod
-from robmod.dynamics import (center_of_mass, centroidal_momentum, floating_idm,
-                             floating_inertia_matrix, floating_simulate,
+from robmod.dynamics import (center_of_mass, centroidal_momentum, idm,
+                             inertia_matrix, floating_simulate,
                              floating_state_derivative, SimulationResult)
 from robmod.errors import ArgumentError, RobmodError
 from robmod.geometry import neutral
@@ -47,7 +47,7 @@ def drift(robot, h, T=1.0):
     assert res.q.shape == (t.size, 7 + n) and res.qd.shape == (t.size, 6 + n)
     assert np.array_equal(res.tau, np.broadcast_to(tau, (t.size, n)))
     X = np.asarray(res)          # the states [q, qd] (len(t), 13 + 2 n)
-    hg = centroidal_momentum(robot, res.q, res.qd)
+    hg = centroidal_momentum(robot, res.q, res.qd, i="world")
     mass = float(sum(link.M for link in robot.links) + robot.base_link.M)
     g = np.array([float(v) for v in robot.gravity])
     lin = np.abs(hg[:, :3] - hg[0, :3] - mass * g * t[:, None]).max()
@@ -66,7 +66,7 @@ def test_momentum_is_conserved_to_the_integration_accuracy(gravity):
     assert np.allclose(np.linalg.norm(X[:, 3:7], axis=-1), 1.0, atol=1e-15)
     if gravity[2]:      # the centre of mass falls: c(t) = c0 + v0 t + g t^2 / 2
         n = robot.n_q
-        c = center_of_mass(robot, X[:, :7 + n])
+        c = center_of_mass(robot, X[:, :7 + n], i="world")
         mass = float(sum(link.M for link in robot.links) + robot.base_link.M)
         t = np.arange(0.0, 1.0 + 1e-3, 2e-3)
         expect = c[0] + hg[0, :3] / mass * t[:, None] + 0.5 * np.array(gravity) * t[:, None] ** 2
@@ -78,9 +78,9 @@ def test_the_state_derivative_and_a_scipy_integrator():
     x0, tau = start(robot, 1)
     n = robot.n_q
     xd = floating_state_derivative(robot, x0, tau)
-    M = floating_inertia_matrix(robot, x0[:7 + n])
+    M = inertia_matrix(robot, x0[:7 + n])
     # the accelerations solve M a + h = [0; tau]
-    h = floating_idm(robot, x0[:7 + n], x0[7 + n:], np.zeros(6 + n))
+    h = idm(robot, x0[:7 + n], x0[7 + n:], np.zeros(6 + n))
     assert np.allclose(M @ xd[7 + n:] + h, np.r_[np.zeros(6), tau], atol=1e-9)
     t = np.linspace(0, 0.2, 5)
     X = floating_simulate(robot, lambda tt, x: tau, x0, t, method="DOP853")
@@ -122,7 +122,7 @@ def test_mjcf_freejoint_simulated_by_mujoco():
     Q = rng.normal(size=4)
     q0[3:7] = Q / np.linalg.norm(Q)
     q0[7:] = rng.uniform(-0.3, 0.3, n)
-    tau = 0.2 * floating_inertia_matrix(robot, q0)[6:, 6:] @ np.ones(n)
+    tau = 0.2 * inertia_matrix(robot, q0)[6:, 6:] @ np.ones(n)
     h = 1e-3
     ours = floating_simulate(robot, lambda t, x: tau, np.r_[q0, np.zeros(6 + n)],
                              np.arange(0.0, 1.0 + h / 2, h)).q[-1]

@@ -21,11 +21,6 @@ from .direct import ddm, ddm_model, ddm_algorithm, state_derivative
 from .elastic import (ElasticInverse, elastic_idm, elastic_ddm, elastic_idm_model,
                       elastic_ddm_model, elastic_idm_algorithm, elastic_ddm_algorithm,
                       elastic_state_derivative)
-from .floating import (floating_idm, floating_idm_model, floating_idm_algorithm,
-                       free_floating_idm, free_floating_idm_model, free_floating_idm_algorithm,
-                       floating_inertia_matrix, floating_inertia_matrix_model,
-                       floating_inertia_matrix_algorithm)
-from .floating_direct import floating_ddm, floating_ddm_model, floating_ddm_algorithm
 from .floating_simulation import floating_simulate, floating_state_derivative
 from .inertia import (inertia_matrix, inertia_matrix_model, inertia_matrix_algorithm,
                       inertia_algorithm)
@@ -78,12 +73,6 @@ __all__ = [
     # elastic
     "ElasticInverse", "elastic_idm", "elastic_ddm", "elastic_idm_model", "elastic_ddm_model",
     "elastic_idm_algorithm", "elastic_ddm_algorithm", "elastic_state_derivative",
-    # floating
-    "floating_idm", "floating_idm_model", "floating_idm_algorithm", "free_floating_idm",
-    "free_floating_idm_model", "free_floating_idm_algorithm", "floating_inertia_matrix",
-    "floating_inertia_matrix_model", "floating_inertia_matrix_algorithm",
-    # floating_direct
-    "floating_ddm", "floating_ddm_model", "floating_ddm_algorithm",
     # floating_simulation
     "floating_simulate", "floating_state_derivative",
     # inertia

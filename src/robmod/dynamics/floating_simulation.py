@@ -4,7 +4,7 @@ The state is ``x = [q, qd]``: the configuration (7 + n: base position, unit quat
 and the velocity (6 + n: base twist in frame 0, joint velocities) of
 :mod:`robmod.description.base`.  Its derivative::
 
-    d/dt P = R(Q) V0,   d/dt Q = 1/2 Q * (0, W0),   d/dt q_j = qd_j,   d/dt qd = floating_ddm
+    d/dt P = R(Q) V0,   d/dt Q = 1/2 Q * (0, W0),   d/dt q_j = qd_j,   d/dt qd = ddm
 
 is integrated as an ordinary differential equation (classical Runge-Kutta 4, or SciPy's
 ``solve_ivp``), the quaternion brought back to unit norm after each step (the exact flow keeps
@@ -23,7 +23,7 @@ import numpy as np
 from ..description.arguments import (finite_array, keyword_options, positive_scalar,
                                      switched_off)
 from ..errors import ArgumentError, RobmodError
-from .floating_direct import METHODS, floating_ddm
+from .direct import METHODS, ddm
 from .integration import integrate_states
 from .simulation import SimulationResult
 
@@ -56,7 +56,7 @@ def floating_state_derivative(robot, x, tau, *, method: str = "recursive", gravi
                               velocity=True) -> np.ndarray:
     """d/dt [q, qd] (..., 13 + 2 n_q) of a free-floating robot at the state x = [q, qd]
     under the joint torques tau (..., n_q) (``method`` and switches: those of
-    :func:`~robmod.dynamics.floating_ddm`)."""
+    :func:`~robmod.dynamics.ddm`)."""
     n = robot.n_q
     x = finite_array("x", x, shape_text=f"a state [q, qd] of shape (..., {13 + 2 * n})")
     if x.ndim == 0 or x.shape[-1] != 13 + 2 * n:
@@ -67,7 +67,7 @@ def floating_state_derivative(robot, x, tau, *, method: str = "recursive", gravi
                            friction=friction, wrench=wrench, velocity=velocity)
     if method != "recursive":
         options["method"] = method
-    qdd = floating_ddm(robot, x[..., :7 + n], x[..., 7 + n:], tau, **options)
+    qdd = ddm(robot, x[..., :7 + n], x[..., 7 + n:], tau, **options)
     return _rates(robot, np.broadcast_to(x, qdd.shape[:-1] + x.shape[-1:]), qdd)
 
 
@@ -82,7 +82,7 @@ def floating_simulate(robot, tau_fn, x0, t, *, method: str = "rk4", substeps: in
     (len(t), ..., 6 + n_q), the torques at the grid's times).  ``method='rk4'``: classical Runge-Kutta 4 on the grid t
     (``substeps`` per interval), batched; otherwise a ``scipy.integrate.solve_ivp`` method on
     one state.  A state beyond ``bound`` or not finite stops with a RobmodError; ``ddm_method``
-    and the switches: those of :func:`~robmod.dynamics.floating_ddm`."""
+    and the switches: those of :func:`~robmod.dynamics.ddm`."""
     n = robot.n_q
     sw = switched_off(floating_simulate, gravity=gravity, rotor=rotor, friction=friction,
                       wrench=wrench, velocity=velocity)

@@ -9,7 +9,6 @@ from .analysis import (task_rows_jacobian, JacobianSVD, jacobian_svd, singular_v
                        singularities_symbolic)
 from .drawing import draw_robot, frame_origins
 from .ellipsoids import ELLIPSOID_KINDS
-from .floating import floating_jacobian, floating_jacobian_model, floating_jacobian_algorithm
 from .ik_numeric import igm_numeric
 from .ikm import (pinv, null_space_projector, ikm_pinv, damping_factor, dls_inverse, ikm_dls,
                   weighted_pinv, ikm_weighted, ikm_null_space, numerical_gradient,
@@ -47,8 +46,6 @@ __all__ = [
     "velocity_polytope", "SymbolicSingularities", "singularities_symbolic",
     # ellipsoids
     "ELLIPSOID_KINDS",
-    # floating
-    "floating_jacobian", "floating_jacobian_model", "floating_jacobian_algorithm",
     # ik_numeric
     "igm_numeric",
     # ikm

@@ -88,7 +88,7 @@ class LinkKinematics:
 @keyword_options()
 def forward(ctx, robot, frames=None, *, velocity=True, acceleration=True, base_motion=True,
             gravity=True, linear=True, angular_acceleration=True, linear_velocity=False,
-            moving=None, names=("WI", "W", "WP"), state=None, base=None) -> LinkKinematics:
+            moving=None, names=("WI", "W", "WP"), state=None, start=None) -> LinkKinematics:
     """Run (7.51)-(7.57) over ``frames`` (default: the links of the tree, 1..NL, in order).
 
     ``velocity`` / ``acceleration``: False sets every qd / qdd to 0; ``base_motion``: W0, WP0,
@@ -99,7 +99,7 @@ def forward(ctx, robot, frames=None, *, velocity=True, acceleration=True, base_m
     recursions in one customized model give one of them other names); ``state``: a
     :class:`LinkKinematics` of an earlier call (same options) to continue on further
     ``frames`` (their antecedents computed already): a model that meets the links on demand
-    runs the recursion once; ``base``: (W_0, WP_0, VP_0 - g[, V_0]) of a floating or mobile
+    runs the recursion once; ``start``: (W_0, WP_0, VP_0 - g[, V_0]) of a floating or mobile
     base given as inputs (context scalars, in frame 0), instead of the robot's W0, WP0, VP0,
     gravity (and V0, needed with ``linear_velocity``).
     """
@@ -108,13 +108,13 @@ def forward(ctx, robot, frames=None, *, velocity=True, acceleration=True, base_m
         return _run(ctx, robot, frames, state, velocity, acceleration, linear,
                     angular_acceleration, linear_velocity, moving, names)
     k = LinkKinematics(ctx)
-    if base is not None:
-        k.W[0], k.WP[0], k.VP[0] = (list(v) for v in base[:3])
+    if start is not None:
+        k.W[0], k.WP[0], k.VP[0] = (list(v) for v in start[:3])
         if linear_velocity:
-            if len(base) < 4:
-                raise RobmodError("forward: linear_velocity needs the base's V_0 (base = (W_0, "
+            if len(start) < 4:
+                raise RobmodError("forward: linear_velocity needs the base's V_0 (start = (W_0, "
                                   "WP_0, VP_0 - g, V_0))")
-            k.V[0] = list(base[3])
+            k.V[0] = list(start[3])
     else:
         k.W[0] = [p(x) for x in robot.W0] if base_motion else list(_ZERO3)
         k.WP[0] = [p(x) for x in robot.WP0] if base_motion else list(_ZERO3)
