@@ -391,3 +391,51 @@ def test_a_urdf_with_a_floating_base_keeps_the_inertia_check():
         loads_urdf(text, "sat.urdf", base="floating", inertia_check="error")
     with pytest.raises(ArgumentError, match="did you mean 'floating'"):
         loads_urdf(text, "sat.urdf", base="floatin")
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_derivatives_and_accelerations_against_pinocchio(seed):
+    """idm_derivatives and ddm_derivatives on the tangent space (the base's pose moved in its
+    own frame: Pinocchio's computeRNEADerivatives, computeABADerivatives with a free-flyer),
+    the classical accelerations of every frame (J qdd + Jdot qd), the energies and the gravity
+    torques of a floating robot."""
+    from robmod.dynamics import ddm_derivatives, energy, gravity_torques, idm_derivatives
+    from robmod.kinematics import acceleration, jdot_qdot
+
+    robot = floating_robot(seed, n=5)
+    peer = PinocchioRobot(robot, floating=True)
+    m, d = peer.model, peer.data
+    rng = np.random.default_rng(200 + seed)
+    q, v, a = state(robot, rng)
+    qp, vp, ap = peer.pin_q(q), peer.pin_v(v), peer.pin_v(a)
+
+    def ours(M):
+        return peer.robmod_v(peer.robmod_v(M).T).T
+
+    dq, dv, da = pin.computeRNEADerivatives(m, d, qp, vp, ap)
+    D = idm_derivatives(robot, q, v, a)
+    assert np.allclose(D.dtau_dq, ours(dq), atol=1e-10)
+    assert np.allclose(D.dtau_dqd, ours(dv), atol=1e-10)
+    assert np.allclose(D.dtau_dqdd, inertia_matrix(robot, q), atol=1e-12)
+    tau = rng.normal(size=robot.n_q)
+    pin.computeABADerivatives(m, d, qp, vp, peer.pin_v(np.r_[np.zeros(6), tau]))
+    Dd = ddm_derivatives(robot, q, v, tau)
+    assert np.allclose(Dd.dqdd_dq, ours(d.ddq_dq), atol=1e-9)
+    assert np.allclose(Dd.dqdd_dqd, ours(d.ddq_dv), atol=1e-9)
+    assert np.allclose(Dd.dqdd_dtau, np.linalg.inv(inertia_matrix(robot, q)), atol=1e-9)
+    pin.forwardKinematics(m, d, qp, vp, ap)
+    pin.updateFramePlacements(m, d)
+    for j in range(1, robot.n_frames + 1):
+        world = pin.getFrameClassicalAcceleration(m, d, peer.frame_id[j],
+                                                  pin.LOCAL_WORLD_ALIGNED).vector
+        assert np.allclose(acceleration(robot, q, v, a, j=j, i="world"), world, atol=1e-12)
+        local = pin.getFrameClassicalAcceleration(m, d, peer.frame_id[j], pin.LOCAL).vector
+        assert np.allclose(acceleration(robot, q, v, a, j=j, i=j), local, atol=1e-12)
+        J = jacobian(robot, q, j=j)
+        assert np.allclose(acceleration(robot, q, v, a, j=j), J @ a + jdot_qdot(robot, q, v, j=j),
+                           atol=1e-12)
+    E = energy(robot, q, v)
+    assert np.isclose(E.kinetic, 0.5 * v @ inertia_matrix(robot, q) @ v)
+    assert np.isclose(E.potential, pin.computePotentialEnergy(m, d, qp))
+    assert np.allclose(gravity_torques(robot, q),
+                       peer.robmod_v(pin.computeGeneralizedGravity(m, d, qp)), atol=1e-10)

@@ -1,5 +1,6 @@
 """The base of a mobile or floating robot in the recursions of the dynamic models: link 0 is
-their first body, its motion their start (docs/floating.md).
+their first body, its motion their start (docs/floating.md; the start itself,
+:func:`robmod.kinematics.recursion.base_start`, is the forward recursion's).
 
 The configuration, velocity and acceleration of such a robot are those of
 :mod:`robmod.description.base`: ``q = [P, Q, q_j]`` (7 + n), ``qd = [V0, W0, qd_j]`` and
@@ -22,7 +23,6 @@ and the composite inertias give their slopes; one recursion, not two).
 """
 from __future__ import annotations
 
-from ..kinematics.recursion import rot_t
 from ..symbolic.algebra import add, cross, dot, mul
 from .bodies import twist_down
 from .composite import composite_inertias, unit_wrench
@@ -32,28 +32,6 @@ from .factorization import ltdl_solve
 #: accelerations in the customized models' outputs
 WRENCH_NAMES = ("E10", "E20", "E30", "N10", "N20", "N30")
 ACCELERATION_NAMES = ("VD01", "VD02", "VD03", "WP01", "WP02", "WP03")
-
-
-def base_gravity(ctx, robot, base, gravity=True):
-    """0R_w g: the world's gravity (``robot.gravity``) in frame 0 (zero without gravity)."""
-    if not gravity:
-        return [0, 0, 0]
-    g = [ctx.param(x) for x in robot.gravity]
-    return [ctx.var(x, f"G0{r + 1}") for r, x in enumerate(rot_t(base.rotation(ctx), g))]
-
-
-def base_start(ctx, robot, base, *, gravity=True, velocity=True, acceleration=True):
-    """(W_0, WP_0, VP_0 - g): the start of the forward recursion from the base's state
-    ``base`` (a :class:`~robmod.geometry.floating.BaseState`), in frame 0 (``velocity``: its
-    twist, else 0; ``acceleration``: its acceleration, else 0)."""
-    zero = [0, 0, 0]
-    W0 = base.W if velocity else zero
-    wxv = [ctx.var(x, f"WV0{r + 1}") for r, x in enumerate(cross(W0, base.V))] \
-        if velocity else zero
-    acc = base.acceleration if acceleration else [0] * 6
-    g0 = base_gravity(ctx, robot, base, gravity)
-    vp = [ctx.var(add(acc[r], wxv[r], -g0[r]), f"VP{r + 1}0") for r in range(3)]
-    return W0, acc[3:], vp
 
 
 def free_floating(ctx, robot, gam, E, N, kin):

@@ -29,7 +29,8 @@ from ..symbolic.algebra import add, cross
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
 from .articulated import articulated, singular_inertia_error
-from .base_motion import ACCELERATION_NAMES, base_gravity
+from .base_motion import ACCELERATION_NAMES
+from ..kinematics.recursion import base_gravity
 from .inertia import inertia_matrix
 from .newton_euler import SWITCHES, idm
 from .factorization import cholesky_solve

@@ -37,12 +37,12 @@ from ..description.base import moving_base
 from ..description.robot import FIXED, FLOATING_BASE, PRISMATIC
 from ..errors import ArgumentError
 from ..geometry.floating import BaseState
-from ..kinematics.recursion import forward, named, rot
+from ..kinematics.recursion import base_start, forward, named, rot
 from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
 from ..symbolic import fastpath
 from ..symbolic.context import NumericContext
-from .base_motion import ACCELERATION_NAMES, WRENCH_NAMES, base_start, free_floating
+from .base_motion import ACCELERATION_NAMES, WRENCH_NAMES, free_floating
 from .friction import friction_torque
 from .layout import coordinates, joint_vector, model_inputs, reduce_mimic
 

@@ -124,6 +124,23 @@ def _quaternion_rotation(ctx, Q, name):
     return [[ctx.var(R[r][c], f"{name}{r + 1}{c + 1}") for c in range(3)] for r in range(3)]
 
 
+def base_seeds(ctx) -> dict:
+    """The seeds of a :class:`~robmod.symbolic.DualContext` for a mobile or floating base's
+    pose in the tangent space (Pinocchio's derivatives: q (+) delta = q exp(delta), the base
+    frame moved in itself): along TB1..TB3, dP = R e_k; along TB4..TB6, dQ = Q (0, e_k) / 2
+    (R(Q) turns into R exp(hat(e_k)), |Q| unchanged); ``ctx``: a context with the base's
+    values (its statements shared with the derivative's: a DualContext without seeds and the
+    same memo)."""
+    q = ctx.base("q")
+    Q = q[3:7]
+    R = _quaternion_rotation(ctx, Q, "RB")
+    q0, q1, q2, q3 = Q
+    dQ = [[-q1, q0, q3, -q2], [-q2, -q3, q0, q1], [-q3, q2, -q1, q0]]       # Q (0, e_k)
+    pos = [{f"TB{k + 1}": R[r][k] for k in range(3)} for r in range(3)]
+    quat = [{f"TB{k + 4}": mul(0.5, dQ[k][m]) for k in range(3)} for m in range(4)]
+    return {("base", "q"): pos + quat}
+
+
 def robot_inputs(robot, groups=("q",), base_groups=("q", "qd", "qdd")) -> dict:
     """The input groups of a customized model in the plain API's order: the base's symbols
     (a mobile or floating base; for the groups of ``base_groups``) then the joint variables

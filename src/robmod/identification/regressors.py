@@ -31,11 +31,10 @@ from ..description.arguments import (checked_options, finite_array, finite_outpu
 from ..description.base import moving_base
 from ..description.expr import symbol
 from ..description.robot import FIXED, INERTIAL, PRISMATIC, REVOLUTE
-from ..dynamics.base_motion import base_start
 from ..dynamics.layout import BASE_LABELS, coordinates, model_inputs, reduce_mimic
 from ..errors import ArgumentError
 from ..geometry.floating import BaseState
-from ..kinematics.recursion import forward
+from ..kinematics.recursion import base_start, forward
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, dot
 from ..symbolic.context import NumericContext

@@ -14,7 +14,10 @@ DV, U; numeric: batched arrays).  For frame j with antecedent a = a(j), in frame
     VP_j  = jR_a VSP_j + sigma_j (qdd_j a_j + 2 WI_j x qd_j a_j)         (7.54)
 
 with W_0, WP_0, VP_0 the base motion and gravity taken as an acceleration of the base,
-VP_0 - g ((7.47)).  The velocity of the origin O_j, for the kinetic energy ((7.18); Gautier &
+VP_0 - g ((7.47)): a fixed base's constants (the robot's W0, WP0, VP0), or a mobile or
+floating base's state (:func:`base_start`, docs/floating.md)::
+
+    W_0 = W0,  WP_0 = WP0,  VP_0 = VD0 + W0 x V0 - 0R_w g     (g: the world's gravity)  The velocity of the origin O_j, for the kinetic energy ((7.18); Gautier &
 Khalil (1990) (10)), on demand::
 
     VI_j  = jR_a (V_a + W_a x aP_j),   V_j = VI_j + sigma_j qd_j a_j      (7.18)
@@ -165,6 +168,28 @@ def _run(ctx, robot, frames, k, velocity, acceleration, linear, angular_accelera
                       add(vp[2], qdd)]
             k.VP[j] = named(ctx, vp, "VP", j)
     return k
+
+
+def base_gravity(ctx, robot, base, gravity=True):
+    """0R_w g: the world's gravity (``robot.gravity``) in frame 0 (zero without gravity)."""
+    if not gravity:
+        return [0, 0, 0]
+    g = [ctx.param(x) for x in robot.gravity]
+    return [ctx.var(x, f"G0{r + 1}") for r, x in enumerate(rot_t(base.rotation(ctx), g))]
+
+
+def base_start(ctx, robot, base, *, gravity=True, velocity=True, acceleration=True):
+    """(W_0, WP_0, VP_0 - g): the start of the forward recursion from the base's state
+    ``base`` (a :class:`~robmod.geometry.floating.BaseState`), in frame 0 (``velocity``: its
+    twist, else 0; ``acceleration``: its acceleration, else 0)."""
+    zero = [0, 0, 0]
+    W0 = base.W if velocity else zero
+    wxv = [ctx.var(x, f"WV0{r + 1}") for r, x in enumerate(cross(W0, base.V))] \
+        if velocity else zero
+    acc = base.acceleration if acceleration else [0] * 6
+    g0 = base_gravity(ctx, robot, base, gravity)
+    vp = [ctx.var(add(acc[r], wxv[r], -g0[r]), f"VP{r + 1}0") for r in range(3)]
+    return W0, acc[3:], vp
 
 
 __all__ = ["forward", "LinkKinematics", "u_matrix"]

@@ -144,7 +144,9 @@ class DualContext:
         if not all(hasattr(ctx, a) for a in ("var", "joint", "param", "symbolic")):
             raise ArgumentError(f"DualContext: ctx must be a context (SymbolicContext, "
                                 f"NumericContext), got {type(ctx).__name__}")
-        if not (isinstance(seeds, dict) and all(isinstance(t, dict) for t in seeds.values())):
+        if not (isinstance(seeds, dict) and all(
+                isinstance(t, dict) or k[0] == "base" and all(isinstance(x, dict) for x in t)
+                for k, t in seeds.items())):
             raise ArgumentError("DualContext: seeds must be a dict {(joint, group): {direction: "
                                 f"tangent}}, got {type(seeds).__name__}")
         if name is not None and not callable(name):
@@ -243,18 +245,34 @@ class DualContext:
 
 # -- seeds and tangents of the joint variables ------------------------------------------
 
-def direction(group: str, j: int) -> str:
+def direction(group: str, j) -> str:
     """The name of the direction of joint j's variable of ``group`` (that of the input:
-    ``q3``, ``QP3``, ``QDP3``, ``GAM3``), which names the tangent variables ``D..._q3``."""
+    ``q3``, ``QP3``, ``QDP3``, ``GAM3``), which names the tangent variables ``D..._q3``; a
+    mobile or floating base's velocity coordinates ``"b1".."b6"``: ``TB1..TB6`` (its pose in
+    the tangent space), ``V01..W03``, ``VD01..WP03`` (its twist, acceleration), ``FB1..FB6``
+    (a wrench on it)."""
+    from ..description.base import BASE_INPUTS
     from ..description.robot import joint_acceleration, joint_variable, joint_velocity
 
+    if isinstance(j, str):
+        k = int(j[1:])
+        return BASE_INPUTS[group][k - 1] if group in ("qd", "qdd") else \
+            f"{'TB' if group == 'q' else 'FB'}{k}"
     symbol = {"q": joint_variable, "qd": joint_velocity, "qdd": joint_acceleration}.get(group)
     return f"GAM{j}" if symbol is None else str(symbol(j))
 
 
 def seeds(order, groups) -> dict:
-    """The seeds of a :class:`DualContext`: a unit tangent for each variable of ``groups``."""
-    return {(j, g): {direction(g, j): 1} for g in groups for j in order}
+    """The seeds of a :class:`DualContext`: a unit tangent for each variable of ``groups``
+    (a base's twist and acceleration, ``"b1".."b6"`` in ``order``, too: its pose's
+    are :func:`robmod.geometry.floating.base_seeds`)."""
+    out = {(j, g): {direction(g, j): 1} for g in groups for j in order
+           if not isinstance(j, str)}
+    base = [j for j in order if isinstance(j, str)]
+    for g in groups:
+        if base and g != "q":
+            out["base", g] = [{direction(g, j): 1} for j in base]
+    return out
 
 
 def tangent_matrix(values, order, group):
