@@ -27,6 +27,7 @@ from ..dynamics.lagrange import gravity_torques_model
 from ..dynamics.newton_euler import idm_model
 from ..dynamics.layout import dofs, joint_limit_vector  # noqa: F401 (used by control)
 from ..errors import RobmodError
+from ..symbolic.cache import cached
 from .base import sample_time
 
 #: how the controllers compensate Coulomb friction: at the desired velocity (default), at the
@@ -106,26 +107,23 @@ class Dynamics:
     ``method="fewest"``) and ``gravity(q)``, each on arrays of shape (n,) or (..., n).
     """
 
-    _cache: dict = {}
-
     @classmethod
     def of(cls, robot, what: str = "robot") -> "Dynamics":
-        """The (shared) compiled models of ``robot``, keyed by the robot's content: a
+        """The (shared) compiled models of ``robot``, keyed by the robot's content (the one
+        cache, :mod:`robmod.symbolic.cache`): a
         :class:`~robmod.control.closed_plant.ClosedLoopDynamics` for a closed-loop robot."""
         from ..description.mimic import refuse as refuse_mimic
 
         refuse_mimic(robot_argument(robot, "the robot of a controller or a simulation"),
                      "closed-loop simulation and control")
-        key = robot.content_key
-        hit = cls._cache.get(key)
-        if hit is None:
-            if len(cls._cache) >= 16:
-                cls._cache.pop(next(iter(cls._cache)))
+
+        def make():
             kind = cls
             if robot.n_loops:
                 from .closed_plant import ClosedLoopDynamics as kind
-            hit = cls._cache[key] = kind(robot, what)
-        return hit
+            return kind(robot, what)
+
+        return cached(("plant", robot.content_key), make)
 
     def __getstate__(self):   # the robot only: models are rebuilt lazily where it lands
         return {"robot": self.robot}

@@ -112,12 +112,6 @@ def _seeded(ctx, robot, groups, memo):
     return DualContext(ctx, sd, memo=memo)
 
 
-def _compilable(robot) -> bool:
-    """The customized model's joint order is the plain API's (a tree, mimic joints or not):
-    the fast path applies."""
-    return not robot.n_loops and coordinates(robot) == tuple(robot.joints)
-
-
 # -- the IDM --------------------------------------------------------------------------------
 
 @keyword_options()
@@ -207,7 +201,7 @@ _IDM_D = ("idm_derivatives",)
 
 
 def _fast_idm_derivatives(robot, switches):
-    return _stacked(_idm_derivatives_model(robot, switches)) if _compilable(robot) else None
+    return _stacked(_idm_derivatives_model(robot, switches))
 
 
 def _stacked(model):
@@ -410,7 +404,7 @@ _DDM_D = ("ddm_derivatives", "idm", (), False)
 
 
 def _fast_ddm_derivatives(robot, opts):
-    return _stacked(_ddm_derivatives_model(robot, *opts)) if _compilable(robot) else None
+    return _stacked(_ddm_derivatives_model(robot, *opts))
 
 
 def _ddm_arrays(robot, q, qd, tau, a0=None):

@@ -25,6 +25,7 @@ from ..description.robot import MOBILE_BASE
 from ..errors import ArgumentError, RobmodError
 from ..geometry.floating import BaseState
 from ..symbolic import fastpath
+from ..symbolic.cache import cached
 from ..symbolic.algebra import add, cross
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
@@ -118,6 +119,9 @@ def ddm(robot, q, qd, tau, **options) -> np.ndarray:
 
 
 def _arrays(robot, q, qd, tau, a0=None):
+    if robot.n_loops:
+        raise ArgumentError(f"robot {robot.name!r} has closed loops: this dynamic model needs a "
+                            "tree (robmod.dynamics.closed_loop_ddm gives the actuated joints')")
     arrays = robot_arrays(robot, q=q, qd=qd, tau=tau)
     if a0 is None:
         return arrays
@@ -217,8 +221,7 @@ def ddm_model(robot, *, method: str | None = None, gravity=True, rotor=True, fri
                             wrench=wrench, velocity=velocity, base_motion=base_motion)
     _check_base_motion("ddm_model", robot, base_motion)
     if method == "fewest":
-        chosen, model = _fewest(robot, switches)
-        return model if model is not None else _ddm_model(robot, chosen, switches)
+        return _fewest(robot, switches)[1]
     if method == "recursive" and robot.mimic:
         raise ArgumentError(f"ddm_model: robot {robot.name!r} has mimic joints, which the "
                             "recursive algorithm does not take: use method='inverse' (the "
@@ -257,26 +260,20 @@ def _ddm_model(robot, method, switches, given=True):
                      title=f"Direct dynamic model of {robot.name}{kind} ({title})")
 
 
-_FEWEST: dict = {}     # (robot content, switches) -> the method with fewer operations
-
-
 def _fewest(robot, options):
-    """(method, its model or None): 'recursive' or 'inverse', whichever customized direct
-    model of ``robot`` has fewer operations ('inverse' with mimic joints).  Both are generated
-    once per robot and switches (the chosen one returned); later calls only get the name."""
+    """(method, its model): 'recursive' or 'inverse', whichever customized direct model of
+    ``robot`` has fewer operations ('inverse' with mimic joints); both are generated once per
+    robot content and switches (the one cache, :mod:`robmod.symbolic.cache`)."""
     if robot.mimic:
-        return "inverse", None
-    key = (robot.content_key, tuple(sorted(options.items())))
-    method = _FEWEST.get(key)
-    if method is not None:
-        return method, None
-    models = {m: _ddm_model(robot, m, options) for m in ("recursive", "inverse")}
-    ops = {m: x.count() for m, x in models.items()}
-    method = min(ops, key=lambda m: (ops[m].mults + ops[m].adds, m != "recursive"))
-    if len(_FEWEST) > 256:
-        _FEWEST.clear()
-    _FEWEST[key] = method
-    return method, models[method]
+        return "inverse", _ddm_model(robot, "inverse", options)
+
+    def make():
+        models = {m: _ddm_model(robot, m, options) for m in ("recursive", "inverse")}
+        ops = {m: x.count() for m, x in models.items()}
+        method = min(ops, key=lambda m: (ops[m].mults + ops[m].adds, m != "recursive"))
+        return method, models[method]
+
+    return cached(("ddm fewest", robot.content_key, tuple(sorted(options.items()))), make)
 
 
 # -- state space ---------------------------------------------------------------------------

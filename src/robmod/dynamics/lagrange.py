@@ -41,6 +41,7 @@ from ..errors import ArgumentError
 from ..description.robot import FIXED
 from ..geometry.floating import BaseState
 from ..symbolic import fastpath
+from ..symbolic.cache import cached
 from ..symbolic.algebra import add, cross, dot, htm_identity, htm_mul, mul
 from ..symbolic.context import NumericContext, SymbolicContext
 from ..symbolic.differentiation import derivative
@@ -51,7 +52,7 @@ from .newton_euler import idm_algorithm
 from ..kinematics.recursion import forward
 from .friction import friction_torque
 from .layout import (Proxy, coordinates, dofs, geometry, joint_vector, model_inputs,
-                     numeric_context, plain_layout, reduce_mimic)
+                     numeric_context, reduce_mimic)
 
 _QUIET = dict(gravity=False, rotor=False, friction=False, wrench=False, base_motion=False)
 
@@ -279,20 +280,10 @@ def quadratic_velocity_matrix_model(robot):
     return _christoffel_model(robot, "quadratic")
 
 
-_CACHE: dict = {}
-
-
 def _compiled_christoffel(robot, what):
-    """The compiled Christoffel model ``what`` of ``robot`` (cached by the robot's content)."""
-    key = (robot.content_key, what)
-    f = _CACHE.get(key)
-    if f is None:
-        model = _christoffel_model(robot, what)
-        f = model.compile()
-        if len(_CACHE) > 32:
-            _CACHE.clear()
-        _CACHE[key] = f
-    return f
+    """The compiled Christoffel model ``what`` of ``robot`` (the one cache, by content)."""
+    return cached(("christoffel", robot.content_key, what),
+                  lambda: _christoffel_model(robot, what).compile())
 
 
 # -- energies -------------------------------------------------------------------------------

@@ -81,12 +81,6 @@ def reduce_mimic_matrix(ctx, robot, A: dict, name: str = "AE") -> dict:
     return out
 
 
-def plain_layout(robot) -> bool:
-    """True when the customized models' joint order (:func:`dofs`) is the plain API's
-    (``robot.joints``): a tree whose every joint moves a link (the fast path applies)."""
-    return not robot.n_loops and dofs(robot) == tuple(robot.joints)
-
-
 def joint_limit_vector(robot, field: str) -> np.ndarray | None:
     """The ``field`` limit (qmin, qmax, qdmax, qddmax, taumax) of every joint (in
     :func:`dofs` order), or None if one is missing."""

@@ -17,7 +17,6 @@ consistent fit and the design of exciting motions.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import replace
 
 import numpy as np
@@ -29,9 +28,8 @@ from .base_numeric import numeric_base, numeric_robot
 from .parameters import FIELDS, description_values, known_values, parameter_set, split_name
 from .processing import Processed, butter_lowpass
 from .regressors import regressor_function
+from ..symbolic.cache import cached
 from .solver import one_blas_thread
-
-_CACHE: OrderedDict = OrderedDict()
 
 
 def _numeric_geometry(robot):
@@ -288,17 +286,14 @@ def _geometry_only(num):
 
 
 def _cached(key, make):
-    """The rank computation and the compiled regressor, kept for the last robots used (a
-    model differing only by its offsets or its prior shares them)."""
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        return _CACHE[key]
-    with one_blas_thread():
-        value = make()
-    _CACHE[key] = value
-    while len(_CACHE) > 24:
-        _CACHE.popitem(last=False)
-    return value
+    """The rank computation and the compiled regressor, in the one cache
+    (:mod:`robmod.symbolic.cache`: a model differing only by its offsets or its prior shares
+    them)."""
+    def made():
+        with one_blas_thread():
+            return make()
+
+    return cached(("identification",) + tuple(key), made)
 
 
 @keyword_options(**keyword_defaults(IdentificationModel))
