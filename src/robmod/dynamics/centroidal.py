@@ -28,7 +28,7 @@ from ..errors import ArgumentError
 from ..geometry.direct import dgm_algorithm
 from ..kinematics.jacobians import joint_columns
 from ..symbolic import fastpath
-from ..symbolic.algebra import add, cross, dot, htm_mul, mul, stack
+from ..symbolic.algebra import add, cross, dot, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
 from .composite import composite_columns, composite_inertias

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..deprecation import renamed
 from ..description.arguments import (checked_options, finite_output, keyword_options,
                                      require_numeric, robot_arrays)
 from ..description.base import moving_base, velocity_size
@@ -163,12 +162,5 @@ def _inertia_matrix_ne(robot, q, rotor) -> np.ndarray:
               velocity=False, rotor=rotor, **off)  # (..., column, row)
     return np.swapaxes(tau, -1, -2)
 
-
-def _inertia_algorithm(ctx, robot, rotor=True):
-    return inertia_matrix_algorithm(ctx, robot, rotor=rotor)
-
-
-inertia_algorithm = renamed(_inertia_algorithm, "inertia_algorithm",
-                            "inertia_matrix_algorithm(ctx, robot, rotor=...)")
 
 __all__ = ["inertia_matrix", "inertia_matrix_model", "inertia_matrix_algorithm"]

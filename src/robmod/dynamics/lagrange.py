@@ -33,7 +33,6 @@ import numpy as np
 import sympy as sp
 from sympy.core.parameters import distribute
 
-from ..deprecation import renamed
 from ..description.arguments import (check_arrays, finite_output, keyword_options,
                                      require_numeric, robot_arrays)
 from ..description.base import moving_base
@@ -388,11 +387,6 @@ def energy_model(robot):
                      inputs=model_inputs(robot, ("q", "qd")),
                      title=f"Kinetic and potential energy of {robot.name}")
 
-
-gravity_model = renamed(gravity_torques_model, "gravity_model")
-gravity_algorithm = renamed(gravity_torques_algorithm, "gravity_algorithm")
-coriolis_model = renamed(coriolis_matrix_model, "coriolis_model")
-quadratic_velocity_model = renamed(quadratic_velocity_matrix_model, "quadratic_velocity_model")
 
 __all__ = ["gravity_torques", "gravity_torques_model", "gravity_torques_algorithm",
            "friction_torques", "velocity_torques", "coriolis_matrix", "coriolis_matrix_model",

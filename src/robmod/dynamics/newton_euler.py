@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..deprecation import renamed
 from ..description.arguments import (checked_options, finite_output, keyword_options,
                                      require_numeric, robot_argument, robot_arrays, switched_off,
                                      switches_set)
@@ -352,7 +351,5 @@ def _ccg_numpy(robot, opts, q, qd):
 
 _CCG_SPEC = fastpath.Spec(lambda robot, opts: ccg_model(robot),
                           lambda robot, q, qd: robot_arrays(robot, q=q, qd=qd), _ccg_numpy)
-
-ne_algorithm = renamed(idm_algorithm, "ne_algorithm")
 
 __all__ = ["idm", "idm_model", "idm_algorithm", "ccg", "ccg_model", "ccg_algorithm"]

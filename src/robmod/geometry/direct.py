@@ -213,7 +213,7 @@ def find_tool(robot, name):
 
 
 @keyword_options(j=None, i=0, tool=None, base=False)
-def dgm(robot, q, *legacy, **options) -> np.ndarray:
+def dgm(robot, q, **options) -> np.ndarray:
     """Numeric iTj at the configuration ``q``: array (..., 4, 4).
 
     ``q`` is the robot's configuration (:mod:`robmod.description.base`): one entry per joint
@@ -223,9 +223,9 @@ def dgm(robot, q, *legacy, **options) -> np.ndarray:
     (default 0; ``"world"``: the world frame), ``tool`` a tool frame E on j, ``base`` the world
     frame Z (fTE).
     """
-    if not (legacy or options):
+    if not options:
         return fastpath.evaluate(robot, _DGM_KEY, _DGM_SPEC, _DGM_OPTS, q)
-    o = checked_options(dgm, options, legacy)
+    o = checked_options(dgm, options)
     j, i, tool, base = o["j"], o["i"], o["tool"], o["base"]
     if j is None and i == 0 and tool is None and not base:
         return fastpath.evaluate(robot, _DGM_KEY, _DGM_SPEC, _DGM_OPTS, q)
@@ -262,14 +262,14 @@ _DGM_SPEC = fastpath.Spec(_fast_dgm_model, lambda robot, q: robot_arrays(robot, 
 
 
 @keyword_options(j=None, i=0, tool=None, base=False, columns="snap", merge=True)
-def dgm_model(robot, *legacy, **options):
+def dgm_model(robot, **options):
     """Customized symbolic iTj: a :class:`~robmod.symbolic.model.CustomModel`.
 
     The frames as :func:`dgm`; ``columns`` chooses the outputs among s, n, a, P (``"nap"``:
     Khalil & Dombre Example 3.4 b); ``merge``: fold the elementary transforms of consecutive
     frames first (the books' customized DGM).
     """
-    o = checked_options(dgm_model, options, legacy)
+    o = checked_options(dgm_model, options)
     robot_argument(robot)
     j, i, tool, base, columns, merge = (o[k] for k in ("j", "i", "tool", "base", "columns",
                                                        "merge"))

@@ -197,7 +197,7 @@ def _unit_wrench(k, w, wp, vp, U):
 
 
 @keyword_options(params=None, equations="all")
-def regressor(robot, q, qd, qdd, *legacy, **options) -> np.ndarray:
+def regressor(robot, q, qd, qdd, **options) -> np.ndarray:
     """Numeric Phi (..., rows, p) at the robot's q, qd, qdd, batched over leading dimensions:
     the columns of ``params`` (standard parameter names, or a BaseParameters; default every
     standard parameter present), ``idm = Phi chi``.
@@ -209,8 +209,8 @@ def regressor(robot, q, qd, qdd, *legacy, **options) -> np.ndarray:
     algorithm in NumPy.
     """
     params, equations = None, "all"
-    if options or legacy:
-        opts = checked_options(regressor, options, legacy)
+    if options:
+        opts = checked_options(regressor, options)
         params = opts["params"]
         equations = _check_equations("regressor", robot_argument(robot), opts["equations"])
     key = ("regressor", None if params is None else _columns_of(robot, params)[1], equations)
@@ -239,10 +239,10 @@ _REGRESSOR_SPEC = fastpath.Spec(
 
 
 @keyword_options(params=None, equations="all", name="regressor")
-def regressor_model(robot, *legacy, **options):
+def regressor_model(robot, **options):
     """Customized symbolic regressor (output PHI, rows x p): the columns of ``params`` and the
     rows of ``equations`` (see :func:`regressor`), the model named ``{robot}_{name}``."""
-    opts = checked_options(regressor_model, options, legacy)
+    opts = checked_options(regressor_model, options)
     params, name = opts["params"], opts["name"]
     equations = _check_equations("regressor_model", robot_argument(robot), opts["equations"])
     _, names = _columns_of(robot, params)
@@ -282,11 +282,11 @@ def _regressor_model_derivative(robot, params=None):
 
 
 @keyword_options(params=None, equations="all", backend="auto")
-def regressor_function(robot, *legacy, **options):
+def regressor_function(robot, **options):
     """Compiled batched regressor: ``f(q, qd, qdd) -> (..., rows, p)`` (numeric robot; the
     columns of ``params`` and the rows of ``equations``, see :func:`regressor`; ``backend``:
     see ``CustomModel.compile``)."""
-    opts = checked_options(regressor_function, options, legacy)
+    opts = checked_options(regressor_function, options)
     return regressor_model(robot, params=opts["params"],
                            equations=opts["equations"]).compile(backend=opts["backend"])
 

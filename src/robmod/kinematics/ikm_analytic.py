@@ -45,7 +45,6 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ..deprecation import renamed
 from ..errors import RobmodError
 from ..geometry.direct import groups
 from ..symbolic.cache import cached
@@ -349,13 +348,6 @@ class BlockIKM:
             left = [b for b in left if b not in S]
             rows_left = [a for a in rows_left if a not in R]
 
-    def model(self, method=2, solve="substitution", velocity_frame="i"):
-        """The customized model (:class:`~robmod.symbolic.model.CustomModel`), output QP."""
-        from .block_inverse import block_model
-
-        return block_model(self, method, solve, velocity_frame)
-
-
 def _block_ikm(robot, i=None, j=None, tool=None) -> BlockIKM:
     tool_obj, jj = resolve_frame(robot, j, tool)
     key = ("block ikm", robot.content_key, i, jj, getattr(tool_obj, "name", None))
@@ -400,4 +392,3 @@ def _search(robot, i, jj, tool_obj):
 
 
 
-block_ikm = renamed(_block_ikm, "block_ikm", "BlockIKM.from_robot(robot, j=..., i=..., tool=...)")

@@ -205,7 +205,7 @@ _JACOBIAN_KEY, _JACOBIAN_OPTS = ("jacobian", None, 0, None), (None, 0, None)
 
 
 @keyword_options(j=None, i=0, tool=None)
-def jacobian(robot, q, *legacy, **options) -> np.ndarray:
+def jacobian(robot, q, **options) -> np.ndarray:
     """Numeric iJ_j at the configuration ``q`` (:func:`~robmod.geometry.dgm`'s): array
     (..., 6, n_v).
 
@@ -215,9 +215,9 @@ def jacobian(robot, q, *legacy, **options) -> np.ndarray:
     (default the last link), ``i`` the frame of the velocities (default 0; ``"world"``),
     ``tool`` a tool frame E on j (as :func:`~robmod.geometry.dgm`).
     """
-    if not (legacy or options):
+    if not options:
         return fastpath.evaluate(robot, _JACOBIAN_KEY, _JACOBIAN_SPEC, _JACOBIAN_OPTS, q)
-    o = checked_options(jacobian, options, legacy)
+    o = checked_options(jacobian, options)
     j, i, tool = o["j"], o["i"], o["tool"]
     key = ("jacobian", j, i, None if tool is None else repr(tool))
     return fastpath.evaluate(robot, key, _JACOBIAN_SPEC, (j, i, tool), q)
@@ -270,10 +270,10 @@ def pose_and_jacobian(robot, q, *, j=None, tool=None):
 
 
 @keyword_options(j=None, i=0, tool=None)
-def jacobian_model(robot, *legacy, **options):
+def jacobian_model(robot, **options):
     """Customized symbolic iJ_j: a :class:`~robmod.symbolic.model.CustomModel` (output 6 x NJ);
     the frames as :func:`jacobian`."""
-    o = checked_options(jacobian_model, options, legacy)
+    o = checked_options(jacobian_model, options)
     robot_argument(robot)
     j, i, tool = o["j"], o["i"], o["tool"]
     tool_obj, jj = resolve_frame(robot, j, tool)

@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..deprecation import renamed
 from ..description.arguments import (checked_options, finite_output, keyword_options,
                                      require_numeric, robot_argument, robot_arrays)
 from ..description.base import is_world, moving_base
@@ -172,13 +171,13 @@ _JDOT_KEY, _JDOT_OPTS = ("jdot_qdot", None, 0, None), (None, 0, None)
 
 
 @keyword_options(j=None, i=0, tool=None)
-def jdot_qdot(robot, q, qd, *legacy, **options) -> np.ndarray:
+def jdot_qdot(robot, q, qd, **options) -> np.ndarray:
     """Numeric ``Jdot qd`` (..., 6) at the robot's q, qd (broadcast together; a mobile or
     floating base's twist in qd); the robot's compiled :func:`jdot_qdot_model` when the fast
     path has it.  The frames as :func:`~robmod.kinematics.jacobian`."""
-    if not (legacy or options):
+    if not options:
         return fastpath.evaluate(robot, _JDOT_KEY, _JDOT_SPEC, _JDOT_OPTS, q, qd)
-    o = checked_options(jdot_qdot, options, legacy)
+    o = checked_options(jdot_qdot, options)
     j, i, tool = o["j"], o["i"], o["tool"]
     key = ("jdot_qdot", j, i, None if tool is None else repr(tool))
     return fastpath.evaluate(robot, key, _JDOT_SPEC, (j, i, tool), q, qd)
@@ -197,10 +196,10 @@ _JDOT_SPEC = fastpath.Spec(lambda robot, opts: _model(robot, *opts, False),
 
 
 @keyword_options(j=None, i=0, tool=None)
-def acceleration(robot, q, qd, qdd, *legacy, **options) -> np.ndarray:
+def acceleration(robot, q, qd, qdd, **options) -> np.ndarray:
     """Numeric ``J qdd + Jdot qd`` (..., 6) at the robot's q, qd, qdd: classical linear and
     angular accelerations ([5.46]); the frames as :func:`~robmod.kinematics.jacobian`."""
-    o = checked_options(acceleration, options, legacy)
+    o = checked_options(acceleration, options)
     (q, qd, qdd), batch = _arrays(robot, q, qd, qdd)
     ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)
     out = stack([_second_order(ctx, robot, o["j"], o["i"], o["tool"], True)],
@@ -209,13 +208,13 @@ def acceleration(robot, q, qd, qdd, *legacy, **options) -> np.ndarray:
 
 
 @keyword_options(j=None, i=0, tool=None)
-def jdot_qdot_model(robot, *legacy, **options):
+def jdot_qdot_model(robot, **options):
     """Customized symbolic ``iJdot_j qd``: a :class:`~robmod.symbolic.model.CustomModel`.
 
     Inputs: ``q`` and ``qd`` (``QPk``); output ``JPQP`` with elements ``JPQP1..JPQP6``; the
     frames as :func:`~robmod.kinematics.jacobian`.
     """
-    o = checked_options(jdot_qdot_model, options, legacy)
+    o = checked_options(jdot_qdot_model, options)
     robot_argument(robot)
     return _model(robot, o["j"], o["i"], o["tool"], False)
 
@@ -244,15 +243,6 @@ def _model(robot, j, i, tool, qdd):
     return customize(f"{robot.name}_{'acceleration' if qdd else 'jdot_qdot'}", algorithm, robot,
                      inputs=inputs, title=title)
 
-
-def _second_order_algorithm(ctx, robot, j=None, i=0, tool=None, qdd=False):
-    return _second_order(ctx, robot, j, i, tool, qdd)
-
-
-second_order_algorithm = renamed(
-    _second_order_algorithm, "second_order_algorithm",
-    "acceleration_algorithm(ctx, robot, j=..., i=..., tool=...) (qdd=True) or "
-    "jdot_qdot_algorithm (qdd=False)")
 
 __all__ = ["jdot_qdot", "jdot_qdot_model", "jdot_qdot_algorithm", "acceleration",
            "acceleration_model", "acceleration_algorithm"]

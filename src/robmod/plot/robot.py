@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..deprecation import deprecated, renamed
 from ..description.arguments import configuration, keyword_options
 from ..dynamics.operational import manipulability_ellipsoid as _ellipsoid
 from ..geometry.direct import dgm, frame_origins
@@ -121,14 +120,6 @@ def robot_plot(robot, q=None, path=None, *, ax=None, ellipsoid=None, ellipsoid_s
         if hasattr(handle, "set_linewidth"):
             handle.set_linewidth(max(float(np.max(handle.get_linewidth())), 1.5))
     return finish(fig, path, layout=False)
-
-
-draw_robot = renamed(robot_plot, "draw_robot")
-
-
-@deprecated(__name__, "robmod.dynamics.manipulability_ellipsoid(robot, q, kind=...)")
-def manipulability_ellipsoid(robot, q, kind="velocity", *, j=None, tool=None):
-    return _ellipsoid(robot, q, kind=kind, j=j, tool=tool)
 
 
 __all__ = ["robot_plot"]
