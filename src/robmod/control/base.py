@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.arguments import keyword_options
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 
 #: the default sample period of digital controllers (1 kHz)
 DEFAULT_DT = 1e-3
@@ -30,18 +30,18 @@ def gain(value, n: int, name: str, *, allow_zero: bool = True) -> np.ndarray:
     try:
         g = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise RobmodError(f"gain {name}: expected a number or {n} numbers, got {value!r}") \
+        raise ArgumentError(f"gain {name}: expected a number or {n} numbers, got {value!r}") \
             from None
     if g.ndim == 0:
         g = np.full(n, float(g))
     if g.shape[-1:] != (n,):
-        raise RobmodError(f"gain {name}: expected a scalar or {n} values (one per joint), "
+        raise ArgumentError(f"gain {name}: expected a scalar or {n} values (one per joint), "
                           f"got shape {g.shape}")
     if not np.all(np.isfinite(g)):
-        raise RobmodError(f"gain {name} has NaN or infinite values")
+        raise ArgumentError(f"gain {name} has NaN or infinite values")
     if np.any(g < 0) or (not allow_zero and np.any(g == 0)):
         need = "non-negative" if allow_zero else "positive"
-        raise RobmodError(f"gain {name} must be {need}, got {g.tolist()}")
+        raise ArgumentError(f"gain {name} must be {need}, got {g.tolist()}")
     return g
 
 
@@ -49,9 +49,9 @@ def sample_time(dt) -> float:
     try:
         dt = float(dt)
     except (TypeError, ValueError):
-        raise RobmodError(f"dt: expected a sample period in seconds, got {dt!r}") from None
+        raise ArgumentError(f"dt: expected a sample period in seconds, got {dt!r}") from None
     if not np.isfinite(dt) or dt < 0:
-        raise RobmodError(f"dt must be a finite period >= 0 s (0: continuous), got {dt}")
+        raise ArgumentError(f"dt must be a finite period >= 0 s (0: continuous), got {dt}")
     return dt
 
 
@@ -91,10 +91,10 @@ class OpenLoop(Controller):
     @keyword_options()
     def __init__(self, tau, n: int, *, dt: float = 0.0):
         if not callable(tau):
-            raise RobmodError(f"OpenLoop: tau must be a function t -> torques, got "
+            raise ArgumentError(f"OpenLoop: tau must be a function t -> torques, got "
                               f"{type(tau).__name__}")
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise RobmodError(f"OpenLoop: n must be a number of joints >= 1, got {n!r}")
+            raise ArgumentError(f"OpenLoop: n must be a number of joints >= 1, got {n!r}")
         self.tau, self.n, self.dt = tau, int(n), sample_time(dt)
 
     def output(self, t, q, qd, ref, z):

@@ -112,7 +112,7 @@ def build_scene(robot, visuals=(), *, name=None, q0=None, frames=True, axes=True
     given (:class:`robmod.description.Visual`), else capsules along the links (from O_a(j) to O_j at ``q0``); joint axes and frame
     triads as overlays."""
     name = name or robot.name or "robot"
-    base = np.array(robot.base, dtype=float)
+    base = np.array(robot.Z, dtype=float)
     scene = Scene(robot, f"robmod/{name}", base, _all_frames(robot))
     scene.scale = _robot_scale(robot)
     radius = 0.03 * scene.scale
