@@ -422,13 +422,12 @@ def test_every_function_of_a_configuration_works_or_refuses_by_name(qual, fn, ki
 # -- the floating robots of example-robot-data ----------------------------------------------------
 
 def _robots_dir():
+    from robmod.testing import example_robot_data
+
     try:
-        import cmeel
-    except ImportError:  # pragma: no cover
+        return example_robot_data()
+    except robmod.RobmodError:  # pragma: no cover
         return None
-    d = os.path.join(os.path.dirname(os.path.dirname(cmeel.__file__)), "cmeel.prefix", "share",
-                     "example-robot-data", "robots")
-    return d if os.path.isdir(d) else None
 
 
 ROOT = _robots_dir()

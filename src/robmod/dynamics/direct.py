@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import (checked_options, finite_array, finite_vector,
-                                     keyword_options, require_numeric, robot_argument,
-                                     robot_arrays, switched_off, switches_set)
+from ..description.arguments import (checked_options, finite_array, keyword_options,
+                                     require_numeric, robot_argument, switched_off, switches_set,
+                                     tree_arrays)
 from ..description.base import moving_base
 from ..description.robot import MOBILE_BASE
 from ..errors import ArgumentError, RobmodError
@@ -116,19 +116,7 @@ def ddm(robot, q, qd, tau, **options) -> np.ndarray:
 
 
 def _arrays(robot, q, qd, tau, a0=None):
-    if robot.n_loops:
-        raise ArgumentError(f"robot {robot.name!r} has closed loops: this dynamic model needs a "
-                            "tree (robmod.dynamics.closed_loop_ddm gives the actuated joints')")
-    arrays = robot_arrays(robot, q=q, qd=qd, tau=tau)
-    if a0 is None:
-        return arrays
-    a0 = finite_vector("base_acceleration", a0, 6, "values (VD0, WP0)")
-    try:
-        shape = np.broadcast_shapes(arrays[0].shape[:-1], a0.shape[:-1])
-    except ValueError:
-        raise ArgumentError("ddm: the batch shapes of q, qd, tau and base_acceleration do not "
-                            "broadcast together") from None
-    return [np.broadcast_to(a, shape + a.shape[-1:]) for a in arrays + [a0]]
+    return tree_arrays(robot, a0, q=q, qd=qd, tau=tau)
 
 
 def _ddm_numpy(robot, opts, q, qd, tau, a0=None):
