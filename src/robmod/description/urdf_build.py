@@ -98,9 +98,11 @@ def _clean_matrix(T) -> sp.ImmutableMatrix:
 
 def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
                 ctx: FileContext, mdh: bool, robot_line: int, kind: str = "fixed", *,
-                inertia_check: str = "warn") -> Robot:
+                inertia_check: str = "warn", fmt: str = "URDF", gravity=GRAVITY) -> Robot:
     """The KK robot of a URDF tree (``links`` by name, ``joints`` in file order); ``kind``:
-    the base kind (a mobile or floating base is the root link, whose inertia is link 0's)."""
+    the base kind (a mobile or floating base is the root link, whose inertia is link 0's).
+    ``fmt``, ``gravity``: the format named in the description and the world's gravity (the
+    MJCF reader builds its robots from the same records)."""
     root, children = _structure(links, joints, ctx, robot_line)
     tool_joints = {id(jt) for jt in joints
                    if jt.type == "fixed" and not children[jt.child]
@@ -164,8 +166,10 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
         damping, friction = jt.dynamics
         for k in ("FV", "FC"):
             locations[(j, k)] = ctx.loc(jt.dynamics_line or jt.line)
+        if jt.armature:
+            locations[(j, "IA")] = ctx.loc(jt.line)
         robot_links.append(Link(j=j, **values, FV=as_expr(damping), FC=as_expr(friction),
-                                limits=JointLimits(**limits)))
+                                IA=as_expr(jt.armature), limits=JointLimits(**limits)))
     tools = []
     for jt in joints:
         if id(jt) in tool_joints:
@@ -178,11 +182,11 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
     if kind != "fixed":
         frame_names.setdefault(root, 0)
     robot_name = sanitize_name(name) or "robot"
-    description = (f"imported from URDF file {Path(ctx.file).name} "
-                   f"({'MDH frames' if mdh else 'URDF joint frames'}); gravity set to "
-                   f"(0, 0, -9.81) m/s^2; frames: " + "; ".join(names))
+    description = (f"imported from {fmt} file {Path(ctx.file).name} "
+                   f"({'MDH frames' if mdh else fmt + ' joint frames'}); gravity set to "
+                   f"({', '.join(f'{g:g}' for g in gravity)}) m/s^2; frames: " + "; ".join(names))
     robot = make_robot(robot_name, frames, robot_links, base=_clean_matrix(base), tools=tools,
-                       gravity=[as_expr(g) for g in GRAVITY], source=f"URDF robot {name!r}",
+                       gravity=[as_expr(g) for g in gravity], source=f"{fmt} robot {name!r}",
                        description=description, validate=False, frame_names=frame_names,
                        mimic=_mimic(order, ctx), base_kind=kind,
                        base_link=base_link if kind != "fixed" else None,

@@ -39,11 +39,12 @@ class _Refused(Exception):
         self.what, self.line = what, line
 
 
-def parse_xml(text: str, ctx: FileContext) -> _Element:
+def parse_xml(text: str, ctx: FileContext, kind: str = "URDF") -> _Element:
+    """The root element of ``text`` (``kind``: the format named in the errors)."""
     for pattern in ("<!DOCTYPE", "<!ENTITY"):
         i = text.find(pattern)
         if i >= 0:
-            raise ctx.error(f"{pattern[2:]} declarations are not allowed in a URDF file "
+            raise ctx.error(f"{pattern[2:]} declarations are not allowed in a {kind} file "
                             "(refused: entity expansion can exhaust memory)",
                             text.count("\n", 0, i) + 1, field=pattern[2:])
     parser = expat.ParserCreate()
@@ -73,7 +74,7 @@ def parse_xml(text: str, ctx: FileContext) -> _Element:
         raise ctx.error(f"XML syntax error: {expat.ErrorString(e.code)} (column {e.offset + 1})",
                         e.lineno) from None
     except _Refused as e:
-        raise ctx.error(f"{e.what} declarations are not allowed in a URDF file", e.line,
+        raise ctx.error(f"{e.what} declarations are not allowed in a {kind} file", e.line,
                         field=e.what) from None
     return roots[0]
 
@@ -112,24 +113,30 @@ def _floats(el: _Element, name: str, n: int, ctx: FileContext, what: str, defaul
         if required or default is None:
             required_attr(el, name, ctx, what)
         return list(default)
+    return parse_numbers(raw, n, ctx, el.line, f"{el.tag}.{name}", f"{what}: {name}",
+                         unbounded=unbounded)
+
+
+def parse_numbers(raw: str, n: int | None, ctx: FileContext, line: int, fld: str, what: str,
+                  unbounded=False) -> list[float]:
+    """The ``n`` numbers (any count if None) of the attribute text ``raw``: each finite, at
+    most 64 characters, |x| <= 1e12 (or infinite where ``unbounded``: URDF's "no limit");
+    else an error naming ``what``, the file, ``line`` and ``fld``."""
     parts = raw.split()
-    fld = f"{el.tag}.{name}"
-    if len(parts) != n:
-        raise ctx.error(f"{what}: {name}={raw!r} must hold {n} number(s)", el.line, field=fld)
+    if n is not None and len(parts) != n:
+        raise ctx.error(f"{what}={raw!r} must hold {n} number(s)", line, field=fld)
     out = []
     for part in parts:
         if len(part) > _MAX_NUMBER_TEXT or not _FLOAT.match(part):
-            raise ctx.error(f"{what}: {name}={raw!r}: {part!r} is not a finite number", el.line,
-                            field=fld)
+            raise ctx.error(f"{what}={raw!r}: {part!r} is not a finite number", line, field=fld)
         x = float(part)
         if not math.isfinite(x):
-            raise ctx.error(f"{what}: {name}={raw!r}: {part!r} is not a finite number", el.line,
-                            field=fld)
+            raise ctx.error(f"{what}={raw!r}: {part!r} is not a finite number", line, field=fld)
         if abs(x) > MAX_MAGNITUDE and unbounded:   # limits: 1e16 is URDF's "no limit"
             x = math.copysign(math.inf, x)
         elif abs(x) > MAX_MAGNITUDE:
-            raise ctx.error(f"{what}: {name}={raw!r}: {part!r} is out of range (|x| > "
-                            f"{MAX_MAGNITUDE:g})", el.line, field=fld)
+            raise ctx.error(f"{what}={raw!r}: {part!r} is out of range (|x| > "
+                            f"{MAX_MAGNITUDE:g})", line, field=fld)
         out.append(x)
     return out
 
@@ -185,6 +192,7 @@ class UJoint:
     dynamics: tuple
     dynamics_line: int | None
     mimic: tuple | None = None     # (joint name, multiplier, offset, line)
+    armature: float = 0.0          # rotor inertia IA (MJCF's armature; URDF has none)
 
 
 def read_link(el: _Element, ctx: FileContext) -> ULink:

@@ -8,6 +8,7 @@ from .peers import (PinocchioRobot, rtb_robot, toppra_parameterization,
                     to_pinocchio_configuration, from_pinocchio_configuration,
                     example_robot_data)
 from .random import random_robot, with_random_dynamics, random_inertial
+from .mujoco_oracle import MujocoOracle
 
 __all__ = [
     # measured
@@ -17,4 +18,6 @@ __all__ = [
     "from_pinocchio_configuration", "example_robot_data",
     # random
     "random_robot", "with_random_dynamics", "random_inertial",
+    # mujoco_oracle
+    "MujocoOracle",
 ]
