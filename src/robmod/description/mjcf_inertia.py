@@ -87,6 +87,10 @@ def _geom_inertia(geom: MElement, compiler: Compiler):
         raise geom.error(f"{geom.label()}: the inertia of a {kind!r} geom is not computed by "
                          "robmod (MuJoCo infers it from the shape); give its body an "
                          "<inertial>", "type")
+    if "mesh" in geom.attrs:
+        raise geom.error(f"{geom.label()}: a {kind} fitted to the mesh {geom.attrs['mesh']!r} "
+                         "(MuJoCo sizes it from the mesh, which robmod does not read); give its "
+                         "body an <inertial>", "mesh")
     if geom.flag("shellinertia", False):
         raise geom.error(f"{geom.label()}: shellinertia (mass on the surface) is not "
                          "supported; give its body an <inertial>", "shellinertia")

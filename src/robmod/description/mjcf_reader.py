@@ -78,8 +78,9 @@ def loads_mjcf(text: str, filename: str = "<string>", *, base: str | None = None
         check_kind(base, "base")
     top = load_mjcf(text, filename, Path(base_dir) if base_dir is not None else Path("."))
     compiler = read_compiler(top)
-    _refuse_sections(top)
-    bodies = read_bodies(top, compiler, Defaults(top))
+    defaults = Defaults(top)
+    _refuse_sections(top, defaults, compiler.autolimits)
+    bodies = read_bodies(top, compiler, defaults)
     lines = {name: b.el.line for name, b in bodies.items()}
     for name, inertial in finish_inertials({k: b.inertial for k, b in bodies.items()},
                                            compiler, lines).items():
@@ -87,19 +88,31 @@ def loads_mjcf(text: str, filename: str = "<string>", *, base: str | None = None
     tree = _tree(bodies, root, top)
     free = bool(bodies[tree[0]].joints) and bodies[tree[0]].joints[0].kind == "free"
     kind = base or ("floating" if free else "fixed")
-    links, joints = _records(bodies, tree, kind, _mimic(top, bodies, tree))
+    links, joints = _records(bodies, tree, kind, _mimic(top, defaults, bodies, tree))
     name = top.attrs.get("model") or Path(filename).stem or "robot"
     return build_robot(name, links, joints, MJCFContext(filename), mdh, top.line, kind,
                        inertia_check=inertia_check, fmt="MJCF", gravity=_gravity(top))
 
 
-def _refuse_sections(top: MElement) -> None:
+def _refuse_sections(top: MElement, defaults: Defaults, autolimits: bool) -> None:
+    """Refuse the tendons that act on the joints and the flexible bodies; a tendon that only
+    carries an actuator or a sensor (a transmission: robmod's models take joint torques) is
+    left out."""
     for section in top.children:
         if section.tag == "tendon":
             for t in section.children:
-                if t.tag in ("fixed", "spatial"):
-                    raise t.error(f"{t.label()}: tendons are not supported (a {t.tag} tendon "
-                                  "couples joints by a length robmod's models do not have)")
+                if t.tag not in ("fixed", "spatial"):
+                    continue
+                defaults.apply(t, "main", "tendon")
+                acting = [a for a in ("stiffness", "damping", "frictionloss", "armature")
+                          if (t.number(a, 0.0) or 0.0) != 0]
+                limited = t.attrs.get("limited", "auto").strip()
+                if limited == "true" or (limited == "auto" and autolimits and "range" in t.attrs):
+                    acting.append("range")
+                if acting:
+                    raise t.error(f"{t.label()}: a {t.tag} tendon with {', '.join(acting)} is "
+                                  "not supported (it adds forces or a limit on a combination "
+                                  "of joints that robmod's models do not have)", acting[0])
         if section.tag == "deformable":
             for t in section.children:
                 if t.tag == "flex":
@@ -125,26 +138,26 @@ def _subtree(bodies: dict, name: str) -> list[str]:
 
 def _tree(bodies: dict, root: str | None, top: MElement) -> list[str]:
     """The bodies of the robot's tree, depth first from its top-level body."""
+    world = next((el for el in top.children if el.tag == "worldbody"), top)
     tops = [b.name for b in bodies.values() if b.parent is None]
     moving = [t for t in tops if any(bodies[b].joints for b in _subtree(bodies, t))]
     if root is not None:
         if root not in tops:
-            raise top.error(f"root={root!r} is not a top-level body of the file (they are: "
+            raise world.error(f"root={root!r} is not a top-level body of the file (they are: "
                             f"{', '.join(tops) or 'none'})")
         return _subtree(bodies, root)
     if not moving:
-        raise top.error("the robot has no joint (no body of <worldbody> has a joint)",
-                        "worldbody")
+        raise world.error("the robot has no joint (no body of <worldbody> has a joint)")
     if len(moving) > 1:
         where = ", ".join(f"{t!r} (line {bodies[t].el.line})" for t in moving)
-        raise top.error(f"the file holds {len(moving)} articulated top-level bodies: {where}; "
-                        "read one with root='name' (read_robot(path, root=...))", "worldbody")
+        raise world.error(f"the file holds {len(moving)} articulated top-level bodies: {where}; "
+                          "read one with read_robot(path, root='name') (the command line's "
+                          "--root name)")
     return _subtree(bodies, moving[0])
 
 
-def _mimic(top: MElement, bodies: dict, tree: list) -> dict:
+def _mimic(top: MElement, defaults: Defaults, bodies: dict, tree: list) -> dict:
     """{joint1 name: (joint2 name, m, c, line)} of the joint couplings on the tree."""
-    defaults = Defaults(top)
     joints = {j.name: j for b in tree for j in bodies[b].joints}
     others = {j.name for b in bodies.values() for j in b.joints} - set(joints)
     out = {}

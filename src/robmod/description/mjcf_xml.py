@@ -127,10 +127,11 @@ def _convert(el, file: str) -> MElement:
                     [_convert(c, file) for c in el.children], frozenset(el.attrs))
 
 
-def _load(text: str, filename: str) -> MElement:
+def _load(text: str, filename: str, roots=("mujoco",)) -> MElement:
     root = _convert(parse_xml(text, FileContext(filename), "MJCF"), filename)
-    if root.tag != "mujoco":
-        raise root.error(f"the root element of an MJCF file must be <mujoco>, not <{root.tag}>")
+    if root.tag not in roots:
+        raise root.error(f"the root element of an MJCF file must be <{'> or <'.join(roots)}>, "
+                         f"not <{root.tag}>")
     return root
 
 
@@ -155,7 +156,7 @@ def _expand(el: MElement, dirs: list[Path], stack: tuple) -> None:
         if key in stack or len(stack) >= _MAX_INCLUDE_DEPTH:
             raise child.error(f"<include file={name!r}>: the includes form a cycle (or are "
                               f"nested deeper than {_MAX_INCLUDE_DEPTH})", "file")
-        sub = _load(read_text(found), str(found))
+        sub = _load(read_text(found), str(found), ("mujoco", "mujocoinclude"))
         _expand(sub, dirs, stack + (key,))
         out.extend(sub.children)
     el.children = out

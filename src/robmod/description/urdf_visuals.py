@@ -62,6 +62,14 @@ def _floats(text, n, default):
     return vals
 
 
+def package_roots(near: Path) -> list[Path]:
+    """Where a ROS package named in a file at ``near`` is looked for: the file's ancestor
+    folders, then those of ``$ROS_PACKAGE_PATH`` (the package is one of them, or in one)."""
+    roots = list(Path(near).resolve().parents)
+    return roots + [Path(p) for p in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep)
+                    if p]
+
+
 def _resolve_mesh(filename: str, urdf: Path) -> Path | None:
     """The file of a mesh ``filename`` (``package://``, ``file://``, absolute or relative to
     the URDF's folder), or None."""
@@ -70,9 +78,7 @@ def _resolve_mesh(filename: str, urdf: Path) -> Path | None:
         return p if p.is_file() else None
     if filename.startswith("package://"):
         pkg, _, rest = filename[10:].partition("/")
-        roots = list(urdf.resolve().parents)
-        roots += [Path(p) for p in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep) if p]
-        for root in roots:
+        for root in package_roots(urdf):
             for cand in ((root / rest) if root.name == pkg else None, root / pkg / rest):
                 if cand is not None and cand.is_file():
                     return cand

@@ -141,4 +141,41 @@ class MujocoOracle:
         return S.T @ M @ S
 
 
+    def random_state(self, rng):
+        """A random (q, qd, qdd) of the robot: joints within their limits (else in [-pi, pi]),
+        a floating base anywhere with any orientation."""
+        r = self.robot
+        q = []
+        for j in r.joints:
+            lim = r.link(j).limits
+            lo = -np.pi if lim.qmin is None else float(lim.qmin)
+            hi = np.pi if lim.qmax is None else float(lim.qmax)
+            q.append(rng.uniform(lo, hi))
+        nv = len(q) + (6 if self.floating else 0)
+        if self.floating:
+            Q = rng.normal(size=4)
+            q = list(rng.normal(size=3)) + list(Q / np.linalg.norm(Q)) + q
+        return np.array(q), rng.normal(size=nv), rng.normal(size=nv)
+
+    def agreement(self, rng, samples: int = 3) -> float:
+        """The largest relative difference between robmod's IDM (``friction=False``) and
+        inertia matrix and MuJoCo's, on ``samples`` random states (each relative to the
+        largest entry of MuJoCo's result)."""
+        from ..dynamics import floating_idm, floating_inertia_matrix, idm, inertia_matrix
+
+        worst = 0.0
+        for _ in range(samples):
+            q, qd, qdd = self.random_state(rng)
+            if self.floating:
+                tau = floating_idm(self.robot, q, qd, qdd, friction=False)
+                A = floating_inertia_matrix(self.robot, q)
+            else:
+                tau = idm(self.robot, q, qd, qdd, friction=False)
+                A = inertia_matrix(self.robot, q)
+            for ours, theirs in ((tau, self.idm(q, qd, qdd)), (A, self.inertia_matrix(q))):
+                scale = max(float(np.abs(theirs).max()), 1e-300)
+                worst = max(worst, float(np.abs(ours - theirs).max()) / scale)
+        return worst
+
+
 __all__ = ["MujocoOracle"]
