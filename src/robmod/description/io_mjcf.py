@@ -41,6 +41,9 @@ from ..arguments import keyword_options
 from ..errors import RobmodError
 from .robot import FIXED, PRISMATIC, REVOLUTE
 
+#: the comment that marks robmod's own MJCF: its bodies are the Khalil-Kleinfinger frames, which
+#: the reader keeps (read_mjcf's mdh=None)
+ROBMOD_MARK = "<!-- robmod-frames: khalil-kleinfinger -->"
 #: the smallest principal moment of inertia (kg m^2) and mass (kg) written for a body MuJoCo
 #: would refuse: 1000 times MuJoCo's mjMINVAL = 1e-15, a margin over the rounding of its own
 #: eigen-decomposition of the inertia
@@ -239,7 +242,7 @@ def to_mjcf(robot, *, timestep: float = 1e-4, integrator: str = "RK4",
                         f'diaginertia="{_nums(moments)}"/>')
         lines[0], roots = body, [0]
     g = [_f(x, "gravity") for x in robot.gravity]
-    text = [f'<mujoco model="{robot.name}">']
+    text = [f'<mujoco model="{robot.name}">', "  " + ROBMOD_MARK]
     text += [f"  <!-- robmod: {n.replace('--', '- -')} -->" for n in notes]
     text += ['  <compiler angle="radian" autolimits="true"/>',
              f'  <option gravity="{_nums(g)}" timestep="{timestep!r}" integrator="{integrator}">',

@@ -34,6 +34,10 @@ _REFUSED = {"composite": "a <composite> (a generated grid of bodies)",
             "plugin": "a body <plugin>"}
 
 
+#: the other elements a body (or <worldbody>, or a <frame>) may hold: not read
+_SKIPPED = {"inertial", "site", "camera", "light"}
+
+
 @dataclass
 class _MJoint:
     """A hinge or slide joint of a body (``pos``, ``axis`` in the body's frame; angles in
@@ -160,9 +164,13 @@ class _Walker:
                 given = child.attrs.get("name")
                 name = given or self._unique(f"{body}/joint{len(joints)}")
                 joints.append(_joint(child, F, self.compiler, name))
-            elif child.tag == "geom" and body is not None:
-                self.defaults.apply(child, cls)
-                geoms.append((F, child))
+            elif child.tag == "geom":
+                if body is not None:
+                    self.defaults.apply(child, cls)
+                    geoms.append((F, child))
+            elif child.tag not in _SKIPPED:
+                raise child.error(f"unknown element <{child.tag}> in "
+                                  f"{'a body' if body else '<worldbody>'}")
 
     def _body(self, el: MElement, parent, F, cls) -> str:
         self.count += 1

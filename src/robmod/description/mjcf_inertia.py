@@ -8,7 +8,9 @@ geoms (``<compiler inertiafromgeom>``), with MuJoCo's bounds (``boundmass``,
 * A geom counts when its ``group`` is in ``inertiagrouprange`` (default 0 to 5).  Its mass is
   ``mass`` if given, else ``density`` (default 1000 kg/m^3) times its volume, the shape a solid
   of uniform density: a sphere (radius), a capsule and a cylinder (radius, half-length; or
-  ``fromto``, whose segment gives the axis z and the length), a box (half-sizes), an
+  ``fromto``, whose segment gives the axis z and the length, z turned by the smallest rotation
+  onto from - to; a box's or an ellipsoid's first size is then its two others), a box
+  (half-sizes), an
   ellipsoid (semi-axes).  The capsule is a cylinder and two half-balls.  A mesh, height field
   or SDF geom that would give mass is refused by name (robmod does not compute mesh volumes:
   give the body an ``<inertial>``); so is ``shellinertia``.
@@ -39,11 +41,11 @@ def _geom_frame(geom: MElement, compiler: Compiler, kind: str, size: list) -> tu
     if ft is None or kind not in _FROMTO:
         return pose(geom, compiler), size
     a, b = np.array(ft[:3]), np.array(ft[3:])
-    axis = b - a
+    axis = a - b         # MuJoCo turns z onto from - to (a box's sides follow that rotation)
     half = float(np.linalg.norm(axis)) / 2
     if half < 1e-14:
         raise geom.error(f"{geom.label()}: fromto has two equal points", "fromto")
-    size = size[:1] + [half] if kind in ("capsule", "cylinder") else size[:2] + [half]
+    size = size[:1] + [half] if kind in ("capsule", "cylinder") else size[:1] * 2 + [half]
     return homogeneous(rotation_z_to(axis / (2 * half)), (a + b) / 2), size
 
 
@@ -95,7 +97,7 @@ def _geom_inertia(geom: MElement, compiler: Compiler):
         raise geom.error(f"{geom.label()}: shellinertia (mass on the surface) is not "
                          "supported; give its body an <inertial>", "shellinertia")
     size = geom.numbers("size", None, (0.0,))
-    need = 1 if kind == "capsule" and "fromto" in geom.attrs else _SHAPES[kind]
+    need = 1 if kind in _FROMTO and "fromto" in geom.attrs else _SHAPES[kind]
     if len(size) < need:
         raise geom.error(f"{geom.label()}: a {kind} needs {need} size value(s)", "size")
     T, size = _geom_frame(geom, compiler, kind, size[:_SHAPES[kind]])

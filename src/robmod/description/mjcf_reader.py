@@ -51,14 +51,15 @@ _GRAVITY = (0.0, 0.0, -9.81)
 
 @keyword_options()
 def read_mjcf(path, *, base: str | None = None, root: str | None = None,
-              inertia_check: str = "warn", mdh: bool = True) -> Robot:
+              inertia_check: str = "warn", mdh: bool | None = None) -> Robot:
     """Read a robot from an MJCF file (see the module documentation for the conversion).
 
     ``base``: None (the file's: floating when its top-level body has a free joint), or
     ``"fixed"``, ``"mobile"``, ``"floating"``; ``root``: the name of the top-level body to
     read when the file holds several articulated ones; ``inertia_check``: ``"warn"`` (keep a
     physically impossible inertia, with a :class:`~robmod.errors.RobmodWarning`) or
-    ``"error"``; ``mdh``: re-frame canonically (modified DH) as the URDF reader does.
+    ``"error"``; ``mdh``: re-frame canonically (modified DH) as the URDF reader does (None:
+    keep the frames of a file robmod wrote, whose bodies are its Khalil-Kleinfinger frames).
     """
     path = Path(path_argument(path))
     return loads_mjcf(read_text(path), str(path), base=base, root=root,
@@ -67,13 +68,17 @@ def read_mjcf(path, *, base: str | None = None, root: str | None = None,
 
 @keyword_options()
 def loads_mjcf(text: str, filename: str = "<string>", *, base: str | None = None,
-               root: str | None = None, inertia_check: str = "warn", mdh: bool = True,
-               base_dir=None) -> Robot:
+               root: str | None = None, inertia_check: str = "warn",
+               mdh: bool | None = None, base_dir=None) -> Robot:
     """Read a robot from MJCF text (options: :func:`read_mjcf`; ``base_dir``: the folder of
     the files it includes, default the current one)."""
     from .base import check_kind
 
+    from .io_mjcf import ROBMOD_MARK
+
     text_argument(text)
+    if mdh is None:
+        mdh = ROBMOD_MARK not in text
     if base is not None:
         check_kind(base, "base")
     top = load_mjcf(text, filename, Path(base_dir) if base_dir is not None else Path("."))
