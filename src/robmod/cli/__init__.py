@@ -31,7 +31,7 @@ def load_robot_arg(name, numeric=False, base=None):
     return load_robot(name, numeric=numeric, base=base, **_FILE_OPTIONS)
 
 
-def add_file_options(parser) -> None:
+def _add_file_options(parser) -> None:
     """``--xacro-arg NAME:=VALUE`` (a .xacro file's arguments) and ``--root BODY`` (an MJCF
     file's top-level body, when it holds several robots)."""
     parser.add_argument("--xacro-arg", action="append", metavar="NAME:=VALUE",
@@ -191,7 +191,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add_view_command(sub)
     for name, command in sub.choices.items():
         if name != "list":           # every command that reads a robot file
-            add_file_options(command)
+            _add_file_options(command)
     return p
 
 

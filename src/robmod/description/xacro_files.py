@@ -26,7 +26,7 @@ def _xacro():
     return xacro
 
 
-def check_xacro_args(xacro_args) -> dict:
+def _check_xacro_args(xacro_args) -> dict:
     """``xacro_args`` as a dict of strings (None: empty); an ArgumentError otherwise."""
     if xacro_args is None:
         return {}
@@ -60,7 +60,7 @@ def expand_xacro(path, xacro_args=None) -> tuple[str, str]:
     xacro = _xacro()
     from xacro import substitution_args
 
-    args = check_xacro_args(xacro_args)
+    args = _check_xacro_args(xacro_args)
     path = Path(path)
     saved = substitution_args._eval_find
     try:
