@@ -175,6 +175,9 @@ class _Walker:
     def _body(self, el: MElement, parent, F, cls) -> str:
         self.count += 1
         name = el.attrs.get("name") or self._unique(f"body{self.count}")
+        if name == "world":
+            raise el.error("a body named 'world': that is the name of MuJoCo's world body",
+                           "name")
         if name in self.bodies:
             raise el.error(f"body {name!r} is defined twice (first on line "
                            f"{self.bodies[name].el.line})", "name")

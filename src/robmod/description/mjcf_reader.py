@@ -238,6 +238,8 @@ def _records(bodies: dict[str, MBody], tree: list, kind: str, mimic: dict):
             T = inverse_transform(offset[body.parent]) @ body.pose
             for k, j in enumerate(moving):
                 child = name if k == len(moving) - 1 else f"{name}/{j.name}"
+                while child != name and (child in bodies or child in links):
+                    child += "'"
                 if child != name:
                     links[child] = ULink(child, j.el.line, None)
                 utype = "prismatic" if j.kind == "slide" else (

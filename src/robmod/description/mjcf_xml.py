@@ -115,7 +115,6 @@ class Compiler:
     settotalmass: float = -1.0
     balanceinertia: bool = False
     autolimits: bool = True
-    meshdir: str | None = None
 
     def angle(self, x: float) -> float:
         return math.radians(x) if self.degrees else x
@@ -193,7 +192,6 @@ def read_compiler(root: MElement) -> Compiler:
         c.settotalmass = el.number("settotalmass", c.settotalmass)
         c.balanceinertia = el.flag("balanceinertia", c.balanceinertia)
         c.autolimits = el.flag("autolimits", c.autolimits)
-        c.meshdir = el.attrs.get("meshdir", el.attrs.get("assetdir", c.meshdir))
         if el.attrs.get("coordinate", "local") != "local":
             raise el.error("<compiler coordinate='global'> is not supported (MuJoCo itself "
                            "dropped it in version 2.3.3): write the frames as local",
