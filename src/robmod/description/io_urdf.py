@@ -44,7 +44,8 @@ Reading (URDF -> Khalil-Kleinfinger)
   ``<limit lower upper velocity effort>`` give qmin, qmax (not for continuous
   joints; ignored when lower == upper), qdmax, taumax (0: unknown);
   ``<dynamics damping friction>`` give FV and FC.  Other link parameters are 0.
-* URDF has no gravity: the robot gets gravity = (0, 0, -9.81) in frame 0.
+* URDF has no gravity: the robot gets the world's gravity (0, 0, -9.81), as every engine that
+  reads URDF; the models take it in frame 0 (0R_f g: a ``world`` root's fixed joint turns it).
 
 Writing (KK -> URDF)
 --------------------

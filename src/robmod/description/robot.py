@@ -150,8 +150,11 @@ class Robot:
     frames: tuple[Frame, ...]
     links: tuple[Link, ...]
     n_links: int
+    #: Z = fT0, the pose of frame 0 in the world (fixed and mobile bases)
     base: sp.ImmutableMatrix = IDENTITY4
     tools: tuple[Tool, ...] = ()
+    #: the world's gravity g (a URDF's and MuJoCo's: (0, 0, -9.81)); every model takes it in
+    #: frame 0, 0R_f g (Z's rotation; a floating base's orientation), docs/dynamics.md
     gravity: tuple = (_ZERO, _ZERO, symbol("G3"))
     W0: tuple = (_ZERO, _ZERO, _ZERO)
     WP0: tuple = (_ZERO, _ZERO, _ZERO)
@@ -318,8 +321,9 @@ class Robot:
     # ---- parameters ----------------------------------------------------------
     @cached_property
     def geometry_symbols(self) -> frozenset:
-        """Free symbols of the geometry (frames) and of gravity."""
-        syms = set()
+        """Free symbols of the geometry (frames, the base matrix Z) and of gravity (the world's,
+        which the models take in frame 0 through Z's rotation)."""
+        syms = set(self.base.free_symbols)
         for f in self.frames:
             for k in GEOMETRIC:
                 syms |= getattr(f, k).free_symbols
