@@ -30,7 +30,9 @@ def make_robot(name: str, frames, links=None, *, n_links: int | None = None, bas
 
     ``frames`` is a sequence of :class:`Frame` or of dicts with Frame's fields;
     ``links`` a sequence of :class:`Link` (default: symbolic parameters for
-    every link).  ``n_links`` defaults to the number of frames (no loops).  ``base_kind``:
+    every link).  ``n_links`` defaults to the number of frames (no loops).  ``base``: Z = fT0,
+    the pose of frame 0 in the world; ``gravity``: the world's gravity (the models take it in
+    frame 0, 0R_f g: an arm on a wall is a turned Z, not a turned gravity).  ``base_kind``:
     ``"fixed"``, ``"mobile"`` or ``"floating"``; ``base_link``: link 0 (a :class:`Link`
     or a dict of its parameters), the base's inertial parameters (zero by default).
     ``inertia_check``: "error" (default) or "warn", what validation does with a physically

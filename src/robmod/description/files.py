@@ -30,8 +30,9 @@ def read_robot(path, *, fmt: str | None = None, base: str | None = None,
 
     ``base``: the base kind, ``"fixed"``, ``"mobile"`` or ``"floating"`` (None: the file's;
     a URDF file is read with a fixed base unless told, as Pinocchio's ``buildModelFromUrdf``
-    takes its root joint: ``read_robot(path, base="floating")``; an MJCF file's is floating
-    when its top-level body has a free joint).
+    takes its root joint: ``read_robot(path, base="floating")``, or unless a floating joint
+    attaches its robot to its root link; an MJCF file's is floating when its top-level body
+    has a free joint).
     ``inertia_check``: what to do with a physically impossible inertia, "error" or "warn"
     (keep it, with a :class:`~robmod.errors.RobmodWarning`); default: "warn" for URDF and
     MJCF files (CAD exports often carry such values), "error" for robmod's YAML and SYMORO's
@@ -60,7 +61,7 @@ def read_robot(path, *, fmt: str | None = None, base: str | None = None,
     if fmt == "urdf":
         from .io_urdf import read_urdf
 
-        return read_urdf(path, base=base or "fixed", inertia_check=inertia_check or "warn")
+        return read_urdf(path, base=base, inertia_check=inertia_check or "warn")
     if fmt == "yaml":
         from .io_yaml import read_yaml
 

@@ -32,7 +32,7 @@ import numpy as np
 import sympy as sp
 
 from ..arguments import close_matches
-from ..errors import DescriptionError
+from ..errors import ArgumentError, DescriptionError
 from .expr import as_expr, symbol
 from .link import (DYNAMIC, INERTIAL, JOINT_DYNAMIC, LIMITS, WRENCH,  # noqa: F401 (re-exported)
                    JointLimits, Link)
@@ -150,8 +150,11 @@ class Robot:
     frames: tuple[Frame, ...]
     links: tuple[Link, ...]
     n_links: int
+    #: Z = fT0, the pose of frame 0 in the world (fixed and mobile bases)
     base: sp.ImmutableMatrix = IDENTITY4
     tools: tuple[Tool, ...] = ()
+    #: the world's gravity g (a URDF's and MuJoCo's: (0, 0, -9.81)); every model takes it in
+    #: frame 0, 0R_f g (Z's rotation; a floating base's orientation), docs/dynamics.md
     gravity: tuple = (_ZERO, _ZERO, symbol("G3"))
     W0: tuple = (_ZERO, _ZERO, _ZERO)
     WP0: tuple = (_ZERO, _ZERO, _ZERO)
@@ -190,10 +193,17 @@ class Robot:
 
     def frame_number(self, frame) -> int:
         """The number of ``frame``: a frame number (0..NF), or a name of ``frame_names`` (URDF
-        link or joint names); a RobmodError lists close names when it is unknown."""
+        link or joint names, plain or qualified: ``"link:NAME"``, ``"joint:NAME"``); a
+        RobmodError lists close names when it is unknown, an ArgumentError names the two
+        frames of a plain name that is a link's and another frame's joint's."""
         if isinstance(frame, str):
             if frame in self.frame_names:
                 return int(self.frame_names[frame])
+            link, joint = (self.frame_names.get(f"{k}:{frame}") for k in ("link", "joint"))
+            if link is not None and joint is not None:
+                raise ArgumentError(
+                    f"robot {self.name!r}: {frame!r} is both a link (frame {link}) and a joint "
+                    f"(frame {joint}); say which: 'link:{frame}' or 'joint:{frame}'")
             if frame.lstrip("+-").isdigit():
                 frame = int(frame)
             else:
@@ -318,8 +328,9 @@ class Robot:
     # ---- parameters ----------------------------------------------------------
     @cached_property
     def geometry_symbols(self) -> frozenset:
-        """Free symbols of the geometry (frames) and of gravity."""
-        syms = set()
+        """Free symbols of the geometry (frames, the base matrix Z) and of gravity (the world's,
+        which the models take in frame 0 through Z's rotation)."""
+        syms = set(self.base.free_symbols)
         for f in self.frames:
             for k in GEOMETRIC:
                 syms |= getattr(f, k).free_symbols

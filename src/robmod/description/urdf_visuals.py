@@ -153,11 +153,13 @@ def attach_visuals(path, robot, frame_pose) -> tuple:
     children = {jt.child for jt in joints}
     first = next((n for n in links if n not in children), None)      # the root link
     below = [jt for jt in joints if jt.parent == first]
-    if len(below) == 1 and below[0].type == "fixed" and below[0].child not in names:
-        first = below[0].child       # a 'world' root absorbed into the base matrix
+    if len(below) == 1 and (below[0].type == "floating" or (
+            below[0].type == "fixed" and f"link:{below[0].child}" not in names)):
+        first = below[0].child       # a 'world' root absorbed into the base matrix, or the world
+                                     # of a floating base
     if first is None:
         return ()
-    names.setdefault(first, 0)
+    names.setdefault(f"link:{first}", 0)
     poses = _link_poses(joints, first)
     colours = _colours(root)
     out = []
@@ -165,7 +167,7 @@ def attach_visuals(path, robot, frame_pose) -> tuple:
         if el.tag != "link":
             continue
         name = el.attrs.get("name", "")
-        frame = name if name in tools else names.get(name)
+        frame = name if name in tools else names.get(f"link:{name}")
         if frame is None or name not in poses:
             continue
         offset = inverse_transform(np.asarray(frame_pose(frame), float)) @ poses[name]

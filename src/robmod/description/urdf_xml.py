@@ -19,7 +19,9 @@ from .robot import PRISMATIC, REVOLUTE
 
 #: URDF joint types read as movable joints, and their KK sigma
 MOVABLE = {"revolute": REVOLUTE, "continuous": REVOLUTE, "prismatic": PRISMATIC}
-_UNSUPPORTED = ("floating", "planar")
+_UNSUPPORTED = ("planar",)
+#: a floating joint: read, and taken as the free base when it attaches the root (urdf_build)
+FLOATING = "floating"
 # unambiguous (no backtracking: linear in the length of the text)
 _FLOAT = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 #: longest number text and largest magnitude accepted in a URDF attribute
@@ -222,14 +224,15 @@ def read_joint(el: _Element, ctx: FileContext) -> UJoint:
     jtype = required_attr(el, "type", ctx, what)
     if jtype in _UNSUPPORTED:
         raise ctx.error(f"{what}: joint type {jtype!r} is not supported (robmod reads revolute, "
-                        "continuous, prismatic and fixed joints)", el.line, field="joint.type")
-    if jtype not in MOVABLE and jtype != "fixed":
+                        "continuous, prismatic and fixed joints, and a floating joint that "
+                        "attaches the robot to its root link)", el.line, field="joint.type")
+    if jtype not in MOVABLE and jtype not in ("fixed", FLOATING):
         raise ctx.error(f"{what}: unknown joint type {jtype!r} (URDF types: revolute, "
                         "continuous, prismatic, fixed, floating, planar)", el.line,
                         field="joint.type")
     mimic = None
     me = _one(el, "mimic", ctx, what)
-    if me is not None and jtype != "fixed":
+    if me is not None and jtype in MOVABLE:
         other = required_attr(me, "joint", ctx, what)
         m = _floats(me, "multiplier", 1, ctx, what, default=(1.0,))[0]
         c = _floats(me, "offset", 1, ctx, what, default=(0.0,))[0]
@@ -242,7 +245,7 @@ def read_joint(el: _Element, ctx: FileContext) -> UJoint:
     origin = read_origin(el, ctx, what)
     axis = np.array([1.0, 0.0, 0.0])
     ax = _one(el, "axis", ctx, what)
-    if ax is not None and jtype != "fixed":
+    if ax is not None and jtype in MOVABLE:
         axis = np.array([_snap_length(x) for x in
                          _floats(ax, "xyz", 3, ctx, what, default=(1.0, 0.0, 0.0))])
         norm = float(np.linalg.norm(axis))
@@ -251,7 +254,7 @@ def read_joint(el: _Element, ctx: FileContext) -> UJoint:
         axis = axis / norm
     limit, limit_line = {}, None
     le = _one(el, "limit", ctx, what)
-    if le is not None and jtype != "fixed":
+    if le is not None and jtype in MOVABLE:
         limit_line = le.line
         vals = {k: (_floats(le, k, 1, ctx, what, unbounded=True)[0] if k in le.attrs else None)
                 for k in ("lower", "upper", "effort", "velocity")}
@@ -265,14 +268,12 @@ def read_joint(el: _Element, ctx: FileContext) -> UJoint:
         if jtype != "continuous" and (vals["lower"] is not None or vals["upper"] is not None):
             lower = vals["lower"] or 0.0  # URDF default: 0
             upper = vals["upper"] or 0.0
-            if lower > upper:
-                raise ctx.error(f"{what}: limit lower = {lower:g} is above upper = {upper:g}",
-                                le.line, field="limit.lower")
+            # lower > upper: no limit (pybullet's documented convention); lower == upper: none
             if lower < upper:
                 limit["qmin"], limit["qmax"] = lower, upper
     dynamics, dyn_line = (0.0, 0.0), None
     de = _one(el, "dynamics", ctx, what)
-    if de is not None and jtype != "fixed":
+    if de is not None and jtype in MOVABLE:
         dyn_line = de.line
         damping = _floats(de, "damping", 1, ctx, what, default=(0.0,))[0]
         friction = _floats(de, "friction", 1, ctx, what, default=(0.0,))[0]

@@ -64,9 +64,10 @@ def _number(expr):
 def validate(robot: Robot, locations: Mapping | None = None) -> Robot:
     """Check ``robot``; return it unchanged or raise :class:`DescriptionError`."""
     nf, nl = robot.n_frames, robot.n_links
-    if nf == 0:
-        raise DescriptionError(f"robot {robot.name!r} has no frame")
-    if not 0 < nl <= nf:
+    if nf == 0 and robot.base_kind == "fixed":
+        raise DescriptionError(f"robot {robot.name!r} has no frame (a fixed base needs one; a "
+                               "free body, a drone or a satellite, has a floating base)")
+    if not 0 < nl <= nf and not nf == nl == 0:
         _fail(f"number of links NL={nl} must be between 1 and the number of frames {nf}",
               None, "NL", locations)
     if (nf - nl) % 2:

@@ -35,7 +35,7 @@ from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
 from .inertia import inertia_matrix
-from ..kinematics.recursion import forward, named, rot_t
+from ..kinematics.recursion import forward, gravity_in_frame0, named, rot_t
 from .newton_euler import SWITCHES, idm
 from .bodies import inertia_up, link_inertia, spatial_matrix, sym6, twist_down, wrench_up
 from .factorization import cholesky_solve, ltdl_solve
@@ -171,7 +171,7 @@ def articulated(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, wre
     else:
         vp0 = [p(x) for x in robot.VP0] if base_motion else zero3
         if gravity:
-            vp0 = [add(v, -p(gv)) for v, gv in zip(vp0, robot.gravity)]
+            vp0 = [add(v, -gv) for v, gv in zip(vp0, gravity_in_frame0(ctx, robot))]
         wp0 = [p(x) for x in robot.WP0] if base_motion else zero3
         Vd = {0: vp0 + wp0}
     qdd = {}

@@ -34,7 +34,7 @@ from ..description.arguments import (checked_options, finite_output, floating_ar
                                      keyword_options, require_numeric, switched_off)
 from ..description.mimic import frame_matrix_E
 from ..geometry.floating import BaseState, floating_context, floating_inputs
-from ..kinematics.recursion import rot_t
+from ..kinematics.recursion import gravity_in_frame0
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, dot, mul
 from ..symbolic.model import Output, customize
@@ -50,11 +50,11 @@ SWITCHES = dict(gravity=True, rotor=True, friction=True, wrench=True, velocity=T
 
 
 def base_gravity(ctx, robot, base, gravity=True):
-    """0R_w g: the world's gravity (``robot.gravity``) in frame 0 (zero without gravity)."""
+    """0R_w g: the world's gravity (``robot.gravity``) in frame 0, frame 0 turned by the base's
+    orientation (zero without gravity)."""
     if not gravity:
         return [0, 0, 0]
-    g = [ctx.param(x) for x in robot.gravity]
-    return [ctx.var(x, f"G0{r + 1}") for r, x in enumerate(rot_t(base.rotation(ctx), g))]
+    return gravity_in_frame0(ctx, robot, base.rotation(ctx))
 
 
 def base_start(ctx, robot, base, *, gravity=True, velocity=True, acceleration=True):

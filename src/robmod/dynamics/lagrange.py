@@ -40,7 +40,7 @@ from ..symbolic.differentiation import derivative
 from ..symbolic.model import Output, customize
 from .inertia import inertia_matrix_model
 from .newton_euler import idm_algorithm
-from ..kinematics.recursion import forward
+from ..kinematics.recursion import forward, gravity_in_frame0
 from .friction import friction_torque
 from .layout import (Proxy, dofs, geometry, joint_vector, model_inputs, numeric_context,
                      plain_layout)
@@ -297,7 +297,7 @@ def energy_algorithm(ctx, robot, *, kinetic=True, potential=True, rotor=True):
         geo = geometry(ctx, robot)
     T = {0: htm_identity()}
     e_terms, u_terms = [], []
-    g = [p(x) for x in robot.gravity]
+    g = gravity_in_frame0(ctx, robot) if potential else None     # 0g: [7.25] is in frame 0
     for f in frames:
         j, a = f.j, f.ant
         R, P = geo[j]

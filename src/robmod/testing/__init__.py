@@ -8,6 +8,8 @@ from .peers import (PinocchioRobot, rtb_robot, toppra_parameterization,
                     to_pinocchio_configuration, from_pinocchio_configuration,
                     example_robot_data)
 from .random import random_robot, with_random_dynamics, random_inertial
+from .paths import numpy_path
+from .engines import BulletRobot, DrakeRobot, stripped_copy, urdf_joint_names
 from .mujoco_oracle import MujocoOracle
 
 __all__ = [
@@ -18,6 +20,10 @@ __all__ = [
     "from_pinocchio_configuration", "example_robot_data",
     # random
     "random_robot", "with_random_dynamics", "random_inertial",
+    # paths
+    "numpy_path",
+    # engines
+    "DrakeRobot", "BulletRobot", "urdf_joint_names", "stripped_copy",
     # mujoco_oracle
     "MujocoOracle",
 ]

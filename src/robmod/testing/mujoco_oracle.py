@@ -45,15 +45,16 @@ class MujocoOracle:
         joints = [f.j for f in robot.frames[:robot.n_links] if f.sigma != FIXED]
         kinds = (int(mj.mjtJoint.mjJNT_HINGE), int(mj.mjtJoint.mjJNT_SLIDE))
         free = [k for k in range(m.njnt) if m.jnt_type[k] == int(mj.mjtJoint.mjJNT_FREE)]
+        names = robot.frame_names
         mine = [k for k in range(m.njnt) if m.jnt_type[k] in kinds
-                and robot.frame_names.get(self.joint_name(k)) in joints]
+                and names.get("joint:" + self.joint_name(k)) in joints]
         if len(mine) != len(joints):
             raise ValueError("the robot's joints are not MuJoCo's")
-        self.frame_joint = {robot.frame_names[self.joint_name(k)]: k for k in mine}
+        self.frame_joint = {names["joint:" + self.joint_name(k)]: k for k in mine}
         self.free = None
         if self.floating:
-            root = [k for k in free if robot.frame_names.get(self.body_name(
-                int(m.jnt_bodyid[k]))) == 0]
+            root = [k for k in free
+                    if names.get("link:" + self.body_name(int(m.jnt_bodyid[k]))) == 0]
             if len(root) != 1:
                 raise ValueError("no free joint of MuJoCo carries the robot's base")
             self.free = root[0]
