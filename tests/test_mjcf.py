@@ -339,6 +339,8 @@ def test_root_chooses_one_of_several_robots(tmp_path):
                  "</worldbody></mujoco>")
     robot, err = agreement(path, root="arm")
     assert robot.n_q == 1 and robot.base_kind == "fixed" and err < TOL
+    ball, err = agreement(path, root="ball")       # a free body without joints: n_q = 0
+    assert ball.base_kind == "floating" and ball.n_q == 0 and err < TOL
     with pytest.raises(FileFormatError, match="not a top-level body"):
         read_mjcf(path, root="nope")
     with pytest.raises(ArgumentError, match="root="):
