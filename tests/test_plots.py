@@ -342,7 +342,7 @@ def test_identification_fit_validation_and_parameters(identified):
     fig = rp.identification_plot(est)
     W, Y, index = est.model_.observation(est.processed_)     # the fitted observation
     N = index.size
-    model = (W @ est.params_).reshape(2, N)
+    model = (W @ est.full_params()).reshape(2, N)     # the classes the data keep
     ax = np.array(fig.axes).reshape(2, 2)
     for j in range(2):
         measured, predicted = ax[j, 0].lines

@@ -19,7 +19,12 @@ choice is the one that predicts best the torques the fit has not seen:
 * the criterion is the held-out error of each joint relative to its torque, averaged over the
   joints; the cut-off with the smallest is chosen.  The curve is kept
   (:class:`CutoffChoice`, ``est.processed_.choice``) and drawn by
-  :func:`robmod.plot.cutoff_plot`.
+  :func:`robmod.plot.cutoff_plot`;
+* a choice at an end of the grid (``CutoffChoice.edge``) is no minimum found: the best may
+  lie beyond the range, and the estimator says so (a warning and its report).  Torques the
+  recording software low-pass filtered already (:func:`~.processing.band_edge`) set the lower
+  end of the grid at that filter's edge: below it, the filter would cut the motion's own
+  torques a second time.
 """
 from __future__ import annotations
 
@@ -48,15 +53,39 @@ class CutoffChoice:
     rate: float
     bandwidth: float
 
+    @property
+    def edge(self) -> str | None:
+        """'lowest' or 'highest' when the chosen cut-off is an end of the grid (the error
+        still falls beyond it: no minimum inside the range), else None."""
+        if self.chosen <= self.cutoffs[0]:
+            return "lowest"
+        if self.chosen >= self.cutoffs[-1]:
+            return "highest"
+        return None
+
+    def edge_note(self) -> str | None:
+        """What a choice at an end of the grid means, or None."""
+        if self.edge is None:
+            return None
+        beyond = "lower" if self.edge == "lowest" else "higher"
+        why = ("the motion's own torques would be cut: the log's content ends there (filtered "
+               "before?) or the motion is too slow for the data's noise" if beyond == "lower"
+               else "the log holds little noise there (filtered before, or a clean sensor)")
+        return (f"the cut-off {self.chosen:.4g} Hz is the {self.edge} of the range tried "
+                f"({self.cutoffs[0]:.3g}-{self.cutoffs[-1]:.3g} Hz): the held-out error still "
+                f"falls toward {beyond} cut-offs, no minimum inside; {why}; give cutoff= to "
+                "impose one")
+
     def note(self) -> str:
         k = int(np.argmin(self.errors))
         curve = ", ".join(f"{f:.3g} Hz " + (f"{100 * e:.3g} %" if np.isfinite(e) else
                                              "(too few samples to fit)")
                           for f, e in zip(self.cutoffs, self.errors))
+        edge = self.edge_note()
         return (f"cut-off {self.chosen:.4g} Hz chosen by {self.folds}-fold cross-validation over "
                 f"contiguous time blocks (held-out relative RMS {100 * self.errors[k]:.3g} %; "
                 f"motion band {self.bandwidth:.3g} Hz, sampling rate {self.rate:.4g} Hz); "
-                f"curve: {curve}")
+                f"curve: {curve}" + (f"; {edge}" if edge else ""))
 
     def __str__(self):
         return self.note()
@@ -69,11 +98,12 @@ class CutoffChoice:
         return cutoff_plot(self, path, ax=ax)
 
 
-def _bounds(data):
+def _bounds(data, low=None):
     rate = data.sampling_rate
     band = motion_bandwidth(data.q, rate)
     hi = 0.4 * rate
-    return min(max(band, 0.5), hi / 10), hi, band
+    lo = min(max(band, 0.5), hi / 10)
+    return (min(max(lo, low), hi / 2) if low else lo), hi, band
 
 
 def _kept(data, low) -> int:
@@ -166,19 +196,20 @@ class _Folds:
 def choose_cutoff(model, data: MeasuredData, *, folds: int = 5, grid: int = 7,
                   method: str = "wls", use_measured_velocity: bool = True,
                   max_samples: int = 25000, max_rows: int = 6000,
-                  eval_rows: int = 3000) -> CutoffChoice:
+                  eval_rows: int = 3000, low: float | None = None) -> CutoffChoice:
     """The cut-off (Hz) of the identification filter that minimizes the held-out torque error
     over ``folds`` contiguous time blocks (see the module's notes); ``model`` an
     :class:`~.model.IdentificationModel`.  ``grid`` cut-offs are tried, then the geometric
     middles around the best; a log longer than ``max_samples`` is judged on a piece from the
     middle of each block; ``max_rows`` / ``eval_rows``: samples per cut-off for the fits /
-    for the errors."""
+    for the errors; ``low``: the lowest cut-off to try (Hz; the edge of a filter the torques
+    went through before)."""
     if isinstance(folds, bool) or int(folds) != folds or folds < 2:
         raise RobmodError(f"folds must be a whole number >= 2, got {folds!r}")
     if data.tau is None:
         raise RobmodError("the data have no torques (nor motor currents): nothing to fit")
     folds = int(folds)
-    lo, hi, band = _bounds(data)
+    lo, hi, band = _bounds(data, low)
     sub, edges = _sub_log(data, folds, max_samples)
     while _kept(sub, lo) < 0.5 * sub.n_samples and lo < hi / 10:
         lo *= 2               # short segments (a log cut at gaps): the lowest cut-off's

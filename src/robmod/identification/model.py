@@ -190,12 +190,12 @@ class IdentificationModel:
         if rows is None:
             rows = np.concatenate([np.arange(a, b, p.decimation) for a, b in p.segments])
         F = self._full(p.q[rows], p.qd[rows], p.qdd[rows], p.still)
-        if p.cutoff and self._fc_columns:
+        if p.smoothing and self._fc_columns:
             sign = np.empty((rows.size, p.qd.shape[-1]))
             for a, b in p.segments:
                 inside = (rows >= a) & (rows < b)
                 if inside.any():
-                    s = butter_lowpass(_coulomb(p.qd[a:b], p.still), p.rate, p.cutoff)
+                    s = butter_lowpass(_coulomb(p.qd[a:b], p.still), p.rate, p.smoothing)
                     sign[inside] = s[rows[inside] - a]
             for c, i in self._fc_columns:
                 F[:, i, c] = sign[:, i]
