@@ -65,10 +65,11 @@ def _shift(ref, x, L) -> int | None:
     return k if norm > 0 and cc[k] / norm >= REPEAT else None
 
 
-def motion_blocks(q, segments, folds: int, reach: int) -> tuple:
-    """(block (N,), near (N,), note): the block of each sample of a log of positions ``q``
-    (N, m) with its ``segments``, and the samples within ``reach`` of a block boundary (the
-    filter carries information across it: left out of the fits); see the module's notes."""
+def motion_blocks(q, segments, folds: int) -> tuple:
+    """(block (N,), distance (N,), note): the block of each sample of a log of positions
+    ``q`` (N, m) with its ``segments``, and its distance (samples) to the nearest block
+    boundary (the samples a filter's reach from one carry information across it: left out of
+    the fits); see the module's notes."""
     q = np.asarray(q, float)
     N, K = q.shape[0], int(folds)
     block = np.minimum((np.arange(N) * K) // max(N, 1), K - 1)
@@ -96,12 +97,11 @@ def motion_blocks(q, segments, folds: int, reach: int) -> tuple:
         bounds = np.arange(K + 1) * L / K
         d = np.min(np.abs(phase[:, None] - bounds[None, :]), axis=1)
         dist[a:b] = d
-    near = dist <= reach
     note = None
     if periodic:
         note = (f"the log repeats its motion (period {ref[2]} samples): the cross-validation "
                 f"holds out the same piece of every period ({K} blocks of phase)")
-    return block, near, note
+    return block, dist, note
 
 
 __all__ = []

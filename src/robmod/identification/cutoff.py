@@ -7,8 +7,9 @@ or at least 10 times the position loop's bandwidth, Gautier) need numbers a log 
 carry, and a fixed fraction of the Nyquist frequency depends on the logging rate.  Here the
 choice is the one that predicts best the torques the fit has not seen:
 
-* the log is cut into ``folds`` contiguous time blocks (random rows would share their
-  neighbours' information through the filter);
+* the log is cut into ``folds`` blocks of its motion (:mod:`.blocks`: contiguous in time --
+  random rows would share their neighbours' information through the filter -- or by phase
+  for a log that repeats its motion, whose time blocks have twins in the fit data);
 * for each cut-off of a geometric grid from the motion's band (99 % of its energy, at least
   0.5 Hz) to 0.4 times the sampling rate, then the geometric middles on each side of the
   best of the grid, the whole pipeline runs -- zero-phase filter,
@@ -35,6 +36,7 @@ import numpy as np
 
 from ..description.arguments import keyword_options
 from ..errors import RobmodError
+from .blocks import motion_blocks
 from .data import MeasuredData
 from .processing import motion_bandwidth, process, transient
 from .solver import gram_factor, solve_factors
@@ -83,7 +85,7 @@ class CutoffChoice:
                           for f, e in zip(self.cutoffs, self.errors))
         edge = self.edge_note()
         return (f"cut-off {self.chosen:.4g} Hz chosen by {self.folds}-fold cross-validation over "
-                f"contiguous time blocks (held-out relative RMS {100 * self.errors[k]:.3g} %; "
+                f"held-out blocks of the motion (relative RMS {100 * self.errors[k]:.3g} %; "
                 f"motion band {self.bandwidth:.3g} Hz, sampling rate {self.rate:.4g} Hz); "
                 f"curve: {curve}" + (f"; {edge}" if edge else ""))
 
@@ -123,12 +125,15 @@ def _evaluation_samples(data, low, n_eval):
 
 
 def _sub_log(data, folds, max_samples):
-    """(data, block edges): a long log reduced to one contiguous piece from the middle of
-    each of its ``folds`` blocks (``max_samples`` in all), each piece its own block."""
+    """(data, block (N,), distance to a block boundary (N,)): the blocks of the motion
+    (:func:`~.blocks.motion_blocks`), or a long log reduced to one contiguous piece from the
+    middle of each of its ``folds`` time blocks (``max_samples`` in all), each piece its own
+    block."""
     N = data.n_samples
     edges = np.linspace(0, N, folds + 1).astype(int)
     if N <= max_samples:
-        return data, edges
+        block, dist, _ = motion_blocks(data.q, data.segments, folds)
+        return data, block, dist
     half = max_samples // (2 * folds)
     centres = (edges[:-1] + edges[1:]) // 2
     pieces = [(c - half, c + half) for c in centres]
@@ -141,15 +146,18 @@ def _sub_log(data, folds, max_samples):
                 segments.append((start + lo - a, start + hi - a))
         start += b - a
     sub = dataclasses.replace(data.select(index), segments=tuple(segments))
-    return sub, np.arange(folds + 1) * 2 * half
+    i = np.arange(index.size)
+    return sub, i // (2 * half), np.minimum(i % (2 * half), 2 * half - i % (2 * half))
 
 
 class _Folds:
     """The held-out error of one cut-off (see :func:`choose_cutoff`)."""
 
-    def __init__(self, model, data, edges, E, method, use_measured_velocity, max_rows):
-        self.model, self.data, self.edges, self.E = model, data, edges, E
-        self.block_E = np.searchsorted(edges, E, side="right") - 1
+    def __init__(self, model, data, blocks, E, method, use_measured_velocity, max_rows):
+        self.model, self.data, self.E = model, data, E
+        self.block, self.dist = blocks
+        self.folds = int(self.block.max()) + 1
+        self.block_E = self.block[E]
         self.ref = data.tau[E][:, :model.n_rows]
         self.scale = np.maximum((self.ref ** 2).sum(0), 1e-300)
         self.weights = "none" if method == "ols" else "joint"
@@ -157,15 +165,14 @@ class _Folds:
 
     def __call__(self, fc):
         """(mean relative error, per-fold errors) of the cut-off ``fc`` (inf: not fitted)."""
-        model, edges, n = self.model, self.edges, self.model.n_rows
-        folds = len(edges) - 1
+        model, n, folds = self.model, self.model.n_rows, self.folds
         p = process(self.data, cutoff=fc, use_measured_velocity=self.use_qd)
         stride = max(p.decimation, int(np.ceil(p.t.size / self.max_rows)))
         rows = np.concatenate([np.arange(a, b, stride) for a, b in p.segments])
         W, y, idx = model.observation(p, rows=rows, stacked=False)
         Wj, yj = np.transpose(W, (1, 0, 2)), y.T          # (n, M, p), (n, M)
-        block = np.searchsorted(edges, idx, side="right") - 1
-        near = np.min(np.abs(idx[:, None] - edges[None, 1:-1]), axis=1) <= transient(p.rate, fc)
+        block = self.block[idx]
+        near = self.dist[idx] <= transient(p.rate, fc)
         grams, counts = [], []
         for k in range(folds):      # per block and joint: the Gram matrix of [W_j | y_j]
             m = (block == k) & ~near
@@ -198,7 +205,7 @@ def choose_cutoff(model, data: MeasuredData, *, folds: int = 5, grid: int = 7,
                   max_samples: int = 25000, max_rows: int = 6000,
                   eval_rows: int = 3000, low: float | None = None) -> CutoffChoice:
     """The cut-off (Hz) of the identification filter that minimizes the held-out torque error
-    over ``folds`` contiguous time blocks (see the module's notes); ``model`` an
+    over ``folds`` held-out blocks of the motion (see the module's notes); ``model`` an
     :class:`~.model.IdentificationModel`.  ``grid`` cut-offs are tried, then the geometric
     middles around the best; a log longer than ``max_samples`` is judged on a piece from the
     middle of each block; ``max_rows`` / ``eval_rows``: samples per cut-off for the fits /
@@ -210,11 +217,11 @@ def choose_cutoff(model, data: MeasuredData, *, folds: int = 5, grid: int = 7,
         raise RobmodError("the data have no torques (nor motor currents): nothing to fit")
     folds = int(folds)
     lo, hi, band = _bounds(data, low)
-    sub, edges = _sub_log(data, folds, max_samples)
+    sub, block, dist = _sub_log(data, folds, max_samples)
     while _kept(sub, lo) < 0.5 * sub.n_samples and lo < hi / 10:
         lo *= 2               # short segments (a log cut at gaps): the lowest cut-off's
                               # transients would leave too little to judge the others on
-    score = _Folds(model, sub, edges, _evaluation_samples(sub, lo, eval_rows), method,
+    score = _Folds(model, sub, (block, dist), _evaluation_samples(sub, lo, eval_rows), method,
                    use_measured_velocity, max_rows)
     tried = {float(f): score(f) for f in np.geomspace(lo, hi, int(grid))}
     best = min(tried, key=lambda f: tried[f][0])

@@ -67,7 +67,7 @@ class DynamicIdentification:
       squares' by this fraction; ``known`` {name: value} and ``fixed`` [names] (at the
       description's values): parameters moved to the known side;
     * ``cutoff``: ``'auto'`` (none for a log filtered before, else cross-validation over
-      ``folds`` contiguous time blocks, :mod:`.cutoff`), a frequency in Hz or None;
+      ``folds`` held-out blocks of the motion, :mod:`.cutoff`), a frequency in Hz or None;
       ``decimate``: 'auto' (Gautier's rule) or a factor; ``use_measured_velocity``;
       ``equations``: a floating robot's (:mod:`.floating`): ``'base'`` (its base's six
       equations: logs without joint torques, Ayusawa et al. 2014) or ``'all'`` (and the

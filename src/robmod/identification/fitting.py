@@ -67,8 +67,8 @@ def observation(model, p):
 def folds_of(W, y, index, data, p, folds, method):
     """(:class:`~.selection.Folds` of the rows, note): blocks of the motion
     (:func:`~.blocks.motion_blocks`: by phase for a log that repeats itself, else by time)."""
-    block, near, note = motion_blocks(data.q, data.segments, folds,
-                                      transient(p.rate, p.smoothing))
+    block, dist, note = motion_blocks(data.q, data.segments, folds)
+    near = dist <= transient(p.rate, p.smoothing)
     return Folds(W, y, block[index], near[index], folds,
                  "none" if method == "ols" else "joint"), note
 

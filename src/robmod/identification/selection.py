@@ -1,8 +1,8 @@
 """The model's structure and the estimate handed over, chosen by held-out prediction error.
 
-As the filter's cut-off (:mod:`.cutoff`), by cross-validation over contiguous time blocks
-(random rows would share their neighbours' information through the filter): the processed
-log is cut into ``folds`` blocks, each block is predicted by the model fitted on the others
+As the filter's cut-off (:mod:`.cutoff`), by cross-validation over held-out blocks of the
+motion (:mod:`.blocks`: contiguous in time, or by phase for a log that repeats its motion):
+each block is predicted by the model fitted on the others
 (rows within the filter's reach of a block boundary left out of the fits), and the error of
 each joint relative to its torque is averaged over the joints.  Every quantity comes from the
 per-block Gram matrices of ``[W_j | y_j]`` (:class:`Folds`), so that a model with fewer
@@ -117,8 +117,8 @@ class StructureChoice:
             lines.append(f"  without {', '.join(gone) if gone else 'nothing'}: held-out "
                          f"{100 * mean:.4g} %")
         head = (f"model structure chosen by {len(self.path[0][2])}-fold cross-validation over "
-                f"contiguous time blocks (each class kept when it predicts better than without "
-                f"it by more than the folds disagree, or when its parameters are well "
+                f"held-out blocks of the motion (each class kept when it predicts better than "
+                f"without it by more than the folds disagree, or when its parameters are well "
                 f"identified): kept {', '.join(self.kept) or 'no class'}; removed "
                 f"{', '.join(self.removed) or 'none'}")
         if self.restored:
