@@ -164,7 +164,8 @@ class DynamicIdentification:
                               "the total mass (known={'MR0': ...}), or measure the contact "
                               "wrench")
         self.columns_ = np.arange(len(model.names))
-        self.consistent_, self.choice_, self.structure_notes_ = None, None, []
+        self.consistent_, self.choice_, self.structure_, self.structure_notes_ = \
+            None, None, None, []
         self._store(solve(self._W, self._y, model.n_rows, method=self.method,
                           names=model.names))
         if raw:
@@ -188,8 +189,9 @@ class DynamicIdentification:
         if note:
             self.processed_ = dataclasses.replace(self.processed_,
                                                   notes=self.processed_.notes + (note,))
-        columns, self.structure_notes_ = fitting.structure(self.model_, folds, switches,
-                                                           self.result_)
+        columns, self.structure_ = fitting.structure(self.model_, folds, switches,
+                                                     self.result_)
+        self.structure_notes_ = self.structure_.notes() if self.structure_ else []
         if len(columns) < len(self.model_.names):
             self.columns_ = np.asarray(columns)
             self._store(solve(self._W[:, columns], self._y, self.model_.n_rows,

@@ -102,16 +102,17 @@ def _groups_of(model, switches: dict) -> tuple:
 
 
 def structure(model, folds, switches, ls):
-    """(columns kept, notes) of the model whose classes are chosen by the data."""
+    """(columns kept, :class:`~.selection.StructureChoice` or None) of the model whose
+    classes are chosen by the data."""
     groups, fixed = _groups_of(model, switches)
     columns = list(range(len(model.names)))
     if not groups:
-        return columns, []
+        return columns, None
     well = 10 * float(np.min(ls.relative_std)) if np.isfinite(ls.relative_std).any() else None
     kept, choice = select_structure(folds, columns, groups, ls.relative_std, well)
     choice = type(choice)(choice.path, choice.removed, choice.kept, choice.restored,
                           tuple(fixed))
-    return kept, choice.notes()
+    return kept, choice
 
 
 def candidates(est, folds, prior, *, tolerance, estimate):
