@@ -116,15 +116,18 @@ def _butter(order, cutoff, rate):
 
 def motion_bandwidth(q, rate: float, energy: float = 0.99) -> float:
     """The frequency (Hz) below which ``energy`` of the detrended motion's power lies."""
+    from scipy.fft import next_fast_len
+
     x = np.asarray(q, float)
     x = x - np.linspace(x[0], x[-1], x.shape[0])       # detrend (ends matched)
-    X = np.abs(np.fft.rfft(x, axis=0)) ** 2
+    n = next_fast_len(x.shape[0], real=True)          # a log's length may be a large prime
+    X = np.abs(np.fft.rfft(x, n, axis=0)) ** 2
     P = X.sum(axis=1) if X.ndim == 2 else X
     c = np.cumsum(P[1:])
     if c[-1] <= 0:
         return rate / 100
     k = int(np.searchsorted(c, energy * c[-1])) + 1
-    return float(k * rate / x.shape[0])
+    return float(k * rate / n)
 
 
 @keyword_options()

@@ -45,7 +45,7 @@ class Folds:
         the rows within the filter's reach of a boundary (left out)."""
         K = int(folds)
         A = np.concatenate([np.transpose(W, (1, 0, 2)), y.T[:, :, None]], axis=2)  # (n, M, p+1)
-        self.grams = np.stack([np.einsum("jmp,jmq->jpq", A[:, m], A[:, m])
+        self.grams = np.stack([np.transpose(A[:, m], (0, 2, 1)) @ A[:, m]
                                for m in ((block == k) & ~near for k in range(K))])
         self.counts = np.array([int(((block == k) & ~near).sum()) for k in range(K)])
         self.n_joints, self.p = W.shape[1], W.shape[2]
@@ -58,13 +58,20 @@ class Folds:
         return len(self.counts)
 
     def fit(self, k, columns, *, statistics: bool = False, names=None):
-        """The least squares of ``columns`` on every block but k (k None: on all blocks)."""
+        """The least squares of ``columns`` on every block but k (k None: on all blocks):
+        ``beta`` by the normal equations of the summed Gram matrices (the condition numbers
+        of identification allow it), or the :class:`~.solver.Identification` with its
+        statistics (``statistics=True``)."""
         keep = np.append(np.asarray(columns, int), self.p)
         use = [i for i in range(self.folds) if i != k]
         G = self.grams[use].sum(0)[:, keep][:, :, keep]
+        n = int(self.counts[use].sum())
+        if not statistics:
+            beta = _normal_wls(G, n, self.weights)
+            if beta is not None:
+                return _Beta(beta)
         R = np.stack([gram_factor(g) for g in G])
-        return solve_factors(R, int(self.counts[use].sum()), weights=self.weights,
-                             names=names, statistics=statistics)
+        return solve_factors(R, n, weights=self.weights, names=names, statistics=statistics)
 
     def sse(self, k, columns, beta) -> np.ndarray:
         """(n,) the squared torque errors of block k predicted by ``beta`` on ``columns``."""
@@ -87,6 +94,40 @@ class Folds:
             except (RobmodError, np.linalg.LinAlgError):
                 return np.full(self.folds, np.inf)
         return out
+
+
+class _Beta:
+    """A fit of which only the values are asked (``beta``)."""
+
+    def __init__(self, beta):
+        self.beta = beta
+
+
+def _normal_wls(G, n_samples, weights):
+    """Weighted least squares (:func:`~.solver.solve_factors`'s weights: 1/sigma_j from a
+    first ordinary fit, or none) from the per-joint Gram matrices G (n, b+1, b+1) of
+    ``[W_j | y_j]``, by Cholesky's factor of the normal equations; None when they are not
+    positive definite (the caller then solves from the factors)."""
+    from scipy.linalg import LinAlgError, cho_factor, cho_solve
+
+    b = G.shape[-1] - 1
+
+    def solve(w):
+        A = np.einsum("j,jpq->pq", w, G)
+        d = np.sqrt(np.maximum(np.diag(A)[:b], 1e-300))
+        try:
+            f = cho_factor(A[:b, :b] / np.outer(d, d))
+        except LinAlgError:
+            return None
+        return cho_solve(f, A[:b, b] / d) / d
+
+    beta = solve(np.ones(G.shape[0]))
+    if beta is None or weights == "none":
+        return beta
+    v = np.append(beta, -1.0)
+    ss = np.maximum(np.einsum("p,jpq,q->j", v, G, v), 0.0) / max(n_samples - b, 1)
+    sig2 = np.where(ss > 0, ss, max(ss.max(), 1e-300))
+    return solve(1.0 / sig2)
 
 
 def _within_noise(errors, best) -> bool:
