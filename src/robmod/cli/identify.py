@@ -158,8 +158,10 @@ def add_identify_command(subparsers):
     s.add_argument("--method", choices=("wls", "ols", "huber"), default="wls")
     s.add_argument("--cutoff", default="auto",
                    help="low-pass cut-off (Hz), none, or auto: chosen by cross-validation "
-                        "over contiguous time blocks (default)")
-    s.add_argument("--folds", type=int, default=5, help="time blocks of the cross-validation")
+                        "over held-out blocks of the motion, none for a log filtered before "
+                        "(default)")
+    s.add_argument("--folds", type=int, default=5,
+                   help="blocks of the cross-validations (cut-off, classes, estimate)")
     s.add_argument("--differentiate", action="store_true",
                    help="differentiate q even when the log has velocities")
     s.add_argument("--known", action="append", metavar="NAME=VALUE",
