@@ -21,10 +21,9 @@ import numpy as np
 from ..errors import RobmodError, RobmodWarning
 from .blocks import motion_blocks
 from .cutoff import choose_cutoff
-from .model import stack
 from .parameters import split_name
-from .processing import prefiltered, process, transient
-from .selection import Folds, choose_estimate, select_structure
+from .processing import prefiltered, transient
+from .selection import EstimateChoice, Folds, choose_estimate, select_structure
 
 #: the classes of parameters that do not describe a rigid body, by their names' field
 CLASSES = {"Coulomb friction": "FC", "viscous friction": "FV", "torque offsets": "OFFSET",
@@ -136,7 +135,11 @@ def candidates(est, folds, prior, *, tolerance, estimate):
         else:
             essential = None
     errors["least squares"] = folds.errors(columns)
-    choice = choose_estimate(errors)
+    try:
+        choice = choose_estimate(errors)
+    except RobmodError:        # blocks too short to fit on the others
+        choice = EstimateChoice(errors, "least squares", "least squares: the blocks of the log "
+                                "are too short to compare the estimates on held-out data")
     if notes:
         choice = type(choice)(choice.errors, choice.chosen, choice.reason, tuple(notes))
     return choice, essential

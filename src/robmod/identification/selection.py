@@ -153,6 +153,9 @@ class StructureChoice:
     fixed: tuple = ()
 
     def notes(self) -> list:
+        if not np.isfinite(self.path[0][1]):
+            return ["model structure: every class kept (the blocks of the log are too short "
+                    "to fit the model on the others: no cross-validation)"]
         lines = []
         for gone, mean, _ in self.path:
             lines.append(f"  without {', '.join(gone) if gone else 'nothing'}: held-out "
@@ -179,6 +182,8 @@ def select_structure(folds: Folds, columns, groups: dict, relative_std=None,
     groups = {g: cs for g, cs in groups.items() if cs}
     errs = folds.errors(current)
     path, removed = [((), float(errs.mean()), errs)], []
+    if not np.all(np.isfinite(errs)):       # blocks too short to fit the model on the others
+        return current, StructureChoice(tuple(path), (), tuple(groups), ())
     left = dict(groups)
     while left:
         trials = {}
