@@ -181,7 +181,7 @@ class _Folds:
             grams.append(np.transpose(A, (0, 2, 1)) @ A)
         pos = np.searchsorted(p.index, self.E)
         pred_W, known = model.regressor(p.q[pos], p.qd[pos], p.qdd[pos], known=True,
-                                        still=p.still)
+                                        still=p.still[pos] if p.still is not None else None)
         residual = self.ref - known
         sse = np.zeros((folds, n))
         for k in range(folds):

@@ -207,8 +207,7 @@ class DynamicIdentification:
             chosen, essential = "essential parameters", self.essential()
         else:
             self.choice_, essential = fitting.candidates(self, folds, prior,
-                                                         tolerance=self.tolerance,
-                                                         estimate=self.estimate)
+                                                         tolerance=self.tolerance)
             chosen = self.choice_.chosen
         if chosen == "essential parameters" and essential is not None:
             self.columns_ = essential.columns_
@@ -284,7 +283,7 @@ class DynamicIdentification:
     def predict(self, q, qd, qdd) -> np.ndarray:
         """Torques (..., n) of the identified model (the known parameters' included)."""
         self._fitted()
-        return self.model_.predict(q, qd, qdd, self.full_params(), still=self.processed_.still)
+        return self.model_.predict(q, qd, qdd, self.full_params())
 
     def validate(self, data, params=None) -> Validation:
         """Predicted against measured torques on (other) data (:class:`MeasuredData` or a
@@ -299,7 +298,7 @@ class DynamicIdentification:
         if p.tau is None:
             raise RobmodError("validation data need torques")
         beta = self.full_params() if params is None else np.asarray(params, float)
-        tau_hat = self.model_.predict(p.q, p.qd, p.qdd, beta, still=self.processed_.still)
+        tau_hat = self.model_.predict(p.q, p.qd, p.qdd, beta, still=p.still)
         return validation_of(p.tau[:, :self.model_.n_rows], tau_hat, p.t)
 
     def _validation_filter(self, data):
@@ -335,15 +334,14 @@ class DynamicIdentification:
         while len(est.columns_) > 1 and est.relative_std_.max() > max_relative_std:
             for c in np.argsort(-est.relative_std_)[:candidates]:
                 if est.relative_std_[c] <= max_relative_std:
-                    return est
-                trial = np.delete(est.columns_, c)
-                new = _subset(est, trial)
+                    return _essential(self, est)
+                new = _subset(est, np.delete(est.columns_, c))
                 if new.relative_residual_ <= limit:
                     est = new
                     break
             else:
-                return est
-        return est
+                break
+        return _essential(self, est)
 
     # -- printing -------------------------------------------------------------------------------
     def report(self) -> str:
@@ -429,13 +427,22 @@ def _finite(data: MeasuredData) -> MeasuredData:
 
 
 def _subset(est, keep):
+    """A copy of ``est`` with the least squares of the columns ``keep`` handed over."""
     new = object.__new__(type(est))
     new.__dict__.update(est.__dict__)
+    new.estimate_ = "least squares"
     new.columns_ = np.asarray(keep)
     names = tuple(est.model_.names[k] for k in keep)
     new._store(solve(est._W[:, keep], est._y, est.model_.n_rows, method=est.method,
                      names=names))
     return new
+
+
+def _essential(start, est):
+    """``est`` named for what it holds when parameters of ``start`` were removed."""
+    if len(est.columns_) < len(start.columns_):
+        est.estimate_ = "essential parameters"
+    return est
 
 
 @keyword_options(folds=5, **keyword_defaults(DynamicIdentification, exclude=("folds",)))

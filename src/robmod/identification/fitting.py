@@ -114,7 +114,7 @@ def structure(model, folds, switches, ls):
     return kept, choice
 
 
-def candidates(est, folds, prior, *, tolerance, estimate):
+def candidates(est, folds, prior, *, tolerance):
     """The estimates to compare, their held-out errors and the choice (an
     :class:`~.selection.EstimateChoice`), for ``estimate='auto'``; the consistent estimate
     and the essential estimator computed on the way (``est.consistent_``, returned)."""

@@ -18,7 +18,10 @@ identification of the dynamic parameters; Gautier 1997; Gautier & Poignet 2001).
    The decimation factor follows Gautier's rule: the low-pass sits at 0.8 times the Nyquist
    frequency of the decimated rate, ``n_d = floor(0.8 rate / (2 fc))``.
 3. The cut-off is chosen from the data by cross-validation (:mod:`.cutoff`), or given.
-4. A log the recording software low-pass filtered already is recognised by its spectrum
+4. The Coulomb term is the sign of the filtered velocity, 0 where the raw measurement says
+   the joint does not move (:func:`_still`): at rest, friction holds whatever torque it
+   must, and the filtered velocity only rings there.
+5. A log the recording software low-pass filtered already is recognised by its spectrum
    (:func:`band_edge`): above the edge of that filter a measured signal holds nothing but
    rounding, while a raw one holds its sensor's noise up to the Nyquist frequency.  When the
    torques and the accelerations are both band-limited, nothing is filtered again (the
@@ -62,7 +65,7 @@ class Processed:
     index: np.ndarray | None = None
     tau_filtered: np.ndarray | None = None
     choice: object = None
-    still: np.ndarray | None = None     # per joint: |qd| below it is a joint at rest
+    still: np.ndarray | None = None     # (N, n): the joint at rest by the raw measurement
     band: float | None = None           # Hz: the edge of a filter applied before (None: raw)
 
     @property
@@ -79,11 +82,23 @@ class Processed:
         return "\n".join(self.notes)
 
 
-#: the Coulomb term is sign(qd) of the filtered velocity, 0 where it is exactly 0 (a joint
-#: held still).  No threshold below which a slow joint counts as still: on real arms a joint
-#: creeping or resting after a motion keeps its friction in the direction of that motion
-#: (measured on a UR10e's validation log: 0 at rest doubled joint 5's error)
-STILL = 0.0
+def _still(data, a, b, use_qd):
+    """(b - a, n_v): where the raw measurement says a joint does not move -- its measured
+    velocity exactly 0, or (without one) its position unchanged from the sample before to the
+    sample after: the sign of its velocity is unresolved there, and the Coulomb term 0 (the
+    filtered velocity only rings there).  A joint creeping slowly keeps its friction: a
+    threshold at 0.1 % of the top speed (what robmod did) doubled a UR10e's joint 5 error,
+    whose drive holds the friction of its last motion while it creeps."""
+    if use_qd:
+        return data.qd[a:b] == 0
+    q = data.q[a:b, 7:] if data.floating else data.q[a:b]
+    still = np.zeros(q.shape, bool)
+    if q.shape[0] >= 3:
+        still[1:-1] = q[2:] == q[:-2]
+        still[0], still[-1] = still[1], still[-2]
+    if data.floating:
+        still = np.concatenate([np.zeros((q.shape[0], 6), bool), still], axis=1)
+    return still
 
 #: a signal whose power above some frequency is below this fraction of its total has been
 #: low-pass filtered before: a raw sensor's noise alone is far above it (80 dB below the
@@ -215,7 +230,7 @@ def process(data: MeasuredData, *, cutoff=None, order: int = 4, decimate="auto",
             raise RobmodError(f"cutoff: {cutoff:g} Hz must be between 0 and half the sampling "
                               f"rate ({rate / 2:g} Hz)")
     edge = transient(rate, cutoff or band)
-    parts = {k: [] for k in ("t", "q", "qd", "qdd", "tau", "tauf", "index")}
+    parts = {k: [] for k in ("t", "q", "qd", "qdd", "tau", "tauf", "index", "still")}
     segs, start, notes = [], 0, []
     use_qd = use_measured_velocity and data.qd is not None
     for a, b in data.segments:
@@ -226,6 +241,7 @@ def process(data: MeasuredData, *, cutoff=None, order: int = 4, decimate="auto",
         qd = data.qd[a:b] if use_qd else None
         tau = data.tau[a:b] if data.tau is not None else None
         tauf = tau
+        still = _still(data, a, b, use_qd)
         if cutoff:   # q, qd and tau filtered in one call
             signals = [x for x in (q, qd, tau) if x is not None]
             out = np.split(butter_lowpass(np.column_stack(signals), rate, cutoff, order=order),
@@ -251,7 +267,8 @@ def process(data: MeasuredData, *, cutoff=None, order: int = 4, decimate="auto",
         parts["index"].append(np.arange(a, b)[s])
         segs.append((start, start + parts["t"][-1].size))
         start += parts["t"][-1].size
-        for k, v in (("q", q), ("qd", qd), ("qdd", qdd), ("tau", tau), ("tauf", tauf)):
+        for k, v in (("q", q), ("qd", qd), ("qdd", qdd), ("tau", tau), ("tauf", tauf),
+                     ("still", still)):
             if v is not None:
                 parts[k].append(v[s])
     if not parts["t"]:
@@ -275,11 +292,9 @@ def process(data: MeasuredData, *, cutoff=None, order: int = 4, decimate="auto",
     notes.append(f"parallel decimation of Gamma and W by {decimate} (rate {rate / decimate:.4g}"
                  f" Hz{low})")
     cat = (lambda xs: np.concatenate(xs) if xs else None)
-    qd = cat(parts["qd"])
-    still = STILL * np.abs(qd).max(axis=0)
-    return Processed(cat(parts["t"]), cat(parts["q"]), qd, cat(parts["qdd"]),
+    return Processed(cat(parts["t"]), cat(parts["q"]), cat(parts["qd"]), cat(parts["qdd"]),
                      cat(parts["tau"]), cutoff, decimate, rate, tuple(notes), tuple(segs),
-                     cat(parts["index"]), cat(parts["tauf"]), still=still,
+                     cat(parts["index"]), cat(parts["tauf"]), still=cat(parts["still"]),
                      band=None if cutoff else band)
 
 

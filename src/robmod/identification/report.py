@@ -90,7 +90,7 @@ def report_text(est) -> str:
     if est.choice_ is not None:
         lines.append("  estimates compared on held-out blocks (relative RMS):")
         lines += ["  " + x for x in est.choice_.table()]
-    shown = est.estimate_ != "least squares"
+    shown = est.estimate_ == "consistent"
     head = f"  {'parameter':<12} {'value':>14}" + (f" {'LS value':>14}" if shown else "")
     lines.append(head + f" {'LS std':>12} {'%std':>9}  regrouping")
     rel = est.model_.relations()
