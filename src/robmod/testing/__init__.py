@@ -3,7 +3,7 @@
 Nothing here is a runtime dependency of robmod: Pinocchio and the Robotics
 Toolbox are imported only when these functions are called.
 """
-from .measured import simulated_log, arm_urdf, realistic_arm
+from .measured import simulated_log, sine_motion, arm_urdf, realistic_arm
 from .peers import (PinocchioRobot, rtb_robot, toppra_parameterization,
                     to_pinocchio_configuration, from_pinocchio_configuration,
                     example_robot_data)
@@ -14,7 +14,7 @@ from .mujoco_oracle import MujocoOracle
 
 __all__ = [
     # measured
-    "simulated_log", "arm_urdf", "realistic_arm",
+    "simulated_log", "sine_motion", "arm_urdf", "realistic_arm",
     # peers
     "PinocchioRobot", "rtb_robot", "toppra_parameterization", "to_pinocchio_configuration",
     "from_pinocchio_configuration", "example_robot_data",
