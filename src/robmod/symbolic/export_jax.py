@@ -2,19 +2,36 @@
 
 JAX is optional: ``pip install 'robmod[jax]'``.  :func:`to_jax` gives a pure function of
 ``jax.numpy`` arrays, each input (..., n) with any leading batch shape, returning one array
-(..., *shape) per output: jit-able, vmap-able, differentiable (``jax.jacfwd``), and on an
-accelerator when JAX has one.  The statements are those of the customized model, in order
-(XLA then fuses them).  Its precision is JAX's: float32 unless ``jax_enable_x64`` is set
-(``jax.config.update("jax_enable_x64", True)``, which robot dynamics usually wants).
+(..., *shape) per output: jit-able, vmap-able, differentiable (``jax.jacfwd``, ``jax.grad``), and
+on an accelerator when JAX has one.  Its precision is JAX's: float32 unless ``jax_enable_x64``
+is set (``jax.config.update("jax_enable_x64", True)``, which robot dynamics usually wants).
 
-On the CPU, XLA's fusion emitters (jaxlib 0.10) recompute, inside one fused kernel, the values
-a deep graph shares (a model's intermediate variables are shared by design): the Panda's IDM
-jitted with the defaults costs about 300 µs per configuration, 3 µs with
-:data:`CPU_COMPILER_OPTIONS`.  ``to_jax(model, jit=True)`` (or :func:`jit_function`) compiles with
-them on the CPU; a larger program that calls the model should pass them to its own
-``jax.jit(..., compiler_options=CPU_COMPILER_OPTIONS)``.
+**Written so that XLA compiles it as written.**  A customized model shares its intermediate
+variables between many outputs (sin q_2 and the first link's velocity reach every element of
+the inertia matrix).  XLA on the CPU cannot give one fused loop several outputs, and its fusion
+pass copies a value into every consumer it reaches through a different index mapping: written
+as scalars stacked into the result, the Panda's inertia matrix (12 function calls) compiled to
+224 sines and cosines and 2,454 element-wise operations.  The function therefore lays every
+value out along one extra axis of width ``w`` (the inputs are gathered into it: ``q[..., [k,
+k]]``), so that every statement has the output's shape and index, and hands the values over in
+one step:
+
+* a batch of configurations (or a model of more than :data:`SELECT_MAX` values): ``w = 2`` and
+  one variadic ``lax.reduce`` (the maximum of the two equal copies) whose operands are the
+  output values -- the one operation of XLA that gives a single loop many outputs.  On the CPU
+  it computes every value once per configuration, four configurations per AVX2 instruction;
+* one configuration of a model of at most :data:`SELECT_MAX` values (and each configuration
+  under ``jax.vmap``): ``w`` = the number of values and ``lax.select_n`` on the position along
+  that axis, one fused loop whose values LLVM computes once (no per-output buffers).
+
+The compiled program then has as many sines and cosines as the model has, and about its
+operation count (``tests/test_export_graphs.py`` checks it on the compiled HLO).
+:data:`CPU_COMPILER_OPTIONS` (the legacy CPU emitters) are kept for :func:`jit_function`: with
+JAX's default fusion emitters the same program compiles several times slower.
 """
 from __future__ import annotations
+
+import numpy as np
 
 from ..arguments import keyword_options, model_argument
 from ..errors import ArgumentError, RobmodError
@@ -25,6 +42,10 @@ JAX = "pip install 'robmod[jax]'"
 #: XLA options for jitting robmod's models on the CPU (see the module's docstring)
 CPU_COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 
+#: models with at most this many output values are assembled by ``lax.select_n`` for one
+#: configuration (its cost grows as the square of the number of values)
+SELECT_MAX = 64
+
 
 def _jax_numpy():
     try:
@@ -34,30 +55,70 @@ def _jax_numpy():
     return jnp
 
 
+def input_groups(model) -> list:
+    """The model's input groups in argument order, ``params`` last when it has free
+    parameters (the arguments of the exported functions)."""
+    groups = [g for g in model.inputs if model.inputs[g] and g != "params"]
+    return groups + (["params"] if model.parameters else [])
+
+
 def _jax_source(model, function_name: str = "model_function") -> str:
-    """Python source of the JAX function (``np`` stands for ``jax.numpy``)."""
+    """Python source of the JAX function (``np`` stands for ``jax.numpy``; the layout helpers
+    ``_layout``, ``_col`` and ``_pack`` are defined in :func:`to_jax`)."""
     names = Names("python")
     pr = Printer("python", names)
-    groups = [g for g in [g for g in model.inputs if model.inputs[g]] if g != "params"]
-    args = groups + (["params"] if model.parameters else [])
-    lines = [f"def {function_name}({', '.join(args)}):"]
-    for g in groups:
+    args = input_groups(model)
+    sizes = [len(o.exprs) for o in model.outputs]
+    lines = [f"def {function_name}({', '.join(args)}):",
+             f"    ({', '.join(args + ['_b', '_w', '_dt'])},) = _layout(({', '.join(args)}"
+             f"{',' if len(args) == 1 else ''}), {sum(sizes)})"]
+    for g in args:
         for k, s in enumerate(model.inputs[g]):
-            lines.append(f"    {names(s)} = {g}[..., {k}]")
-    for k, s in enumerate(model.parameters):
-        lines.append(f"    {names(s)} = params[..., {k}]")
-    first = groups[0] if groups else "params"
-    lines.append(f"    batch = np.shape({first})[:-1]" if args else "    batch = ()")
+            lines.append(f"    {names(s)} = _col({g}, {k}, _w)")
     for lhs, rhs in model.statements:
         lines.append(f"    {names(lhs)} = {pr(rhs)}")
-    results = []
-    for k, o in enumerate(model.outputs):
-        items = ", ".join(f"np.broadcast_to({pr(e)}, batch)" for e in o.exprs)
-        lines.append(f"    out{k} = np.stack([{items}], axis=-1).reshape(batch + "
-                     f"{tuple(o.shape)!r})")
-        results.append(f"out{k}")
-    lines.append(f"    return {results[0] if len(results) == 1 else '(' + ', '.join(results) + ',)'}")
+    values = ", ".join(pr(e) for o in model.outputs for e in o.exprs)
+    shapes = tuple(tuple(o.shape) for o in model.outputs)
+    lines.append(f"    return _pack(({values},), _b, _w, _dt, {shapes!r})")
     return "\n".join(lines) + "\n"
+
+
+def _helpers(jnp):
+    """The layout helpers of the generated function (see the module's docstring)."""
+    from jax import lax
+
+    def layout(args, n_values):
+        dt = jnp.result_type(float, *args)
+        args = tuple(jnp.asarray(a, dtype=dt) for a in args)
+        batch = np.broadcast_shapes(*(a.shape[:-1] for a in args)) if args else ()
+        w = 2 if (batch or n_values > SELECT_MAX) else max(n_values, 1)
+        return args + (batch, w, dt)
+
+    def col(a, k, w):
+        return a[..., np.full(w, k)]
+
+    def maximum(a, b):
+        return tuple(lax.max(x, y) for x, y in zip(a, b))
+
+    def pack(values, batch, w, dt, shapes):
+        full = batch + (w,)
+        values = tuple(jnp.broadcast_to(jnp.asarray(v, dtype=dt), full) for v in values)
+        if w == 2 and len(values) > 0:
+            lows = tuple(jnp.array(-jnp.inf, dtype=dt) for _ in values)
+            flat = lax.reduce(values, lows, maximum, (len(batch),))
+            flat = jnp.stack(flat, axis=-1)
+        elif len(values) > 1:
+            flat = lax.select_n(lax.broadcasted_iota(np.int32, full, len(batch)), *values)
+        else:
+            flat = values[0][..., :1] if values else jnp.zeros(batch + (0,), dt)
+        outs, start = [], 0
+        for shape in shapes:
+            size = int(np.prod(shape))
+            outs.append(flat[..., start:start + size].reshape(batch + tuple(shape)))
+            start += size
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    return {"_layout": layout, "_col": col, "_pack": pack}
 
 
 def jit_function(fn):
@@ -80,7 +141,7 @@ def to_jax(model, *, jit: bool = False):
     model_argument(model, "to_jax")
     jnp = _jax_numpy()
     src = _jax_source(model)
-    namespace = {"np": jnp}
+    namespace = {"np": jnp, **_helpers(jnp)}
     # safe: the source is generated by robmod from a model whose identifiers are sanitized
     exec(compile(src, f"<robmod jax {model.name}>", "exec"), namespace)  # noqa: S102
     fn = namespace["model_function"]
