@@ -17,6 +17,7 @@ import robmod
 from robmod.dynamics import (floating_idm_model, floating_inertia_matrix_model, idm_derivatives,
                              idm_derivatives_model, idm_model, inertia_matrix_model)
 from robmod.testing.random import random_inertial, random_robot, with_random_dynamics
+from test_export_graphs import jax64  # noqa: F401 - the fixture (float64 JAX)
 
 # the floating base's models (a one-line change when they take the plain names)
 FLOATING_MODELS = (floating_idm_model, floating_inertia_matrix_model)
@@ -70,15 +71,6 @@ def _close(got, ref, tol=1e-12):
         a, b = np.asarray(a, dtype=float), np.asarray(b)
         assert a.shape == b.shape
         assert np.abs(a - b).max() <= tol * (1 + np.abs(b).max()), np.abs(a - b).max()
-
-
-@pytest.fixture
-def jax64():
-    jax = pytest.importorskip("jax")
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", old)
 
 
 @pytest.mark.parametrize("kind", ROBOTS)
