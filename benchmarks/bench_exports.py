@@ -17,13 +17,14 @@ IDM's derivatives (∂τ/∂q, ∂τ/∂q̇, ∂τ/∂q̈: robmod's derivative m
 
 * JAX (float64, ``jit_function``: ``jax.jit`` with ``CPU_COMPILER_OPTIONS`` for robmod; adam
   gets the better of those options and JAX's defaults): first call (trace and compile), one
-  call, and per configuration of a batch (``jax.vmap`` of robmod's function; adam's own batch
-  axis: ``jax.vmap`` of adam fails on JAX 0.10);
+  call, and per configuration of a batch (both libraries' own batch axis: ``jax.vmap`` of adam
+  fails on JAX 0.10; adam's derivatives of a batch: ``jax.jacrev`` of the batch's sum);
 * PyTorch (float64, eager, one thread for both): one call, per configuration of a batch;
 * CasADi: the SX graph (nodes, build time), one call of the ``casadi.Function``, and per
   configuration of the C code CasADi generates for it (gcc -O3, ``Function.map``);
 
-with the ratios adam / robmod of each row (goals: JAX and PyTorch >= 10 per configuration
+the derivative model also against ``jax.jacfwd`` of robmod's own IDM export ("vs jacfwd" rows:
+that time / the derivative model's); with the ratios adam / robmod of each row (goals: JAX and PyTorch >= 10 per configuration
 batched for the IDM and M, > 1 for one call; CasADi's C >= 2).  Each timing is the best of
 ``--repeat`` runs, the two libraries alternated.
 """
@@ -239,7 +240,10 @@ def bench_jax(s, args):
         row(s.name, "JAX", qn, "one call", t_r, min(t_a1, t_a2), "us")
         for N in args.n:
             xb = [jnp.asarray(a) for a in rng.uniform(-1.2, 1.2, (k, N, n))]
-            fv = jit_function(jax.vmap(ours[qn]))
+            # robmod: its own batch axis (the variadic reduce), as adam (jax.vmap of robmod's
+            # function, lax.select_n per configuration, is the same for the IDM and up to 2x
+            # slower for the inertia matrix)
+            fv = jit_function(ours[qn])
             jax.block_until_ready(fv(*xb))
             if qn == "dIDM":      # adam: the configurations are independent: jacrev of the
                 def theirs_b(*x):  # batch's sum gives each one's Jacobian, (n, N, n)
@@ -253,6 +257,24 @@ def bench_jax(s, args):
             t_r, t_a = alternated([lambda: jax.block_until_ready(fv(*xb)),
                                    lambda: jax.block_until_ready(fab(*xb))], args.repeat)
             row(s.name, "JAX", qn, f"batch {N:.0e}, per conf.", t_r / N, t_a / N, "ns")
+        if qn == "dIDM":          # robmod's derivative model against JAX's jacfwd of robmod's
+            own_ad = jit_function(jax.jacfwd(ours["IDM"], argnums=(0, 1, 2)))   # IDM export
+            t0 = time.perf_counter()
+            jax.block_until_ready(own_ad(*x1))
+            first_ad = time.perf_counter() - t0
+            t_r, t_ad = alternated([lambda: jax.block_until_ready(fr(*x1)),
+                                    lambda: jax.block_until_ready(own_ad(*x1))],
+                                   args.repeat, number=20)
+            row(s.name, "JAX", "dIDM", "first call vs jacfwd", first_r, first_ad, "s")
+            row(s.name, "JAX", "dIDM", "one call vs jacfwd", t_r, t_ad, "us")
+            N = args.n[0]
+            xb = [jnp.asarray(a) for a in rng.uniform(-1.2, 1.2, (3, N, n))]
+            own_ad_b = jit_function(jax.vmap(jax.jacfwd(ours["IDM"], argnums=(0, 1, 2))))
+            jax.block_until_ready(own_ad_b(*xb))
+            fv = jit_function(ours[qn])
+            t_r, t_ad = alternated([lambda: jax.block_until_ready(fv(*xb)),
+                                    lambda: jax.block_until_ready(own_ad_b(*xb))], args.repeat)
+            row(s.name, "JAX", "dIDM", f"batch {N:.0e} vs jacfwd", t_r / N, t_ad / N, "ns")
         jr = jax.make_jaxpr(ours[qn])(*x1[:k])
         ja = jax.make_jaxpr(theirs[qn])(*x1[:k])
         row(s.name, "JAX", qn, "jaxpr equations", len(jr.jaxpr.eqns), len(ja.jaxpr.eqns), "n")
