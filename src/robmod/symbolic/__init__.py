@@ -7,6 +7,7 @@ from .differentiation import derivative
 from .dual import Dual, DualContext
 from .export_casadi import to_casadi, casadi_operations
 from .export_jax import to_jax, jit_function, CPU_COMPILER_OPTIONS
+from .export_torch import to_torch
 from .fastpath import set_backend, backend, clear
 from .model import CustomModel, Output, customize
 
@@ -19,8 +20,9 @@ __all__ = [
     "OpCount", "count_ops",
     # differentiation, dual
     "derivative", "Dual", "DualContext",
-    # export_casadi, export_jax
+    # export_casadi, export_jax, export_torch
     "to_casadi", "casadi_operations", "to_jax", "jit_function", "CPU_COMPILER_OPTIONS",
+    "to_torch",
     # fastpath
     "set_backend", "backend", "clear",
     # model
