@@ -20,6 +20,7 @@ import numpy as np
 from ..description.arguments import keyword_options
 from ..description.robot import joint_velocity
 from ..dynamics.closed_loop import equivalent_tree
+from ..dynamics.closed_loop_rates import closed_loop_ddm_derivatives
 from ..dynamics.inertia import inertia_matrix
 from ..dynamics.layout import dofs
 from ..errors import RobmodError
@@ -128,6 +129,15 @@ class ClosedLoopDynamics:
     def initial_state(self, qa, qda):
         """The state of the plant: the actuated joints' (qa, qda)."""
         return qa, qda
+
+    def state_of_joints(self, qa, qda):
+        return qa, qda
+
+    def derivatives(self, qa, qda, tau):
+        """(dqdd_dq, dqdd_dqd, dqdd_dtau) of the actuated joints (the loops closed in the
+        plant's assembly mode): :func:`~robmod.dynamics.closed_loop_ddm_derivatives`."""
+        guess = self.close(qa)[0]
+        return closed_loop_ddm_derivatives(self.robot, qa, qda, tau, q_guess=guess)
 
     def closed_state(self, q, qd):
         """The state (qa, qda) of a closed configuration of every joint (q, qd) (..., NJ),

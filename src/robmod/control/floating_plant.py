@@ -21,6 +21,7 @@ import numpy as np
 
 from ..description.base import BASE_Q, BASE_V
 from ..description.base import is_floating
+from ..dynamics.derivatives import DDMDerivatives
 from ..dynamics.floating import floating_inertia_matrix, free_floating_idm_model
 from ..dynamics.floating_direct import floating_ddm_model
 from ..dynamics.inertia import inertia_matrix
@@ -79,6 +80,50 @@ class FloatingDynamics(Dynamics):
     def __init__(self, robot, what: str = "robot"):
         super().__init__(robot, what)
         self.nq, self.nv = BASE_Q + self.n, BASE_V + self.n
+
+    def state_of_joints(self, q, qd):
+        """The state at which the joints move as (q, qd) (..., n) with no momentum: the base
+        at the world's origin, its twist -M_bb^-1 M_bj qd (the base's rows of M v = 0)."""
+        q0, _ = self.initial_state(q, qd)
+        M = floating_inertia_matrix(self.robot, q0)
+        v = -np.linalg.solve(M[..., :BASE_V, :BASE_V],
+                             (M[..., :BASE_V, BASE_V:] @ np.asarray(qd, float)[..., None]))
+        return q0, np.concatenate([v[..., 0], np.broadcast_to(qd, v.shape[:-2] + (self.n,))],
+                                  axis=-1)
+
+    def derivatives(self, q, qd, tau):
+        """(dqdd_dq, dqdd_dqd, dqdd_dtau) (n, n) of the joints' accelerations with respect to
+        the joints' state, the base free with no momentum (its twist follows the joints':
+        :meth:`state_of_joints`): the joints' dynamics that a joint-space law can act on (the
+        base's pose and momentum are not controllable by joint torques in flight).  Central
+        differences of the compiled free-floating direct model (step 1e-6, relative
+        accuracy about 1e-9), state by state of a batch."""
+        q, qd, tau = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (q, qd, tau)))
+        n = self.n
+        if q.ndim > 1:
+            parts = [self.derivatives(a, b, c) for a, b, c in
+                     zip(q.reshape(-1, n), qd.reshape(-1, n), tau.reshape(-1, n))]
+            return DDMDerivatives(*(np.stack([p[k] for p in parts]).reshape(q.shape + (n,))
+                                    for k in range(3)))
+
+        def qdd(a, b, c):
+            return self.ddm(*self.state_of_joints(a, b), c)[BASE_V:]
+
+        cols = []
+        for which, x in ((0, q), (1, qd), (2, tau)):
+            D = np.empty((n, n))
+            for k in range(n):
+                h = 1e-6 * max(1.0, abs(x[k]))
+                args = [q, qd, tau]
+                up, down = x.copy(), x.copy()
+                up[k] += h
+                down[k] -= h
+                args[which] = up
+                f1 = qdd(*args)
+                args[which] = down
+                D[:, k] = (f1 - qdd(*args)) / (2 * h)
+            cols.append(D)
+        return DDMDerivatives(*cols)
 
     def initial_state(self, q, qd):
         """The state whose joints are at (q, qd) (..., n): the base at the world's origin, at

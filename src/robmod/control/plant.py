@@ -23,6 +23,7 @@ import numpy as np
 from ..description.arguments import (keyword_options, number_array, positive_scalar,
                                      require_numeric, robot_argument)
 from ..description.base import is_floating
+from ..dynamics.derivatives import ddm_derivatives
 from ..dynamics.direct import ddm_model, singular_inertia_error
 from ..dynamics.inertia import inertia_matrix
 from ..dynamics.lagrange import gravity_torques_model
@@ -208,6 +209,17 @@ class Dynamics:
         """The state (q, qd) of the plant whose joints are at (q, qd) (a floating robot's
         base at the origin, at rest)."""
         return q, qd
+
+    def state_of_joints(self, q, qd):
+        """The state of the plant at which the joints move as (q, qd) (..., n): here the
+        same (a floating robot's base at the origin with no momentum)."""
+        return q, qd
+
+    def derivatives(self, q, qd, tau):
+        """(dqdd_dq, dqdd_dqd, dqdd_dtau) (..., n, n) of the joints' accelerations at the
+        joints' state (q, qd) and torques tau (a :class:`~robmod.dynamics.DDMDerivatives`):
+        the analytical derivatives of the direct model."""
+        return ddm_derivatives(self.robot, q, qd, tau)
 
     @property
     def idm(self):
