@@ -281,10 +281,11 @@ def dgm_model(robot, *legacy, **options):
 
 
 def frame_origins(robot, q) -> dict:
-    """{frame j: 0T_j (4x4)} of every frame (0: the identity) and {tool name: 0T_E} at one
-    configuration q (the DGM of every frame and tool, e.g. to draw the robot)."""
-    q = joint_array(robot, "q", q, allow_batch=False)
-    poses = {0: np.eye(4)}
+    """{frame j: 0T_j (..., 4, 4)} of every frame (0: the identity) and {tool name: 0T_E} at
+    the configurations q (..., n_q) (the DGM of every frame and tool, batched: to draw the
+    robot, to animate it)."""
+    q = joint_array(robot, "q", q)
+    poses = {0: np.broadcast_to(np.eye(4), q.shape[:-1] + (4, 4)).copy()}
     for f in robot.frames:
         poses[f.j] = dgm(robot, q, j=f.j)
     for t in robot.tools:
