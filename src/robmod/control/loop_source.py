@@ -20,27 +20,24 @@ the models and on the law's structure only, and compiles once per (plant, contro
 """
 from __future__ import annotations
 
-from ..symbolic.export import c_layout, to_c
+from ..symbolic.export import C_PREAMBLE, c_layout, to_c
 from ..symbolic.extension_wrapper import C_NOT_FINITE
 from ..symbolic.lanes import lanes_source
-from ..symbolic.vector_trig import BLOCK, PREPASS, batch_source
+from ..symbolic.vector_trig import BLOCK, PREPASS, batch_source, trig_prepass
 
 #: cfg[] layout shared by the source and :mod:`.compiled_loop`
 CFG_FIELDS = ("continuous", "sq", "sqd", "rq", "rqd", "delay", "noise_kinds", "has_limit",
               "batched", "record_every")
 
-_SIGN = "static inline double rm_sign(double x) { return (x > 0) - (x < 0); }"
-
-
 def _model_source(model, fname: str, *, batched: bool = False) -> str:
     """The scalar C function ``fname(groups..., out)`` of ``model`` (and its vectorized batch
     kernel ``fname_vbatch`` when ``batched``), without the shared preamble."""
-    src, _ = to_c(model, fname)
+    src, _ = to_c(model, fname, preamble=False)
     if batched:
-        vsrc = lanes_source(model, fname)
+        vsrc = lanes_source(model, fname, preamble=False)
         kind = "lanes" if vsrc is not None else None
         if vsrc is None:
-            vsrc = batch_source(model, fname)
+            vsrc = batch_source(model, fname, preamble=False)
             kind = "trig" if vsrc is not None else "loop"
         src += "\n" + (vsrc or "") + f"\n#define {fname.upper()}_KIND_{kind.upper()} 1\n"
     return src
@@ -235,12 +232,8 @@ def loop_source(modname: str, n: int, nz: int, ng: int, nk: int, p: int, plant_m
             parts.append(_model_source(model, names[key], batched=True))
             parts.append(_block_wrapper(model, names[key]))
     parts.append(_block_wrapper(plant_model, "rm_pddm"))
-    body = "\n".join(parts)
-    first = body.find(_SIGN) + len(_SIGN)            # one definition of each shared helper
-    body = body[:first] + body[first:].replace(_SIGN, "")
-    if PREPASS in body:
-        at = body.find(PREPASS) + len(PREPASS)
-        body = body[:at] + body[at:].replace(PREPASS, "")
+    trig = any(trig_prepass(m)[0] for m in [plant_model, *controller_models.values()])
+    body = "\n".join([C_PREAMBLE, PREPASS if trig else ""] + parts)   # the shared lines once
     plant_call = _call(plant_model, "rm_pddm", q="q", qd="qd", tau="tau", params="pp")
     npp = len(plant_model.parameters)
     head = (f"#pragma STDC FP_CONTRACT OFF\n#define PY_SSIZE_T_CLEAN\n#include <Python.h>\n"
