@@ -144,6 +144,26 @@ static void rm_stage(long m, int bat, const double *cfg, const double *K, const 
 #define RM_CORRECT(out, buf, v, c, kk) \
     if (RM_BV) { rm_fcorrect(m, v, c, kk, buf); out = buf; } else out = v;
 
+/* a stage: the state at c along kk (velocity) and an (acceleration) -- and dn for the state
+   of a continuous law, its torque tt and rate dd there (the reference at Sx) --, then the
+   plant's accelerations an2 there (a blow-up stops the run) */
+#define RM_DSTAGE(qn, vn, c, kk, an, an2) \
+    RM_ADVANCE(qn, c, kk); RM_AXPY(vn, qd, c, an, mv); \
+    if (!rm_plant(m, bat, pp, qn, vn, tau, an2)) { status = (int)(k + 1); break; }
+#define RM_CSTAGE(qn, vn, zn, c, kk, an, dn, Sx, tt, dd, an2) \
+    RM_ADVANCE(qn, c, kk); RM_AXPY(vn, qd, c, an, mv); RM_AXPY(zn, z, c, dn, mz); \
+    rm_stage(m, bat, cfg, K, g, Sx, Sx + RM_N, Sx + 2 * RM_N, qn, vn, zn, tt, dd, W, jq, jqd); \
+    if (!rm_plant(m, bat, pp, qn, vn, tt, an2)) { status = (int)(k + 1); break; }
+
+/* the step's end: q (+) h/6 (k1 + 2 k2 + 2 k3 + k4) (a vector space: q + h/6 (...)) in qo,
+   qd + h/6 (a1 + 2 a2 + 2 a3 + a4) in vo */
+#define RM_FINISH(qo, vo) \
+    if (RM_BV) { \
+        for (i = 0; i < mv; i++) ks[i] = ((qd[i] + 2 * k2[i]) + 2 * k3[i]) + k4[i]; \
+        rm_fstep(m, q, ks, h / 6, qo); \
+    } else { RM_COMB(qo, q, h / 6, qd, v2, v3, v4, mq); } \
+    RM_COMB(vo, qd, h / 6, a1, a2, a3, a4, mv)
+
 /* runs r0 .. r1 of nrun; 0 when done, else 1 + the step at which a state blew up or the
    plant returned a non-finite acceleration (the caller runs the Python path, which names
    the cause) */
@@ -234,53 +254,26 @@ int rm_run(long r0, long r1, long nrun, long steps, long substeps, double dt, do
                 const double h = hs, *S = RS + k * 6 * RM_N;   /* t + h/2, t + h */
                 /* k1 at t: tau, dz from above */
                 if (!rm_plant(m, bat, pp, q, qd, tau, a1)) { status = (int)(k + 1); break; }
-                RM_ADVANCE(q2, h / 2, qd); RM_AXPY(v2, qd, h / 2, a1, mv);
-                RM_AXPY(z2, z, h / 2, dz, mz);
-                rm_stage(m, bat, cfg, K, g, S, S + RM_N, S + 2 * RM_N, q2, v2, z2, t1, d2, W,
-                         jq, jqd);
-                if (!rm_plant(m, bat, pp, q2, v2, t1, a2)) { status = (int)(k + 1); break; }
+                RM_CSTAGE(q2, v2, z2, h / 2, qd, a1, dz, S, t1, d2, a2);
                 RM_CORRECT(k2, k2b, v2, h / 2, qd);
-                RM_ADVANCE(q3, h / 2, k2); RM_AXPY(v3, qd, h / 2, a2, mv);
-                RM_AXPY(z3, z, h / 2, d2, mz);
-                rm_stage(m, bat, cfg, K, g, S, S + RM_N, S + 2 * RM_N, q3, v3, z3, t2, d3, W,
-                         jq, jqd);
-                if (!rm_plant(m, bat, pp, q3, v3, t2, a3)) { status = (int)(k + 1); break; }
+                RM_CSTAGE(q3, v3, z3, h / 2, k2, a2, d2, S, t2, d3, a3);
                 RM_CORRECT(k3, k3b, v3, h / 2, k2);
-                RM_ADVANCE(q4, h, k3); RM_AXPY(v4, qd, h, a3, mv);
-                RM_AXPY(z4, z, h, d3, mz);
-                rm_stage(m, bat, cfg, K, g, S + 3 * RM_N, S + 4 * RM_N, S + 5 * RM_N, q4, v4, z4,
-                         t3, d4, W, jq, jqd);
-                if (!rm_plant(m, bat, pp, q4, v4, t3, a4)) { status = (int)(k + 1); break; }
+                RM_CSTAGE(q4, v4, z4, h, k3, a3, d3, S + 3 * RM_N, t3, d4, a4);
                 RM_CORRECT(k4, k4b, v4, h, k3);
-                if (RM_BV) {
-                    for (i = 0; i < mv; i++) ks[i] = ((qd[i] + 2 * k2[i]) + 2 * k3[i]) + k4[i];
-                    rm_fstep(m, q, ks, h / 6, t1);
-                } else {
-                    RM_COMB(t1, q, h / 6, qd, v2, v3, v4, mq);
-                }
-                RM_COMB(t2, qd, h / 6, a1, a2, a3, a4, mv);
+                RM_FINISH(t1, t2);
                 RM_COMB(z2, z, h / 6, dz, d2, d3, d4, mz);
                 memcpy(q, t1, sizeof(double) * mq); memcpy(qd, t2, sizeof(double) * mv);
                 memcpy(z, z2, sizeof(double) * mz);
             } else for (s = 0; s < substeps; s++) {
                 const double h = hs;
                 if (!rm_plant(m, bat, pp, q, qd, tau, a1)) { status = (int)(k + 1); break; }
-                RM_ADVANCE(q2, 0.5 * h, qd); RM_AXPY(v2, qd, 0.5 * h, a1, mv);
-                if (!rm_plant(m, bat, pp, q2, v2, tau, a2)) { status = (int)(k + 1); break; }
+                RM_DSTAGE(q2, v2, 0.5 * h, qd, a1, a2);
                 RM_CORRECT(k2, k2b, v2, 0.5 * h, qd);
-                RM_ADVANCE(q3, 0.5 * h, k2); RM_AXPY(v3, qd, 0.5 * h, a2, mv);
-                if (!rm_plant(m, bat, pp, q3, v3, tau, a3)) { status = (int)(k + 1); break; }
+                RM_DSTAGE(q3, v3, 0.5 * h, k2, a2, a3);
                 RM_CORRECT(k3, k3b, v3, 0.5 * h, k2);
-                RM_ADVANCE(q4, h, k3); RM_AXPY(v4, qd, h, a3, mv);
-                if (!rm_plant(m, bat, pp, q4, v4, tau, a4)) { status = (int)(k + 1); break; }
+                RM_DSTAGE(q4, v4, h, k3, a3, a4);
                 RM_CORRECT(k4, k4b, v4, h, k3);
-                if (RM_BV) {
-                    for (i = 0; i < mv; i++) ks[i] = ((qd[i] + 2 * k2[i]) + 2 * k3[i]) + k4[i];
-                    rm_fstep(m, q, ks, h / 6, t1);
-                } else {
-                    RM_COMB(t1, q, h / 6, qd, v2, v3, v4, mq);
-                }
-                RM_COMB(t2, qd, h / 6, a1, a2, a3, a4, mv);
+                RM_FINISH(t1, t2);
                 memcpy(q, t1, sizeof(double) * mq); memcpy(qd, t2, sizeof(double) * mv);
             }
             if (status) break;
