@@ -41,11 +41,11 @@ def _has_base_columns(path) -> bool:
 def _read_motion(path, robot):
     """(t, q (T, nq)) of a log (see the module): a floating robot's configurations when the
     log has its base's columns, else its joints' (the viewer keeps the base where it is)."""
-    from ..description.base import is_floating
+    from ..description.base import moving_base
     from ..identification import load_log
 
     n = robot.n_q
-    if is_floating(robot) and Path(path).exists() and _has_base_columns(path):
+    if moving_base(robot) and Path(path).exists() and _has_base_columns(path):
         names = list(BASE_COLUMNS) + [f"q{j}" for j in range(1, n + 1)]
         skip = "(not read)"               # a name no column has: the positions only
         log = load_log(path, n_joints=n + len(BASE_COLUMNS),

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..description.base import BASE_Q, BASE_V, is_floating
+from ..description.base import BASE_Q, BASE_V, moving_base
 from ..errors import ArgumentError, RobmodError
 from ..geometry.floating import configuration_step
 from ..spatial import quaternion_to_matrix
@@ -110,7 +110,7 @@ def _bracket(a, b):
 
 def configuration_space(robot, n: int):
     """The space of the state of ``robot`` whose plant has ``n`` state joints."""
-    return _FloatingSpace(robot) if is_floating(robot) else _JointSpace(n)
+    return _FloatingSpace(robot) if moving_base(robot) else _JointSpace(n)
 
 
 def rk4(space, f, t, h, q, qd, z):

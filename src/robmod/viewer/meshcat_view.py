@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..description.arguments import keyword_options
-from ..description.base import BASE_Q, configuration_size, is_floating
+from ..description.base import BASE_Q, configuration_size, moving_base
 from ..description.urdf_visuals import attach_visuals
 from ..errors import ArgumentError, RobmodError
 from ..geometry.direct import dgm
@@ -129,7 +129,10 @@ class Viewer:
         self.kinds = ellipsoid_kinds(ellipsoid)
         if any(not isinstance(k, str) for k in self.kinds):
             raise ArgumentError("ellipsoid: give names (velocity, force, dynamic) to the viewer")
-        self.end = end_frame(robot, j, tool)
+        # the arm on its base: the frames' poses in frame 0 from the joints (a mobile or
+        # floating robot's base pose moves the root node)
+        self.arm = robot.with_base("fixed") if moving_base(robot) else robot
+        self.end = end_frame(self.arm, j, tool)
         self._server = None
         if visualizer is None:
             meshcat, _, _ = _meshcat_modules()
@@ -139,10 +142,11 @@ class Viewer:
         visuals = ()
         if urdf is not None:
             zero = np.zeros(robot.n_q)
-            visuals = attach_visuals(urdf, robot, lambda f: frame_poses(robot, zero, {"x": f})["x"])
+            visuals = attach_visuals(urdf, robot,
+                                     lambda f: frame_poses(self.arm, zero, {"x": f})["x"])
         self.visuals = visuals
         self.nq = configuration_size(robot)
-        self.scene = build_scene(robot, visuals, q0=None if q0 is None else
+        self.scene = build_scene(self.arm, visuals, q0=None if q0 is None else
                                  joints_of(robot, self._configuration(q0)), frames=frames,
                                  axes=axes)
         self.ellipsoid_scale = ellipsoid_scale
@@ -176,10 +180,10 @@ class Viewer:
         q, in frame 0."""
         tool, j = self.end
         name = tool.name if tool is not None else None
-        T = dgm(self.robot, q, j=j, tool=name)
+        T = dgm(self.arm, q, j=j, tool=name)
         out = {}
         for kind in self.kinds:
-            e = manipulability_ellipsoid(self.robot, q, kind=kind, j=j, tool=name)
+            e = manipulability_ellipsoid(self.arm, q, kind=kind, j=j, tool=name)
             lengths = np.asarray(e.lengths, dtype=float)
             finite = lengths[np.isfinite(lengths)]
             scale = self.ellipsoid_scale
@@ -217,7 +221,7 @@ class Viewer:
         joints = joints_of(self.robot, q)
         root = base_pose(self.robot, q)
         self.vis[self.scene.root].set_transform(root)
-        poses = frame_poses(self.robot, joints, self.scene.frames)
+        poses = frame_poses(self.arm, joints, self.scene.frames)
         for label, T in poses.items():
             self.vis[self.scene.path(label)].set_transform(T)
         for kind, (P, axes) in self._ellipsoid_poses(joints).items():
@@ -254,7 +258,7 @@ class Viewer:
         t, Q = _motion_samples(self.robot, motion, fps, self._configuration(self.q))
         anim = animation.Animation(default_framerate=float(fps))
         joints = joints_of(self.robot, Q)
-        poses = frame_poses(self.robot, joints, self.scene.frames)
+        poses = frame_poses(self.arm, joints, self.scene.frames)
         roots = base_pose(self.robot, Q)
         self.look_at(_world_points(roots, poses))
         for k in range(len(t)):

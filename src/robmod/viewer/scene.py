@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..description.base import BASE_Q, is_floating
+from ..description.base import BASE_Q, moving_base
 from ..geometry.direct import frame_origins
 from ..spatial import quaternion_to_matrix
 
@@ -78,7 +78,7 @@ def base_pose(robot, q) -> np.ndarray:
     robot's base from its first 7 values (position, unit quaternion), else Z (``robot.base``:
     frame 0 in the world)."""
     q = np.asarray(q, dtype=float)
-    if not is_floating(robot):
+    if not moving_base(robot):
         return np.broadcast_to(np.array(robot.base, dtype=float), q.shape[:-1] + (4, 4))
     T = np.broadcast_to(np.eye(4), q.shape[:-1] + (4, 4)).copy()
     T[..., :3, :3] = quaternion_to_matrix(q[..., 3:7])
@@ -88,7 +88,7 @@ def base_pose(robot, q) -> np.ndarray:
 
 def joints_of(robot, q):
     """The joints' values of configurations q (a floating robot's after its base's 7)."""
-    return np.asarray(q, dtype=float)[..., BASE_Q:] if is_floating(robot) else q
+    return np.asarray(q, dtype=float)[..., BASE_Q:] if moving_base(robot) else q
 
 
 #: the vertical field of view of MeshCat's camera (a three.js PerspectiveCamera of 75 degrees)
