@@ -19,7 +19,7 @@ from ..description.arguments import (checked_options, keyword_options, require_n
                                      robot_argument, robot_arrays)
 from ..description.base import is_world, moving_base
 from ..description.robot import PRISMATIC, REVOLUTE
-from ..errors import ArgumentError, RobmodError, UnknownNameError
+from ..errors import ArgumentError, UnknownNameError
 from ..symbolic.algebra import add, htm_from_matrix, htm_inv, htm_mul, mul, name_mat, stack
 from ..symbolic import fastpath
 from ..symbolic.context import NumericContext
