@@ -179,9 +179,8 @@ def test_names_used_only_in_their_module_are_private():
 PUBLIC_PACKAGES = ["", ".spatial", ".description", ".symbolic", ".geometry", ".kinematics",
                    ".dynamics", ".identification", ".trajectory", ".control", ".plot",
                    ".distributed"]
-PUBLIC_NAMES = 524
-#: names of part B of issue 36 (one simulator), which removes them
-PART_B = {"floating_simulate", "floating_state_derivative"}
+PUBLIC_NAMES = 520      # (one simulator: dynamics.simulate, closed_loop_simulate,
+#: floating_simulate, floating_state_derivative, simulate_parameter_sets gone, FloatingDynamics)
 
 
 def _public_names():
@@ -207,7 +206,7 @@ def test_no_public_name_of_a_parallel_family():
     """A mobile or floating robot runs every feature under the plain names: no public name
     starts with floating_ or free_floating_."""
     parallel = sorted(f"{p}.{n}" for p, n in _public_names()
-                      if n.startswith(("floating_", "free_floating_")) and n not in PART_B)
+                      if n.startswith(("floating_", "free_floating_")))
     assert not parallel, parallel
 
 
