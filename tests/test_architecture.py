@@ -179,11 +179,9 @@ def test_names_used_only_in_their_module_are_private():
 PUBLIC_PACKAGES = ["", ".spatial", ".description", ".symbolic", ".geometry", ".kinematics",
                    ".dynamics", ".identification", ".trajectory", ".control", ".plot",
                    ".distributed"]
-#: the public names (robmod and its layers' __all__): 553 with the floating_* families and the
-#: deprecated aliases (main when issue 36 merged it), 532 without
-PUBLIC_NAMES = 532
-#: names of part B of issue 36 (one simulator), which removes them
-PART_B = {"floating_simulate", "floating_state_derivative"}
+#: the public names (robmod and its layers' __all__): 553 with the floating_* families, the
+#: six simulators and the deprecated aliases (main before issue 36), 528 without
+PUBLIC_NAMES = 528
 
 
 def _public_names():
@@ -209,7 +207,7 @@ def test_no_public_name_of_a_parallel_family():
     """A mobile or floating robot runs every feature under the plain names: no public name
     starts with floating_ or free_floating_."""
     parallel = sorted(f"{p}.{n}" for p, n in _public_names()
-                      if n.startswith(("floating_", "free_floating_")) and n not in PART_B)
+                      if n.startswith(("floating_", "free_floating_")))
     assert not parallel, parallel
 
 
@@ -234,13 +232,11 @@ def test_no_module_is_named_like_a_name_its_package_exports(path):
 # ---- no import circles inside a package ---------------------------------------------------------
 #: circles known and left for their own fix; each entry names its circles, so that a new one
 #: still fails (and test_the_known_circles_are_still_there asks to remove a fixed one): a
-#: method calling a module above its class through an import inside the method: control:
-#: Dynamics.of builds a ClosedLoopDynamics (closed_plant.py), whose base class is
-#: plant.Dynamics (issue 36, part B).  (kinematics: BlockIKM.model called
-#: block_inverse.block_model, which imports BlockIKM: gone with the method, the one way being
-#: ikm_block_model(robot, j=...).)
-KNOWN_CIRCLES = {
-    "robmod.control": [{"closed_plant", "plant"}],
+#: method calling a module above its class through an import inside the method.  (Gone:
+#: control's plant.py <-> closed_plant.py, the plants of the other kinds handing themselves
+#: over to plant.PLANT_KINDS; kinematics' BlockIKM.model, which called
+#: block_inverse.block_model, the one way being ikm_block_model(robot, j=...).)
+KNOWN_CIRCLES: dict = {
 }
 
 

@@ -54,7 +54,10 @@ def test_pid_gains_reference_values():
 
 def test_computed_torque_gains_and_error_poles(rx90):
     kp, kd = computed_torque_gains(10.0, xi=1.0, n=6)
-    np.testing.assert_allclose(kp, 100) and np.testing.assert_allclose(kd, 20)
+    np.testing.assert_allclose(kp, np.full(6, 100.0))     # (9.26): Kp = omega^2
+    np.testing.assert_allclose(kd, np.full(6, 20.0))      # Kd = 2 xi omega (it was never
+    kp, kd = computed_torque_gains(10.0, xi=0.7, n=2)     # checked: after an `and` on None)
+    np.testing.assert_allclose(kd, [14.0, 14.0])
     ct = ComputedTorque(rx90, omega=10.0)
     np.testing.assert_allclose(ct.error_poles(), -10, atol=1e-6)
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.arguments import keyword_options
-from ..errors import RobmodError
+from ..description.base import moving_base
+from ..errors import ArgumentError, RobmodError
 from ..geometry.direct import dgm_model
 from ..spatial.screws import frame_error
 from ..kinematics.jacobians import jacobian_model
@@ -32,7 +33,12 @@ from .plant import Dynamics, CompiledFunction, coulomb_option
 class _Kinematics:
     """Compiled DGM (3 x 4), Jacobian 0J_j (6 x n) and Jdot qd of frame j (or of a tool)."""
 
-    def __init__(self, robot, j=None, tool=None):
+    def __init__(self, robot, j=None, tool=None, cls="task-space control"):
+        if moving_base(robot):
+            raise ArgumentError(
+                f"{cls} needs a fixed or mobile base: its task is the frame's location in the "
+                f"base frame, whose own motion the floating robot {robot.name!r} does not "
+                "command; control its joints (ComputedTorque, PID, ...)")
         if robot.n_loops:
             raise RobmodError(f"task-space control of a closed-loop robot ({robot.name!r}) is "
                               "not supported yet: use joint-space control of its actuated "
@@ -70,7 +76,7 @@ class TaskPID(Controller):
                  dt=DEFAULT_DT):
         self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n
-        self.kin = _Kinematics(self.dyn.robot, j, tool)
+        self.kin = _Kinematics(self.dyn.robot, j, tool, cls="TaskPID")
         self.kp, self.kd = _task_gain(kp, "kp"), _task_gain(kd, "kd")
         self.ki = _task_gain(ki, "ki")
         self.gravity, self.dt = gravity, sample_time(dt)
@@ -105,7 +111,7 @@ class TaskComputedTorque(Controller):
                  coulomb_width=1e-2):
         self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n
-        self.kin = _Kinematics(self.dyn.robot, j, tool)
+        self.kin = _Kinematics(self.dyn.robot, j, tool, cls="TaskComputedTorque")
         if omega is not None:
             kp, kd = computed_torque_gains(omega, xi=xi, n=6)
         self.kp, self.kd = _task_gain(kp, "kp"), _task_gain(kd, "kd")

@@ -11,8 +11,7 @@ from .centroidal import (center_of_mass, center_of_mass_model, center_of_mass_al
 from .closed_loop import (equivalent_tree, loop_constraints, loop_jacobian, passive_velocity_map,
                           constraint_bias, acceleration_bias, close_loops, closed_loop_state,
                           closed_loop_idm, closed_loop_inertia_matrix, closed_loop_gravity_torques,
-                          closed_loop_ddm, closed_loop_energy, closed_loop_simulate,
-                          closed_loop_symbolic)
+                          closed_loop_ddm, closed_loop_energy, closed_loop_symbolic)
 from .closed_loop_rates import closed_loop_idm_derivatives, closed_loop_ddm_derivatives
 from .derivatives import (IDMDerivatives, DDMDerivatives, idm_derivatives, idm_derivatives_model,
                           idm_derivatives_algorithm, ddm_derivatives, ddm_derivatives_model,
@@ -21,7 +20,6 @@ from .direct import ddm, ddm_model, ddm_algorithm, state_derivative
 from .elastic import (ElasticInverse, elastic_idm, elastic_ddm, elastic_idm_model,
                       elastic_ddm_model, elastic_idm_algorithm, elastic_ddm_algorithm,
                       elastic_state_derivative)
-from .floating_simulation import floating_simulate, floating_state_derivative
 from .inertia import inertia_matrix, inertia_matrix_model, inertia_matrix_algorithm
 from .lagrange import (gravity_torques, gravity_torques_model, gravity_torques_algorithm,
                        friction_torques, velocity_torques, coriolis_matrix, coriolis_matrix_model,
@@ -37,7 +35,7 @@ from .rotors import (Rotor, rotor_torques, rotor_kinetic_energy, rotor_inertia_m
                      rotor_coriolis_matrix, idm_with_rotors, inertia_matrix_with_rotors,
                      coriolis_matrix_with_rotors, rotor_torques_model, rotor_torques_algorithm,
                      idm_with_rotors_model, idm_with_rotors_algorithm)
-from .simulation import SimulationResult, TrackingMetrics, tracking_metrics, simulate
+from .simulation import SimulationResult, TrackingMetrics, tracking_metrics
 from .siciliano import (SicilianoArm, SicilianoLink, SicilianoMotor, from_siciliano, to_siciliano,
                         tensor_parameters)
 from .time_scaling import ScaledTrajectory, scaled_torques, scale_to_limits
@@ -55,7 +53,7 @@ __all__ = [
     "equivalent_tree", "loop_constraints", "loop_jacobian", "passive_velocity_map",
     "constraint_bias", "acceleration_bias", "close_loops", "closed_loop_state", "closed_loop_idm",
     "closed_loop_inertia_matrix", "closed_loop_gravity_torques", "closed_loop_ddm",
-    "closed_loop_energy", "closed_loop_simulate", "closed_loop_symbolic",
+    "closed_loop_energy", "closed_loop_symbolic",
     # closed_loop_rates
     "closed_loop_idm_derivatives", "closed_loop_ddm_derivatives",
     # derivatives
@@ -67,8 +65,6 @@ __all__ = [
     # elastic
     "ElasticInverse", "elastic_idm", "elastic_ddm", "elastic_idm_model", "elastic_ddm_model",
     "elastic_idm_algorithm", "elastic_ddm_algorithm", "elastic_state_derivative",
-    # floating_simulation
-    "floating_simulate", "floating_state_derivative",
     # inertia
     "inertia_matrix", "inertia_matrix_model", "inertia_matrix_algorithm",
     # lagrange
@@ -88,7 +84,7 @@ __all__ = [
     "coriolis_matrix_with_rotors", "rotor_torques_model", "rotor_torques_algorithm",
     "idm_with_rotors_model", "idm_with_rotors_algorithm",
     # simulation
-    "SimulationResult", "TrackingMetrics", "tracking_metrics", "simulate",
+    "SimulationResult", "TrackingMetrics", "tracking_metrics",
     # siciliano
     "SicilianoArm", "SicilianoLink", "SicilianoMotor", "from_siciliano", "to_siciliano",
     "tensor_parameters",

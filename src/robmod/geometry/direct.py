@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ..description.arguments import (checked_options, configuration, keyword_options,
-                                     require_numeric, robot_argument, robot_arrays)
+from ..description.arguments import (checked_options, keyword_options, require_numeric,
+                                     robot_argument, robot_arrays)
 from ..description.base import is_world, moving_base
 from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import ArgumentError, UnknownNameError
@@ -292,10 +292,11 @@ def _start(robot, i):
 
 
 def frame_origins(robot, q) -> dict:
-    """{frame j: 0T_j (4x4)} of every frame (0: the identity) and {tool name: 0T_E} at one
-    configuration q of the robot (the DGM of every frame and tool, e.g. to draw the robot)."""
-    q = configuration(robot, q)
-    poses = {0: np.eye(4)}
+    """{frame j: 0T_j (..., 4, 4)} of every frame (0: the identity) and {tool name: 0T_E} at
+    the configurations q (..., nq) of the robot (the DGM of every frame and tool in frame 0,
+    batched: to draw the robot, to animate it)."""
+    (q,) = robot_arrays(robot, q=q)
+    poses = {0: np.broadcast_to(np.eye(4), q.shape[:-1] + (4, 4)).copy()}
     for f in robot.frames:
         poses[f.j] = dgm(robot, q, j=f.j)
     for t in robot.tools:

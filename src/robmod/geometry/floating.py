@@ -31,6 +31,8 @@ from ..description.base import (BASE_INPUTS, BASE_Q, BASE_V, configuration_size,
 from ..errors import ArgumentError
 from ..symbolic.algebra import add, mul
 from ..spatial import quaternion_conjugate, quaternion_multiply
+from ..spatial.orientation import quaternion_product
+from ..spatial.rotations import cross
 
 
 class BaseState:
@@ -177,8 +179,8 @@ def _exp_se3(xi):
     ts = np.where(small, 1.0, t)
     a = np.where(small, 0.5 - t2 / 24 + t2 * t2 / 720, (1 - np.cos(ts)) / ts ** 2)
     b = np.where(small, 1 / 6 - t2 / 120 + t2 * t2 / 5040, (ts - np.sin(ts)) / ts ** 3)
-    wxv = np.cross(w, v)
-    dP = v + a[..., None] * wxv + b[..., None] * np.cross(w, wxv)
+    wxv = cross(w, v)
+    dP = v + a[..., None] * wxv + b[..., None] * cross(w, wxv)
     half = np.where(small, 0.5 - t2 / 48 + t2 * t2 / 3840, np.sin(ts / 2) / ts)
     dQ = np.concatenate([np.cos(t / 2)[..., None], half[..., None] * w], axis=-1)
     return dP, dQ
@@ -187,8 +189,8 @@ def _exp_se3(xi):
 def _rotate(Q, v):
     """R(Q) v for unit quaternions Q (..., 4) (scalar first) and vectors v (..., 3)."""
     u, w = Q[..., 1:], Q[..., :1]
-    t = 2 * np.cross(u, v)
-    return v + w * t + np.cross(u, t)
+    t = 2 * cross(u, v)
+    return v + w * t + cross(u, t)
 
 
 def _unit(Q):
@@ -205,11 +207,16 @@ def integrate(robot, q, qd, *, dt=1.0) -> np.ndarray:
         q, qd = (joint_array(robot, k, v) for k, v in (("q", q), ("qd", qd)))
         return q + qd * dt[..., None]
     q, qd = robot_arrays(robot, q=q, qd=qd)
-    step = qd * dt[..., None]
+    return configuration_step(q, qd * dt[..., None])
+
+
+def configuration_step(q, step) -> np.ndarray:
+    """:func:`integrate` of a mobile or floating robot's checked arrays q (..., 7 + n) and the
+    displacement ``step`` = qd dt (..., 6 + n) that broadcast (the simulations' stages)."""
     dP, dQ = _exp_se3(step[..., :BASE_V])
     Q = _unit(q[..., 3:7])
     P = q[..., :3] + _rotate(Q, dP)
-    Qn = _unit(quaternion_multiply(Q, dQ))
+    Qn = _unit(quaternion_product(Q, dQ))
     return np.concatenate([P, Qn, q[..., BASE_Q:] + step[..., BASE_V:]], axis=-1)
 
 
