@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.robot import FIXED
+from ..errors import ArgumentError
 
 
 def _mujoco():
@@ -49,14 +50,16 @@ class MujocoOracle:
         mine = [k for k in range(m.njnt) if m.jnt_type[k] in kinds
                 and names.get("joint:" + self.joint_name(k)) in joints]
         if len(mine) != len(joints):
-            raise ValueError("the robot's joints are not MuJoCo's")
+            raise ArgumentError(f"MujocoOracle: the joints of robot {robot.name!r} are not those of "
+                                "the MuJoCo model (match them by their names)")
         self.frame_joint = {names["joint:" + self.joint_name(k)]: k for k in mine}
         self.free = None
         if self.floating:
             root = [k for k in free
                     if names.get("link:" + self.body_name(int(m.jnt_bodyid[k]))) == 0]
             if len(root) != 1:
-                raise ValueError("no free joint of MuJoCo carries the robot's base")
+                raise ArgumentError(f"MujocoOracle: no free joint of the MuJoCo model carries the base "
+                                    f"of the floating robot {robot.name!r}")
             self.free = root[0]
 
     def body_name(self, b: int) -> str:
