@@ -7,6 +7,9 @@ from .analysis import (task_rows_jacobian, JacobianSVD, jacobian_svd, singular_v
                        manipulability, Ellipsoid, velocity_ellipsoid, force_ellipsoid,
                        velocity_bounds, velocity_polytope, SymbolicSingularities,
                        singularities_symbolic)
+from .contacts import (contact_jacobian, contact_jacobian_model, contact_jacobian_algorithm,
+                       contact_jdot_qdot, contact_jdot_qdot_model, contact_jdot_qdot_algorithm,
+                       contact_poses)
 from .drawing import draw_robot, frame_origins
 from .ellipsoids import ELLIPSOID_KINDS
 from .floating import floating_jacobian, floating_jacobian_model, floating_jacobian_algorithm
@@ -45,6 +48,9 @@ __all__ = [
     "min_singular_value", "condition_number", "is_singular", "task_space_dimension",
     "manipulability", "Ellipsoid", "velocity_ellipsoid", "force_ellipsoid", "velocity_bounds",
     "velocity_polytope", "SymbolicSingularities", "singularities_symbolic",
+    # contacts
+    "contact_jacobian", "contact_jacobian_model", "contact_jacobian_algorithm", "contact_jdot_qdot",
+    "contact_jdot_qdot_model", "contact_jdot_qdot_algorithm", "contact_poses",
     # ellipsoids
     "ELLIPSOID_KINDS",
     # floating
