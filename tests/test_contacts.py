@@ -219,6 +219,7 @@ def test_delassus_terms_are_those_of_the_matrices(solo):
     assert np.allclose(P.a_free, a) and np.allclose(P.Ja, J @ a) and np.allclose(P.Jv, J @ qd)
     assert np.allclose(P.minv_jt, np.linalg.solve(M, J.T))
     assert np.allclose(P.drift, contact_jdot_qdot(solo, q, qd, contacts))
+    assert np.allclose(P.positions, contact_poses(solo, q, contacts)[:, :3, 3])
 
 
 def test_constrained_dynamics_matches_pinocchio_on_solo(solo):

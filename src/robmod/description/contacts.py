@@ -23,6 +23,7 @@ simulation take them as arguments, :func:`~robmod.description.to_mjcf` writes th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -159,8 +160,15 @@ def _unit(name: str, v) -> np.ndarray:
     return v / n
 
 
-def _rotation_from_normal(n: np.ndarray) -> np.ndarray:
-    """A rotation whose third column is n (the first two: tangents)."""
+def tangent_basis(n) -> np.ndarray:
+    """A rotation whose third column is the unit normal n (the first two: tangents): a
+    contact's frame."""
+    return _basis(tuple(float(x) for x in n)).copy()
+
+
+@lru_cache(maxsize=1024)
+def _basis(n):
+    n = np.array(n)
     t = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
     t1 = t - (t @ n) * n
     t1 /= np.linalg.norm(t1)

@@ -11,6 +11,8 @@ from .centroidal import (center_of_mass, center_of_mass_model, center_of_mass_al
 from .constrained import (constrained_ddm, constrained_ddm_model, constrained_ddm_algorithm,
                           ConstrainedDynamics, impact, Impact, least_norm_solve)
 from .contact_problem import delassus, delassus_model, delassus_algorithm, ContactProblem
+from .contact_solver import solve_contacts, ContactSolution
+from .time_stepping import contact_step, ContactStep, unilateral_points, contact_rollout
 from .closed_loop import (equivalent_tree, loop_constraints, loop_jacobian, passive_velocity_map,
                           constraint_bias, acceleration_bias, close_loops, closed_loop_state,
                           closed_loop_idm, closed_loop_inertia_matrix, closed_loop_gravity_torques,
@@ -68,7 +70,8 @@ __all__ = [
     # constrained, contact_problem (contacts)
     "constrained_ddm", "constrained_ddm_model", "constrained_ddm_algorithm", "ConstrainedDynamics",
     "impact", "Impact", "least_norm_solve", "delassus", "delassus_model", "delassus_algorithm",
-    "ContactProblem",
+    "ContactProblem", "solve_contacts", "ContactSolution", "contact_step", "ContactStep",
+    "unilateral_points", "contact_rollout",
     # closed_loop
     "equivalent_tree", "loop_constraints", "loop_jacobian", "passive_velocity_map",
     "constraint_bias", "acceleration_bias", "close_loops", "closed_loop_state", "closed_loop_idm",

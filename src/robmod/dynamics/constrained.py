@@ -152,7 +152,8 @@ def least_norm_solve(G, b, *, rcond=1e-10):
     return np.einsum("...ij,...j->...i", np.linalg.pinv(G, rcond=rcond, hermitian=True), b)
 
 
-def _numpy(robot, contacts, q, qd, tau, ref):
+def _numpy(robot, contacts, q, qd, *rest):
+    tau, ref = rest if len(rest) == 2 else (None, rest[0])
     P = delassus(robot, q, qd, tau, contacts)
     kd, a_c = ref[..., :1], ref[..., 1:]
     b = a_c - kd * P.Jv - P.drift - P.Ja
@@ -161,11 +162,13 @@ def _numpy(robot, contacts, q, qd, tau, ref):
     return np.concatenate([qdd, lam, np.ones_like(lam)], axis=-1)
 
 
-def _check(robot, q, qd, tau, ref):
+def _check(robot, q, qd, *rest):
+    tau, ref = rest if len(rest) == 2 else (None, rest[0])
     q, qd, tau = checked_arrays(robot, q, qd, tau)
     ref = finite_array("reference", ref)
     shape = np.broadcast_shapes(q.shape[:-1], qd.shape[:-1], tau.shape[:-1], ref.shape[:-1])
-    return [np.broadcast_to(x, shape + x.shape[-1:]) for x in (q, qd, tau, ref)]
+    out = [np.broadcast_to(x, shape + x.shape[-1:]) for x in (q, qd, tau, ref)]
+    return out if len(rest) == 2 else out[:2] + out[3:]
 
 
 def _build(robot, contacts):
@@ -222,13 +225,13 @@ def constrained_ddm(robot, q, qd, tau, contacts, *, baumgarte=(0.0, 0.0), anchor
     if anchors is not None and kp:
         e = _anchor_errors(robot, q, contacts, anchors)
         ref = ref - np.concatenate([np.zeros(e.shape[:-1] + (1,)), kp * e], axis=-1)
-    flat = fastpath.evaluate(robot, ("constrained_ddm", contacts), _SPEC, contacts, q, qd, tau,
-                             ref)
+    xs = (q, qd, tau, ref) if robot.n_q else (q, qd, ref)   # no joint: the model takes no tau
+    flat = fastpath.evaluate(robot, ("constrained_ddm", contacts), _SPEC, contacts, *xs)
     nv = robot.n_q + (6 if is_floating(robot) else 0)
     dinv = flat[..., nv + m:]
     if not np.all(np.isfinite(flat)) or np.any(np.max(dinv, axis=-1) * _SINGULAR
                                                   >= np.min(dinv, axis=-1)):
-        flat = _numpy(robot, contacts, *_check(robot, q, qd, tau, ref))   # redundant contacts
+        flat = _numpy(robot, contacts, *_check(robot, *xs))   # redundant contacts
     return ConstrainedDynamics(flat[..., :nv], flat[..., nv:nv + m])
 
 

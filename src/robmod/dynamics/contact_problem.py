@@ -52,6 +52,7 @@ class ContactProblem(NamedTuple):
     drift: np.ndarray
     a_free: np.ndarray
     minv_jt: np.ndarray
+    positions: np.ndarray
 
 
 class Terms:
@@ -75,7 +76,7 @@ class Terms:
         self.order = order = tuple(labels) + dofs(robot)
         for j in dofs(robot):
             rhs[j] = ctx.var(add(tau[j], -gam[j - 1]), f"GH{j}")
-        self.J, self.drift = contact_terms(ctx, robot, contacts, base)
+        self.J, self.drift, self.positions = contact_terms(ctx, robot, contacts, base)
         self.H, self.Dinv = ltdl_factor(ctx, A, order)
         self.y0 = ltdl_back(ctx, self.H, rhs, order, "Y0")
         self.Y = [ltdl_back(ctx, self.H, dict(zip(order, row)), order, f"YC{r + 1}_")
@@ -127,11 +128,12 @@ def _velocity_scalars(ctx, robot, base):
 @keyword_options()
 def delassus_algorithm(ctx, robot, contacts, tau, *, base=None):
     """The contact problem's terms over context scalars: (G lower triangle ``{(r, c)}``,
-    J qd, J a_free, J̇qd, a_free, M^-1 J^T (one list per contact row)); ``tau``: ``{j:
-    Gamma_j}`` the joint torques, ``base``: a floating robot's BaseState (with its twist)."""
+    J qd, J a_free, J̇qd, a_free, M^-1 J^T (one list per contact row), the contacts' world
+    positions (one list of 3 per contact)); ``tau``: ``{j: Gamma_j}`` the joint torques,
+    ``base``: a floating robot's BaseState (with its twist)."""
     t = Terms(ctx, robot, contacts, tau, base)
     return (t.delassus(), t.velocity(), t.free_contact(), list(t.drift), t.accelerations(),
-            t.minv_jt())
+            t.minv_jt(), t.positions)
 
 
 def model_inputs(robot):
@@ -152,10 +154,11 @@ def symbolic_base(robot):
     return BaseState.symbols(True, False) if is_floating(robot) else None
 
 
-def _flat(G, Jv, Ja, drift, a, MJ):
+def _flat(G, Jv, Ja, drift, a, MJ, X):
     m = len(Jv)
     return ([G[max(r, c), min(r, c)] for r in range(m) for c in range(m)] + list(Jv)
-            + list(Ja) + list(drift) + list(a) + [x for col in MJ for x in col])
+            + list(Ja) + list(drift) + list(a) + [x for col in MJ for x in col]
+            + [x for p in X for x in p])
 
 
 def _model(robot, contacts, name=None):
@@ -172,7 +175,8 @@ def _model(robot, contacts, name=None):
 
 def delassus_model(robot, contacts):
     """Customized model of the contact problem's terms (inputs q, qd, tau; one output
-    ``DEL``: G row by row, J qd, J a_free, J̇qd, a_free, M^-1 J^T column by column)."""
+    ``DEL``: G row by row, J qd, J a_free, J̇qd, a_free, M^-1 J^T column by column, the
+    contacts' positions)."""
     require_numeric(robot, "the contact models", scope="dynamics")
     return _model(robot, checked_contacts(robot, contacts))
 
@@ -184,25 +188,28 @@ def _numeric_context(robot, q, qd):
     return NumericContext(robot, q=q, qd=qd), None
 
 
-def checked_arrays(robot, q, qd, tau):
+def checked_arrays(robot, q, qd, tau=None):
+    """q, qd, tau checked (tau None: a robot without joints, whose models take none)."""
     require_numeric(robot, "the contact dynamics", scope="dynamics")
+    if tau is None:
+        tau = np.zeros(0)
     if is_floating(robot):
         return floating_arrays(robot, ("tau",), q=q, qd=qd, tau=tau)
     return joint_arrays(robot, q=q, qd=qd, tau=tau)
 
 
-def _numpy(robot, contacts, q, qd, tau):
+def _numpy(robot, contacts, q, qd, tau=None):
     q, qd, tau = checked_arrays(robot, q, qd, tau)
     ctx, base = _numeric_context(robot, q, qd)
     taus = {j: tau[..., k] for k, j in enumerate(robot.joints)}
-    G, Jv, Ja, drift, a, MJ = delassus_algorithm(ctx, robot, contacts, taus, base=base)
+    terms = delassus_algorithm(ctx, robot, contacts, taus, base=base)
     shape = np.broadcast_shapes(q.shape[:-1], qd.shape[:-1], tau.shape[:-1])
 
     def arr(xs):
         return np.stack([np.broadcast_to(np.asarray(x, float), shape) for x in xs], axis=-1) \
             if xs else np.zeros(shape + (0,))
 
-    return np.concatenate([arr(_flat(G, Jv, Ja, drift, a, MJ))], axis=-1)
+    return arr(_flat(*terms))
 
 
 def _split(robot, contacts, flat) -> ContactProblem:
@@ -213,8 +220,10 @@ def _split(robot, contacts, flat) -> ContactProblem:
     Jv, Ja, drift = (flat[..., k + i * m:k + (i + 1) * m] for i in range(3))
     k += 3 * m
     a = flat[..., k:k + nv]
-    MJ = np.swapaxes(flat[..., k + nv:].reshape(flat.shape[:-1] + (m, nv)), -1, -2)
-    return ContactProblem(G, Jv, Ja, drift, a, MJ)
+    k += nv
+    MJ = np.swapaxes(flat[..., k:k + m * nv].reshape(flat.shape[:-1] + (m, nv)), -1, -2)
+    X = flat[..., k + m * nv:].reshape(flat.shape[:-1] + (len(contacts), 3))
+    return ContactProblem(G, Jv, Ja, drift, a, MJ, X)
 
 
 _SPEC = fastpath.Spec(lambda robot, contacts: _model(robot, contacts, f"{robot.name}_delassus_"
@@ -228,5 +237,6 @@ def delassus(robot, q, qd, tau, contacts) -> ContactProblem:
     ``contacts`` (rows as :func:`~robmod.kinematics.contact_jacobian`): the robot's compiled
     model when the fast path has it."""
     contacts = checked_contacts(robot, contacts)
-    flat = fastpath.evaluate(robot, ("delassus", contacts), _SPEC, contacts, q, qd, tau)
+    xs = (q, qd, tau) if robot.n_q else (q, qd)      # no joint: the models take no tau
+    flat = fastpath.evaluate(robot, ("delassus", contacts), _SPEC, contacts, *xs)
     return _split(robot, contacts, flat)

@@ -44,7 +44,7 @@ from ..symbolic.algebra import add, cross, dot, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
 from .floating import floating_jacobian_algorithm
-from .jacobians import jacobian_algorithm
+from .jacobians import jacobian_parts
 from .second_order import jdot_qdot_algorithm
 
 __all__ = ["contact_jacobian", "contact_jacobian_model", "contact_jacobian_algorithm",
@@ -114,23 +114,32 @@ def _velocity(ctx, robot, base):
 
 
 def _frame_terms(ctx, robot, contact, k, base, drift):
-    """(6 Jacobian rows in the world frame, frame-indexed columns; J̇qd (6) or None) of the
-    contact's reference point on its frame."""
+    """(6 Jacobian rows in the world frame, frame-indexed columns; J̇qd (6) or None; the
+    world position of the contact's reference point) of the contact on its frame."""
     j, tool = _tool(robot, contact, k)
     if base is None:
-        rows = jacobian_algorithm(ctx, robot, j=j, i=0, tool=tool)
+        columns, _, P, _, _ = jacobian_parts(ctx, robot, j, 0, tool)
+        rows = [[0] * robot.n_joints for _ in range(6)]
+        for col, vals in columns.items():
+            if col <= robot.n_joints:
+                for r in range(6):
+                    rows[r][col - 1] = vals[r]
         acc = jdot_qdot_algorithm(ctx, robot, j=j, i=0, tool=tool) if drift else None
-        return rows, acc
+        return rows, acc, list(P[0])
     rows0 = floating_jacobian_algorithm(ctx, robot, base, j=j, i=0, tool=tool)
     R = base.rotation(ctx)
     rows = [[dot(R[r], [rows0[3 * b + s][c] for s in range(3)]) for c in range(len(rows0[0]))]
             for b in range(2) for r in range(3)]
+    # the point in frame 0 from the base's columns of its linear rows, -hat(p)
+    p0 = [-rows0[2][4], -rows0[0][5], -rows0[1][3]]
+    pos = [add(dot(R[r], p0), base.position[r]) for r in range(3)]
     if not drift:
-        return rows, None
+        return rows, None, pos
     qd = _velocity(ctx, robot, base)
     v = [ctx.var(dot(rows0[r], qd), f"VC{k}{r + 1}") for r in range(6)]    # frame 0
     V0, W0 = base.V, base.W
-    # the joints' part: v_r = v_p - V0 - W0 x p (p = 0P_p); 2 W0 x v_r + W0 x (W0 x p) + W0 x V0 = W0 x v_p + W0 x v_r
+    # the joints' part: v_r = v_p - V0 - W0 x p (p = 0P_p); 2 W0 x v_r
+    # + W0 x (W0 x p) + W0 x V0 = W0 x v_p + W0 x v_r
     wp = [dot(rows0[r][3:6], W0) for r in range(3)]      # the base columns: -hat(p) W0
     vr = [add(v[r], -V0[r], -wp[r]) for r in range(3)]
     rel = jdot_qdot_algorithm(ctx, robot, j=j, i=0, tool=tool)
@@ -138,15 +147,17 @@ def _frame_terms(ctx, robot, contact, k, base, drift):
     acc0 = [ctx.var(add(a1[r], a2[r], rel[r]), f"AC{k}{r + 1}") for r in range(3)] \
         + [ctx.var(add(a3[r], rel[3 + r]), f"AC{k}{r + 4}") for r in range(3)]
     acc = [dot(R[r], acc0[3 * b:3 * b + 3]) for b in range(2) for r in range(3)]
-    return rows, acc
+    return rows, acc, pos
 
 
 def _terms(ctx, robot, contacts, base, drift):
-    """(rows of J over the velocity entries, J̇qd rows or None) of all the contacts."""
+    """(rows of J over the velocity entries, J̇qd rows or None, the reference points' world
+    positions) of all the contacts."""
     cols = _columns(robot)
-    J, A = [], []
+    J, A, X = [], [], []
     for k, c in enumerate(contacts):
-        rows, acc = _frame_terms(ctx, robot, c, k, base, drift)
+        rows, acc, pos = _frame_terms(ctx, robot, c, k, base, drift)
+        X.append([ctx.var(x, f"PC{k}{r + 1}") for r, x in enumerate(pos)])
         take = 3 if isinstance(c, ContactPoint) else 6
         name = f"JC{k}"
         J += [[ctx.var(rows[r][col], f"{name}{r + 1}{n + 1}") for n, col in enumerate(cols)]
@@ -158,7 +169,7 @@ def _terms(ctx, robot, contacts, base, drift):
                 wxv = cross(vel[3:], vel[:3])
                 acc = [add(acc[r], -wxv[r]) for r in range(3)] + list(acc[3:])
             A += [ctx.var(acc[r], f"JPQP{k}{r + 1}") for r in range(take)]
-    return J, (A if drift else None)
+    return J, (A if drift else None), X
 
 
 @keyword_options()
@@ -177,7 +188,8 @@ def contact_jdot_qdot_algorithm(ctx, robot, contacts, *, base=None):
 
 
 def contact_terms(ctx, robot, contacts, base=None):
-    """(J, J̇qd) of the contacts in one pass (the constrained dynamics' models)."""
+    """(J, J̇qd, the reference points' world positions) of the contacts in one pass (the
+    constrained dynamics' models)."""
     return _terms(ctx, robot, contacts, base, True)
 
 
@@ -194,7 +206,7 @@ def _symbolic_base(robot, twist):
 
 def _model(robot, contacts, drift, name=None):
     def algorithm(ctx):
-        J, A = _terms(ctx, robot, contacts, _symbolic_base(robot, drift), drift)
+        J, A, _ = _terms(ctx, robot, contacts, _symbolic_base(robot, drift), drift)
         return [Output.vector("JPQP", A)] if drift else [Output.matrix("JC", J)]
 
     what = "J̇qd" if drift else "Jacobian"
@@ -233,7 +245,7 @@ def _numpy(robot, contacts, drift, q, qd=None):
         ctx, base = floating_context(robot, q, qd)
     else:
         ctx, base = NumericContext(robot, q=q, qd=qd), None
-    J, A = _terms(ctx, robot, contacts, base, drift)
+    J, A, _ = _terms(ctx, robot, contacts, base, drift)
     batch = q.shape[:-1]
     return stack([A], batch)[..., 0, :] if drift else stack(J, batch)
 
