@@ -25,6 +25,8 @@ from ..dynamics.simulation import SimulationResult, TrackingMetrics, tracking_me
 from .simulation import simulate
 from .parameter_sets import simulate_parameter_sets
 from .task_space import TaskPID, TaskComputedTorque
+from .gait import Trot, Stand
+from .whole_body import WholeBodyController
 
 __all__ = [
     # analysis
@@ -53,4 +55,6 @@ __all__ = [
     "simulate_parameter_sets",
     # task_space
     "TaskPID", "TaskComputedTorque",
+    # gait, whole_body (contacts)
+    "Trot", "Stand", "WholeBodyController",
 ]

@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..description.arguments import keyword_options, positive_scalar
+from ..description.arguments import finite_array, keyword_options, positive_scalar
 from ..description.base import is_floating
 from ..description.contacts import Plane, contact_list, tangent_basis
 from ..errors import ArgumentError, RobmodError
@@ -136,19 +136,24 @@ def contact_rollout(robot, torque, q0, qd0, t, *, contacts, environment=(Plane()
     world's forces on the contact points (:func:`unilateral_points`) at the grid's times."""
     from .simulation import SimulationResult
 
-    t = np.asarray(t, dtype=float)
+    t = finite_array("t", t, shape_text="an increasing grid of times")
     if t.ndim != 1 or t.size < 2 or np.any(np.diff(t) <= 0):
         raise ArgumentError(f"contact_rollout: t must be an increasing grid of at least two "
                             f"times, got shape {t.shape}")
     if not isinstance(substeps, (int, np.integer)) or substeps < 1:
         raise ArgumentError(f"contact_rollout: substeps must be an integer >= 1, got "
                             f"{substeps!r}")
+    if not callable(torque):
+        raise ArgumentError(f"contact_rollout: torque must be a function (t, q, qd) -> the "
+                            f"joint torques, got {type(torque).__name__}")
     points = unilateral_points(contacts)
-    q, qd = np.array(q0, dtype=float), np.array(qd0, dtype=float)
+    q = np.array(finite_array("q0", q0), dtype=float)
+    qd = np.array(finite_array("qd0", qd0), dtype=float)
     Q, V, TAU, F = [q], [qd], [], []
     forces = np.zeros((len(points), 3))
     for k in range(len(t) - 1):
-        tau = np.asarray(torque(t[k], q, qd), dtype=float)
+        tau = finite_array("tau", torque(t[k], q, qd),
+                           shape_text=f"{robot.n_q} joint torques from the torque law")
         TAU.append(tau)
         h = (t[k + 1] - t[k]) / substeps
         for _ in range(substeps):

@@ -298,3 +298,39 @@ def contact_poses(robot, q, contacts) -> np.ndarray:
              else dgm_algorithm(ctx, robot, j=j, tool=tool))
         out.append(stack([list(r) for r in U] + [[0, 0, 0, 1]], q.shape[:-1]))
     return np.stack(out, axis=-3)
+
+
+def _kinematics_model(robot, contacts):
+    def algorithm(ctx):
+        J, A, X = _terms(ctx, robot, contacts, _symbolic_base(robot, True), True)
+        return [Output.vector("CK", [x for row in J for x in row] + list(A)
+                              + [x for p in X for x in p])]
+
+    return customize(f"{robot.name}_contact_kinematics_fast", algorithm, robot,
+                     inputs=_inputs(robot, ("q", "qd")))
+
+
+def _kinematics_numpy(robot, contacts, q, qd):
+    q, qd = _arrays(robot, q=q, qd=qd)
+    ctx, base = (floating_context(robot, q, qd) if is_floating(robot)
+                 else (NumericContext(robot, q=q, qd=qd), None))
+    J, A, X = _terms(ctx, robot, contacts, base, True)
+    flat = [x for row in J for x in row] + list(A) + [x for p in X for x in p]
+    shape = np.broadcast_shapes(q.shape[:-1], qd.shape[:-1])
+    return np.stack([np.broadcast_to(np.asarray(x, float), shape) for x in flat], axis=-1)
+
+
+_K_SPEC = fastpath.Spec(_kinematics_model, lambda robot, q, qd: _arrays(robot, q=q, qd=qd),
+                        _kinematics_numpy)
+
+
+def contact_kinematics(robot, q, qd, contacts):
+    """(J (..., m, nv), J̇qd (..., m), the reference points' world positions (..., k, 3)) of
+    the contacts at (q, qd), in one compiled call (the whole-body controller's)."""
+    contacts = checked_contacts(robot, contacts)
+    flat = fastpath.evaluate(robot, ("contact_kinematics", contacts), _K_SPEC, contacts, q, qd)
+    m, k = contact_rows(contacts), len(contacts)
+    nv = len(_columns(robot))
+    batch = flat.shape[:-1]
+    return (flat[..., :m * nv].reshape(batch + (m, nv)), flat[..., m * nv:m * nv + m],
+            flat[..., m * nv + m:].reshape(batch + (k, 3)))

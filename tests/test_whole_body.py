@@ -1,0 +1,81 @@
+"""Inverse dynamics with contacts (the QP) and the whole-body controller on Solo-12."""
+import numpy as np
+import pytest
+
+import robmod
+from robmod.control import Trot, WholeBodyController
+from robmod.description import ContactPoint
+from robmod.dynamics import constrained_ddm, contact_idm, contact_rollout, floating_idm
+from robmod.errors import ArgumentError
+from robmod.geometry import neutral
+from robmod.kinematics import contact_jacobian
+from robmod.testing import example_robot_data
+
+pytest.importorskip("proxsuite")
+
+FEET = tuple(ContactPoint(f"{leg}_FOOT", friction=0.8) for leg in ("FL", "FR", "HL", "HR"))
+
+
+@pytest.fixture(scope="module")
+def solo():
+    return robmod.read_robot(example_robot_data("solo_description/robots/solo12.urdf"),
+                             base="floating").numeric()
+
+
+def standing(solo):
+    q = neutral(solo)
+    q[7:] = np.tile([0.0, 0.8, -1.6], 4)
+    q[2] = 0.22294615             # the feet on the ground
+    return q
+
+
+def test_contact_inverse_dynamics_gives_the_motion_asked(solo):
+    q = standing(solo)
+    rng = np.random.default_rng(0)
+    qd = np.zeros(18)
+    qdd = np.r_[rng.normal(size=6) * 0.3, np.zeros(12)]
+    J = contact_jacobian(solo, q, FEET)
+    # accelerations that keep the feet still: the null space of J
+    qdd = qdd - np.linalg.pinv(J) @ (J @ qdd)
+    out = contact_idm(solo, q, qd, qdd, FEET)
+    assert np.abs(out.base_wrench).max() < 1e-6          # the contacts give the base's wrench
+    f = out.forces.reshape(4, 3)
+    assert np.all(f[:, 2] >= -1e-9)
+    assert np.all(np.abs(f[:, :2]) <= 0.8 / np.sqrt(2) * f[:, 2:] + 1e-9)
+    # forward: these torques give that motion
+    fwd = constrained_ddm(solo, q, qd, out.tau, FEET)
+    assert np.allclose(fwd.qdd, qdd, atol=1e-6)
+    # forces given: Pinocchio's rnea less J^T f
+    given = contact_idm(solo, q, qd, qdd, FEET, forces=out.forces)
+    full = floating_idm(solo, q, qd, qdd) - J.T @ out.forces
+    assert np.allclose(given.tau, full[6:]) and np.allclose(given.base_wrench, full[:6])
+
+
+def test_torque_limits_and_friction_are_constraints(solo):
+    q = standing(solo)
+    with pytest.raises(robmod.RobmodError, match="no solution"):
+        contact_idm(solo, q, np.zeros(18), np.zeros(18), FEET, tau_max=0.1)
+    with pytest.raises(ArgumentError, match="point contacts"):
+        contact_idm(solo, q, np.zeros(18), np.zeros(18),
+                    [robmod.description.ContactSurface.rectangle("FL_FOOT", 0.1, 0.1)])
+
+
+def test_solo_stands_under_the_whole_body_controller(solo):
+    q = standing(solo)
+    wbc = WholeBodyController(solo, FEET, tau_max=2.7)
+    run = contact_rollout(solo, wbc, q, np.zeros(18), np.arange(0.0, 0.5 + 1e-9, 1e-3),
+                          contacts=FEET)
+    assert np.abs(run.q[:, :3] - q[:3]).max() < 1e-6
+    mass = float(solo.base_link.M + sum(link.M for link in solo.links))
+    assert np.isclose(run.contact_forces[-1, :, 2].sum(), 9.81 * mass, rtol=1e-6)
+    assert np.abs(run.tau).max() <= 2.7 + 1e-9
+
+
+def test_the_controller_wants_a_floating_robot_and_point_feet(solo):
+    with pytest.raises(ArgumentError, match="floating base"):
+        WholeBodyController(robmod.load_robot("rx90", numeric=True), [ContactPoint(6)])
+    with pytest.raises(ArgumentError, match="point contacts"):
+        WholeBodyController(solo, [robmod.description.ContactSurface.rectangle(
+            "FL_FOOT", 0.1, 0.1)])
+    assert Trot().stance(0.0).all() and Trot().stance(0.25).tolist() == [False, True, True,
+                                                                          False]
