@@ -6,7 +6,8 @@ leaves where it stood and lands where Raibert's rule puts it (Raibert 1986, ch. 
 hip at the middle of the coming stance, moved by half the stance's travel at the desired
 velocity and by ``k_v`` times the velocity error (a robot pushed too fast steps further to
 catch itself), on the ground.  Its path in between is a quintic in the horizontal plane (zero
-velocity and acceleration at both ends) and a bump of ``height`` in the vertical.
+velocity and acceleration at both ends) and a bump of ``height`` in the vertical (64 h s^3
+(1 - s)^3, as smooth at its ends).
 :class:`Stand` keeps every foot down.
 """
 from __future__ import annotations
@@ -36,16 +37,18 @@ class Stand:
 class Trot(Stand):
     """The trot: feet (0, 3) swing in the first half of each ``period``, (1, 2) in the
     second (the order FL, FR, HL, HR), after ``start`` s standing; ``height`` of the swing,
-    ``k_v`` Raibert's velocity gain."""
+    ``k_v`` Raibert's velocity gain, ``touchdown``: the swing ends that far below the ground
+    (the foot lands before its stance begins, though it lags its path)."""
 
     @keyword_options()
     def __init__(self, *, period: float = 0.3, height: float = 0.05, start: float = 0.2,
-                 k_v: float = 0.1, pairs=((0, 3), (1, 2))):
+                 k_v: float = 0.1, touchdown: float = 0.005, pairs=((0, 3), (1, 2))):
         super().__init__(4)
         self.period = positive_scalar("period", period)
         self.height = positive_scalar("height", height, allow_zero=True)
         self.start = positive_scalar("start", start, allow_zero=True)
         self.k_v = float(k_v)
+        self.touchdown = positive_scalar("touchdown", touchdown, allow_zero=True)
         self.pairs = tuple(tuple(p) for p in pairs)
 
     def _half(self, t):
@@ -73,7 +76,7 @@ class Trot(Stand):
         the hip's ground point, + v_des T_stance / 2 + k_v (v - v_des) (horizontal)."""
         v, vd = np.asarray(velocity, float), np.asarray(velocity_des, float)
         p = np.array(hip, dtype=float) + (vd * self.period / 4 + self.k_v * (v - vd))
-        p[2] = 0.0
+        p[2] = -self.touchdown
         return p
 
     def swing(self, start, end, s, duration):
@@ -83,8 +86,11 @@ class Trot(Stand):
         d = end - start
         h = (10 * s ** 3 - 15 * s ** 4 + 6 * s ** 5, (30 * s ** 2 - 60 * s ** 3 + 30 * s ** 4)
              / duration, (60 * s - 180 * s ** 2 + 120 * s ** 3) / duration ** 2)
-        bump = (16 * self.height * s ** 2 * (1 - s) ** 2,
-                16 * self.height * (2 * s - 6 * s ** 2 + 4 * s ** 3) / duration,
-                16 * self.height * (2 - 12 * s + 12 * s ** 2) / duration ** 2)
+        # the bump 64 h s^3 (1 - s)^3: height h at the middle, zero velocity and
+        # acceleration at lift-off and touch-down
+        u = 1 - s
+        bump = (64 * self.height * s ** 3 * u ** 3,
+                192 * self.height * s ** 2 * u ** 2 * (u - s) / duration,
+                384 * self.height * s * u * (u * u - 3 * s * u + s * s) / duration ** 2)
         return tuple(np.array([k * d[0], k * d[1], k * d[2] + b]) + (start if i == 0 else 0)
                      for i, (k, b) in enumerate(zip(h, bump)))

@@ -49,14 +49,17 @@ class WholeBodyController:
     first call); ``velocity``: the base's desired horizontal velocity (3,) in the world;
     gains ``base`` (K_p, K_d) of the base's position and orientation, ``foot`` of the swing
     feet, ``posture`` of the joints; ``tau_max`` (default the robot's ``taumax`` where it has
-    them); ``mu`` the friction coefficient assumed (default the feet's).  Called as a torque
-    law ``tau = controller(t, q, qd)``."""
+    them); ``mu`` the friction coefficient assumed (default the feet's); a foot that the gait
+    stands but is still ``touch_height`` above the ground keeps coming down at
+    ``touchdown_speed`` (a late touchdown) and holds no force until it lands.  Called as a
+    torque law ``tau = controller(t, q, qd)``."""
 
     @keyword_options()
     def __init__(self, robot, feet, *, gait=None, q_ref=None, velocity=(0.0, 0.0, 0.0),
-                 base=(400.0, 40.0), foot=(900.0, 60.0), posture=(50.0, 10.0),
-                 weights=(1.0, 10.0, 1e-2, 1e-5), tau_max=None, mu=None,
-                 min_normal_force: float = 0.0, contact_damping: float = 0.0):
+                 base=(400.0, 40.0), foot=(300.0, 35.0), posture=(50.0, 10.0),
+                 weights=(100.0, 1.0, 1e-2, 1e-5), tau_max=None, mu=None,
+                 min_normal_force: float = 0.0, contact_damping: float = 0.0,
+                 touch_height: float = 0.002, touchdown_speed: float = 0.3):
         if not is_floating(robot):
             raise ArgumentError("WholeBodyController: the robot must have a floating base "
                                 f"(read it with base='floating'); {robot.name!r} has a "
@@ -76,6 +79,8 @@ class WholeBodyController:
         self.tau_max = tau_max
         self.min_normal_force = float(min_normal_force)
         self.contact_damping = float(contact_damping)
+        self.touch_height = float(touch_height)
+        self.touchdown_speed = float(touchdown_speed)
         self.reset()
 
     def reset(self):
@@ -129,14 +134,27 @@ class WholeBodyController:
         wb, wf, wp, wl = self.weights
         rows, targets, w = [np.c_[np.eye(6), np.zeros((6, n))]], [a_base], [wb * np.ones(6)]
         kpf, kdf = self.foot
+        stance = stance.copy()
         for i, down in enumerate(stance):
+            if down and i in self._lift and X[i, 2] > self.touch_height:
+                # a late touchdown: the gait stands the foot but it is still in the air:
+                # it keeps coming down (at touchdown_speed) and holds no force yet
+                stance[i] = False
+                Ji = J[3 * i:3 * i + 3]
+                target = self._land[i].copy()
+                v = np.array([0.0, 0.0, -self.touchdown_speed])
+                rows.append(Ji)
+                targets.append(kpf * np.r_[target[:2] - X[i, :2], 0.0] + kdf * (v - Ji @ qd)
+                               - drift[3 * i:3 * i + 3])
+                w.append(wf * np.ones(3))
+                continue
             if down:
                 self._lift.pop(i, None)
                 continue
             phase = self.gait.swing_phase(t, i)
             if i not in self._lift:           # lift-off: from here to Raibert's foothold
                 self._lift[i] = X[i].copy()
-                hip = q[:3] + R @ self._hip(i) + v_w * (phase[1] if phase else 0.0)
+                hip = q[:3] + R @ self._hip(i) + self.velocity * (phase[1] if phase else 0.0)
                 self._land[i] = self.gait.landing(hip, v_w, self.velocity) \
                     if hasattr(self.gait, "landing") else X[i].copy()
             if phase is None:
