@@ -193,13 +193,12 @@ def test_no_module_is_named_like_a_name_its_package_exports(path):
 
 # ---- no import circles inside a package ---------------------------------------------------------
 #: circles known and left for their own fix; each entry names its circles, so that a new one
-#: still fails (and test_the_known_circles_are_still_there asks to remove a fixed one).  Both
-#: are a method calling a module above its class through an import inside the method:
-#: control: Dynamics.of builds a ClosedLoopDynamics (closed_plant.py), whose base class is
-#: plant.Dynamics; kinematics: BlockIKM.model (ikm_analytic.py) calls block_inverse.block_model,
-#: which imports BlockIKM.
+#: still fails (and test_the_known_circles_are_still_there asks to remove a fixed one): a method
+#: calling a module above its class through an import inside the method: kinematics:
+#: BlockIKM.model (ikm_analytic.py) calls block_inverse.block_model, which imports BlockIKM.
+#: (control's plant.py <-> closed_plant.py is gone: the plants of the other kinds hand
+#: themselves over to plant.PLANT_KINDS.)
 KNOWN_CIRCLES = {
-    "robmod.control": [{"closed_plant", "plant"}],
     "robmod.kinematics": [{"block_inverse", "ikm_analytic"}],
 }
 

@@ -182,17 +182,15 @@ def res_ref(res):
 
 
 def test_parameter_sets_are_the_runs_of_each_plant(monkeypatch, rx90):
-    """simulate_parameter_sets: one compiled loop for every payload mass and friction value
+    """simulate(..., parameters=): one compiled loop for every payload mass and friction value
     (the DDM customized with M6 and FV2 as symbols) equals a run per plant robot."""
-    from robmod.control import simulate_parameter_sets
-
     robot = dataclasses.replace(rx90, links=tuple(dataclasses.replace(link, FC=sp.Integer(0))
                                                   for link in rx90.links))
     ct = ComputedTorque(robot, kp=[[100.0] * 6, [200.0] * 6, [400.0] * 6], kd=30.0)
     sets = {"M6": [0.5, 1.5, 3.0], "FV2": [5.0, 10.0, 20.0]}
     monkeypatch.setenv("ROBMOD_COMPILED_LOOP", "1")
     taken = spy_on_the_compiled_loop(monkeypatch)
-    res = simulate_parameter_sets(robot, ct, np.full(6, 0.3), 0.2, parameters=sets)
+    res = simulate(robot, ct, np.full(6, 0.3), 0.2, parameters=sets)
     assert taken == [True] and res.q.shape == (201, 3, 6)
     for b in range(3):
         plant = dataclasses.replace(robot, links=tuple(
@@ -206,13 +204,17 @@ def test_parameter_sets_are_the_runs_of_each_plant(monkeypatch, rx90):
     # a controller written in Python: one simulate per set, the same results
     class Mine(PDGravity):
         pass
-    mine = simulate_parameter_sets(robot, Mine(robot, 400.0, 40.0), np.full(6, 0.3), 0.05,
-                                   parameters={"M6": [0.5, 3.0]})
+    mine = simulate(robot, Mine(robot, 400.0, 40.0), np.full(6, 0.3), 0.05,
+                    parameters={"M6": [0.5, 3.0]})
     assert mine.q.shape == (51, 2, 6) and np.abs(mine.q[-1, 0] - mine.q[-1, 1]).max() > 0
     with pytest.raises(RobmodError, match="not a link parameter"):
-        simulate_parameter_sets(robot, ct, np.zeros(6), 0.1, parameters={"M9": [1.0]})
+        simulate(robot, ct, np.zeros(6), 0.1, parameters={"M9": [1.0]})
     with pytest.raises(RobmodError, match="one per parameter set"):
-        simulate_parameter_sets(robot, ct, np.zeros(6), 0.1, parameters={"M6": [1.0, 2.0]})
+        simulate(robot, ct, np.zeros(6), 0.1, parameters={"M6": [1.0, 2.0]})
+    # a function of the state: a run per set, as a controller written in Python
+    law = simulate(robot, lambda t, q, qd: -100.0 * q - 10.0 * qd, None, 0.02,
+                   x0=np.full(12, 0.1), parameters={"M6": [0.5, 3.0]}, saturation=False)
+    assert law.q.shape == (21, 2, 6) and np.abs(law.q[-1, 0] - law.q[-1, 1]).max() > 0
 
 
 def test_record_every_keeps_the_samples_of_the_full_run(monkeypatch, planar, rx90):

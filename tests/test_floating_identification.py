@@ -9,7 +9,8 @@ import pytest
 import sympy as sp
 
 import robmod
-from robmod.dynamics import floating_idm, floating_simulate
+from robmod.control import simulate
+from robmod.dynamics import floating_idm
 from robmod.errors import RobmodError
 from robmod.geometry import neutral
 from robmod.identification import (DynamicIdentification, MeasuredData, floating_regressor,
@@ -75,8 +76,8 @@ def _log(robot, seconds=12.0, rate=200.0, noise=1e-5, seed=0):
     n = robot.n_q
     w, ph, amp = rng.uniform(1, 4, n), rng.uniform(0, 6, n), rng.uniform(0.5, 2, n)
     t = np.arange(0.0, seconds, 1.0 / rate)
-    X = floating_simulate(robot, lambda tt, x: amp * np.sin(w * tt + ph) - x[-n:]
-                          - 3.0 * x[7:7 + n], np.r_[neutral(robot), np.zeros(6 + n)], t)
+    X = simulate(robot, lambda tt, q, qd: amp * np.sin(w * tt + ph) - qd[6:] - 3.0 * q[7:], None,
+                 (t.size - 1) / rate, x0=np.r_[neutral(robot), np.zeros(6 + n)], step=1 / rate)
     q = X.q + rng.normal(size=(t.size, 7 + n)) * noise
     return MeasuredData(t, q, tau=np.zeros((t.size, 6)), floating=True, source="space arm")
 

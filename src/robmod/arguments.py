@@ -131,6 +131,18 @@ def positive_scalar(name: str, value, *, allow_zero: bool = False) -> float:
     return x
 
 
+def whole_number(name: str, value, *, minimum: int = 1, maximum: int | None = None,
+                 what: str = "a whole number") -> int:
+    """``value`` as an int from ``minimum`` to ``maximum`` (a bool, a float or a string is
+    refused: an ArgumentError naming the argument)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or value < minimum or (maximum is not None and value > maximum):
+        span = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}"
+        got = repr(value) if isinstance(value, (int, float, np.number)) else _describe(value)
+        raise ArgumentError(f"argument {name} must be {what} {span}, got {got}")
+    return int(value)
+
+
 def finite_output(what: str, out, **inputs) -> np.ndarray:
     """Return ``out`` if finite, else raise: the inputs were finite but too large (overflow).
 

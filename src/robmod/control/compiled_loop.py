@@ -28,7 +28,6 @@ the same noise.
 """
 from __future__ import annotations
 
-import contextvars
 import ctypes
 import hashlib
 import json
@@ -39,9 +38,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..dynamics.direct import ddm_model
-from ..dynamics.lagrange import gravity_torques_model
-from ..dynamics.newton_euler import idm_model
 from ..symbolic import fastpath
 from ..description.io_common import write_text_atomic
 from ..symbolic.compile import build_from_source, cache_dir, load_extension
@@ -53,7 +49,6 @@ from .joint_space import PID, PDGravity
 from .passivity import AdaptivePassivity, PassivityBased
 from .plant import Dynamics
 
-_MODELS: dict = {}
 _LOOPS: dict = {}
 _NOISE_LIMIT = 256 * 2 ** 20     # bytes of noise drawn beforehand; beyond, the Python path
 #: steps x blocks of runs from which compiling a loop pays (the Python loop takes 0.05-0.2 ms
@@ -72,14 +67,16 @@ def _index(key) -> Path:
 
 
 def _cached(key):
-    """The loop of ``key`` compiled by an earlier process (its index and shared object on
-    disk), without generating anything; else None."""
+    """(the loop of ``key``, the order of its plant's parameters) compiled by an earlier
+    process (its index and shared object on disk), without generating anything; else
+    None."""
     try:
-        modname = json.loads(_index(key).read_text())["module"]
-    except (OSError, ValueError, KeyError):
+        index = json.loads(_index(key).read_text())
+        modname, order = index["module"], tuple(index.get("parameters", ()))
+    except (OSError, ValueError, KeyError, TypeError):
         return None
     module = load_extension(modname)
-    return None if module is None else _bind(module)
+    return None if module is None else (_bind(module), order)
 
 
 def _bind(module):
@@ -87,22 +84,6 @@ def _bind(module):
     fn.restype = ctypes.c_int
     fn.argtypes = [ctypes.c_long] * 5 + [ctypes.c_double] * 2 + [ctypes.c_void_p] * 13
     return fn
-
-
-def _model(robot, which: str):
-    key = (robot.content_key, which)
-    hit = _MODELS.get(key)
-    if hit is None:
-        if len(_MODELS) > 64:
-            _MODELS.pop(next(iter(_MODELS)))
-        make = {"ddm": lambda: ddm_model(robot, method="fewest"),
-                "idm": lambda: idm_model(robot),
-                "idm_nc": lambda: idm_model(robot, name="idm_no_coulomb", friction=False),
-                "vel": lambda: idm_model(robot, name="velocity_torques", gravity=False,
-                                         friction=False, rotor=False, wrench=False),
-                "grav": lambda: gravity_torques_model(robot)}[which]
-        hit = _MODELS[key] = make()
-    return hit
 
 
 def _coulomb_mode(ctrl) -> str:
@@ -138,14 +119,14 @@ def _describe(controller):
         tmax = controller.tau_max is not None
 
         def build():
-            models = {"grav": _model(dyn.robot, "grav")} if controller.gravity else {}
+            models = {"grav": dyn.model("grav")} if controller.gravity else {}
             return models, ls.law_pid(models, controller.gravity, tmax)
         consts = [list(controller.band)] + ([controller.tau_max] if tmax else [])
         return (("pid", controller.gravity, tmax), build,
                 [controller.kp, controller.kd, controller.ki], consts, n, 0)
     if kind is PDGravity:
         def build():
-            models = {"grav": _model(dyn.robot, "grav")}
+            models = {"grav": dyn.model("grav")}
             return models, ls.law_pd_gravity(models, controller.at_desired)
         return (("pdg", controller.at_desired), build, [controller.kp, controller.kd], [], 0, 0)
     if kind in (ComputedTorque, PassivityBased):
@@ -155,9 +136,9 @@ def _describe(controller):
         consts = [] if coulomb == "measured" else _friction_constants(controller)
 
         def build():
-            models = {"n": n, which: _model(dyn.robot, which)}
+            models = {"n": n, which: dyn.model(which)}
             if kind is PassivityBased:
-                models["vel"] = _model(dyn.robot, "vel")
+                models["vel"] = dyn.model("vel")
                 return models, ls.law_passivity(models, coulomb)
             return models, ls.law_computed_torque(models, mode, coulomb)
         if kind is PassivityBased:
@@ -189,23 +170,19 @@ def _loop_function(key, plant_model, build, n, nz, ng, p):
     module = build_from_source(modname, draft.replace("RM_LOOPNAME", modname))
     if module is None:
         return None
+    order = tuple(map(str, plant_model.parameters))
     try:
         path = _index(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(path, json.dumps({"module": modname}))
+        write_text_atomic(path, json.dumps({"module": modname, "parameters": list(order)}))
     except OSError:
         pass
-    return _bind(module)
-
-
-#: a plant whose parameters differ between runs (robmod.control.parameter_sets):
-#: (the robot with those parameters as symbols, its customized DDM, values (runs, p))
-PLANT_PARAMETERS = contextvars.ContextVar("robmod_plant_parameters", default=None)
+    return _bind(module), order
 
 
 class NotCompiled(Exception):
-    """Raised instead of returning None while PLANT_PARAMETERS is set: the Python loop of
-    simulate would run the nominal plant, not the parameter sets."""
+    """Raised instead of returning None for a run of parameter sets: the Python loop would
+    run the nominal plant, not the sets (the caller runs a simulation per set instead)."""
 
 
 def _flat(parts, batch, nrun):
@@ -228,20 +205,23 @@ def _noise(noise, seed, steps, nrun, n):
     return (float(sq or 0.0), float(sqd or 0.0)), kinds, draws
 
 
-def run_compiled(plant, controller, t, tables, q, qd, z, tau_lim, **options):
+def run_compiled(plant, controller, t, tables, q, qd, z, tau_lim, *, plant_parameters=None,
+                 **options):
     """The run of :func:`robmod.control.simulate` in C: (Q, QD, TAU, z) with the shapes of the
-    Python path, or None when this path does not take it (see the module)."""
-    out = _run(plant, controller, t, tables, q, qd, z, tau_lim, **options)
-    if out is None and PLANT_PARAMETERS.get() is not None:
+    Python path, or None when this path does not take it (see the module); with
+    ``plant_parameters`` (the sets of :mod:`.parameter_sets`, one run per
+    set), NotCompiled instead of None."""
+    out = _run(plant, controller, t, tables, q, qd, z, tau_lim, plant_parameters, **options)
+    if out is None and plant_parameters is not None:
         raise NotCompiled()
     return out
 
 
-def _run(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continuous, substeps, noise,
-         quantization, delay, seed, table=None, record_every=1):
+def _run(plant, controller, t, tables, q, qd, z, tau_lim, sets, *, dt, continuous, substeps,
+         noise, quantization, delay, seed, table=None, record_every=1):
     if fastpath.backend() == "numpy" or type(plant) is not Dynamics:
         return None
-    if tables[0].ndim != 2 or getattr(controller, "n", None) != plant.n:
+    if tables is None or tables[0].ndim != 2 or getattr(controller, "n", None) != plant.n:
         return None
     desc = _supported(controller)
     if desc is None:
@@ -257,28 +237,24 @@ def _run(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continuous, sub
     if drawn is None or z.shape[-1] != nz:
         return None
     G = _flat(gains, batch, nrun)
-    sets = PLANT_PARAMETERS.get()
-    if sets is None:
-        plant_key, plant_model, PP = plant.robot.content_key, None, None
-    else:
-        symbolic, plant_model, PP = sets
-        plant_key = (symbolic.content_key, tuple(map(str, plant_model.parameters)))
-        if PP.shape[0] != nrun:
-            return None
+    if sets is not None and sets.table.shape[0] != nrun:
+        return None
+    plant_key = plant.robot.content_key if sets is None else sets.key
     key = (plant_key, structure, nz, G.shape[1])
-    fn = _LOOPS.get(key) or _cached(key)
-    if fn is None:
+    hit = _LOOPS.get(key) or _cached(key)
+    if hit is None:
         work = steps * (nrun if sets is not None else -(-nrun // BLOCK))
         if policy == "auto" and work < WORTH_COMPILING and sets is None:
             return None      # (parameter sets: the other way compiles a plant per set)
-        plant_model = plant_model or _model(plant.robot, "ddm")
+        plant_model = plant.model("ddm") if sets is None else sets.model()
         if plant_model.parameters and sets is None:
             return None
-        fn = _loop_function(key, plant_model, build, n, nz, G.shape[1], p)
-        if fn is None:
+        hit = _loop_function(key, plant_model, build, n, nz, G.shape[1], p)
+        if hit is None:
             return None
-    _LOOPS[key] = fn
-    PP = np.zeros(1) if PP is None else np.ascontiguousarray(PP, dtype=float)
+    _LOOPS[key] = hit
+    fn, order = hit
+    PP = np.zeros(1) if sets is None else sets.values(order)
     (sq, sqd), kinds, NS = drawn
     rq, rqd = quantization if quantization is not None else (0.0, 0.0)
     lim = np.zeros(n) if tau_lim is None else np.asarray(tau_lim, float)

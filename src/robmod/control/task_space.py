@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from ..description.arguments import keyword_options
+from ..description.base import is_floating
 from ..errors import ArgumentError, RobmodError
 from ..geometry.direct import dgm_model
 from ..spatial.screws import frame_error
@@ -46,7 +47,12 @@ def _task_frame(j, tool, frame, cls):
 class _Kinematics:
     """Compiled DGM (3 x 4), Jacobian 0J_j (6 x n) and Jdot qd of frame j (or of a tool)."""
 
-    def __init__(self, robot, j=None, tool=None):
+    def __init__(self, robot, j=None, tool=None, cls="task-space control"):
+        if is_floating(robot):
+            raise ArgumentError(
+                f"{cls} needs a fixed or mobile base: its task is the frame's location in the "
+                f"base frame, whose own motion the floating robot {robot.name!r} does not "
+                "command; control its joints (ComputedTorque, PID, ...)")
         if robot.n_loops:
             raise RobmodError(f"task-space control of a closed-loop robot ({robot.name!r}) is "
                               "not supported yet: use joint-space control of its actuated "
@@ -84,7 +90,8 @@ class TaskPID(Controller):
                  dt=DEFAULT_DT, frame=None):
         self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n
-        self.kin = _Kinematics(self.dyn.robot, *_task_frame(j, tool, frame, "TaskPID"))
+        self.kin = _Kinematics(self.dyn.robot, *_task_frame(j, tool, frame, "TaskPID"),
+                               cls="TaskPID")
         self.kp, self.kd = _task_gain(kp, "kp"), _task_gain(kd, "kd")
         self.ki = _task_gain(ki, "ki")
         self.gravity, self.dt = gravity, sample_time(dt)
@@ -120,7 +127,8 @@ class TaskComputedTorque(Controller):
         self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n
         self.kin = _Kinematics(self.dyn.robot,
-                               *_task_frame(j, tool, frame, "TaskComputedTorque"))
+                               *_task_frame(j, tool, frame, "TaskComputedTorque"),
+                               cls="TaskComputedTorque")
         if omega is not None:
             kp, kd = computed_torque_gains(omega, xi=xi, n=6)
         self.kp, self.kd = _task_gain(kp, "kp"), _task_gain(kd, "kd")

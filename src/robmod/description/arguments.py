@@ -30,7 +30,8 @@ import numpy as np
 from ..arguments import (broadcast, checked_options, finite_array, finite_output,  # noqa: F401
                          finite_vector, is_robot, keyword_defaults, keyword_options,
                          number_array, path_argument, positive_scalar, records, robot_argument,
-                         switched_off, switches_set, text_argument, vector_array)
+                         switched_off, switches_set, text_argument, vector_array,
+                         whole_number)
 from ..errors import ArgumentError
 from .robot import DYNAMIC, GEOMETRIC
 

@@ -17,7 +17,7 @@ from .time_stepping import contact_step, ContactStep, unilateral_points, contact
 from .closed_loop import (equivalent_tree, loop_constraints, loop_jacobian, passive_velocity_map,
                           constraint_bias, acceleration_bias, close_loops, closed_loop_state,
                           closed_loop_idm, closed_loop_inertia_matrix, closed_loop_gravity_torques,
-                          closed_loop_ddm, closed_loop_energy, closed_loop_simulate,
+                          closed_loop_ddm, closed_loop_energy,
                           closed_loop_symbolic, closed_loop_gravity)
 from .closed_loop_rates import closed_loop_idm_derivatives, closed_loop_ddm_derivatives
 from .derivatives import (IDMDerivatives, DDMDerivatives, idm_derivatives, idm_derivatives_model,
@@ -32,7 +32,6 @@ from .floating import (floating_idm, floating_idm_model, floating_idm_algorithm,
                        floating_inertia_matrix, floating_inertia_matrix_model,
                        floating_inertia_matrix_algorithm)
 from .floating_direct import floating_ddm, floating_ddm_model, floating_ddm_algorithm
-from .floating_simulation import floating_simulate, floating_state_derivative
 from .inertia import (inertia_matrix, inertia_matrix_model, inertia_matrix_algorithm,
                       inertia_algorithm)
 from .lagrange import (gravity_torques, gravity_torques_model, gravity_torques_algorithm,
@@ -51,7 +50,7 @@ from .rotors import (Rotor, rotor_torques, rotor_kinetic_energy, rotor_inertia_m
                      coriolis_matrix_with_rotors, rotor_torques_model, rotor_torques_algorithm,
                      idm_with_rotors_model, idm_with_rotors_algorithm, rotor_model,
                      rotor_algorithm)
-from .simulation import SimulationResult, TrackingMetrics, tracking_metrics, simulate
+from .simulation import SimulationResult, TrackingMetrics, tracking_metrics
 from .siciliano import (SicilianoArm, SicilianoLink, SicilianoMotor, from_siciliano, to_siciliano,
                         tensor_parameters)
 from .time_scaling import ScaledTrajectory, scaled_torques, scale_to_limits
@@ -77,7 +76,7 @@ __all__ = [
     "equivalent_tree", "loop_constraints", "loop_jacobian", "passive_velocity_map",
     "constraint_bias", "acceleration_bias", "close_loops", "closed_loop_state", "closed_loop_idm",
     "closed_loop_inertia_matrix", "closed_loop_gravity_torques", "closed_loop_ddm",
-    "closed_loop_energy", "closed_loop_simulate", "closed_loop_symbolic",
+    "closed_loop_energy", "closed_loop_symbolic",
     # closed_loop_rates
     "closed_loop_idm_derivatives", "closed_loop_ddm_derivatives",
     # derivatives
@@ -95,8 +94,6 @@ __all__ = [
     "floating_inertia_matrix_model", "floating_inertia_matrix_algorithm",
     # floating_direct
     "floating_ddm", "floating_ddm_model", "floating_ddm_algorithm",
-    # floating_simulation
-    "floating_simulate", "floating_state_derivative",
     # inertia
     "inertia_matrix", "inertia_matrix_model", "inertia_matrix_algorithm",
     # lagrange
@@ -116,7 +113,7 @@ __all__ = [
     "coriolis_matrix_with_rotors", "rotor_torques_model", "rotor_torques_algorithm",
     "idm_with_rotors_model", "idm_with_rotors_algorithm",
     # simulation
-    "SimulationResult", "TrackingMetrics", "tracking_metrics", "simulate",
+    "SimulationResult", "TrackingMetrics", "tracking_metrics",
     # siciliano
     "SicilianoArm", "SicilianoLink", "SicilianoMotor", "from_siciliano", "to_siciliano",
     "tensor_parameters",

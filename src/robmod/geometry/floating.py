@@ -34,6 +34,8 @@ from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
 from .direct import dgm_algorithm
 from ..spatial import quaternion_conjugate, quaternion_multiply
+from ..spatial.orientation import quaternion_product
+from ..spatial.rotations import cross
 
 #: the names of the base's inputs in the customized models
 POSITION = ("PB1", "PB2", "PB3")
@@ -230,8 +232,8 @@ def _exp_se3(xi):
     ts = np.where(small, 1.0, t)
     a = np.where(small, 0.5 - t2 / 24 + t2 * t2 / 720, (1 - np.cos(ts)) / ts ** 2)
     b = np.where(small, 1 / 6 - t2 / 120 + t2 * t2 / 5040, (ts - np.sin(ts)) / ts ** 3)
-    wxv = np.cross(w, v)
-    dP = v + a[..., None] * wxv + b[..., None] * np.cross(w, wxv)
+    wxv = cross(w, v)
+    dP = v + a[..., None] * wxv + b[..., None] * cross(w, wxv)
     half = np.where(small, 0.5 - t2 / 48 + t2 * t2 / 3840, np.sin(ts / 2) / ts)
     dQ = np.concatenate([np.cos(t / 2)[..., None], half[..., None] * w], axis=-1)
     return dP, dQ
@@ -240,8 +242,8 @@ def _exp_se3(xi):
 def _rotate(Q, v):
     """R(Q) v for unit quaternions Q (..., 4) (scalar first) and vectors v (..., 3)."""
     u, w = Q[..., 1:], Q[..., :1]
-    t = 2 * np.cross(u, v)
-    return v + w * t + np.cross(u, t)
+    t = 2 * cross(u, v)
+    return v + w * t + cross(u, t)
 
 
 def _unit(Q):
@@ -258,11 +260,16 @@ def integrate(robot, q, qd, *, dt=1.0) -> np.ndarray:
         q, qd = (joint_array(robot, k, v) for k, v in (("q", q), ("qd", qd)))
         return q + qd * dt[..., None]
     q, qd = floating_arrays(robot, q=q, qd=qd)
-    step = qd * dt[..., None]
+    return configuration_step(q, qd * dt[..., None])
+
+
+def configuration_step(q, step) -> np.ndarray:
+    """:func:`integrate` of a floating robot's checked arrays q (..., 7 + n) and the
+    displacement ``step`` = qd dt (..., 6 + n) that broadcast (the simulations' stages)."""
     dP, dQ = _exp_se3(step[..., :BASE_V])
     Q = _unit(q[..., 3:7])
     P = q[..., :3] + _rotate(Q, dP)
-    Qn = _unit(quaternion_multiply(Q, dQ))
+    Qn = _unit(quaternion_product(Q, dQ))
     return np.concatenate([P, Qn, q[..., BASE_Q:] + step[..., BASE_V:]], axis=-1)
 
 
