@@ -5,7 +5,8 @@ import pytest
 import robmod
 from robmod.control import Trot, WholeBodyController
 from robmod.description import ContactPoint
-from robmod.dynamics import constrained_ddm, contact_idm, contact_rollout, floating_idm
+from robmod.control import simulate
+from robmod.dynamics import constrained_ddm, contact_idm, floating_idm
 from robmod.errors import ArgumentError
 from robmod.geometry import neutral
 from robmod.kinematics import contact_jacobian
@@ -63,8 +64,7 @@ def test_torque_limits_and_friction_are_constraints(solo):
 def test_solo_stands_under_the_whole_body_controller(solo):
     q = standing(solo)
     wbc = WholeBodyController(solo, FEET, tau_max=2.7)
-    run = contact_rollout(solo, wbc, q, np.zeros(18), np.arange(0.0, 0.5 + 1e-9, 1e-3),
-                          contacts=FEET)
+    run = simulate(solo, wbc, None, 0.5, x0=np.r_[q, np.zeros(18)], contacts=FEET)
     assert np.abs(run.q[:, :3] - q[:3]).max() < 1e-6
     mass = float(solo.base_link.M + sum(link.M for link in solo.links))
     assert np.isclose(run.contact_forces[-1, :, 2].sum(), 9.81 * mass, rtol=1e-6)

@@ -34,6 +34,7 @@ from ..description.arguments import (finite_array, keyword_options, positive_sca
                                      whole_number)
 from ..dynamics.integration import METHODS, configuration_space, rk4, solve_interval
 from ..dynamics.simulation import SimulationResult
+from ..dynamics.time_stepping import ContactStepper
 from ..errors import ArgumentError, RobmodError
 from ..kinematics.motion import Sample
 from .base import TorqueLaw
@@ -104,7 +105,7 @@ def _diverged(t, q, qd, plant=None, q_before=None):
 def simulate(robot, law, reference, duration: float, *, x0=None, method: str = "rk4",
              step: float | None = None, substeps: int = 1, saturation=True, noise=None,
              quantization=None, delay: int = 0, seed: int = 0, record_every: int = 1,
-             parameters=None) -> SimulationResult:
+             parameters=None, contacts=None, environment=None) -> SimulationResult:
     """Simulate ``robot`` under the torque ``law`` following ``reference`` for ``duration``
     seconds: a :class:`~robmod.dynamics.SimulationResult`.
 
@@ -127,7 +128,10 @@ def simulate(robot, law, reference, duration: float, *, x0=None, method: str = "
     k-th sample (t[::k], from t = 0; the law and the plant still run at every sample).
     ``parameters``: {link parameter: B values} (``{"M7": [1.0, 1.5, 2.0]}``): one run per set
     of values of the plant's parameters (the law keeps its own model), the result's batch
-    axis (after time) the set.
+    axis (after time) the set.  ``contacts``: unilateral contacts with Coulomb friction
+    against the ``environment`` (default the ground z = 0): the plant is then advanced by time
+    stepping (:mod:`robmod.dynamics.time_stepping`, the law held over each step), the world's
+    forces on the contact points in the result's ``contact_forces``.
     """
     plant = Dynamics.of(robot, "plant")
     controller = _torque_law(law, plant.n)
@@ -139,7 +143,9 @@ def simulate(robot, law, reference, duration: float, *, x0=None, method: str = "
                                     record_every=record_every))
     run = _Run(plant, controller, reference, duration, x0, method, step, substeps, saturation,
                noise, quantization, delay, record_every)
-    return run.result(*run.compiled(seed) or run.loop(seed))
+    run.contacts = None if contacts is None else ContactStepper(      # hook: contacts
+        robot, contacts, **({} if environment is None else {"environment": environment}))
+    return run.result(*(run.contacts is None and run.compiled(seed)) or run.loop(seed))
 
 
 class _Run:
@@ -264,6 +270,7 @@ class _Run:
             tau = _clip(controller.output(tt, a, b, d, c), tau_lim)
             return ddm(a, b, tau), controller.update(tt, a, b, d, c) if c.shape[-1] else c
 
+        forces = None if self.contacts is None else np.zeros(rows + self.contacts.forces.shape)
         for k in range(steps + 1):
             d = self.desired(k)
             if continuous:
@@ -283,7 +290,12 @@ class _Run:
             if k == steps:
                 break
             q_before = q
-            if continuous:
+            if self.contacts is not None:        # hook: time stepping with contacts
+                for _ in range(self.substeps):
+                    q, qd = self.contacts.step(q, qd, tau, dt / self.substeps)
+                if (k + 1) % every == 0:
+                    forces[(k + 1) // every] = self.contacts.forces
+            elif continuous:
                 q, qd, z = self._advance(space, closed, t[k], h, q, qd, z)
             else:
                 def held(tt, a, b, c, tau=tau):
@@ -293,6 +305,7 @@ class _Run:
             _diverged(t[k + 1], q, qd, plant, q_before)
             if (k + 1) % every == 0:
                 Q[(k + 1) // every], QD[(k + 1) // every] = q, qd
+        self.forces = forces
         return Q, QD, TAU, z
 
     def _advance(self, space, f, t, h, q, qd, z):
@@ -306,7 +319,8 @@ class _Run:
         return SimulationResult(self.t[kept], Q, QD, TAU, self.plant.robot, reference=ref,
                                 controller=self.controller if not isinstance(
                                     self.controller, TorqueLaw) else self.controller.law,
-                                controller_state=z, tau_limit=self.tau_lim)
+                                controller_state=z, tau_limit=self.tau_lim,
+                                contact_forces=getattr(self, "forces", None))
 
 
 def _parameter_sets(robot, plant, controller, reference, duration, parameters, options):

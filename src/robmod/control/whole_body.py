@@ -30,6 +30,7 @@ from ..dynamics.floating import floating_idm, floating_inertia_matrix
 from ..errors import ArgumentError
 from ..kinematics.contacts import checked_contacts, contact_kinematics
 from ..spatial import angle_axis, quaternion_to_matrix
+from .base import Controller, DEFAULT_DT, sample_time
 from .gait import Stand
 
 __all__ = ["WholeBodyController"]
@@ -41,7 +42,7 @@ def _log(R):
     return a.theta * a.u
 
 
-class WholeBodyController:
+class WholeBodyController(Controller):
     """The whole-body controller of a floating ``robot`` standing or walking on the point
     contacts ``feet`` (module doc).  ``gait``: which feet stand when (:class:`~robmod.control.
     Stand` by default, :class:`~robmod.control.Trot`); ``q_ref``: the posture (7 + n_q: its
@@ -52,19 +53,23 @@ class WholeBodyController:
     them); ``mu`` the friction coefficient assumed (default the feet's); a foot that the gait
     stands but is still ``touch_height`` above the ground keeps coming down at
     ``touchdown_speed`` (a late touchdown) and holds no force until it lands.  Called as a
-    torque law ``tau = controller(t, q, qd)``."""
+    torque law ``tau = controller(t, q, qd)`` or by :func:`~robmod.control.simulate` (a
+    digital controller of period ``dt``; it follows no reference: its tasks are its own)."""
+
+    follows_reference = False
 
     @keyword_options()
     def __init__(self, robot, feet, *, gait=None, q_ref=None, velocity=(0.0, 0.0, 0.0),
                  base=(400.0, 40.0), foot=(300.0, 35.0), posture=(50.0, 10.0),
                  weights=(100.0, 1.0, 1e-2, 1e-5), tau_max=None, mu=None,
                  min_normal_force: float = 0.0, contact_damping: float = 0.0,
-                 touch_height: float = 0.002, touchdown_speed: float = 0.3):
+                 touch_height: float = 0.002, touchdown_speed: float = 0.3,
+                 dt: float = DEFAULT_DT):
         if not is_floating(robot):
             raise ArgumentError("WholeBodyController: the robot must have a floating base "
                                 f"(read it with base='floating'); {robot.name!r} has a "
                                 f"{robot.base_kind} base")
-        self.robot = robot
+        self.robot, self.n, self.dt = robot, robot.n_q, sample_time(dt)
         self.feet = checked_contacts(robot, contact_list(feet, "feet"), "feet")
         if any(c.size != 3 for c in self.feet):
             raise ArgumentError("WholeBodyController: feet must be point contacts (a sole: its "
@@ -105,7 +110,7 @@ class WholeBodyController:
         c, s = np.cos(yaw0), np.sin(yaw0)
         return p, self.velocity, np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
-    def __call__(self, t, q, qd):
+    def __call__(self, t, q, qd, ref=None, z=None):
         return self.output(t, q, qd)
 
     def output(self, t, q, qd, ref=None, z=None):

@@ -92,6 +92,7 @@ class SimulationResult:
     controller: object = None
     controller_state: np.ndarray | None = None
     tau_limit: np.ndarray | None = None
+    contact_forces: np.ndarray | None = None     # (T, k, 3): simulate(..., contacts=...)
 
     @property
     def x(self) -> np.ndarray:

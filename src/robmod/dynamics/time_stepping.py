@@ -37,7 +37,7 @@ from ..geometry.floating import integrate
 from .contact_problem import delassus
 from .contact_solver import solve_contacts
 
-__all__ = ["contact_step", "ContactStep", "unilateral_points", "contact_rollout"]
+__all__ = ["contact_step", "ContactStep", "unilateral_points", "ContactStepper"]
 
 
 class ContactStep(NamedTuple):
@@ -126,48 +126,28 @@ def contact_step(robot, q, qd, tau, *, dt, contacts, environment=(Plane(),),
                        sol.residual)
 
 
-@keyword_options()
-def contact_rollout(robot, torque, q0, qd0, t, *, contacts, environment=(Plane(),),
-                    margin: float = 2e-3, stabilization: float = 0.2, substeps: int = 1):
-    """The motion of a robot with unilateral ``contacts`` on the time grid t (uniform steps,
-    ``substeps`` contact steps per interval) under the joint torques ``torque(t, q, qd)``
-    (held over an interval, a digital controller's zero-order hold), from (q0, qd0): a
-    :class:`~robmod.dynamics.SimulationResult` whose ``contact_forces`` (T, k, 3) are the
-    world's forces on the contact points (:func:`unilateral_points`) at the grid's times."""
-    from .simulation import SimulationResult
+class ContactStepper:
+    """The contacts of a simulation (:func:`robmod.control.simulate` with ``contacts=``): its
+    :meth:`step` advances (q, qd) by dt under held torques (:func:`contact_step`), keeping the
+    last forces for the next step's warm start and for the record."""
 
-    t = finite_array("t", t, shape_text="an increasing grid of times")
-    if t.ndim != 1 or t.size < 2 or np.any(np.diff(t) <= 0):
-        raise ArgumentError(f"contact_rollout: t must be an increasing grid of at least two "
-                            f"times, got shape {t.shape}")
-    if not isinstance(substeps, (int, np.integer)) or substeps < 1:
-        raise ArgumentError(f"contact_rollout: substeps must be an integer >= 1, got "
-                            f"{substeps!r}")
-    if not callable(torque):
-        raise ArgumentError(f"contact_rollout: torque must be a function (t, q, qd) -> the "
-                            f"joint torques, got {type(torque).__name__}")
-    points = unilateral_points(contacts)
-    q = np.array(finite_array("q0", q0), dtype=float)
-    qd = np.array(finite_array("qd0", qd0), dtype=float)
-    Q, V, TAU, F = [q], [qd], [], []
-    forces = np.zeros((len(points), 3))
-    for k in range(len(t) - 1):
-        tau = finite_array("tau", torque(t[k], q, qd),
-                           shape_text=f"{robot.n_q} joint torques from the torque law")
-        TAU.append(tau)
-        h = (t[k + 1] - t[k]) / substeps
-        for _ in range(substeps):
-            s = contact_step(robot, q, qd, tau, dt=h, contacts=points,
-                             environment=environment, margin=margin,
-                             stabilization=stabilization, warm_start=forces)
-            q, qd, forces = s.q, s.qd, s.forces
-        if not (np.all(np.isfinite(q)) and np.all(np.abs(qd) < 1e6)):
-            raise RobmodError(f"contact_rollout: the simulation blew up at t = {t[k + 1]:.6g}")
-        Q.append(q)
-        V.append(qd)
-        F.append(forces)
-    TAU.append(np.asarray(torque(t[-1], q, qd), dtype=float))
-    F.insert(0, F[0] if F else forces)
-    out = SimulationResult(t, np.array(Q), np.array(V), np.array(TAU), robot, controller=torque)
-    object.__setattr__(out, "contact_forces", np.array(F))
-    return out
+    @keyword_options()
+    def __init__(self, robot, contacts, *, environment=(Plane(),), margin: float = 2e-3,
+                 stabilization: float = 0.2):
+        self.robot = robot
+        self.points = unilateral_points(contacts)
+        self.environment = _environment(environment)
+        self.margin = positive_scalar("margin", margin, allow_zero=True)
+        self.stabilization = positive_scalar("stabilization", stabilization, allow_zero=True)
+        self.forces = np.zeros((len(self.points), 3))
+
+    def step(self, q, qd, tau, dt):
+        """(q, qd) after dt (one run: q of one state)."""
+        if np.ndim(q) != 1:
+            raise ArgumentError("simulate with contacts runs one state at a time (x0 of one "
+                                f"state), got a batch of shape {np.shape(q)[:-1]}")
+        s = contact_step(self.robot, q, qd, tau, dt=dt, contacts=self.points,
+                         environment=self.environment, margin=self.margin,
+                         stabilization=self.stabilization, warm_start=self.forces)
+        self.forces = s.forces
+        return s.q, s.qd
