@@ -41,8 +41,8 @@ class Trot(Stand):
     (the foot lands before its stance begins, though it lags its path)."""
 
     @keyword_options()
-    def __init__(self, *, period: float = 0.3, height: float = 0.05, start: float = 0.2,
-                 k_v: float = 0.1, touchdown: float = 0.005, pairs=((0, 3), (1, 2))):
+    def __init__(self, *, period: float = 0.4, height: float = 0.03, start: float = 0.2,
+                 k_v: float = 0.0, touchdown: float = 0.005, pairs=((0, 3), (1, 2))):
         super().__init__(4)
         self.period = positive_scalar("period", period)
         self.height = positive_scalar("height", height, allow_zero=True)
