@@ -118,3 +118,22 @@ def test_points_land_exactly_on_a_plane_and_boxes_are_obstacles():
     s = contact_step(box, q, np.zeros(6), np.zeros(0), dt=1e-3,
                      contacts=[ContactPoint(1, (0, 0, -H / 2))], environment=Plane())
     assert not s.active.any() and np.isclose(s.qd[2], -9.81e-3)
+
+
+def test_the_compiled_sweeps_are_the_numpy_ones():
+    from robmod.dynamics.contact_kernel import pgs_kernel
+    from robmod.symbolic import fastpath
+
+    if pgs_kernel() is None:
+        pytest.skip("no C compiler")
+    rng = np.random.default_rng(3)
+    J = rng.normal(size=(12, 18))
+    G, c, mu = J @ J.T, rng.normal(size=12), np.array([0.3, 0.8, 0.5, 1.0])
+    fast = solve_contacts(G, c, mu, tol=1e-14, max_iter=5000)
+    old = fastpath.set_backend("numpy")
+    try:
+        slow = solve_contacts(G, c, mu, tol=1e-14, max_iter=5000)
+    finally:
+        fastpath.set_backend(old)
+    assert abs(fast.iterations - slow.iterations) <= 2
+    assert np.allclose(fast.impulses, slow.impulses, rtol=1e-9, atol=1e-12)

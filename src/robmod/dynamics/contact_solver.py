@@ -40,6 +40,7 @@ import numpy as np
 
 from ..description.arguments import finite_array, keyword_options
 from ..errors import ArgumentError
+from .contact_kernel import pgs_kernel
 
 __all__ = ["solve_contacts", "ContactSolution"]
 
@@ -110,6 +111,12 @@ def solve_contacts(G, c, mu, *, impulses=None, tol: float = 1e-10,
         a, b, d = B[0, 0], 0.5 * (B[0, 1] + B[1, 0]), B[1, 1]
         lam = 0.5 * (a + d) + np.hypot(0.5 * (a - d), b)
         step_t.append(1.0 / lam if lam > 0 else 0.0)
+    kernel = pgs_kernel()
+    if kernel is not None:          # the same sweeps in C
+        flat, v, it = kernel(G, c, mu, flat, np.array(step_t), float(tol), int(max_iter))
+        V = v.reshape(k, 3)
+        return ContactSolution(flat.reshape(k, 3), V, it, _ncp_residual(flat.reshape(k, 3), V,
+                                                                        mu))
     scale = max(np.abs(c).max(), 1e-12)
     it = 0
     for it in range(1, max_iter + 1):

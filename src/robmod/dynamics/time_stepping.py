@@ -33,7 +33,7 @@ from ..description.arguments import finite_array, keyword_options, positive_scal
 from ..description.base import is_floating
 from ..description.contacts import Plane, contact_list, tangent_basis
 from ..errors import ArgumentError, RobmodError
-from ..geometry.floating import integrate
+from ..geometry.floating import configuration_step
 from .contact_problem import delassus
 from .contact_solver import solve_contacts
 
@@ -102,7 +102,7 @@ def contact_step(robot, q, qd, tau, *, dt, contacts, environment=(Plane(),),
     forces = np.zeros((k, 3))
     if not active.any():
         v = qd + dt * P.a_free
-        return ContactStep(integrate(robot, q, v, dt=dt), v, forces, active, 0, 0.0)
+        return ContactStep(_advance(robot, q, v, dt), v, forces, active, 0, 0.0)
     idx = np.flatnonzero(active)
     rows = (3 * idx[:, None] + np.arange(3)).ravel()
     frames = [tangent_basis(n[i]) for i in idx]
@@ -122,8 +122,14 @@ def contact_step(robot, q, qd, tau, *, dt, contacts, environment=(Plane(),),
     lam = B @ sol.impulses.reshape(-1)                       # world frame
     v = qd + dt * P.a_free + P.minv_jt[:, rows] @ lam
     forces[idx] = lam.reshape(-1, 3) / dt
-    return ContactStep(integrate(robot, q, v, dt=dt), v, forces, active, sol.iterations,
+    return ContactStep(_advance(robot, q, v, dt), v, forces, active, sol.iterations,
                        sol.residual)
+
+
+def _advance(robot, q, v, dt):
+    """q (+) dt v: the exponential of SE(3) for a floating base (q checked by the model)."""
+    q = np.asarray(q, dtype=float)
+    return configuration_step(q, dt * v) if is_floating(robot) else q + dt * v
 
 
 class ContactStepper:
