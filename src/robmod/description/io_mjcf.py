@@ -220,7 +220,7 @@ def to_mjcf(robot, *, timestep: float = 1e-4, integrator: str = "RK4",
             body.append(f'  <inertial pos="{_nums(c)}" quat="{_nums(_quat(V))}" mass="{m!r}" '
                         f'diaginertia="{_nums(moments)}"/>')
         lines[j] = body
-    scene = None if contacts is None else contact_scene(robot, contacts, environment)
+    scene = None if contacts is None else _contact_scene(robot, contacts, environment)
     if scene is not None:
         for j, geoms in scene[0].items():
             lines[j] += geoms
@@ -295,7 +295,7 @@ __all__ = ["to_mjcf", "MJCF", "INERTIA_BOUND"]
 CONTACT_RADIUS = 1e-3
 
 
-def contact_scene(robot, contacts, environment=None):
+def _contact_scene(robot, contacts, environment=None):
     """({frame: geom lines}, world geom lines): a sphere of :data:`CONTACT_RADIUS` at every
     contact point (a sole's vertices) on its frame's body, with its friction, colliding only
     with the obstacles (``contype``/``conaffinity``), and the obstacles: a plane, a box."""
