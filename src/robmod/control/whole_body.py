@@ -37,9 +37,16 @@ __all__ = ["WholeBodyController"]
 
 
 def _log(R):
-    """The rotation vector theta u of R (3,)."""
-    a = angle_axis(R, tol=0.0)
-    return a.theta * a.u
+    """The rotation vector theta u of R (3,) (Khalil & Dombre [2.34]-[2.36]; the exact
+    :func:`~robmod.spatial.angle_axis` beyond 90 degrees)."""
+    w = np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
+    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)
+    if c < 0:
+        a = angle_axis(R, tol=0.0)
+        return a.theta * a.u
+    s = 0.5 * np.sqrt(w @ w)
+    theta = np.arctan2(s, c)
+    return w * (0.5 if s < 1e-12 else theta / (2 * s))
 
 
 class WholeBodyController(Controller):
@@ -93,6 +100,7 @@ class WholeBodyController(Controller):
         self._start = None
         self._lift = {}
         self._land = {}
+        self._qps = {}
         self.forces = np.zeros((len(self.feet), 3))
 
     def _limits(self):
@@ -201,7 +209,7 @@ class WholeBodyController(Controller):
             Cin = np.vstack([Cin, T])
             lo = np.r_[lo, -lim - h[6:]]
             up = np.r_[up, lim - h[6:]]
-        x = solve_qp(H, g, Aeq, beq, Cin, lo, up)
+        x = solve_qp(H, g, Aeq, beq, Cin, lo, up, cache=self._qps)
         qdd, f = x[:nv], x[nv:]
         self.forces = np.zeros((len(self.feet), 3))
         self.forces[idx] = f.reshape(-1, 3)

@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 import sympy as sp
 
-from ..description.arguments import finite_array, keyword_options
+from ..description.arguments import checked_options, finite_array, keyword_options
 from ..description.base import is_floating
 from ..errors import ArgumentError, RobmodError
 from ..kinematics.contacts import checked_contacts, contact_poses, contact_rows
@@ -193,9 +193,49 @@ def _anchor_errors(robot, q, contacts, anchors):
     return np.concatenate([err[..., k, :c.size] for k, c in enumerate(contacts)], axis=-1)
 
 
-@keyword_options()
-def constrained_ddm(robot, q, qd, tau, contacts, *, baumgarte=(0.0, 0.0), anchors=None,
-                    acceleration=None) -> ConstrainedDynamics:
+class _Prepared:
+    """What a call of :func:`constrained_ddm` on a robot and a tuple of contacts needs, once."""
+
+    __slots__ = ("contacts", "key", "m", "nv", "ref", "no_tau")
+
+    def __init__(self, robot, contacts):
+        self.contacts = checked_contacts(robot, contacts)
+        self.key = ("constrained_ddm", self.contacts)
+        self.m = contact_rows(self.contacts)
+        self.nv = robot.n_q + (6 if is_floating(robot) else 0)
+        self.ref = np.zeros(self.m + 1)
+        self.no_tau = robot.n_q == 0          # no joint: the models take no tau
+
+
+def _prepared(robot, contacts):
+    try:
+        cache = robot.__dict__.setdefault("_constrained", {})
+        prep = cache.get(contacts)
+    except (AttributeError, TypeError):       # not a robot, or a list of contacts
+        return _Prepared(robot, contacts)
+    if prep is None:
+        prep = cache[contacts] = _Prepared(robot, contacts)
+    return prep
+
+
+def _solve(robot, prep, q, qd, tau, ref):
+    xs = (q, qd, ref) if prep.no_tau else (q, qd, tau, ref)
+    flat = fastpath.evaluate(robot, prep.key, _SPEC, prep.contacts, *xs)
+    nv, m = prep.nv, prep.m
+    dinv = flat[..., nv + m:]
+    if flat.ndim == 1:
+        piv = dinv.tolist()
+        good = not piv or (min(piv) > max(piv) * _SINGULAR)
+    else:
+        good = np.all(np.isfinite(flat)) and not np.any(
+            np.max(dinv, axis=-1) * _SINGULAR >= np.min(dinv, axis=-1))
+    if not good:                       # redundant contacts: the forces of least norm
+        flat = _numpy(robot, prep.contacts, *_check(robot, *xs))
+    return ConstrainedDynamics(flat[..., :nv], flat[..., nv:nv + m])
+
+
+@keyword_options(baumgarte=(0.0, 0.0), anchors=None, acceleration=None)
+def constrained_ddm(robot, q, qd, tau, contacts, **options) -> ConstrainedDynamics:
     """The accelerations and contact forces of a robot held by bilateral ``contacts``
     (:class:`~robmod.description.ContactPoint`: 3 rows, :class:`~robmod.description.
     ContactSurface`: 6) at q, qd under the joint torques tau (a floating robot: q (..., 7 +
@@ -204,35 +244,32 @@ def constrained_ddm(robot, q, qd, tau, contacts, *, baumgarte=(0.0, 0.0), anchor
     errors from their ``anchors`` (world poses (k, 4, 4), e.g. :func:`~robmod.kinematics.
     contact_poses` where they were closed; none: no position term); ``acceleration``: a
     desired contact acceleration (..., m) added to a_c."""
-    contacts = checked_contacts(robot, contacts)
-    m = contact_rows(contacts)
+    prep = _prepared(robot, contacts)
+    if not options:                    # the plain call: one compiled model, no option
+        return _solve(robot, prep, q, qd, tau, prep.ref)
+    o = checked_options(constrained_ddm, options)
+    m = prep.m
     try:
-        kp, kd = (float(x) for x in baumgarte)
+        kp, kd = (float(x) for x in o["baumgarte"])
     except (TypeError, ValueError):
         raise ArgumentError(f"constrained_ddm: baumgarte must be two gains (K_p, K_d), got "
-                            f"{baumgarte!r}") from None
+                            f"{o['baumgarte']!r}") from None
     if not (np.isfinite(kp) and np.isfinite(kd) and kp >= 0 and kd >= 0):
         raise ArgumentError(f"constrained_ddm: the Baumgarte gains must be finite and >= 0, "
-                            f"got {baumgarte!r}")
+                            f"got {o['baumgarte']!r}")
     ref = np.zeros(m + 1)
     ref[0] = kd
+    acceleration = o["acceleration"]
     if acceleration is not None:
-        ref = ref + np.concatenate([np.zeros(1), finite_array("acceleration", acceleration)],
-                                   axis=-1) if np.shape(acceleration)[-1:] == (m,) else None
-        if ref is None:
+        acc = finite_array("acceleration", acceleration)
+        if acc.shape[-1:] != (m,):
             raise ArgumentError(f"constrained_ddm: acceleration must have {m} values (one per "
                                 "contact row)")
-    if anchors is not None and kp:
-        e = _anchor_errors(robot, q, contacts, anchors)
+        ref = ref + np.concatenate([np.zeros(acc.shape[:-1] + (1,)), acc], axis=-1)
+    if o["anchors"] is not None and kp:
+        e = _anchor_errors(robot, q, prep.contacts, o["anchors"])
         ref = ref - np.concatenate([np.zeros(e.shape[:-1] + (1,)), kp * e], axis=-1)
-    xs = (q, qd, tau, ref) if robot.n_q else (q, qd, ref)   # no joint: the model takes no tau
-    flat = fastpath.evaluate(robot, ("constrained_ddm", contacts), _SPEC, contacts, *xs)
-    nv = robot.n_q + (6 if is_floating(robot) else 0)
-    dinv = flat[..., nv + m:]
-    if not np.all(np.isfinite(flat)) or np.any(np.max(dinv, axis=-1) * _SINGULAR
-                                                  >= np.min(dinv, axis=-1)):
-        flat = _numpy(robot, contacts, *_check(robot, *xs))   # redundant contacts
-    return ConstrainedDynamics(flat[..., :nv], flat[..., nv:nv + m])
+    return _solve(robot, prep, q, qd, tau, ref)
 
 
 @keyword_options()

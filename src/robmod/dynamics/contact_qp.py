@@ -49,20 +49,31 @@ def _proxsuite():
     return proxsuite
 
 
-def solve_qp(H, g, A=None, b=None, C=None, lower=None, upper=None, *, eps=1e-9):
+def solve_qp(H, g, A=None, b=None, C=None, lower=None, upper=None, *, eps=1e-9, cache=None):
     """argmin 1/2 x^T H x + g^T x subject to A x = b and lower <= C x <= upper, by ProxQP
-    (dense); a RobmodError when it fails (infeasible constraints)."""
+    (dense); a RobmodError when it fails (infeasible constraints).  ``cache``: a dict that
+    keeps the solver of each problem size between calls (a controller's), warm-started from
+    its last solution."""
     proxsuite = _proxsuite()
     n = H.shape[0]
     neq = 0 if A is None else A.shape[0]
     nin = 0 if C is None else C.shape[0]
-    qp = proxsuite.proxqp.dense.QP(n, neq, nin)
-    qp.settings.eps_abs = eps
-    qp.settings.verbose = False
-    qp.init(H, g, A, b, C, lower, upper)
+    qp = None if cache is None else cache.get((n, neq, nin))
+    if qp is None:
+        qp = proxsuite.proxqp.dense.QP(n, neq, nin)
+        qp.settings.eps_abs = eps
+        qp.settings.verbose = False
+        qp.init(H, g, A, b, C, lower, upper)
+        if cache is not None:
+            cache[n, neq, nin] = qp
+    else:
+        qp.settings.initial_guess = proxsuite.proxqp.InitialGuess.WARM_START_WITH_PREVIOUS_RESULT
+        qp.update(H, g, A, b, C, lower, upper)
     qp.solve()
     status = qp.results.info.status
     if status != proxsuite.proxqp.QPSolverOutput.PROXQP_SOLVED:
+        if cache is not None:
+            cache.pop((n, neq, nin), None)
         raise RobmodError(f"the contact QP has no solution ({status.name}): the motion asked "
                           "needs forces outside the friction cones or torques beyond their "
                           "limits")
