@@ -244,10 +244,11 @@ def constrained_ddm(robot, q, qd, tau, contacts, **options) -> ConstrainedDynami
     errors from their ``anchors`` (world poses (k, 4, 4), e.g. :func:`~robmod.kinematics.
     contact_poses` where they were closed; none: no position term); ``acceleration``: a
     desired contact acceleration (..., m) added to a_c."""
-    prep = _prepared(robot, contacts)
     if not options:                    # the plain call: one compiled model, no option
+        prep = _prepared(robot, contacts)
         return _solve(robot, prep, q, qd, tau, prep.ref)
     o = checked_options(constrained_ddm, options)
+    prep = _prepared(robot, contacts)
     m = prep.m
     try:
         kp, kd = (float(x) for x in o["baumgarte"])
