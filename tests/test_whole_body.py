@@ -79,3 +79,66 @@ def test_the_controller_wants_a_floating_robot_and_point_feet(solo):
             "FL_FOOT", 0.1, 0.1)])
     assert Trot().stance(0.0).all() and Trot().stance(0.25).tolist() == [False, True, True,
                                                                           False]
+
+
+SLOW = pytest.mark.skipif(__import__("os").environ.get("ROBMOD_SLOW") != "1",
+                          reason="a long run: ROBMOD_SLOW=1")
+
+
+def test_solo_at_rest_stays_at_rest_for_10_s(solo):
+    q = standing(solo)
+    run = simulate(solo, WholeBodyController(solo, FEET, tau_max=2.7), None, 10.0,
+                   x0=np.r_[q, np.zeros(18)], contacts=FEET, record_every=100)
+    assert np.abs(run.q[:, :3] - q[:3]).max() < 1e-6
+
+
+def test_solo_recovers_from_a_push(solo):
+    q = standing(solo)
+    kick = np.zeros(18)
+    kick[1], kick[3] = 0.4, 1.0
+    run = simulate(solo, WholeBodyController(solo, FEET, tau_max=2.7), None, 1.0,
+                   x0=np.r_[q, kick], contacts=FEET)
+    assert np.abs(run.q[-1, :3] - q[:3]).max() < 1e-3
+    assert np.abs(run.q[-1, 4:7]).max() < 1e-3           # level again
+    assert np.abs(run.tau).max() <= 2.7 + 1e-9
+
+
+def trot(solo, duration):
+    q = standing(solo)
+    wbc = WholeBodyController(solo, FEET, gait=Trot(), velocity=(0.2, 0, 0), tau_max=2.7)
+    return simulate(solo, wbc, None, duration, x0=np.r_[q, np.zeros(18)], contacts=FEET)
+
+
+def test_solo_trots(solo):
+    run = trot(solo, 1.5)
+    assert abs(run.q[-1, 0] - 0.3) < 0.03 and abs(run.q[-1, 1]) < 0.03
+    assert abs(run.q[-1, 2] - 0.223) < 0.01 and np.abs(run.tau).max() <= 2.7 + 1e-9
+    # the diagonal pairs alternate on the ground
+    down = run.contact_forces[:, :, 2] > 0
+    assert down[900:, 0].mean() < 0.8 and down[900:, 1].mean() < 0.8
+
+
+@SLOW
+def test_solo_trots_10_s_at_1_khz(solo):
+    run = trot(solo, 10.0)
+    assert abs(run.q[-1, 0] - 2.0) < 0.05 and abs(run.q[-1, 1]) < 0.05
+    assert np.abs(run.q[:, 2] - 0.223).max() < 0.02
+
+
+@SLOW
+def test_talos_stands_on_both_feet():
+    from robmod.description import ContactSurface
+    from robmod.kinematics import contact_poses
+
+    talos = robmod.read_robot(example_robot_data("talos_data/robots/talos_reduced.urdf"),
+                              base="floating").numeric()
+    soles = [ContactSurface.rectangle(f"{s}_sole_link", 0.2, 0.1, friction=0.8)
+             for s in ("left", "right")]
+    points = soles[0].points() + soles[1].points()
+    q = neutral(talos)
+    q[2] = -contact_poses(talos, q, points)[:, 2, 3].min()
+    run = simulate(talos, WholeBodyController(talos, points), None, 2.0,
+                   x0=np.r_[q, np.zeros(38)], contacts=points)
+    assert np.abs(run.q[:, :3] - q[:3]).max() < 1e-5
+    mass = float(talos.base_link.M + sum(link.M for link in talos.links))
+    assert np.isclose(run.contact_forces[-1, :, 2].sum(), 9.81 * mass, rtol=1e-6)
