@@ -152,6 +152,8 @@ class _Run:
     """A simulation's settings, checked: the plant, the law, the time grid, the desired
     motion, the initial state and the options."""
 
+    contacts = None        # a ContactStepper: simulate(..., contacts=)
+
     def __init__(self, plant, controller, reference, duration, x0, method, step, substeps,
                  saturation, noise, quantization, delay, record_every):
         self.plant, self.controller = plant, controller
