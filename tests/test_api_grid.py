@@ -6,7 +6,7 @@ g = 0; ``rotor``: IA = 0; ``friction``: FC = FV = FST = 0; ``wrench``: FX..CZ = 
 ``acceleration``: qdd = 0), computed with the default switches; the reference of a method is
 an independent path (the direct model from the inverse one and the inertia matrix, the
 Coriolis matrix by polarization and by Christoffel symbols, ...).  A switch a model cannot
-honour is refused with an ArgumentError (``ddm(method="compiled")`` with a switch), never
+honour is refused with an ArgumentError (``base_motion`` on a floating robot), never
 ignored: this grid is how ``inertia_matrix(method="ne", rotor=False)``, which kept the rotor
 inertias, is caught.
 """
@@ -91,15 +91,11 @@ def test_idm_switches(off):
     assert np.abs(got - ref).max() < 1e-10
 
 
-@pytest.mark.parametrize("method", ["recursive", "inverse", "compiled"])
+@pytest.mark.parametrize("method", ["recursive", "inverse"])
 @pytest.mark.parametrize("off", _combinations(DDM_SWITCHES), ids=lambda o: "-".join(sorted(o))
                          or "all")
 def test_ddm_methods_and_switches(method, off):
     switches = {k: False for k in off}
-    if method == "compiled" and off:
-        with pytest.raises(ArgumentError, match="takes no switches"):
-            ddm(ROBOT, Q, QD, TAU, method=method, **switches)
-        return
     zr = _zeroed(ROBOT, off)
     q, qd = _inputs(off, Q, QD)
     # the reference path: A(q) qdd = tau - H(q, qd), A and H of the zeroed robot
@@ -162,7 +158,7 @@ def test_simulate_integrates_the_plain_direct_model():
     x0 = np.concatenate([Q[0], QD[0]])
     h = 1e-3
     got = simulate(ROBOT, lambda tt, q, qd: TAU[0], None, h, x0=x0, step=h, saturation=False)
-    for method in ("recursive", "inverse", "compiled"):
+    for method in ("recursive", "inverse"):
         def f(q, qd):
             return ddm(ROBOT, q, qd, TAU[0], method=method)
         q, qd = Q[0], QD[0]
@@ -331,6 +327,7 @@ def test_closed_loop_inertia_and_gravity_against_the_idm():
 def test_unknown_methods_and_switches_are_refused():
     calls = [lambda: inertia_matrix(ROBOT, Q, method="crba"),
              lambda: ddm(ROBOT, Q, QD, TAU, method="aba"),
+             lambda: ddm(ROBOT, Q, QD, TAU, method="compiled"),     # the default is compiled
              lambda: ddm_model(ROBOT, method="compiled"),
              lambda: ddm(ROBOT, Q, QD, TAU, acceleration=False),
              lambda: idm(ROBOT, Q, QD, QDD, rotr=False),

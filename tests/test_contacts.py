@@ -9,7 +9,7 @@ import sympy as sp
 
 import robmod
 from robmod.description import ContactPoint, ContactSurface, Plane, Box, ground
-from robmod.dynamics import constrained_ddm, delassus, impact, floating_inertia_matrix
+from robmod.dynamics import constrained_ddm, delassus, impact, inertia_matrix
 from robmod.errors import ArgumentError
 from robmod.geometry import neutral
 from robmod.kinematics import (contact_jacobian, contact_jdot_qdot, contact_jacobian_model,
@@ -190,7 +190,7 @@ def test_contact_poses_are_the_points_in_the_world(solo):
     q = neutral(solo)
     q[:3] = [0.1, 0.2, 0.3]
     T = contact_poses(solo, q, [ContactPoint("FL_FOOT", (0, 0, 0.01))])
-    foot = robmod.geometry.floating_dgm(solo, q, j="FL_FOOT")
+    foot = robmod.geometry.dgm(solo, q, j="FL_FOOT", i="world")
     assert np.allclose(T[0], foot @ np.r_[np.c_[np.eye(3), [0, 0, 0.01]], [[0, 0, 0, 1]]])
 
 
@@ -211,8 +211,8 @@ def test_delassus_terms_are_those_of_the_matrices(solo):
     q, qd, tau = _floating_state(solo, rng)
     contacts = tuple(ContactPoint(f) for f in FEET)
     P = delassus(solo, q, qd, tau, contacts)
-    M = floating_inertia_matrix(solo, q)
-    h = robmod.dynamics.floating_idm(solo, q, qd, np.zeros(18))
+    M = inertia_matrix(solo, q)
+    h = robmod.dynamics.idm(solo, q, qd, np.zeros(18))
     J = contact_jacobian(solo, q, contacts)
     a = np.linalg.solve(M, np.r_[np.zeros(6), tau] - h)
     assert np.allclose(P.G, J @ np.linalg.solve(M, J.T), atol=1e-10)
@@ -346,7 +346,7 @@ def test_impacts_match_pinocchio_and_the_closed_form(solo):
         assert _relative(out.qd, P.robmod_v(v)) < 1e-9
         assert _relative(out.impulses, P.data.impulse_c) < 1e-9
         # the closed form: M (v+ - v-) = J^T L, J v+ = -e J v-
-        M = floating_inertia_matrix(solo, q)
+        M = inertia_matrix(solo, q)
         J = contact_jacobian(solo, q, contacts)
         assert np.allclose(M @ (out.qd - qd), J.T @ out.impulses)
         assert np.allclose(J @ out.qd, -e * J @ qd)

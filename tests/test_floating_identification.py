@@ -1,4 +1,4 @@
-"""Identification of floating robots: the floating regressor (Y chi = floating_idm), the base's
+"""Identification of floating robots: the regressor of a floating robot (Y chi = idm), the base's
 six equations carry every identifiable inertial parameter (Ayusawa, Venture & Nakamura 2014:
 the same base parameters as all 6 + n equations), and the pipeline identifies them from a log
 of positions alone (no joint torque, no contact: the scale from the known total mass)."""
@@ -10,11 +10,11 @@ import sympy as sp
 
 import robmod
 from robmod.control import simulate
-from robmod.dynamics import floating_idm
+from robmod.dynamics import idm
 from robmod.errors import RobmodError
 from robmod.geometry import neutral
-from robmod.identification import (DynamicIdentification, MeasuredData, floating_regressor,
-                                   floating_regressor_model, numeric_base, standard_names,
+from robmod.identification import (DynamicIdentification, MeasuredData, regressor,
+                                   regressor_model, numeric_base, standard_names,
                                    standard_vector)
 from robmod.identification.parameters import parameter_set
 from robmod.testing import random_inertial, random_robot
@@ -40,7 +40,7 @@ def space_arm(seed=11, n=4, gravity=0.0, friction=False):
     return robot
 
 
-def test_the_floating_regressor():
+def test_the_regressor_of_a_floating_robot():
     robot = space_arm(gravity=9.81, friction=True)
     rng = np.random.default_rng(0)
     n = robot.n_q
@@ -51,12 +51,38 @@ def test_the_floating_regressor():
     names = standard_names(robot)
     assert names[:10] == tuple(f"{k}0" for k in ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX",
                                                   "MY", "MZ", "M"))
-    Y = floating_regressor(robot, q, v, a)
+    Y = regressor(robot, q, v, a)
     assert Y.shape == (3, 6 + n, len(names))
-    assert np.allclose(Y @ standard_vector(robot, names), floating_idm(robot, q, v, a),
+    assert np.allclose(Y @ standard_vector(robot, names), idm(robot, q, v, a),
                        atol=1e-10)
-    f = floating_regressor_model(robot).numpy_function()
+    f = regressor_model(robot).numpy_function()
     assert np.allclose(f(q[0], v[0], a[0]), Y[0], atol=1e-12)
+    # the base's six equations alone (Ayusawa et al.), computed alone, and the joints' alone
+    assert np.allclose(regressor(robot, q, v, a, equations="base"), Y[:, :6], atol=1e-12)
+    assert np.allclose(regressor(robot, q, v, a, equations="joints"), Y[:, 6:], atol=1e-12)
+    base_only = regressor_model(robot, equations="base")
+    assert base_only.outputs[0].shape == (6, len(names))
+    assert base_only.count().mults < regressor_model(robot).count().mults
+
+
+def test_an_identification_model_of_all_equations_after_one_of_the_base_ones():
+    """The cached regressor of the identification model is keyed by its rows: a model of the
+    6 + n equations built after one of the base's six gives 6 + n rows (it gave six, then a
+    raw NumPy error)."""
+    from robmod.identification import identification_model
+
+    robot = space_arm(seed=5, n=3, gravity=9.81)
+    names = parameter_set(robot, rotor=False, friction=False)
+    rng = np.random.default_rng(2)
+    n = robot.n_q
+    Q = rng.normal(size=(4, 4))
+    q = np.column_stack([rng.normal(size=(4, 3)), Q / np.linalg.norm(Q, axis=1, keepdims=True),
+                         rng.uniform(-1, 1, (4, n))])
+    v, a = rng.normal(size=(2, 4, 6 + n))
+    for equations, rows in (("base", 6), ("all", 6 + n), ("base", 6)):
+        model = identification_model(robot, params=names, equations=equations)
+        Y = model.regressor(q, v, a)
+        assert Y.shape[-2] == rows, equations
 
 
 @pytest.mark.parametrize("seed", [3, 4])

@@ -55,7 +55,7 @@ def drift(robot, h, T=1.0):
     assert res.q.shape == (t.size, 7 + n) and res.qd.shape == (t.size, 6 + n)
     assert np.array_equal(res.tau, np.broadcast_to(tau, (t.size, n)))
     X = np.asarray(res)          # the states [q, qd] (len(t), 13 + 2 n)
-    hg = centroidal_momentum(robot, res.q, res.qd)
+    hg = centroidal_momentum(robot, res.q, res.qd, i="world")
     g = np.array([float(v) for v in robot.gravity])
     lin = np.abs(hg[:, :3] - hg[0, :3] - mass(robot) * g * t[:, None]).max()
     ang = np.abs(hg[:, 3:] - hg[0, 3:]).max()
@@ -73,7 +73,7 @@ def test_momentum_is_conserved_to_the_integration_accuracy(gravity):
     assert np.allclose(np.linalg.norm(X[:, 3:7], axis=-1), 1.0, atol=1e-14)
     if gravity[2]:      # the centre of mass falls: c(t) = c0 + v0 t + g t^2 / 2
         n = robot.n_q
-        c = center_of_mass(robot, X[:, :7 + n])
+        c = center_of_mass(robot, X[:, :7 + n], i="world")
         t = np.arange(0.0, 1.0 + 1e-3, 2e-3)
         expect = c[0] + hg[0, :3] / mass(robot) * t[:, None] \
             + 0.5 * np.array(gravity) * t[:, None] ** 2
@@ -90,7 +90,7 @@ def test_a_joint_pd_in_zero_gravity_conserves_the_momentum():
     x0, _ = start(robot, 2)
     pd = PID(robot, 60.0, 12.0)
     res = simulate(robot, pd, np.full(n, 0.4), 3.0, x0=x0, saturation=False)
-    h = centroidal_momentum(robot, res.q, res.qd)
+    h = centroidal_momentum(robot, res.q, res.qd, i="world")
     assert np.abs(h[0]).max() > 1.0                                  # it does carry momentum
     assert np.abs(h - h[0]).max() < 1e-8 * np.abs(h[0]).max()
     assert np.abs(res.error[-1]).max() < 0.05 and np.abs(res.tau).max() > 1.0
@@ -132,7 +132,7 @@ def test_joint_space_controllers_track_with_the_base_free(make):
     ctrl = make(robot)
     res = simulate(robot, ctrl, ref, 2.0, saturation=False)
     assert res.q.shape == (2001, 7 + n)
-    h = centroidal_momentum(robot, res.q, res.qd)
+    h = centroidal_momentum(robot, res.q, res.qd, i="world")
     assert np.abs(h[:, 3:] - h[0, 3:]).max() < 1e-8
     bound = 1e-5 if isinstance(ctrl, ComputedTorque) and ctrl.mode == "tracking" else 0.05
     assert np.abs(res.error[-1]).max() < bound, np.abs(res.error[-1])
@@ -233,7 +233,7 @@ def test_mjcf_freejoint_simulated_by_mujoco():
     """Solo-12 (a quadruped from example-robot-data) floating, constant joint torques for 1 s
     (0.2 rad/s^2 on every joint at the start, as the fixed-base library test): MuJoCo's RK4 on
     the exported file agrees with robmod's to 1e-9."""
-    from robmod.dynamics import floating_inertia_matrix
+    from robmod.dynamics import inertia_matrix
 
     robot = _solo12()
     n = robot.n_q
@@ -243,7 +243,7 @@ def test_mjcf_freejoint_simulated_by_mujoco():
     Q = rng.normal(size=4)
     q0[3:7] = Q / np.linalg.norm(Q)
     q0[7:] = rng.uniform(-0.3, 0.3, n)
-    tau = 0.2 * floating_inertia_matrix(robot, q0)[6:, 6:] @ np.ones(n)
+    tau = 0.2 * inertia_matrix(robot, q0)[6:, 6:] @ np.ones(n)
     h = 1e-3
     ours = simulate(robot, lambda t, q, qd: tau, None, 1.0, x0=np.r_[q0, np.zeros(6 + n)],
                     step=h, saturation=False).q[-1]
@@ -292,3 +292,29 @@ def test_lqr_and_linearize_on_a_floating_robot():
     assert top < 0 and abs(np.sort(linearize(robot, at_rest, qa).poles.real)[-1] - top) < 1e-6
     poles = linearize(robot, ComputedTorque(robot, omega=10.0, dt=0.0), qa).poles
     assert np.allclose(poles, -10.0, atol=1e-3)
+
+
+def test_the_joints_dynamics_with_the_base_free_against_differences():
+    """FloatingDynamics.derivatives (the tangent-space derivatives through the base's twist at
+    no momentum) against central differences of the joints' accelerations."""
+    robot = space_arm((0.0, 0.0, -9.81))
+    dyn = FloatingDynamics(robot)
+    rng = np.random.default_rng(4)
+    n = robot.n_q
+    q, qd, tau = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
+    D = dyn.derivatives(q, qd, tau)
+
+    def qdd(a, b, c):
+        return dyn.ddm(*dyn.state_of_joints(a, b), c)[6:]
+
+    for k, (x, got) in enumerate(zip((q, qd, tau), D)):
+        num = np.empty((n, n))
+        for c in range(n):
+            e = np.zeros(n)
+            e[c] = 1e-6
+            args = [q, qd, tau]
+            args[k] = x + e
+            up = qdd(*args)
+            args[k] = x - e
+            num[:, c] = (up - qdd(*args)) / 2e-6
+        assert np.abs(got - num).max() < 1e-6 * max(1.0, np.abs(num).max())

@@ -267,16 +267,16 @@ def _simulate_floating(robot, x0, tau):
 
     return simulate(robot, lambda t, q, qd: tau, None, 2e-3, x0=x0, saturation=False).x[-1]
 FLOATING = {
-    "floating_idm": (lambda r, a: dyn.floating_idm(r, *a), (7, 6, 6), lambda n: (6 + n,)),
-    "free_floating_idm": (lambda r, a: dyn.free_floating_idm(r, *a), (7, 6, 0),
+    "floating_idm": (lambda r, a: dyn.idm(r, *a), (7, 6, 6), lambda n: (6 + n,)),
+    "free_floating_idm": (lambda r, a: dyn.idm(r, *a, method="free_floating"), (7, 6, 0),
                           lambda n: (6 + n,)),
-    "floating_inertia": (lambda r, a: dyn.floating_inertia_matrix(r, *a), (7,),
+    "floating_inertia": (lambda r, a: dyn.inertia_matrix(r, *a), (7,),
                          lambda n: (6 + n, 6 + n)),
-    "floating_ddm": (lambda r, a: dyn.floating_ddm(r, *a), (7, 6, 0), lambda n: (6 + n,)),
-    "floating_ddm_inverse": (lambda r, a: dyn.floating_ddm(r, *a, method="inverse"), (7, 6, 0),
+    "floating_ddm": (lambda r, a: dyn.ddm(r, *a), (7, 6, 0), lambda n: (6 + n,)),
+    "floating_ddm_inverse": (lambda r, a: dyn.ddm(r, *a, method="inverse"), (7, 6, 0),
                              lambda n: (6 + n,)),
-    "floating_dgm": (lambda r, a: geo.floating_dgm(r, *a, j=2), (7,), lambda n: (4, 4)),
-    "floating_jacobian": (lambda r, a: kin.floating_jacobian(r, *a, i=1), (7,),
+    "floating_dgm": (lambda r, a: geo.dgm(r, *a, j=2, i="world"), (7,), lambda n: (4, 4)),
+    "floating_jacobian": (lambda r, a: kin.jacobian(r, *a, i=1), (7,),
                           lambda n: (6, 6 + n)),
     "center_of_mass": (lambda r, a: dyn.center_of_mass(r, *a), (7,), lambda n: (3,)),
     "centroidal": (lambda r, a: dyn.centroidal_momentum_matrix(r, *a), (7,),

@@ -153,9 +153,6 @@ def test_dynamic_ellipsoid_needs_numeric_inertia():
     rx90 = rx90_geometry_only().numeric()                  # inertial parameters symbolic
     with pytest.raises(RobmodError, match="numeric inertial parameters.*XX6"):
         rp.robot_plot(rx90, Q6, ellipsoid="dynamic")
-    with pytest.warns(DeprecationWarning, match="robmod.plot.robot_plot"), \
-            pytest.raises(RobmodError, match="numeric inertial parameters"):
-        robmod.kinematics.draw_robot(rx90, Q6, ellipsoid="dynamic")    # the one drawing
     with pytest.raises(RobmodError, match="ellipsoid must be one of"):
         rp.robot_plot(rx90, Q6, ellipsoid="kinetic")
 

@@ -6,7 +6,7 @@ import robmod
 from robmod.control import Trot, WholeBodyController
 from robmod.description import ContactPoint
 from robmod.control import simulate
-from robmod.dynamics import constrained_ddm, contact_idm, floating_idm
+from robmod.dynamics import constrained_ddm, contact_idm, idm
 from robmod.errors import ArgumentError
 from robmod.geometry import neutral
 from robmod.kinematics import contact_jacobian
@@ -48,7 +48,7 @@ def test_contact_inverse_dynamics_gives_the_motion_asked(solo):
     assert np.allclose(fwd.qdd, qdd, atol=1e-6)
     # forces given: Pinocchio's rnea less J^T f
     given = contact_idm(solo, q, qd, qdd, FEET, forces=out.forces)
-    full = floating_idm(solo, q, qd, qdd) - J.T @ out.forces
+    full = idm(solo, q, qd, qdd) - J.T @ out.forces
     assert np.allclose(given.tau, full[6:]) and np.allclose(given.base_wrench, full[:6])
 
 

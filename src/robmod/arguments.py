@@ -20,7 +20,6 @@ import difflib
 import functools
 import inspect
 import os
-import warnings
 
 import numpy as np
 
@@ -281,12 +280,10 @@ def _name(fn) -> str:
     return qual if "." in qual and "<locals>" not in qual else fn.__name__
 
 
-def checked_options(fn, given: dict, legacy: tuple = ()) -> dict:
+def checked_options(fn, given: dict) -> dict:
     """The options of ``fn`` (see :func:`keyword_options`) with the keywords ``given``:
     unknown keywords are an :class:`ArgumentError` naming the closest option (difflib), a
-    switch (a boolean option) takes True or False only.  ``legacy``: values given by position
-    for the first declared options (the frames of ``dgm(robot, q, 6)``), accepted for one
-    release with a DeprecationWarning."""
+    switch (a boolean option) takes True or False only."""
     declared = getattr(fn, "declared_options", {})
     name = _name(fn)
     params = inspect.signature(fn).parameters
@@ -296,15 +293,6 @@ def checked_options(fn, given: dict, legacy: tuple = ()) -> dict:
             raise ArgumentError(f"{name}() has no option {key!r}{did_you_mean(key, allowed)}; "
                                 f"its options: {', '.join(allowed) or 'none'}")
     opts = dict(declared)
-    if legacy:
-        names = list(declared)[:len(legacy)]
-        if len(legacy) > len(declared) or any(k in given for k in names):
-            raise ArgumentError(f"{name}() takes {len(params) - len(allowed)} positional "
-                                f"arguments; give {', '.join(allowed)} by keyword")
-        warnings.warn(f"{name}(): give {', '.join(names)} by keyword "
-                      f"({name}(..., {', '.join(f'{k}=...' for k in names)})): positional "
-                      "options are deprecated", DeprecationWarning, stacklevel=3)
-        opts.update(zip(names, legacy))
     for key, value in given.items():
         if isinstance(declared[key], bool) and not isinstance(value, (bool, np.bool_)):
             raise ArgumentError(f"{name}(): option {key} is a switch, True or False; got "

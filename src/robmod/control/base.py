@@ -72,7 +72,7 @@ class Controller:
         """The joints' (q, qd): the last n values of the state's (those of a floating robot
         after its base's)."""
         n = self.n
-        if np.shape(q)[-1] == n:
+        if (q.shape if type(q) is np.ndarray else np.shape(q))[-1] == n:
             return q, qd
         return q[..., -n:], qd[..., -n:]
 

@@ -1,16 +1,20 @@
 """Closed-loop simulation at compiled speed: robmod's controllers and the plant in one C loop.
 
 :func:`robmod.control.simulate` hands a run to :func:`run_compiled` first.  When the plant is a
-tree robot and the controller one of robmod's own laws (:class:`~robmod.control.PID`,
+tree robot -- on a fixed or mobile base, or floating (its base free: the free-floating models,
+the state integrated on SE(3) by Munthe-Kaas's RK4 as :mod:`robmod.dynamics.integration` does)
+-- and the controller one of robmod's own laws (:class:`~robmod.control.PID`,
 :class:`~robmod.control.PDGravity`, :class:`~robmod.control.ComputedTorque`,
 :class:`~robmod.control.PassivityBased`, :class:`~robmod.control.AdaptivePassivity`, exactly
 those classes: a subclass may change the law), the whole run -- the law at each sample, the
 zero-order hold, the RK4 substeps of the plant's direct dynamic model (Khalil & Dombre §7.6.2),
 saturation, measurement noise, quantization and delay -- is one call of a C function generated
-from the customized models (:mod:`.loop_source`), compiled once and cached on disk like the
-models themselves.  Batches of runs (initial states, gain sets: leading dimensions, as the
-Python path takes them) advance in lockstep by blocks of 64 on the vectorized plant kernel,
-the blocks shared among the processor's cores.
+from the customized models (:mod:`.loop_source`, :mod:`.loop_kernel`), compiled once and cached
+on disk like the models themselves.  The models are the plants' (:attr:`Dynamics.model
+<robmod.control.Dynamics.model>`: one recipe and one generation of each).  Batches of runs
+(initial states, gain sets: leading dimensions, as the Python path takes them) advance in
+lockstep by blocks of 64 on the vectorized plant kernel, the blocks shared among the
+processor's cores.
 
 When: a loop compiled before (by any process: an index on disk names its shared object) is
 always taken, without generating anything; a new one is generated and compiled (1-5 s) when
@@ -20,11 +24,11 @@ compiled loop off.
 
 It returns None -- and the Python path runs, with the same results -- for what it does not
 handle: a closed-loop robot (its plant solves the loop constraints at each evaluation), a
-controller written in Python (any other class), a batched reference, ``ROBMOD_BACKEND=numpy``
-or no C compiler.  A run that blows up (or meets a singular inertia matrix) is also given back
-to the Python path, whose error names the joint and the time.  The measurement noise is drawn
-beforehand from the same generator, in the order the Python path draws it, so both paths see
-the same noise.
+controller written in Python (any other class), a batched reference, a ``solve_ivp`` method,
+``ROBMOD_BACKEND=numpy`` or no C compiler.  A run that blows up (or meets a singular inertia
+matrix) is also given back to the Python path, whose error names the joint and the time.  The
+measurement noise is drawn beforehand from the same generator, in the order the Python path
+draws it, so both paths see the same noise.
 """
 from __future__ import annotations
 
@@ -47,6 +51,7 @@ from . import loop_source as ls
 from .computed_torque import ComputedTorque
 from .joint_space import PID, PDGravity
 from .passivity import AdaptivePassivity, PassivityBased
+from .floating_plant import FloatingDynamics
 from .plant import Dynamics
 
 _LOOPS: dict = {}
@@ -113,20 +118,21 @@ def _describe(controller):
     kind = type(controller)
     n = controller.n
     dyn = getattr(controller, "dyn", None)
-    if dyn is not None and type(dyn) is not Dynamics:
+    if dyn is not None and type(dyn) not in (Dynamics, FloatingDynamics):
         return None       # a closed-loop controller model
+    floating = {"floating": True} if getattr(dyn, "floating", False) else {}
     if kind is PID:
         tmax = controller.tau_max is not None
 
         def build():
-            models = {"grav": dyn.model("grav")} if controller.gravity else {}
+            models = {"grav": dyn.model("grav"), **floating} if controller.gravity else {}
             return models, ls.law_pid(models, controller.gravity, tmax)
         consts = [list(controller.band)] + ([controller.tau_max] if tmax else [])
         return (("pid", controller.gravity, tmax), build,
                 [controller.kp, controller.kd, controller.ki], consts, n, 0)
     if kind is PDGravity:
         def build():
-            models = {"grav": dyn.model("grav")}
+            models = {"grav": dyn.model("grav"), **floating}
             return models, ls.law_pd_gravity(models, controller.at_desired)
         return (("pdg", controller.at_desired), build, [controller.kp, controller.kd], [], 0, 0)
     if kind in (ComputedTorque, PassivityBased):
@@ -136,7 +142,7 @@ def _describe(controller):
         consts = [] if coulomb == "measured" else _friction_constants(controller)
 
         def build():
-            models = {"n": n, which: dyn.model(which)}
+            models = {"n": n, which: dyn.model(which), **floating}
             if kind is PassivityBased:
                 models["vel"] = dyn.model("vel")
                 return models, ls.law_passivity(models, coulomb)
@@ -160,12 +166,13 @@ def _describe(controller):
     return None
 
 
-def _loop_function(key, plant_model, build, n, nz, ng, p):
+def _loop_function(key, plant_model, build, n, nz, ng, p, base):
     models, law = build()
-    controller_models = {k: m for k, m in models.items() if k != "n"}
+    controller_models = {k: m for k, m in models.items() if k not in ("n", "floating")}
     if any(m.parameters for m in controller_models.values()):
         return None
-    draft = ls.loop_source("RM_LOOPNAME", n, nz, ng, 0, p, plant_model, controller_models, law)
+    draft = ls.loop_source("RM_LOOPNAME", n, nz, ng, 0, p, plant_model, controller_models, law,
+                           base=base)
     modname = "rm_loop_" + hashlib.sha256(draft.encode()).hexdigest()[:24]
     module = build_from_source(modname, draft.replace("RM_LOOPNAME", modname))
     if module is None:
@@ -219,7 +226,7 @@ def run_compiled(plant, controller, t, tables, q, qd, z, tau_lim, *, plant_param
 
 def _run(plant, controller, t, tables, q, qd, z, tau_lim, sets, *, dt, continuous, substeps,
          noise, quantization, delay, seed, table=None, record_every=1):
-    if fastpath.backend() == "numpy" or type(plant) is not Dynamics:
+    if fastpath.backend() == "numpy" or type(plant) not in (Dynamics, FloatingDynamics):
         return None
     if tables is None or tables[0].ndim != 2 or getattr(controller, "n", None) != plant.n:
         return None
@@ -228,6 +235,8 @@ def _run(plant, controller, t, tables, q, qd, z, tau_lim, sets, *, dt, continuou
         return None
     structure, build, gains, consts, nz, p = desc
     n, steps = plant.n, len(t) - 1
+    nq, nv = plant.nq, plant.nv
+    base = (nq - n, nv - n)
     batch = q.shape[:-1]
     nrun = int(math.prod(batch))
     policy = _policy()
@@ -240,7 +249,7 @@ def _run(plant, controller, t, tables, q, qd, z, tau_lim, sets, *, dt, continuou
     if sets is not None and sets.table.shape[0] != nrun:
         return None
     plant_key = plant.robot.content_key if sets is None else sets.key
-    key = (plant_key, structure, nz, G.shape[1])
+    key = (plant_key, structure, nz, G.shape[1], base)
     hit = _LOOPS.get(key) or _cached(key)
     if hit is None:
         work = steps * (nrun if sets is not None else -(-nrun // BLOCK))
@@ -249,7 +258,7 @@ def _run(plant, controller, t, tables, q, qd, z, tau_lim, sets, *, dt, continuou
         plant_model = plant.model("ddm") if sets is None else sets.model()
         if plant_model.parameters and sets is None:
             return None
-        hit = _loop_function(key, plant_model, build, n, nz, G.shape[1], p)
+        hit = _loop_function(key, plant_model, build, n, nz, G.shape[1], p, base)
         if hit is None:
             return None
     _LOOPS[key] = hit
@@ -271,10 +280,11 @@ def _run(plant, controller, t, tables, q, qd, z, tau_lim, sets, *, dt, continuou
         ends = table(t[:-1] + h)
         RS = np.ascontiguousarray(np.concatenate([np.stack(halves, axis=1),
                                                   np.stack(ends, axis=1)], axis=1), float)
-    X0 = np.ascontiguousarray(np.concatenate([q, qd], axis=-1).reshape(nrun, 2 * n))
+    X0 = np.ascontiguousarray(np.concatenate([q, qd], axis=-1).reshape(nrun, nq + nv))
     Z0 = np.ascontiguousarray(z.reshape(nrun, nz)) if nz else np.zeros(1)
-    Q = np.empty((steps // record_every + 1, nrun, n))    # the samples kept
-    QD, TAU = np.empty_like(Q), np.empty_like(Q)
+    rows = steps // record_every + 1                     # the samples kept
+    Q, QD, TAU = np.empty((rows, nrun, nq)), np.empty((rows, nrun, nv)), \
+        np.empty((rows, nrun, n))
     Z = np.empty((nrun, max(nz, 1)))
     ptr = [a.ctypes.data for a in (cfg, K, R, RS, X0, G, Z0, NS, PP, Q, QD, TAU, Z)]
 
@@ -290,9 +300,8 @@ def _run(plant, controller, t, tables, q, qd, z, tau_lim, sets, *, dt, continuou
     if any(status):
         return None
     zf = Z[:, :nz].reshape(batch + (nz,)) if nz else z
-    rows = (Q.shape[0],)
-    return (Q.reshape(rows + batch + (n,)), QD.reshape(rows + batch + (n,)),
-            TAU.reshape(rows + batch + (n,)), zf)
+    return (Q.reshape((rows,) + batch + (nq,)), QD.reshape((rows,) + batch + (nv,)),
+            TAU.reshape((rows,) + batch + (n,)), zf)
 
 
 def _ranges(nrun, block):

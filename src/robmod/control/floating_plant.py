@@ -4,7 +4,7 @@ its base free (no contact).
 The state is the robot's: q = [base position, unit quaternion, joints] (7 + n) and qd = [base
 twist in frame 0, joint rates] (6 + n) (:mod:`robmod.description.base`); the torques are the
 n joints'.  The plant is the direct dynamic model of the free-floating robot (the
-articulated-body recursion continued to link 0, :func:`~robmod.dynamics.floating_ddm_model`).
+articulated-body recursion continued to link 0, :func:`~robmod.dynamics.ddm_model`).
 A joint-space controller sees the joints: its model is the free-floating inverse dynamic model
 (SYMORO's, Khalil, Gallot & Boyer 2007: the joint accelerations given, the base's
 acceleration follows from its own equations, no wrench on it): Gamma = IDM_ff(q, qd, qdd)
@@ -20,11 +20,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.base import BASE_Q, BASE_V
-from ..description.base import is_floating
-from ..dynamics.derivatives import DDMDerivatives
-from ..dynamics.floating import floating_inertia_matrix, free_floating_idm_model
-from ..dynamics.floating_direct import floating_ddm_model
+from ..description.base import moving_base
+from ..description.robot import MOBILE_BASE
+from ..dynamics.derivatives import DDMDerivatives, ddm_derivatives, idm_derivatives
+from ..dynamics.direct import ddm_model
 from ..dynamics.inertia import inertia_matrix
+from ..dynamics.newton_euler import idm_model
+from ..errors import ArgumentError
 from ..geometry.floating import neutral
 from .plant import PLANT_KINDS, CheckedDDM, Dynamics
 
@@ -32,13 +34,16 @@ from .plant import PLANT_KINDS, CheckedDDM, Dynamics
 #: free-floating direct model and inverse models (joint accelerations in, base acceleration
 #: and joint torques out)
 FLOATING_MODELS = {
-    "ddm": lambda robot: floating_ddm_model(robot),
-    "idm": lambda robot: free_floating_idm_model(robot),
-    "idm_nc": lambda robot: free_floating_idm_model(robot, friction=False),
-    "vel": lambda robot: free_floating_idm_model(robot, gravity=False, friction=False,
-                                                 rotor=False, wrench=False),
-    "grav": lambda robot: free_floating_idm_model(robot, velocity=False, acceleration=False,
-                                                  friction=False),
+    "ddm": lambda robot: ddm_model(robot, method="fewest"),
+    "idm": lambda robot: idm_model(robot, method="free_floating"),
+    "idm_nc": lambda robot: idm_model(robot, method="free_floating", friction=False,
+                                      name="free_floating_idm_no_coulomb"),
+    "vel": lambda robot: idm_model(robot, method="free_floating", gravity=False,
+                                   friction=False, rotor=False, wrench=False,
+                                   name="free_floating_velocity_torques"),
+    "grav": lambda robot: idm_model(robot, method="free_floating", velocity=False,
+                                    acceleration=False, friction=False,
+                                    name="free_floating_gravity_torques"),
 }
 
 
@@ -47,11 +52,11 @@ def joint_inertia(robot, q):
     fixed or mobile base; a floating robot's with its base free, the Schur complement
     M_jj - M_jb M_bb^-1 M_bj of its (6 + n)^2 matrix (the torques that accelerate the joints
     alone, the base following: Umetani & Yoshida 1989's generalized inertia)."""
-    if not is_floating(robot):
+    if not moving_base(robot):
         return inertia_matrix(robot, q)
     q = np.asarray(q, dtype=float)
     base = np.broadcast_to(neutral(robot)[:BASE_Q], q.shape[:-1] + (BASE_Q,))
-    M = floating_inertia_matrix(robot, np.concatenate([base, q], axis=-1))
+    M = inertia_matrix(robot, np.concatenate([base, q], axis=-1))
     Mbb, Mbj = M[..., :BASE_V, :BASE_V], M[..., :BASE_V, BASE_V:]
     return M[..., BASE_V:, BASE_V:] - np.swapaxes(Mbj, -1, -2) @ np.linalg.solve(Mbb, Mbj)
 
@@ -78,6 +83,14 @@ class FloatingDynamics(Dynamics):
     recipes = FLOATING_MODELS
 
     def __init__(self, robot, what: str = "robot"):
+        if robot.base_kind == MOBILE_BASE:
+            raise ArgumentError(
+                f"the simulations and controllers take fixed and floating bases: the base of "
+                f"the mobile robot {robot.name!r} moves as it is given (its pose, twist and "
+                "acceleration are inputs of its models, a vehicle's motion over time), which "
+                "simulate does not take yet; a base moving at constant velocity is a fixed "
+                "base with that motion (robot.with_base('fixed') and its V0, W0, VP0, WP0), a "
+                "free one a floating base")
         super().__init__(robot, what)
         self.nq, self.nv = BASE_Q + self.n, BASE_V + self.n
 
@@ -85,45 +98,35 @@ class FloatingDynamics(Dynamics):
         """The state at which the joints move as (q, qd) (..., n) with no momentum: the base
         at the world's origin, its twist -M_bb^-1 M_bj qd (the base's rows of M v = 0)."""
         q0, _ = self.initial_state(q, qd)
-        M = floating_inertia_matrix(self.robot, q0)
+        M = inertia_matrix(self.robot, q0)
         v = -np.linalg.solve(M[..., :BASE_V, :BASE_V],
                              (M[..., :BASE_V, BASE_V:] @ np.asarray(qd, float)[..., None]))
         return q0, np.concatenate([v[..., 0], np.broadcast_to(qd, v.shape[:-2] + (self.n,))],
                                   axis=-1)
 
     def derivatives(self, q, qd, tau):
-        """(dqdd_dq, dqdd_dqd, dqdd_dtau) (n, n) of the joints' accelerations with respect to
-        the joints' state, the base free with no momentum (its twist follows the joints':
-        :meth:`state_of_joints`): the joints' dynamics that a joint-space law can act on (the
-        base's pose and momentum are not controllable by joint torques in flight).  Central
-        differences of the compiled free-floating direct model (step 1e-6, relative
-        accuracy about 1e-9), state by state of a batch."""
-        q, qd, tau = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (q, qd, tau)))
-        n = self.n
-        if q.ndim > 1:
-            parts = [self.derivatives(a, b, c) for a, b, c in
-                     zip(q.reshape(-1, n), qd.reshape(-1, n), tau.reshape(-1, n))]
-            return DDMDerivatives(*(np.stack([p[k] for p in parts]).reshape(q.shape + (n,))
-                                    for k in range(3)))
-
-        def qdd(a, b, c):
-            return self.ddm(*self.state_of_joints(a, b), c)[BASE_V:]
-
-        cols = []
-        for which, x in ((0, q), (1, qd), (2, tau)):
-            D = np.empty((n, n))
-            for k in range(n):
-                h = 1e-6 * max(1.0, abs(x[k]))
-                args = [q, qd, tau]
-                up, down = x.copy(), x.copy()
-                up[k] += h
-                down[k] -= h
-                args[which] = up
-                f1 = qdd(*args)
-                args[which] = down
-                D[:, k] = (f1 - qdd(*args)) / (2 * h)
-            cols.append(D)
-        return DDMDerivatives(*cols)
+        """(dqdd_dq, dqdd_dqd, dqdd_dtau) (..., n, n) of the joints' accelerations with respect
+        to the joints' state, the base free with no momentum (its twist v_b = -M_bb^-1 M_bj qd
+        follows the joints': :meth:`state_of_joints`): the joints' dynamics that a joint-space
+        law can act on (the base's pose and momentum are not controllable by joint torques in
+        flight; the joints' accelerations do not depend on the base's pose in a uniform
+        field).  From the analytical derivatives on the tangent space
+        (:func:`~robmod.dynamics.ddm_derivatives`) by the chain rule through v_b, whose
+        derivative with respect to the joints is -M_bb^-1 d(M v)_b/dq (the momentum's
+        derivative: :func:`~robmod.dynamics.idm_derivatives` of M(q) v)."""
+        q, qd = self.state_of_joints(q, qd)
+        tau = np.asarray(tau, dtype=float)
+        F = ddm_derivatives(self.robot, q, qd, tau)
+        M = inertia_matrix(self.robot, q)
+        b, j = slice(0, BASE_V), slice(BASE_V, None)
+        Mbb = M[..., b, b]
+        P = -np.linalg.solve(Mbb, M[..., b, j])                   # dv_b / dqd_j
+        H = idm_derivatives(self.robot, q, np.zeros_like(qd), qd, gravity=False,
+                            friction=False, wrench=False).dtau_dq      # d(M v)/dq
+        dvb_dq = -np.linalg.solve(Mbb, H[..., b, j])
+        coupling = F.dqdd_dqd[..., j, b]
+        return DDMDerivatives(F.dqdd_dq[..., j, j] + coupling @ dvb_dq,
+                              F.dqdd_dqd[..., j, j] + coupling @ P, F.dqdd_dtau[..., j, j])
 
     def initial_state(self, q, qd):
         """The state whose joints are at (q, qd) (..., n): the base at the world's origin, at

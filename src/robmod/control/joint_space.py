@@ -26,7 +26,6 @@ lambda_min(Kp) > sup_q ||dQ/dq||.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,12 +116,6 @@ class PID(Controller):
     @keyword_options()
     def __init__(self, robot, kp, kd, ki=0.0, *, dt=DEFAULT_DT,
                  integral_band=(0.0, np.inf), tau_max=None, gravity=False):
-        if isinstance(robot, (int, np.integer)) and not isinstance(robot, bool):
-            warnings.warn("PID(n, ...) is deprecated and will be removed in the next release: "
-                          "use PID.for_joints(n, ...) (PID(robot, ...) takes the robot)",
-                          DeprecationWarning, stacklevel=2)
-            self._set(None, _joints(robot), kp, kd, ki, dt, integral_band, tau_max, gravity)
-            return
         if not (hasattr(robot, "links") and hasattr(robot, "numeric")):
             raise ArgumentError(f"PID: robot must be a robmod Robot (the controller's model), "
                                 f"got {type(robot).__name__}; PID.for_joints(n, ...) builds a "

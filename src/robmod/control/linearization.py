@@ -16,7 +16,7 @@ import numpy as np
 
 from ..description.arguments import (finite_array, keyword_options, positive_scalar,
                                      robot_argument)
-from ..description.base import is_floating
+from ..description.base import moving_base
 from ..dynamics.derivatives import ddm_derivatives
 from ..errors import ArgumentError
 from .plant import Dynamics
@@ -77,7 +77,7 @@ def state_matrices(robot, q, qd, tau, *, dt: float = 0.0):
     zero-order-hold sampling x_{k+1} = A_d x_k + B_d Γ_k."""
     dt = positive_scalar("dt", dt, allow_zero=True)
     robot = robot_argument(robot)
-    if robot.n_loops or is_floating(robot):
+    if robot.n_loops or moving_base(robot):
         dyn = Dynamics.of(robot, "robot")
         what = "actuated joint" if robot.n_loops else "joint"
         arrays = [finite_array(k, x, shape_text=f"(..., {dyn.n}) {what} values")

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.arguments import keyword_options
-from ..description.base import is_floating
+from ..description.base import moving_base
 from ..errors import ArgumentError, RobmodError
 from ..identification.base_numeric import numeric_base
 from ..identification.regressors import regressor_function, standard_vector
@@ -77,7 +77,7 @@ class AdaptivePassivity(Controller):
         if self.model.n_loops:
             raise RobmodError(f"adaptive control of a closed-loop robot ({robot.name!r}) is not "
                               "supported yet (its regressor is the equivalent tree's)")
-        if is_floating(self.model):
+        if moving_base(self.model):
             raise ArgumentError(
                 f"AdaptivePassivity needs a fixed or mobile base: the joint torques of the "
                 f"floating robot {robot.name!r}, its base free, are not linear in its inertial "

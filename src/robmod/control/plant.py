@@ -22,7 +22,7 @@ import numpy as np
 
 from ..description.arguments import (keyword_options, number_array, positive_scalar,
                                      require_numeric, robot_argument)
-from ..description.base import is_floating
+from ..description.base import moving_base
 from ..dynamics.derivatives import ddm_derivatives
 from ..dynamics.direct import ddm_model, singular_inertia_error
 from ..dynamics.inertia import inertia_matrix
@@ -30,6 +30,7 @@ from ..dynamics.lagrange import gravity_torques_model
 from ..dynamics.newton_euler import idm_model
 from ..dynamics.layout import dofs, joint_limit_vector  # noqa: F401 (used by control)
 from ..errors import RobmodError
+from ..symbolic.cache import cached
 from .base import sample_time
 
 #: how the controllers compensate Coulomb friction: at the desired velocity (default), at the
@@ -126,29 +127,27 @@ class Dynamics:
     ``method="fewest"``) and ``gravity(q)``, each on arrays of shape (n,) or (..., n).
     """
 
-    _cache: dict = {}
     #: the state's space: the joints, the same in q and qd
     floating = False
 
     @classmethod
     def of(cls, robot, what: str = "robot") -> "Dynamics":
-        """The (shared) compiled models of ``robot``, keyed by the robot's content: a
-        :class:`~robmod.control.ClosedLoopDynamics` for a closed-loop robot (its actuated
-        joints), a :class:`~robmod.control.FloatingDynamics` for a floating one (the joints,
-        the base free), else this class (a fixed or mobile base)."""
+        """The (shared) compiled models of ``robot``, keyed by the robot's content (the one
+        cache, :mod:`robmod.symbolic.cache`): a :class:`~robmod.control.ClosedLoopDynamics`
+        for a closed-loop robot (its actuated joints), a :class:`~robmod.control.
+        FloatingDynamics` for a floating one (the joints, the base free), else this class (a
+        fixed or mobile base)."""
         from ..description.mimic import refuse as refuse_mimic
 
         refuse_mimic(robot_argument(robot, "the robot of a controller or a simulation"),
                      "closed-loop simulation and control")
-        key = robot.content_key
-        hit = cls._cache.get(key)
-        if hit is None:
-            if len(cls._cache) >= 16:
-                cls._cache.pop(next(iter(cls._cache)))
+
+        def make():
             kind = PLANT_KINDS["closed"] if robot.n_loops else \
-                PLANT_KINDS["floating"] if is_floating(robot) else Dynamics
-            hit = cls._cache[key] = kind(robot, what)
-        return hit
+                PLANT_KINDS["floating"] if moving_base(robot) else Dynamics
+            return kind(robot, what)
+
+        return cached(("plant", robot.content_key), make)
 
     def __getstate__(self):   # the robot only: models are rebuilt lazily where it lands
         return {"robot": self.robot}

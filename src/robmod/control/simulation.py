@@ -234,9 +234,6 @@ class _Run:
         raise ArgumentError(f"x0 must hold {sizes} in its last dimension, got shape "
                             f"{x0.shape}")
 
-    def desired(self, k):
-        return None if self.table is None else Sample(*(x[k] for x in self.table))
-
     def compiled(self, seed, plant_parameters=None):
         """(q, qd, tau, z) of the compiled loop, or None."""
         if self.method != "rk4":
@@ -266,15 +263,24 @@ class _Run:
         h = dt if continuous else dt / self.substeps
         past = []
         ref = self.ref
+        table = self.table or (None,) * 3
+        qt, qdt, qddt = table
+        advance = rk4 if self.method == "rk4" else self._interval
+        substeps = 1 if self.method != "rk4" else self.substeps
+        empty = z[..., :0]
+        held_tau = [None]
+        forces = None if self.contacts is None else np.zeros(rows + self.contacts.forces.shape)
+
+        def held(tt, a, b, c):         # the torque held over a sample (zero-order hold)
+            return ddm(a, b, held_tau[0]), c
 
         def closed(tt, a, b, c):       # a continuous law, evaluated at every stage
             d = None if ref is None else ref(tt)
             tau = _clip(controller.output(tt, a, b, d, c), tau_lim)
             return ddm(a, b, tau), controller.update(tt, a, b, d, c) if c.shape[-1] else c
 
-        forces = None if self.contacts is None else np.zeros(rows + self.contacts.forces.shape)
         for k in range(steps + 1):
-            d = self.desired(k)
+            d = None if qt is None else Sample(qt[k], qdt[k], qddt[k])
             if continuous:
                 tau = _clip(controller.output(t[k], q, qd, d, z), tau_lim)
             else:
@@ -298,21 +304,19 @@ class _Run:
                 if (k + 1) % every == 0:
                     forces[(k + 1) // every] = self.contacts.forces
             elif continuous:
-                q, qd, z = self._advance(space, closed, t[k], h, q, qd, z)
+                q, qd, z = advance(space, closed, t[k], h, q, qd, z)
             else:
-                def held(tt, a, b, c, tau=tau):
-                    return ddm(a, b, tau), c
-                for _ in range(1 if self.method != "rk4" else self.substeps):
-                    q, qd, _ = self._advance(space, held, t[k], h, q, qd, z[..., :0])
+                held_tau[0] = tau
+                for _ in range(substeps):
+                    q, qd, _ = advance(space, held, t[k], h, q, qd, empty)
             _diverged(t[k + 1], q, qd, plant, q_before)
             if (k + 1) % every == 0:
                 Q[(k + 1) // every], QD[(k + 1) // every] = q, qd
         self.forces = forces
         return Q, QD, TAU, z
 
-    def _advance(self, space, f, t, h, q, qd, z):
-        if self.method == "rk4":
-            return rk4(space, f, t, h, q, qd, z)
+    def _interval(self, space, f, t, h, q, qd, z):
+        """The state at the next sample by ``solve_ivp`` (the method= of the run)."""
         return solve_interval(space, f, t, t + self.dt, q, qd, z, self.method)
 
     def result(self, Q, QD, TAU, z):

@@ -23,10 +23,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.arguments import finite_array, keyword_options
-from ..description.base import is_floating
+from ..description.base import moving_base
 from ..description.contacts import contact_list
 from ..dynamics.contact_qp import friction_pyramid, solve_qp
-from ..dynamics.floating import floating_idm, floating_inertia_matrix
+from ..dynamics.inertia import inertia_matrix
+from ..dynamics.newton_euler import idm
 from ..errors import ArgumentError
 from ..kinematics.contacts import checked_contacts, contact_kinematics
 from ..spatial import angle_axis, quaternion_to_matrix
@@ -72,7 +73,7 @@ class WholeBodyController(Controller):
                  min_normal_force: float = 0.0, contact_damping: float = 0.0,
                  touch_height: float = 0.002, touchdown_speed: float = 0.3,
                  dt: float = DEFAULT_DT):
-        if not is_floating(robot):
+        if not moving_base(robot):
             raise ArgumentError("WholeBodyController: the robot must have a floating base "
                                 f"(read it with base='floating'); {robot.name!r} has a "
                                 f"{robot.base_kind} base")
@@ -131,8 +132,8 @@ class WholeBodyController(Controller):
             Rr = quaternion_to_matrix(ref_q[3:7] / np.linalg.norm(ref_q[3:7]))
             self._start = (ref_q[:3].copy(), np.arctan2(Rr[1, 0], Rr[0, 0]))
             self._posture = ref_q[7:].copy()
-        M = floating_inertia_matrix(robot, q)
-        h = floating_idm(robot, q, qd, np.zeros(6 + n))
+        M = inertia_matrix(robot, q)
+        h = idm(robot, q, qd, np.zeros(6 + n))
         J, drift, X = contact_kinematics(robot, q, qd, self.feet)
         stance = self.gait.stance(t)
         nv = 6 + n

@@ -50,7 +50,6 @@ from dataclasses import replace
 import numpy as np
 import sympy as sp
 
-from ..deprecation import renamed
 from ..description.arguments import (finite_array, joint_array,
                                      keyword_options, switched_off)
 from ..errors import ArgumentError, RobmodError
@@ -364,7 +363,6 @@ def closed_loop_symbolic(robot, solution, *, simplify: bool = True):
     return sp.ImmutableMatrix(B), sp.ImmutableMatrix(g)
 
 
-closed_loop_gravity = renamed(closed_loop_gravity_torques, "closed_loop_gravity")
 
 __all__ = ["equivalent_tree", "loop_constraints", "loop_jacobian", "passive_velocity_map",
            "constraint_bias", "acceleration_bias", "close_loops", "closed_loop_state",

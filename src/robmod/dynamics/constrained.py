@@ -36,16 +36,15 @@ import numpy as np
 import sympy as sp
 
 from ..description.arguments import checked_options, finite_array, keyword_options
-from ..description.base import is_floating
+from ..description.base import moving_base
 from ..errors import ArgumentError, RobmodError
 from ..kinematics.contacts import checked_contacts, contact_poses, contact_rows
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, mul
 from ..symbolic.model import Output, customize
-from .contact_problem import (Terms, checked_arrays, delassus, model_inputs, symbolic_base,
-                       symbolic_torques)
+from .contact_problem import (Terms, checked_arrays, delassus, model_inputs,
+                              symbolic_torques)
 from .factorization import ltdl_back, ltdl_factor, ltdl_forward
-from .layout import plain_layout
 
 __all__ = ["constrained_ddm", "constrained_ddm_model", "constrained_ddm_algorithm",
            "ConstrainedDynamics", "impact", "Impact", "least_norm_solve"]
@@ -72,14 +71,13 @@ class Impact(NamedTuple):
 
 
 @keyword_options()
-def constrained_ddm_algorithm(ctx, robot, contacts, tau, *, base=None, reference=None,
-                              pivots=False):
+def constrained_ddm_algorithm(ctx, robot, contacts, tau, *, reference=None, pivots=False):
     """(qdd, lambda) over context scalars: lists over the velocity entries and the contact
     rows; ``tau``: ``{j: Gamma_j}``; ``reference`` (a list, one per row, or None for zeros):
     the contacts' desired acceleration a_c - the Baumgarte term -K_d J qd computed here from
     ``reference[0]`` = K_d when it has m + 1 entries (then a_c = ref[1:] - K_d J qd);
     ``pivots``: also the inverse pivots of G's L^T D L (a third list: G's conditioning)."""
-    t = Terms(ctx, robot, contacts, tau, base)
+    t = Terms(ctx, robot, contacts, tau)
     m = len(t.J)
     G = t.delassus()
     Ja = t.free_contact()
@@ -114,7 +112,6 @@ def _model(robot, contacts, name=None):
     def algorithm(ctx):
         qdd, lam, dinv = constrained_ddm_algorithm(ctx, robot, contacts,
                                                    symbolic_torques(robot),
-                                                   base=symbolic_base(robot),
                                                    reference=list(inputs["ref"]), pivots=True)
         return [Output.vector("QDPL", list(qdd) + list(lam) + list(dinv))]
 
@@ -172,8 +169,7 @@ def _check(robot, q, qd, *rest):
 
 
 def _build(robot, contacts):
-    return _model(robot, contacts, f"{robot.name}_constrained_ddm_fast") \
-        if plain_layout(robot) else None
+    return _model(robot, contacts, f"{robot.name}_constrained_ddm_fast")
 
 
 _SPEC = fastpath.Spec(_build, _check, _numpy)
@@ -202,7 +198,7 @@ class _Prepared:
         self.contacts = checked_contacts(robot, contacts)
         self.key = ("constrained_ddm", self.contacts)
         self.m = contact_rows(self.contacts)
-        self.nv = robot.n_q + (6 if is_floating(robot) else 0)
+        self.nv = robot.n_q + (6 if moving_base(robot) else 0)
         self.ref = np.zeros(self.m + 1)
         self.no_tau = robot.n_q == 0          # no joint: the models take no tau
 

@@ -21,20 +21,17 @@ from typing import NamedTuple
 import numpy as np
 import sympy as sp
 
-from ..description.arguments import (floating_arrays, joint_arrays, keyword_options,
-                                     require_numeric)
-from ..description.base import is_floating
-from ..geometry.floating import BaseState, floating_context, floating_inputs
+from ..description.arguments import keyword_options, require_numeric, robot_arrays
+from ..description.base import moving_base
+from ..geometry.floating import BaseState, robot_inputs
 from ..kinematics.contacts import checked_contacts, contact_rows, contact_terms
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, dot, mul
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
-from ..description.robot import joint_variable, joint_velocity
 from .factorization import ltdl_back, ltdl_factor, ltdl_forward
-from .floating import floating_idm_algorithm, floating_inertia_matrix_algorithm
 from .inertia import inertia_matrix_algorithm
-from .layout import Proxy, dofs, plain_layout
+from .layout import dofs
 from .newton_euler import idm_algorithm
 
 __all__ = ["delassus", "delassus_model", "delassus_algorithm", "ContactProblem"]
@@ -60,28 +57,24 @@ class Terms:
     base's first), ``H``, ``Dinv`` (M = L^T D L), ``y0`` = L^-T (S^T tau - h), ``Y`` (one list
     over ``order`` per contact row) = L^-T J^T, the rows ``J`` and ``drift`` = J̇qd."""
 
-    def __init__(self, ctx, robot, contacts, tau, base):
-        floating = base is not None
-        zero = Proxy(ctx, qdd=0)
-        if floating:
-            A = floating_inertia_matrix_algorithm(ctx, robot)
-            head, gam = floating_idm_algorithm(zero, robot, BaseState(
-                base.position, base.quaternion, base.twist))
-            labels = sorted({k[0] for k in A if isinstance(k[0], str)})
-            rhs = {lab: -head[r] for r, lab in enumerate(labels)}
+    def __init__(self, ctx, robot, contacts, tau):
+        A = inertia_matrix_algorithm(ctx, robot)
+        gam = idm_algorithm(ctx, robot, acceleration=False)      # h: the IDM at qdd = 0
+        if moving_base(robot):
+            labels = sorted({k[0] for k in A if isinstance(k[0], str)})      # b1..b6
+            rhs = {lab: -gam[r] for r, lab in enumerate(labels)}
+            gam = gam[6:]
         else:
-            A = inertia_matrix_algorithm(ctx, robot)
-            gam = idm_algorithm(zero, robot)
             labels, rhs = [], {}
         self.order = order = tuple(labels) + dofs(robot)
         for j in dofs(robot):
             rhs[j] = ctx.var(add(tau[j], -gam[j - 1]), f"GH{j}")
-        self.J, self.drift, self.positions = contact_terms(ctx, robot, contacts, base)
+        self.J, self.drift, self.positions = contact_terms(ctx, robot, contacts)
         self.H, self.Dinv = ltdl_factor(ctx, A, order)
         self.y0 = ltdl_back(ctx, self.H, rhs, order, "Y0")
         self.Y = [ltdl_back(ctx, self.H, dict(zip(order, row)), order, f"YC{r + 1}_")
                   for r, row in enumerate(self.J)]
-        self.ctx, self.base, self.robot = ctx, base, robot
+        self.ctx, self.robot = ctx, robot
 
     def scaled(self, y):
         """D^-1 y (a list over ``order``)."""
@@ -101,7 +94,7 @@ class Terms:
 
     def velocity(self):
         """J qd (one scalar per row)."""
-        qd = _velocity_scalars(self.ctx, self.robot, self.base)
+        qd = _velocity_scalars(self.ctx, self.robot)
         return [self.ctx.var(dot(row, qd), f"JV{r + 1}") for r, row in enumerate(self.J)]
 
     def accelerations(self, extra=None, name="QDP"):
@@ -119,19 +112,19 @@ class Terms:
                                          f"MJ{r + 1}_").values()] for r, y in enumerate(self.Y)]
 
 
-def _velocity_scalars(ctx, robot, base):
+def _velocity_scalars(ctx, robot):
     """qd as context scalars in the velocity order (a floating base's twist first)."""
-    return (list(base.twist) if base is not None else []) + [ctx.joint(j, "qd")
-                                                             for j in robot.joints]
+    head = list(BaseState.of(ctx).twist) if moving_base(robot) else []
+    return head + [ctx.joint(j, "qd") for j in robot.joints]
 
 
 @keyword_options()
-def delassus_algorithm(ctx, robot, contacts, tau, *, base=None):
+def delassus_algorithm(ctx, robot, contacts, tau):
     """The contact problem's terms over context scalars: (G lower triangle ``{(r, c)}``,
     J qd, J a_free, J̇qd, a_free, M^-1 J^T (one list per contact row), the contacts' world
-    positions (one list of 3 per contact)); ``tau``: ``{j: Gamma_j}`` the joint torques,
-    ``base``: a floating robot's BaseState (with its twist)."""
-    t = Terms(ctx, robot, contacts, tau, base)
+    positions (one list of 3 per contact)); ``tau``: ``{j: Gamma_j}`` the joint torques (a
+    floating base's pose and twist: ``ctx``'s)."""
+    t = Terms(ctx, robot, contacts, tau)
     return (t.delassus(), t.velocity(), t.free_contact(), list(t.drift), t.accelerations(),
             t.minv_jt(), t.positions)
 
@@ -139,19 +132,11 @@ def delassus_algorithm(ctx, robot, contacts, tau, *, base=None):
 def model_inputs(robot):
     """The input groups q, qd, tau of the contact models (a floating base's pose and twist
     first)."""
-    if is_floating(robot):
-        return floating_inputs(robot, ("q", "qd", "tau"))
-    return {"q": tuple(joint_variable(j) for j in robot.joints),
-            "qd": tuple(joint_velocity(j) for j in robot.joints),
-            "tau": tuple(sp.Symbol(f"GAM{j}") for j in robot.joints)}
+    return robot_inputs(robot, ("q", "qd", "tau"))
 
 
 def symbolic_torques(robot):
     return {j: sp.Symbol(f"GAM{j}") for j in dofs(robot)}
-
-
-def symbolic_base(robot):
-    return BaseState.symbols(True, False) if is_floating(robot) else None
 
 
 def _flat(G, Jv, Ja, drift, a, MJ, X):
@@ -163,8 +148,7 @@ def _flat(G, Jv, Ja, drift, a, MJ, X):
 
 def _model(robot, contacts, name=None):
     def algorithm(ctx):
-        out = delassus_algorithm(ctx, robot, contacts, symbolic_torques(robot),
-                                 base=symbolic_base(robot))
+        out = delassus_algorithm(ctx, robot, contacts, symbolic_torques(robot))
         return [Output.vector("DEL", _flat(*out))]
 
     return customize(name or f"{robot.name}_delassus", algorithm, robot,
@@ -181,28 +165,18 @@ def delassus_model(robot, contacts):
     return _model(robot, checked_contacts(robot, contacts))
 
 
-def _numeric_context(robot, q, qd):
-    """(context, base) of checked arrays."""
-    if is_floating(robot):
-        return floating_context(robot, q, qd)
-    return NumericContext(robot, q=q, qd=qd), None
-
-
 def checked_arrays(robot, q, qd, tau=None):
     """q, qd, tau checked (tau None: a robot without joints, whose models take none)."""
     require_numeric(robot, "the contact dynamics", scope="dynamics")
     if tau is None:
         tau = np.zeros(0)
-    if is_floating(robot):
-        return floating_arrays(robot, ("tau",), q=q, qd=qd, tau=tau)
-    return joint_arrays(robot, q=q, qd=qd, tau=tau)
+    return robot_arrays(robot, ("tau",), q=q, qd=qd, tau=tau)
 
 
 def _numpy(robot, contacts, q, qd, tau=None):
     q, qd, tau = checked_arrays(robot, q, qd, tau)
-    ctx, base = _numeric_context(robot, q, qd)
     taus = {j: tau[..., k] for k, j in enumerate(robot.joints)}
-    terms = delassus_algorithm(ctx, robot, contacts, taus, base=base)
+    terms = delassus_algorithm(NumericContext(robot, q=q, qd=qd), robot, contacts, taus)
     shape = np.broadcast_shapes(q.shape[:-1], qd.shape[:-1], tau.shape[:-1])
 
     def arr(xs):
@@ -214,7 +188,7 @@ def _numpy(robot, contacts, q, qd, tau=None):
 
 def _split(robot, contacts, flat) -> ContactProblem:
     """The :class:`ContactProblem` of the model's flat output."""
-    m, nv = contact_rows(contacts), robot.n_q + (6 if is_floating(robot) else 0)
+    m, nv = contact_rows(contacts), robot.n_q + (6 if moving_base(robot) else 0)
     k = m * m
     G = flat[..., :k].reshape(flat.shape[:-1] + (m, m))
     Jv, Ja, drift = (flat[..., k + i * m:k + (i + 1) * m] for i in range(3))
@@ -226,8 +200,8 @@ def _split(robot, contacts, flat) -> ContactProblem:
     return ContactProblem(G, Jv, Ja, drift, a, MJ, X)
 
 
-_SPEC = fastpath.Spec(lambda robot, contacts: _model(robot, contacts, f"{robot.name}_delassus_"
-                                                     "fast") if plain_layout(robot) else None,
+_SPEC = fastpath.Spec(lambda robot, contacts: _model(robot, contacts,
+                                                     f"{robot.name}_delassus_fast"),
                       lambda robot, *xs: checked_arrays(robot, *xs), _numpy)
 
 

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..description.arguments import finite_array, keyword_options
-from ..description.base import is_floating
+from ..description.base import moving_base
 from ..description.contacts import tangent_basis
 from ..errors import ArgumentError, RobmodError
 from ..kinematics.contacts import checked_contacts, contact_jacobian, contact_rows
@@ -127,12 +127,11 @@ def contact_idm(robot, q, qd, qdd, contacts, *, forces=None, tau_max=None, norma
     otherwise the QP's forces of least norm in the friction pyramids around ``normals`` (k, 3;
     default the world's z) with the torques within ``tau_max`` (n_q,; default the robot's
     ``taumax`` when it has them, else none)."""
-    from .floating import floating_idm
     from .newton_euler import idm
 
     contacts = checked_contacts(robot, contacts)
-    floating = is_floating(robot)
-    tau_full = floating_idm(robot, q, qd, qdd) if floating else idm(robot, q, qd, qdd)
+    floating = moving_base(robot)
+    tau_full = idm(robot, q, qd, qdd)
     if tau_full.ndim != 1:
         raise ArgumentError("contact_idm: one configuration at a time (q, qd, qdd of one "
                             "sample)")

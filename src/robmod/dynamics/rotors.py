@@ -38,7 +38,6 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from ..deprecation import renamed
 from ..description.arguments import check_arrays, keyword_options, records, switched_off
 from ..description.expr import as_expr
 from ..description.robot import FIXED, REVOLUTE, symbol
@@ -331,8 +330,6 @@ def idm_with_rotors_model(robot, rotors, *, name="idm_rotors"):
                      title=f"Inverse dynamic model of {robot.name} with Siciliano's rotors")
 
 
-rotor_model = renamed(rotor_torques_model, "rotor_model")
-rotor_algorithm = renamed(rotor_torques_algorithm, "rotor_algorithm")
 
 __all__ = ["Rotor", "rotor_torques", "rotor_kinetic_energy", "rotor_inertia_matrix",
            "rotor_coriolis_matrix", "idm_with_rotors", "inertia_matrix_with_rotors",

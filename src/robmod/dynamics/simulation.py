@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..description.arguments import finite_array, keyword_options, positive_scalar
-from ..description.base import BASE_Q, BASE_V, is_floating
+from ..description.base import BASE_Q, BASE_V, moving_base
 from ..errors import ArgumentError, RobmodError
 from ..kinematics.motion import Sample
 
@@ -112,7 +112,7 @@ class SimulationResult:
     @property
     def floating(self) -> bool:
         """Whether q and qd begin with a floating base's 7 and 6 values."""
-        return self.robot is not None and is_floating(self.robot)
+        return self.robot is not None and moving_base(self.robot)
 
     @property
     def joint_q(self) -> np.ndarray:

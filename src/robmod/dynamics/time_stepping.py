@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..description.arguments import finite_array, keyword_options, positive_scalar
-from ..description.base import is_floating
+from ..description.base import moving_base
 from ..description.contacts import Plane, contact_list, tangent_basis
 from ..errors import ArgumentError, RobmodError
 from ..geometry.floating import configuration_step
@@ -129,7 +129,7 @@ def contact_step(robot, q, qd, tau, *, dt, contacts, environment=(Plane(),),
 def _advance(robot, q, v, dt):
     """q (+) dt v: the exponential of SE(3) for a floating base (q checked by the model)."""
     q = np.asarray(q, dtype=float)
-    return configuration_step(q, dt * v) if is_floating(robot) else q + dt * v
+    return configuration_step(q, dt * v) if moving_base(robot) else q + dt * v
 
 
 class ContactStepper:

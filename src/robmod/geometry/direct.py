@@ -15,14 +15,16 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ..description.arguments import (checked_options, joint_array, keyword_options,
-                                     require_numeric, robot_argument)
+from ..description.arguments import (checked_options, keyword_options, require_numeric,
+                                     robot_argument, robot_arrays)
+from ..description.base import is_world, moving_base
 from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..symbolic.algebra import add, htm_from_matrix, htm_inv, htm_mul, mul, name_mat, stack
 from ..symbolic import fastpath
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
+from .floating import BaseState, robot_inputs
 
 
 def _tag(js) -> str:
@@ -175,9 +177,12 @@ def resolve_tool(robot, j=None, tool=None):
 
 @keyword_options()
 def dgm_algorithm(ctx, robot, *, j=None, i=0, tool=None, base=False, merge=True):
-    """iTj (or fTE with base and tool) as a 3x4 nested list of the context's scalars."""
+    """iTj (or iTE with a tool) as a 3x4 nested list of the context's scalars; ``i="world"``:
+    the world frame (a fixed base: Z 0Tj, Z = fT0 the robot's constant placement; a mobile or
+    floating base: wT0 0Tj, wT0 the base's pose in ``ctx``)."""
     tool, j = resolve_tool(robot, j, tool)
-    i = robot.frame_number(i)
+    world = is_world(robot, i)
+    i = 0 if world else robot.frame_number(i)
     for x in (i, j):
         if not 0 <= x <= robot.n_frames:
             raise RobmodError(f"robot {robot.name!r} has no frame {x}")
@@ -192,6 +197,10 @@ def dgm_algorithm(ctx, robot, *, j=None, i=0, tool=None, base=False, merge=True)
         if i != 0:
             raise RobmodError("the world frame Z applies to transforms from frame 0")
         U = htm_mul(ctx, htm_from_matrix(robot.base, ctx), U, "Tf")
+    if world and moving_base(robot):
+        U = htm_mul(ctx, BaseState.of(ctx).transform(ctx), U, "TW")
+    elif world:
+        U = htm_mul(ctx, htm_from_matrix(robot.base, ctx), U, "Tf")
     return U
 
 
@@ -204,16 +213,19 @@ def find_tool(robot, name):
 
 
 @keyword_options(j=None, i=0, tool=None, base=False)
-def dgm(robot, q, *legacy, **options) -> np.ndarray:
-    """Numeric iTj at joint values ``q`` of shape (..., n_q): array (..., 4, 4).
+def dgm(robot, q, **options) -> np.ndarray:
+    """Numeric iTj at the configuration ``q``: array (..., 4, 4).
 
-    ``q`` has one entry per joint variable (``robot.joints`` order, fixed frames excluded);
-    ``j`` the end frame (default the last link; a number or a frame name), ``i`` the
-    reference frame, ``tool`` a tool frame E on j, ``base`` the world frame Z (fTE).
+    ``q`` is the robot's configuration (:mod:`robmod.description.base`): one entry per joint
+    variable (``robot.joints`` order, fixed frames excluded), (..., n_q), after the base's
+    position and quaternion for a mobile or floating base, (..., 7 + n_q); ``j`` the end frame
+    (default the last link; a number or a frame name), ``i`` the frame the pose is expressed in
+    (default 0; ``"world"``: the world frame), ``tool`` a tool frame E on j, ``base`` the world
+    frame Z (fTE).
     """
-    if not (legacy or options):
+    if not options:
         return fastpath.evaluate(robot, _DGM_KEY, _DGM_SPEC, _DGM_OPTS, q)
-    o = checked_options(dgm, options, legacy)
+    o = checked_options(dgm, options)
     j, i, tool, base = o["j"], o["i"], o["tool"], o["base"]
     if j is None and i == 0 and tool is None and not base:
         return fastpath.evaluate(robot, _DGM_KEY, _DGM_SPEC, _DGM_OPTS, q)
@@ -227,7 +239,7 @@ _DGM_KEY, _DGM_OPTS = ("dgm", None, 0, None, False), (None, 0, None, False)
 def _dgm_numpy(robot, opts, q):
     j, i, tool, base = opts
     require_numeric(robot, "dgm", scope="geometry")
-    q = joint_array(robot, "q", q)
+    (q,) = robot_arrays(robot, q=q)
     ctx = NumericContext(robot, q=q)
     U = dgm_algorithm(ctx, robot, j=j, i=i, tool=tool, base=base)
     U = [list(r) for r in U] + [[0, 0, 0, 1]]
@@ -242,27 +254,26 @@ def _fast_dgm_model(robot, opts):
         return [Output.matrix("T", [list(r) for r in U] + [[0, 0, 0, 1]])]
 
     return customize(f"{robot.name}_dgm_fast", algorithm, robot,
-                     inputs={"q": tuple(robot.frame(k).q for k in robot.joints)})
+                     inputs=robot_inputs(robot, ("q",)))
 
 
-_DGM_SPEC = fastpath.Spec(_fast_dgm_model, lambda robot, q: [joint_array(robot, "q", q)],
+_DGM_SPEC = fastpath.Spec(_fast_dgm_model, lambda robot, q: robot_arrays(robot, q=q),
                           _dgm_numpy)
 
 
 @keyword_options(j=None, i=0, tool=None, base=False, columns="snap", merge=True)
-def dgm_model(robot, *legacy, **options):
+def dgm_model(robot, **options):
     """Customized symbolic iTj: a :class:`~robmod.symbolic.model.CustomModel`.
 
     The frames as :func:`dgm`; ``columns`` chooses the outputs among s, n, a, P (``"nap"``:
     Khalil & Dombre Example 3.4 b); ``merge``: fold the elementary transforms of consecutive
     frames first (the books' customized DGM).
     """
-    o = checked_options(dgm_model, options, legacy)
+    o = checked_options(dgm_model, options)
     robot_argument(robot)
     j, i, tool, base, columns, merge = (o[k] for k in ("j", "i", "tool", "base", "columns",
                                                        "merge"))
     jj = j if j is not None else (tool if isinstance(tool, int) else None)
-    q = tuple(robot.frame(k).q for k in robot.joints)
     cols = [c for c, ch in enumerate("snap") if ch in columns.lower()]
     if not cols:
         raise RobmodError("columns must name some of s, n, a, p")
@@ -270,21 +281,28 @@ def dgm_model(robot, *legacy, **options):
     def algorithm(ctx):
         U = dgm_algorithm(ctx, robot, j=jj, i=i, tool=tool, base=base, merge=merge)
         end = "E" if tool is not None else (jj if jj is not None else robot.n_links)
-        start = "f" if base else i
+        start = "f" if base else _start(robot, i)
         names = [f"T{start}{end}{r + 1}{c + 1}" for r in range(3) for c in cols]
         rows = [[U[r][c] for c in cols] for r in range(3)]
         return [Output.matrix(f"{start}T{end}", rows, names)]
 
     end = "E" if tool is not None else (jj if jj is not None else robot.n_links)
-    return customize(f"{robot.name}_dgm", algorithm, robot, inputs={"q": q},
-                     title=f"Direct geometric model {'f' if base else i}T{end} of {robot.name}")
+    return customize(f"{robot.name}_dgm", algorithm, robot, inputs=robot_inputs(robot, ("q",)),
+                     title=f"Direct geometric model {'f' if base else _start(robot, i)}T{end} of "
+                           f"{robot.name}")
+
+
+def _start(robot, i):
+    """The name of the frame ``i`` in a model's names: W for the world (wTj)."""
+    return "W" if is_world(robot, i) else i
 
 
 def frame_origins(robot, q) -> dict:
-    """{frame j: 0T_j (4x4)} of every frame (0: the identity) and {tool name: 0T_E} at one
-    configuration q (the DGM of every frame and tool, e.g. to draw the robot)."""
-    q = joint_array(robot, "q", q, allow_batch=False)
-    poses = {0: np.eye(4)}
+    """{frame j: 0T_j (..., 4, 4)} of every frame (0: the identity) and {tool name: 0T_E} at
+    the configurations q (..., nq) of the robot (the DGM of every frame and tool in frame 0,
+    batched: to draw the robot, to animate it)."""
+    (q,) = robot_arrays(robot, q=q)
+    poses = {0: np.broadcast_to(np.eye(4), q.shape[:-1] + (4, 4)).copy()}
     for f in robot.frames:
         poses[f.j] = dgm(robot, q, j=f.j)
     for t in robot.tools:

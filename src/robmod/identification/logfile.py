@@ -120,7 +120,7 @@ def _read_table(path: Path):
         except ImportError:
             raise RobmodError(f"{path}: reading Parquet needs pyarrow: pip install "
                               "'robmod[data]'") from None
-        table = pq._read_table(path)
+        table = pq.read_table(path)
         return list(table.column_names), [table.column(k).to_numpy() for k in
                                           table.column_names]
     if suffix in (".csv", ".txt", ".tsv", ".dat"):

@@ -16,35 +16,29 @@ relative to the world, and the angular acceleration).  The 6D constraint is writ
 frame's twist, whose derivative is the *spatial* acceleration: its linear rows are the
 classical acceleration of c less w x v_c (Featherstone 2008, §2.11).
 
-A floating base: J takes the base's six columns (:func:`~robmod.kinematics.floating_jacobian`
-in frame 0, then turned to the world by wR0), and J̇qd is the fixed-base [5.47] (the motion
-relative to frame 0, a_r and alpha_r) plus the base's own terms, all in frame 0 (W0, V0: the
-base twist; v_p = J0 qd the point's velocity in frame 0, v_r its part from the joints)::
-
-    a_p = W0 x v_p + W0 x v_r + a_r,      alpha = W0 x w_j + alpha_r
-
-(the derivative of R0 (V0 + W0 x p + v_r) at VD0 = WP0 = 0), then turned by wR0.  No
-recursion is written here: the Jacobian and the second-order model are the robot's.
+A floating base: J takes the base's six columns (:func:`~robmod.kinematics.jacobian` in frame
+0, then turned to the world by wR0), and J̇qd is [5.47] started from the base's motion, in the
+world (:func:`~robmod.kinematics.jdot_qdot` with ``i="world"``).  No recursion is written
+here: the Jacobian and the second-order model are the robot's.
 """
 from __future__ import annotations
 
 import numpy as np
 import sympy as sp
 
-from ..description.arguments import (floating_arrays, keyword_options, joint_array, joint_arrays,
-                                     require_numeric, robot_argument)
-from ..description.base import is_floating
+from ..description.arguments import (keyword_options, require_numeric, robot_argument,
+                                     robot_arrays)
+from ..description.base import WORLD, moving_base
 from ..description.contacts import ContactPoint, ContactSurface, contact_list
-from ..description.robot import Tool, joint_variable, joint_velocity
+from ..description.robot import Tool
 from ..errors import ArgumentError, RobmodError
 from ..geometry.direct import dgm_algorithm
-from ..geometry.floating import BaseState, floating_context, floating_inputs
+from ..geometry.floating import BaseState, robot_inputs
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, dot, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
-from .floating import floating_jacobian_algorithm
-from .jacobians import jacobian_parts
+from .jacobians import jacobian_algorithm, jacobian_parts
 from .second_order import jdot_qdot_algorithm
 
 __all__ = ["contact_jacobian", "contact_jacobian_model", "contact_jacobian_algorithm",
@@ -100,24 +94,24 @@ def checked_contacts(robot, contacts, what: str = "contacts") -> tuple:
 
 def _columns(robot):
     """The columns of the frame-indexed Jacobians that are velocity entries."""
-    if is_floating(robot):
+    if moving_base(robot):
         return list(range(6)) + [5 + j for j in robot.joints]
     return [j - 1 for j in robot.joints]
 
 
-def _velocity(ctx, robot, base):
+def _velocity(ctx, robot):
     """The velocity vector qd as context scalars (frame-indexed like the Jacobians)."""
     nj = robot.n_joints
     joints = set(robot.joints)
     qd = [ctx.joint(j, "qd") if j in joints else 0 for j in range(1, nj + 1)]
-    return (list(base.twist) + qd) if base is not None else qd
+    return (list(BaseState.of(ctx).twist) + qd) if moving_base(robot) else qd
 
 
-def _frame_terms(ctx, robot, contact, k, base, drift):
+def _frame_terms(ctx, robot, contact, k, drift):
     """(6 Jacobian rows in the world frame, frame-indexed columns; J̇qd (6) or None; the
     world position of the contact's reference point) of the contact on its frame."""
     j, tool = _tool(robot, contact, k)
-    if base is None:
+    if not moving_base(robot):
         columns, _, P, _, _ = jacobian_parts(ctx, robot, j, 0, tool)
         rows = [[0] * robot.n_joints for _ in range(6)]
         for col, vals in columns.items():
@@ -126,37 +120,25 @@ def _frame_terms(ctx, robot, contact, k, base, drift):
                     rows[r][col - 1] = vals[r]
         acc = jdot_qdot_algorithm(ctx, robot, j=j, i=0, tool=tool) if drift else None
         return rows, acc, list(P[0])
-    rows0 = floating_jacobian_algorithm(ctx, robot, base, j=j, i=0, tool=tool)
+    base = BaseState.of(ctx)
+    rows0 = jacobian_algorithm(ctx, robot, j=j, i=0, tool=tool)     # frame 0, base first
     R = base.rotation(ctx)
     rows = [[dot(R[r], [rows0[3 * b + s][c] for s in range(3)]) for c in range(len(rows0[0]))]
             for b in range(2) for r in range(3)]
     # the point in frame 0 from the base's columns of its linear rows, -hat(p)
     p0 = [-rows0[2][4], -rows0[0][5], -rows0[1][3]]
     pos = [add(dot(R[r], p0), base.position[r]) for r in range(3)]
-    if not drift:
-        return rows, None, pos
-    qd = _velocity(ctx, robot, base)
-    v = [ctx.var(dot(rows0[r], qd), f"VC{k}{r + 1}") for r in range(6)]    # frame 0
-    V0, W0 = base.V, base.W
-    # the joints' part: v_r = v_p - V0 - W0 x p (p = 0P_p); 2 W0 x v_r
-    # + W0 x (W0 x p) + W0 x V0 = W0 x v_p + W0 x v_r
-    wp = [dot(rows0[r][3:6], W0) for r in range(3)]      # the base columns: -hat(p) W0
-    vr = [add(v[r], -V0[r], -wp[r]) for r in range(3)]
-    rel = jdot_qdot_algorithm(ctx, robot, j=j, i=0, tool=tool)
-    a1, a2, a3 = cross(W0, v[:3]), cross(W0, vr), cross(W0, v[3:])
-    acc0 = [ctx.var(add(a1[r], a2[r], rel[r]), f"AC{k}{r + 1}") for r in range(3)] \
-        + [ctx.var(add(a3[r], rel[3 + r]), f"AC{k}{r + 4}") for r in range(3)]
-    acc = [dot(R[r], acc0[3 * b:3 * b + 3]) for b in range(2) for r in range(3)]
+    acc = jdot_qdot_algorithm(ctx, robot, j=j, i=WORLD, tool=tool) if drift else None
     return rows, acc, pos
 
 
-def _terms(ctx, robot, contacts, base, drift):
+def _terms(ctx, robot, contacts, drift):
     """(rows of J over the velocity entries, J̇qd rows or None, the reference points' world
     positions) of all the contacts."""
     cols = _columns(robot)
     J, A, X = [], [], []
     for k, c in enumerate(contacts):
-        rows, acc, pos = _frame_terms(ctx, robot, c, k, base, drift)
+        rows, acc, pos = _frame_terms(ctx, robot, c, k, drift)
         X.append([ctx.var(x, f"PC{k}{r + 1}") for r, x in enumerate(pos)])
         take = 3 if isinstance(c, ContactPoint) else 6
         name = f"JC{k}"
@@ -164,7 +146,7 @@ def _terms(ctx, robot, contacts, base, drift):
               for r in range(take)]
         if drift:
             if take == 6:       # the spatial acceleration: less w x v_c
-                qd = _velocity(ctx, robot, base)
+                qd = _velocity(ctx, robot)
                 vel = [ctx.var(dot(rows[r], qd), f"VW{k}{r + 1}") for r in range(6)]
                 wxv = cross(vel[3:], vel[:3])
                 acc = [add(acc[r], -wxv[r]) for r in range(3)] + list(acc[3:])
@@ -173,40 +155,33 @@ def _terms(ctx, robot, contacts, base, drift):
 
 
 @keyword_options()
-def contact_jacobian_algorithm(ctx, robot, contacts, *, base=None):
+def contact_jacobian_algorithm(ctx, robot, contacts):
     """The contact Jacobian as nested lists of context scalars (rows: 3 per point contact, 6
-    per surface contact; columns: the velocity entries, a floating base's six first); ``base``:
-    the :class:`~robmod.geometry.BaseState` of a floating robot."""
-    return _terms(ctx, robot, contacts, base, False)[0]
+    per surface contact; columns: the velocity entries, a floating base's six first; the
+    base's values from ``ctx``)."""
+    return _terms(ctx, robot, contacts, False)[0]
 
 
 @keyword_options()
-def contact_jdot_qdot_algorithm(ctx, robot, contacts, *, base=None):
+def contact_jdot_qdot_algorithm(ctx, robot, contacts):
     """J̇qd of the contacts as a list of context scalars (one per row of the Jacobian): the
     points' classical accelerations at qdd = 0, the surfaces' spatial ones (module doc)."""
-    return _terms(ctx, robot, contacts, base, True)[1]
+    return _terms(ctx, robot, contacts, True)[1]
 
 
-def contact_terms(ctx, robot, contacts, base=None):
+def contact_terms(ctx, robot, contacts):
     """(J, J̇qd, the reference points' world positions) of the contacts in one pass (the
     constrained dynamics' models)."""
-    return _terms(ctx, robot, contacts, base, True)
+    return _terms(ctx, robot, contacts, True)
 
 
 def _inputs(robot, groups):
-    if is_floating(robot):
-        return floating_inputs(robot, groups)
-    table = {"q": joint_variable, "qd": joint_velocity}
-    return {g: tuple(table[g](j) for j in robot.joints) for g in groups}
-
-
-def _symbolic_base(robot, twist):
-    return BaseState.symbols(twist, False) if is_floating(robot) else None
+    return robot_inputs(robot, groups)
 
 
 def _model(robot, contacts, drift, name=None):
     def algorithm(ctx):
-        J, A, _ = _terms(ctx, robot, contacts, _symbolic_base(robot, drift), drift)
+        J, A, _ = _terms(ctx, robot, contacts, drift)
         return [Output.vector("JPQP", A)] if drift else [Output.matrix("JC", J)]
 
     what = "J̇qd" if drift else "Jacobian"
@@ -231,21 +206,14 @@ def contact_jdot_qdot_model(robot, contacts):
 
 def _arrays(robot, **arrays):
     require_numeric(robot, "the contact models", scope="geometry")
-    if is_floating(robot):
-        return floating_arrays(robot, **arrays)
-    return joint_arrays(robot, **arrays) if len(arrays) > 1 else [
-        joint_array(robot, *next(iter(arrays.items())))]
+    return robot_arrays(robot, **arrays)
 
 
 def _numpy(robot, contacts, drift, q, qd=None):
     arrays = _arrays(robot, q=q) if qd is None else _arrays(robot, q=q, qd=qd)
     q = arrays[0]
     qd = arrays[1] if len(arrays) > 1 else None
-    if is_floating(robot):
-        ctx, base = floating_context(robot, q, qd)
-    else:
-        ctx, base = NumericContext(robot, q=q, qd=qd), None
-    J, A, _ = _terms(ctx, robot, contacts, base, drift)
+    J, A, _ = _terms(NumericContext(robot, q=q, qd=qd), robot, contacts, drift)
     batch = q.shape[:-1]
     return stack([A], batch)[..., 0, :] if drift else stack(J, batch)
 
@@ -285,24 +253,18 @@ def contact_poses(robot, q, contacts) -> np.ndarray:
     at the point (a surface's centre)."""
     contacts = checked_contacts(robot, contacts)
     (q,) = _arrays(robot, q=q)
-    if is_floating(robot):
-        from ..geometry.floating import floating_dgm_algorithm
-
-        ctx, base = floating_context(robot, q)
-    else:
-        ctx, base = NumericContext(robot, q=q), None
+    ctx = NumericContext(robot, q=q)
     out = []
     for k, c in enumerate(contacts):
         j, tool = _tool(robot, c, k)
-        U = (floating_dgm_algorithm(ctx, robot, base, j=j, tool=tool) if base is not None
-             else dgm_algorithm(ctx, robot, j=j, tool=tool))
+        U = dgm_algorithm(ctx, robot, j=j, tool=tool, i=WORLD if moving_base(robot) else 0)
         out.append(stack([list(r) for r in U] + [[0, 0, 0, 1]], q.shape[:-1]))
     return np.stack(out, axis=-3)
 
 
 def _kinematics_model(robot, contacts):
     def algorithm(ctx):
-        J, A, X = _terms(ctx, robot, contacts, _symbolic_base(robot, True), True)
+        J, A, X = _terms(ctx, robot, contacts, True)
         return [Output.vector("CK", [x for row in J for x in row] + list(A)
                               + [x for p in X for x in p])]
 
@@ -312,9 +274,7 @@ def _kinematics_model(robot, contacts):
 
 def _kinematics_numpy(robot, contacts, q, qd):
     q, qd = _arrays(robot, q=q, qd=qd)
-    ctx, base = (floating_context(robot, q, qd) if is_floating(robot)
-                 else (NumericContext(robot, q=q, qd=qd), None))
-    J, A, X = _terms(ctx, robot, contacts, base, True)
+    J, A, X = _terms(NumericContext(robot, q=q, qd=qd), robot, contacts, True)
     flat = [x for row in J for x in row] + list(A) + [x for p in X for x in p]
     shape = np.broadcast_shapes(q.shape[:-1], qd.shape[:-1])
     return np.stack([np.broadcast_to(np.asarray(x, float), shape) for x in flat], axis=-1)

@@ -7,7 +7,8 @@ from .differentiation import derivative
 from .dual import Dual, DualContext
 from .export_casadi import to_casadi, casadi_operations
 from .export_jax import to_jax, jit_function, CPU_COMPILER_OPTIONS
-from .fastpath import set_backend, backend, clear
+from .cache import clear
+from .fastpath import set_backend, backend
 from .model import CustomModel, Output, customize
 
 __all__ = [
@@ -21,8 +22,8 @@ __all__ = [
     "derivative", "Dual", "DualContext",
     # export_casadi, export_jax
     "to_casadi", "casadi_operations", "to_jax", "jit_function", "CPU_COMPILER_OPTIONS",
-    # fastpath
-    "set_backend", "backend", "clear",
+    # cache, fastpath
+    "clear", "set_backend", "backend",
     # model
     "CustomModel", "Output", "customize",
 ]

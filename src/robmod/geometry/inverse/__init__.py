@@ -27,10 +27,10 @@ import numpy as np
 
 from ...description.arguments import keyword_options, pose_array
 from ...errors import RobmodError
+from ...symbolic.cache import cached
 from .paul import paul_search
 from .solution import IGMSolution, IGMStep
 
-_CACHE: dict = {}
 _ALL_FAMILIES = ("elem", "inv", "norm")
 
 
@@ -85,21 +85,19 @@ def igm_model(robot, *, fixed=None, j=None, families=None) -> IGMSolution:
         sol = igm_model(chain, fixed=cj or None, families=families)
         sol.robot_joints = ch
         return sol
-    key = (robot.content_key, joints, None if families is None else tuple(families))
-    hit = _CACHE.get(key)
-    if isinstance(hit, RobmodError):   # the search already failed for this content: fail fast
-        raise hit
-    if hit is not None:
-        return hit
+    key = ("igm", robot.content_key, joints, None if families is None else tuple(families))
     passes = (("elem",), _ALL_FAMILIES) if families is None else (tuple(families),)
-    try:
-        system, steps = paul_search(robot, joints, passes=passes)
-    except RobmodError as e:
-        _CACHE[key] = e
-        raise
-    sol = IGMSolution(system, steps)
-    _CACHE[key] = sol
-    return sol
+
+    def search():
+        try:
+            return IGMSolution(*paul_search(robot, joints, passes=passes))
+        except RobmodError as e:       # kept: the search fails fast for this content again
+            return e
+
+    hit = cached(key, search)
+    if isinstance(hit, RobmodError):
+        raise hit
+    return hit
 
 
 @keyword_options()
