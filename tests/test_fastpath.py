@@ -58,7 +58,7 @@ def test_compiled_equals_numpy(name, robot, policy):
         assert np.abs(got1 - ref1).max() <= 1e-12 * scale, model
         assert np.abs(gotb - refb).max() <= 1e-12 * scale, model
         key = {"idm": ("idm", ()), "ddm": ("ddm",), "inertia_matrix": ("A", True),
-               "gravity_torques": ("Q",), "dgm": ("dgm", None, 0, None, False),
+               "gravity_torques": ("Q",), "dgm": ("dgm", None, 0, None),
                "jacobian": ("jacobian", None, 0, None), "jdot_qdot": ("jdot_qdot", None, 0, None),
                "regressor": ("regressor", None, "all")}[model]
         assert fastpath.entry(robot, key).fn is not None, f"{model} not compiled for {name}"

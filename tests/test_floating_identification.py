@@ -40,14 +40,19 @@ def space_arm(seed=11, n=4, gravity=0.0, friction=False):
     return robot
 
 
+def _states(robot, rng, k):
+    """k random states (q, qd, qdd) of a floating robot."""
+    n = robot.n_q
+    Q = rng.normal(size=(k, 4))
+    q = np.column_stack([rng.normal(size=(k, 3)), Q / np.linalg.norm(Q, axis=1, keepdims=True),
+                         rng.uniform(-1, 1, (k, n))])
+    return (q, *rng.normal(size=(2, k, 6 + n)))
+
+
 def test_the_regressor_of_a_floating_robot():
     robot = space_arm(gravity=9.81, friction=True)
-    rng = np.random.default_rng(0)
     n = robot.n_q
-    Q = rng.normal(size=(3, 4))
-    q = np.column_stack([rng.normal(size=(3, 3)), Q / np.linalg.norm(Q, axis=1, keepdims=True),
-                         rng.uniform(-1, 1, (3, n))])
-    v, a = rng.normal(size=(2, 3, 6 + n))
+    q, v, a = _states(robot, np.random.default_rng(0), 3)
     names = standard_names(robot)
     assert names[:10] == tuple(f"{k}0" for k in ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX",
                                                   "MY", "MZ", "M"))
@@ -73,12 +78,8 @@ def test_an_identification_model_of_all_equations_after_one_of_the_base_ones():
 
     robot = space_arm(seed=5, n=3, gravity=9.81)
     names = parameter_set(robot, rotor=False, friction=False)
-    rng = np.random.default_rng(2)
     n = robot.n_q
-    Q = rng.normal(size=(4, 4))
-    q = np.column_stack([rng.normal(size=(4, 3)), Q / np.linalg.norm(Q, axis=1, keepdims=True),
-                         rng.uniform(-1, 1, (4, n))])
-    v, a = rng.normal(size=(2, 4, 6 + n))
+    q, v, a = _states(robot, np.random.default_rng(2), 4)
     for equations, rows in (("base", 6), ("all", 6 + n), ("base", 6)):
         model = identification_model(robot, params=names, equations=equations)
         Y = model.regressor(q, v, a)

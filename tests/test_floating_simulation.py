@@ -193,6 +193,9 @@ def test_controllers_that_cannot_apply_refuse_by_name():
         simulate(robot, ComputedTorque(fixed, omega=10.0), np.zeros(n), 0.1)
     with pytest.raises(ArgumentError, match="PID follows a desired motion"):
         simulate(robot, PID(robot, 1.0, 1.0), None, 0.1, x0=start(robot)[0])
+    ship = robot.with_base("mobile")              # its motion an input over time: refused
+    with pytest.raises(ArgumentError, match="mobile robot .* moves as it is given"):
+        simulate(ship, lambda t, q, qd: np.zeros(n), None, 0.1, x0=start(robot)[0])
 
 
 def _solo12():

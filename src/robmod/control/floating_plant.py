@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.base import BASE_Q, BASE_V
+from ..description.arguments import robot_argument
 from ..description.base import moving_base
 from ..description.robot import MOBILE_BASE
 from ..dynamics.derivatives import DDMDerivatives, ddm_derivatives, idm_derivatives
@@ -83,7 +84,7 @@ class FloatingDynamics(Dynamics):
     recipes = FLOATING_MODELS
 
     def __init__(self, robot, what: str = "robot"):
-        if robot.base_kind == MOBILE_BASE:
+        if robot_argument(robot, what).base_kind == MOBILE_BASE:
             raise ArgumentError(
                 f"the simulations and controllers take fixed and floating bases: the base of "
                 f"the mobile robot {robot.name!r} moves as it is given (its pose, twist and "

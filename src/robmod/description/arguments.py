@@ -219,6 +219,26 @@ def robot_arrays(robot, joint_only=(), **arrays) -> list[np.ndarray]:
     return [np.broadcast_to(a, shape + a.shape[-1:]) for a in checked]
 
 
+def tree_arrays(robot, base_acceleration=None, **arrays) -> list[np.ndarray]:
+    """:func:`robot_arrays` of a tree's dynamic model (closed loops refused: their models are
+    the actuated joints', ``robmod.dynamics.closed_loop``), with a mobile base's given
+    ``base_acceleration`` (..., 6) last, broadcast with them, when it is not None."""
+    if robot_argument(robot).n_loops:
+        raise ArgumentError(f"robot {robot.name!r} has closed loops: this dynamic model needs a "
+                            "tree (robmod.dynamics.closed_loop gives the models of the actuated "
+                            "joints)")
+    checked = robot_arrays(robot, **arrays)
+    if base_acceleration is None:
+        return checked
+    a0 = finite_vector("base_acceleration", base_acceleration, 6, "values (VD0, WP0)")
+    try:
+        batch = np.broadcast_shapes(checked[0].shape[:-1], a0.shape[:-1])
+    except ValueError:
+        raise ArgumentError(f"the batch shapes of {', '.join(arrays)} and base_acceleration do "
+                            "not broadcast together") from None
+    return [np.broadcast_to(x, batch + x.shape[-1:]) for x in checked + [a0]]
+
+
 def configuration(robot, value, name: str = "q") -> np.ndarray:
     """One configuration of the robot (1-D: :func:`robot_arrays`'s ``q``, no batch)."""
     (q,) = robot_arrays(robot, **{name: value})

@@ -47,9 +47,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..description.arguments import (broadcast, checked_options, finite_output, finite_vector,
-                                     keyword_options, require_numeric, robot_argument,
-                                     robot_arrays, switched_off, switches_set)
+from ..description.arguments import (checked_options, finite_output, keyword_options,
+                                     require_numeric, robot_argument, robot_arrays,
+                                     switched_off, switches_set, tree_arrays)
 from ..description.base import moving_base
 from ..description.mimic import frame_matrix_E
 from ..description.robot import MOBILE_BASE
@@ -407,23 +407,11 @@ def _fast_ddm_derivatives(robot, opts):
     return _stacked(_ddm_derivatives_model(robot, *opts))
 
 
-def _ddm_arrays(robot, q, qd, tau, a0=None):
-    if robot.n_loops:
-        raise ArgumentError(f"robot {robot.name!r} has closed loops: closed_loop_ddm_derivatives "
-                            "gives the derivatives of the actuated joints' direct model")
-    arrays = robot_arrays(robot, q=q, qd=qd, tau=tau)
-    if a0 is None:
-        return arrays
-    a0 = finite_vector("base_acceleration", a0, 6, "values (VD0, WP0)")
-    batch = broadcast(arrays[0][..., 0], a0[..., 0])[0].shape
-    return [np.broadcast_to(x, batch + x.shape[-1:]) for x in arrays + [a0]]
-
-
 def _ddm_derivatives_numpy(robot, opts, q, qd, tau, a0=None):
     method, switches, _ = opts
     require_numeric(robot, "ddm_derivatives", scope="floating" if moving_base(robot) else
                     "geometry")
-    arrays = _ddm_arrays(robot, q, qd, tau, a0)
+    arrays = tree_arrays(robot, a0, q=q, qd=qd, tau=tau)
     q, qd, tau = arrays[:3]
     qdd = None
     if robot.base_kind == MOBILE_BASE:
@@ -439,7 +427,10 @@ def _ddm_derivatives_numpy(robot, opts, q, qd, tau, a0=None):
     return finite_output("ddm_derivatives", out, q=q, qd=qd, tau=tau)
 
 
-_DDM_D_SPEC = fastpath.Spec(_fast_ddm_derivatives, _ddm_arrays, _ddm_derivatives_numpy)
+_DDM_D_SPEC = fastpath.Spec(
+    _fast_ddm_derivatives,
+    lambda robot, q, qd, tau, a0=None: tree_arrays(robot, a0, q=q, qd=qd, tau=tau),
+    _ddm_derivatives_numpy)
 
 
 __all__ = ["IDMDerivatives", "DDMDerivatives", "idm_derivatives", "idm_derivatives_model",

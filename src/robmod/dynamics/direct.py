@@ -17,21 +17,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import (checked_options, finite_array, finite_vector,
-                                     keyword_options, require_numeric, robot_argument,
-                                     robot_arrays, switched_off, switches_set)
+from ..description.arguments import (checked_options, finite_array, keyword_options,
+                                     require_numeric, robot_argument, switched_off, switches_set,
+                                     tree_arrays)
 from ..description.base import moving_base
 from ..description.robot import MOBILE_BASE
 from ..errors import ArgumentError, RobmodError
 from ..geometry.floating import BaseState
 from ..symbolic import fastpath
 from ..symbolic.cache import cached
-from ..symbolic.algebra import add, cross
+from ..symbolic.algebra import add
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
 from .articulated import articulated, singular_inertia_error
 from .base_motion import ACCELERATION_NAMES
-from ..kinematics.recursion import base_gravity
+from ..kinematics.recursion import base_start
 from .inertia import inertia_matrix
 from .newton_euler import SWITCHES, idm
 from .factorization import cholesky_solve
@@ -56,17 +56,14 @@ def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, w
         return articulated(ctx, robot, tau, base_motion=base_motion, **sw)[0]
     _check_base_motion("ddm_algorithm", robot, base_motion)
     base = BaseState.of(ctx)
-    W0, V0 = (base.W, base.V) if velocity else ([0, 0, 0], [0, 0, 0])
-    wxv = cross(W0, V0)
-    g0 = base_gravity(ctx, robot, base, gravity)
-    given = None
-    if robot.base_kind == MOBILE_BASE:
-        acc = base.acceleration
-        given = [ctx.var(add(acc[r], wxv[r], -g0[r]), f"VP{r + 1}0") for r in range(3)] \
-            + list(acc[3:])
-    qdd, vd0 = articulated(ctx, robot, tau, start=(W0, given), **sw)
-    head = list(base.acceleration) if given is not None else \
-        [ctx.var(add(vd0[r], g0[r], -wxv[r]), f"VD0{r + 1}") for r in range(3)] + list(vd0[3:])
+    mobile = robot.base_kind == MOBILE_BASE
+    # the start of the recursions, written once: a mobile base's given acceleration, or (a
+    # floating base's) the velocity and gravity terms W0 x V0 - g, its own acceleration solved
+    W0, WP0, VPg = base_start(ctx, robot, base, gravity=gravity, velocity=velocity,
+                              acceleration=mobile)
+    qdd, vd0 = articulated(ctx, robot, tau, start=(W0, VPg + WP0 if mobile else None), **sw)
+    head = list(base.acceleration) if mobile else \
+        [ctx.var(add(vd0[r], -VPg[r]), f"VD0{r + 1}") for r in range(3)] + list(vd0[3:])
     out = dict(zip(BASE_LABELS, head))
     out.update(qdd)
     return out
@@ -119,19 +116,7 @@ def ddm(robot, q, qd, tau, **options) -> np.ndarray:
 
 
 def _arrays(robot, q, qd, tau, a0=None):
-    if robot.n_loops:
-        raise ArgumentError(f"robot {robot.name!r} has closed loops: this dynamic model needs a "
-                            "tree (robmod.dynamics.closed_loop_ddm gives the actuated joints')")
-    arrays = robot_arrays(robot, q=q, qd=qd, tau=tau)
-    if a0 is None:
-        return arrays
-    a0 = finite_vector("base_acceleration", a0, 6, "values (VD0, WP0)")
-    try:
-        shape = np.broadcast_shapes(arrays[0].shape[:-1], a0.shape[:-1])
-    except ValueError:
-        raise ArgumentError("ddm: the batch shapes of q, qd, tau and base_acceleration do not "
-                            "broadcast together") from None
-    return [np.broadcast_to(a, shape + a.shape[-1:]) for a in arrays + [a0]]
+    return tree_arrays(robot, a0, q=q, qd=qd, tau=tau)
 
 
 def _ddm_numpy(robot, opts, q, qd, tau, a0=None):

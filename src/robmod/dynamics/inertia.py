@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.arguments import (checked_options, finite_output, keyword_options,
-                                     require_numeric, robot_arrays)
+                                     require_numeric, tree_arrays)
 from ..description.base import moving_base, velocity_size
 from ..errors import ArgumentError
 from ..symbolic import fastpath
@@ -88,11 +88,7 @@ def inertia_matrix(robot, q, **options) -> np.ndarray:
 
 
 def _check_q(robot, q):
-    if robot.n_loops:
-        raise ArgumentError(f"robot {robot.name!r} has closed loops: this dynamic model needs a "
-                            "tree (robmod.dynamics.closed_loop gives the models of the actuated "
-                            "joints)")
-    return robot_arrays(robot, q=q)
+    return tree_arrays(robot, q=q)
 
 
 def _inertia_numpy(robot, rotor, q):

@@ -34,7 +34,7 @@ import sympy as sp
 from sympy.core.parameters import distribute
 
 from ..description.arguments import (check_arrays, finite_output, keyword_options,
-                                     require_numeric, robot_arrays)
+                                     require_numeric, tree_arrays)
 from ..description.base import moving_base
 from ..errors import ArgumentError
 from ..description.robot import FIXED
@@ -73,11 +73,7 @@ def gravity_torques(robot, q) -> np.ndarray:
 
 
 def _gravity_arrays(robot, q):
-    if robot.n_loops:
-        raise ArgumentError(f"robot {robot.name!r} has closed loops: this dynamic model needs a "
-                            "tree (robmod.dynamics.closed_loop gives the models of the actuated "
-                            "joints)")
-    return robot_arrays(robot, q=q)
+    return tree_arrays(robot, q=q)
 
 
 def _gravity_numpy(robot, _, q):
@@ -347,10 +343,7 @@ def energy_algorithm(ctx, robot, *, kinetic=True, potential=True, rotor=True):
 def _energies(robot, q, qd=None, **options):
     """(E, U) of the robot's arrays (the batch shape)."""
     arrays = [q] if qd is None else [q, qd]
-    checked = robot_arrays(robot, **dict(zip(("q", "qd"), arrays)))
-    if robot.n_loops:
-        raise ArgumentError(f"robot {robot.name!r} has closed loops: the energies of the tree "
-                            "take trees (closed_loop_energy: the actuated joints')")
+    checked = tree_arrays(robot, **dict(zip(("q", "qd"), arrays)))
     require_numeric(robot, "energy", scope="floating" if moving_base(robot) else "dynamics")
     q = checked[0]
     ctx = NumericContext(robot, **dict(zip(("q", "qd"), checked)))

@@ -170,7 +170,7 @@ def _run(ctx, robot, frames, k, velocity, acceleration, linear, angular_accelera
     return k
 
 
-def base_gravity(ctx, robot, base, gravity=True):
+def _base_gravity(ctx, robot, base, gravity=True):
     """0R_w g: the world's gravity (``robot.gravity``) in frame 0 (zero without gravity)."""
     if not gravity:
         return [0, 0, 0]
@@ -187,7 +187,7 @@ def base_start(ctx, robot, base, *, gravity=True, velocity=True, acceleration=Tr
     wxv = [ctx.var(x, f"WV0{r + 1}") for r, x in enumerate(cross(W0, base.V))] \
         if velocity else zero
     acc = base.acceleration if acceleration else [0] * 6
-    g0 = base_gravity(ctx, robot, base, gravity)
+    g0 = _base_gravity(ctx, robot, base, gravity)
     vp = [ctx.var(add(acc[r], wxv[r], -g0[r]), f"VP{r + 1}0") for r in range(3)]
     return W0, acc[3:], vp
 
