@@ -18,7 +18,7 @@ def box_robot(gravity=(0.0, 0.0, -9.81)):
     inertia = dict(XX=M * (B * B + H * H) / 12, YY=M * (A * A + H * H) / 12,
                    ZZ=M * (A * A + B * B) / 12)
     return make_robot("box", [dict(j=1, ant=0, sigma=2, mu=0)], links=[Link(j=1)],
-                      base_kind="floating", base_link=dict(M=M, **inertia),
+                      base="floating", base_link=dict(M=M, **inertia),
                       gravity=gravity).numeric()
 
 

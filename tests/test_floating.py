@@ -298,7 +298,7 @@ def test_a_rigid_body_split_into_welded_links():
     body = dict(j=0, M=10, XX=0.2, YY=0.3, ZZ=0.4)
     arm = Link(j=2, M=1, MX=0.1, XX=0.05, YY=0.06, ZZ=0.07)
     from robmod.description import make_robot
-    robot = make_robot("welded", frames, [Link(**dummy), arm], base_kind="floating",
+    robot = make_robot("welded", frames, [Link(**dummy), arm], base="floating",
                        base_link=body)
     assert robot.base_kind == "floating"
     with pytest.raises(DescriptionError, match="triangle"):
@@ -363,8 +363,8 @@ def test_the_base_options_are_checked():
     with pytest.raises(ArgumentError, match="no parameter 'MM'.*did you mean 'M'"):
         rx.with_base("floating", MM=3)
     assert float(rx.with_base("mobile", M=3).base_link.M) == 3.0
-    with pytest.raises(ArgumentError, match="base_kind must be one of.*did you mean 'mobile'"):
-        make_robot("r", [dict(j=1, ant=0)], base_kind="mobil")
+    with pytest.raises(ArgumentError, match="base must be one of.*did you mean 'mobile'"):
+        make_robot("r", [dict(j=1, ant=0)], base="mobil")
     with pytest.raises(ArgumentError, match="equations must be"):
         numeric_base(rx, equations="base")          # a fixed base has no base equations
     with pytest.raises(ArgumentError, match="quaternion.*is zero"):

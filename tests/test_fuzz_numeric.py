@@ -19,7 +19,7 @@ from robmod import dynamics as dyn
 from robmod.dynamics import (ccg, coriolis_matrix, ddm, energy, friction_torques, gravity_torques,
                              idm, idm_with_rotors, inertia_matrix, quadratic_velocity_matrix,
                              state_derivative, velocity_torques)
-from robmod.errors import RobmodError
+from robmod.errors import ArgumentError, ExpressionError, FileFormatError, RobmodError
 from robmod.geometry.direct import dgm
 from robmod.identification.regressors import regressor
 from robmod.kinematics import (acceleration, task_coordinates, task_jacobian, task_rows_jacobian,
@@ -373,8 +373,10 @@ def test_general6r_refuses_a_non_finite_target(bad):
 # -- every public entry point of every package, with bad arguments --------------------------
 # Each exported function and class (controllers, estimators, ...) is called with broken values
 # for all its required arguments, and with a robot first and broken values for the rest: it
-# raises a RobmodError (an ArgumentError for a value of the wrong kind) or returns; never a
-# NumPy, SymPy or Python error from deep inside (docs/architecture.md, "Errors").
+# raises an ArgumentError (one error class per kind of mistake: a bad argument; the text of a
+# file or of an expression, its own kind: FileFormatError, ExpressionError) or returns; never
+# another RobmodError, nor a NumPy, SymPy or Python error from deep inside
+# (docs/architecture.md, "Errors").
 
 #: exported objects left out, and why
 NOT_CALLED = {
@@ -425,9 +427,9 @@ ENTRY_POINTS = _entry_points()
 
 @pytest.mark.parametrize("qual, fn, required, keywords", ENTRY_POINTS,
                          ids=[e[0] for e in ENTRY_POINTS])
-def test_no_entry_point_lets_a_non_robmod_error_out_for_bad_arguments(qual, fn, required,
-                                                                      keywords, tmp_path,
-                                                                      monkeypatch):
+def test_every_entry_point_refuses_bad_arguments_with_an_argument_error(qual, fn, required,
+                                                                        keywords, tmp_path,
+                                                                        monkeypatch):
     import warnings
 
     pytest.importorskip("matplotlib").use("Agg")
@@ -440,5 +442,5 @@ def test_no_entry_point_lets_a_non_robmod_error_out_for_bad_arguments(qual, fn, 
         for args, b in calls:
             try:
                 fn(*args, **{k: b for k in keywords})
-            except RobmodError:
+            except (ArgumentError, FileFormatError, ExpressionError):
                 pass

@@ -37,7 +37,7 @@ def test_the_scene_tree_and_its_transforms_are_the_dgm(rx90):
     v = view(rx90, q, visualizer=rec)
     tr, objs = rec.transforms(), rec.objects()
     root = "/meshcat/robmod/rx90"
-    assert np.allclose(tr[root], np.array(rx90.base, dtype=float))
+    assert np.allclose(tr[root], np.array(rx90.Z, dtype=float))
     for j in range(1, 7):
         np.testing.assert_allclose(tr[f"{root}/frame{j}"], dgm(rx90, q, j=j), atol=1e-12)
         assert f"{root}/frame{j}/axis" in objs and f"{root}/frame{j}/triad" in objs
@@ -84,7 +84,7 @@ def test_urdf_visual_meshes_are_placed_as_pinocchio_places_them():
     gdata = pin.GeometryData(visual)
     pin.forwardKinematics(model, data, q)
     pin.updateGeometryPlacements(model, data, visual, gdata)
-    Z = np.array(robot.base, dtype=float)
+    Z = np.array(robot.Z, dtype=float)
     tr = rec.transforms()
     checked = 0
     for k, vis in enumerate(v.visuals):

@@ -109,8 +109,21 @@ def trot(solo, duration):
     return simulate(solo, wbc, None, duration, x0=np.r_[q, np.zeros(18)], contacts=FEET)
 
 
-def test_solo_trots(solo):
+def test_solo_trots(solo, tmp_path):
     run = trot(solo, 1.5)
+    # the viewer plays it: the base's node follows the simulated base
+    pytest.importorskip("meshcat")
+    from robmod.spatial import quaternion_to_matrix
+    from robmod.viewer import RecordingVisualizer, view
+
+    rec = RecordingVisualizer()
+    viewer = view(solo, run.q[0], visualizer=rec)
+    viewer.animate(run, fps=20)
+    poses = rec.animation_poses("/meshcat/robmod/solo")
+    np.testing.assert_allclose(poses[:, :3, 3], run.q[::50, :3], atol=1e-12)
+    np.testing.assert_allclose(poses[-1, :3, :3], quaternion_to_matrix(run.q[-1, 3:7]),
+                               atol=1e-12)
+    (tmp_path / "trot.html").write_text(viewer.static_html())
     assert abs(run.q[-1, 0] - 0.3) < 0.03 and abs(run.q[-1, 1]) < 0.03
     assert abs(run.q[-1, 2] - 0.223) < 0.01 and np.abs(run.tau).max() <= 2.7 + 1e-9
     # the diagonal pairs alternate on the ground

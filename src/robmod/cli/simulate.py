@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..dynamics.layout import dofs
-from ..errors import RobmodError
+from ..errors import ArgumentError
 
 _CONTROLLERS = ("computed-torque", "pid", "pd-gravity", "passivity")
 #: the largest default move of a joint: revolute (rad), prismatic (m)
@@ -69,7 +69,7 @@ def _cmd_simulate(args) -> int:
         kp = _vector(args.kp, n, "--kp")
         kd = _vector(args.kd, n, "--kd")
         if kp is None or kd is None:
-            raise RobmodError("pd-gravity needs --kp and --kd")
+            raise ArgumentError("pd-gravity needs --kp and --kd")
         ctrl = PDGravity(robot, kp, kd, dt=args.dt)
     else:
         ctrl = PassivityBased(robot, lam=args.omega, kd=args.kd_scalar, dt=args.dt)

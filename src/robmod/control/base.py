@@ -30,18 +30,18 @@ def gain(value, n: int, name: str, *, allow_zero: bool = True) -> np.ndarray:
     try:
         g = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise RobmodError(f"gain {name}: expected a number or {n} numbers, got {value!r}") \
+        raise ArgumentError(f"gain {name}: expected a number or {n} numbers, got {value!r}") \
             from None
     if g.ndim == 0:
         g = np.full(n, float(g))
     if g.shape[-1:] != (n,):
-        raise RobmodError(f"gain {name}: expected a scalar or {n} values (one per joint), "
+        raise ArgumentError(f"gain {name}: expected a scalar or {n} values (one per joint), "
                           f"got shape {g.shape}")
     if not np.all(np.isfinite(g)):
-        raise RobmodError(f"gain {name} has NaN or infinite values")
+        raise ArgumentError(f"gain {name} has NaN or infinite values")
     if np.any(g < 0) or (not allow_zero and np.any(g == 0)):
         need = "non-negative" if allow_zero else "positive"
-        raise RobmodError(f"gain {name} must be {need}, got {g.tolist()}")
+        raise ArgumentError(f"gain {name} must be {need}, got {g.tolist()}")
     return g
 
 
@@ -49,9 +49,9 @@ def sample_time(dt) -> float:
     try:
         dt = float(dt)
     except (TypeError, ValueError):
-        raise RobmodError(f"dt: expected a sample period in seconds, got {dt!r}") from None
+        raise ArgumentError(f"dt: expected a sample period in seconds, got {dt!r}") from None
     if not np.isfinite(dt) or dt < 0:
-        raise RobmodError(f"dt must be a finite period >= 0 s (0: continuous), got {dt}")
+        raise ArgumentError(f"dt must be a finite period >= 0 s (0: continuous), got {dt}")
     return dt
 
 
@@ -117,7 +117,7 @@ class OpenLoop(Controller):
     @keyword_options()
     def __init__(self, tau, n: int, *, dt: float = 0.0):
         if not callable(tau):
-            raise RobmodError(f"OpenLoop: tau must be a function t -> torques, got "
+            raise ArgumentError(f"OpenLoop: tau must be a function t -> torques, got "
                               f"{type(tau).__name__}")
         self.tau, self.dt = tau, sample_time(dt)
         self.n = whole_number("n", n, what="a number of joints")
@@ -143,7 +143,7 @@ class TorqueLaw(Controller):
             tau = finite_array("tau", self.law(t, q, qd),
                                shape_text=f"{self.n} joint torques")
         except RobmodError as e:
-            raise RobmodError(f"simulate: at t = {t:.6g} the torque law gave a bad value: "
+            raise ArgumentError(f"simulate: at t = {t:.6g} the torque law gave a bad value: "
                               f"{e.message}") from None
         batch = np.shape(q)[:-1]
         try:

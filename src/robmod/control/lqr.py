@@ -32,7 +32,7 @@ import scipy.linalg
 from scipy.integrate import solve_ivp
 
 from ..description.arguments import finite_array, keyword_options, positive_scalar
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from .base import DEFAULT_DT, Controller, sample_time
 from .linearization import discretized, plant_derivatives, state_blocks
 from .plant import Dynamics
@@ -51,7 +51,7 @@ def _weights(dyn, Q, R, max_error):
     if R is None:
         tau_max = dyn.limits("taumax")
         if tau_max is None:
-            raise RobmodError("LQR: give R (the robot has no torque limits taumax for "
+            raise ArgumentError("LQR: give R (the robot has no torque limits taumax for "
                               "Bryson's rule R = diag(1 / taumax^2))")
         R = np.diag(tau_max ** -2.0)
     Q = np.atleast_2d(finite_array("Q", Q, shape_text=f"a {2 * n} x {2 * n} weight"))

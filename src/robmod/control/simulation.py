@@ -178,14 +178,14 @@ class _Run:
         if self.continuous:
             dt = 1e-3 if step is None else positive_scalar("step", step)
             if noise is not None or quantization is not None or delay:
-                raise RobmodError("noise, quantization and delay need a digital controller "
+                raise ArgumentError("noise, quantization and delay need a digital controller "
                                   "(dt > 0)")
         if not np.isfinite(dt) or dt <= 0:
             raise ArgumentError(f"step must be a positive time, got {dt}")
         self.dt = dt
         self.steps = steps = int(round(duration / dt))
         if steps < 1 or steps > 10 ** 8:
-            raise RobmodError(f"duration / dt = {duration / dt:g} samples: expected 1 to 1e8")
+            raise ArgumentError(f"duration / dt = {duration / dt:g} samples: expected 1 to 1e8")
         self.every = whole_number("record_every", record_every, maximum=steps,
                                   what=f"a whole number of samples (the run's {steps})")
         self.t = np.arange(steps + 1) * dt
@@ -378,7 +378,7 @@ def _saturation(plant, saturation, n):
     lim = np.asarray(saturation, dtype=float)
     lim = np.full(n, float(lim)) if lim.ndim == 0 else lim
     if lim.shape != (n,) or np.any(~np.isfinite(lim)) or np.any(lim <= 0):
-        raise RobmodError(f"saturation: expected True, False or {n} positive torque limits")
+        raise ArgumentError(f"saturation: expected True, False or {n} positive torque limits")
     return lim
 
 

@@ -50,7 +50,7 @@ def symbols_used(robot, scope: str = "dynamics") -> frozenset:
         for k in GEOMETRIC:
             syms |= getattr(f, k).free_symbols
     if scope in ("dynamics", "floating"):
-        for m in [robot.base] + [t.T for t in robot.tools]:
+        for m in [robot.Z] + [t.T for t in robot.tools]:
             syms |= m.free_symbols
         for link in robot.links + ((robot.base_link,) if scope == "floating" else ()):
             for k in DYNAMIC:

@@ -103,10 +103,22 @@ def is_world(robot, frame) -> bool:
     return isinstance(frame, str) and frame == WORLD
 
 
+def world_target(what: str, robot, i) -> bool:
+    """Whether the target pose of an inverse model is given in the world frame (``i="world"``,
+    the fixed base's Z = fT0 to remove), else in frame 0 (``i=0``); an ArgumentError for any
+    other frame."""
+    if is_world(robot, i):
+        return True
+    if isinstance(i, int) and not isinstance(i, bool) and i == 0:
+        return False
+    raise ArgumentError(f'{what}: i must be 0 (the target iT_j in frame 0, the default) or '
+                        f'"world" (in the world frame), got {i!r}')
+
+
 def moving_base(robot) -> bool:
     """Whether the robot's configuration holds its base's pose (a mobile or a floating base:
     q = [P, Q, joints], qd = [V0, W0, joint rates]); a fixed base's is its joints only."""
-    return robot.base_kind != FIXED_BASE
+    return robot_argument(robot).base_kind != FIXED_BASE
 
 
 def configuration_size(robot) -> int:

@@ -79,7 +79,7 @@ def equivalent_tree(robot):
 def _joint_split(robot) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(actuated, passive) joint indices: mu = 1 and mu = 0 joints (cut joints included)."""
     if not robot.n_loops:
-        raise RobmodError(f"robot {robot.name!r} has no closed loop")
+        raise ArgumentError(f"robot {robot.name!r} has no closed loop")
     act = tuple(robot.actuated)
     pas = tuple(j for j in robot.joints if robot.frame(j).mu == 0)
     if not act:

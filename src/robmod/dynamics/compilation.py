@@ -30,7 +30,7 @@ from ..geometry.floating import neutral
 #: plain function name -> (function, its arguments: the robot's configuration "q", a velocity
 #: or acceleration "v", joint torques "tau"; fast-path key)
 MODELS = {
-    "dgm": (dgm, "q", ("dgm", None, 0, None, False)),
+    "dgm": (dgm, "q", ("dgm", None, 0, None)),
     "jacobian": (jacobian, "q", ("jacobian", None, 0, None)),
     "jdot_qdot": (jdot_qdot, "qv", ("jdot_qdot", None, 0, None)),
     "idm": (idm, "qvv", ("idm", ())),

@@ -41,7 +41,7 @@ import sympy as sp
 from ..description.arguments import check_arrays, keyword_options, records, switched_off
 from ..description.expr import as_expr
 from ..description.robot import FIXED, REVOLUTE, symbol
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from ..kinematics.recursion import forward, named
 from ..symbolic.algebra import add, cross, dot, mul
 from ..symbolic.model import Output, customize
@@ -83,7 +83,7 @@ def _check_rotors(robot, rotors) -> tuple:
     seen = set()
     for r in rotors:
         if not isinstance(r, Rotor):
-            raise RobmodError(f"expected Rotor objects, got {type(r).__name__}")
+            raise ArgumentError(f"expected Rotor objects, got {type(r).__name__}")
         if not 1 <= r.j <= robot.n_links or robot.frame(r.j).sigma == FIXED:
             raise RobmodError(f"rotor {r.j}: robot {robot.name!r} has no moving joint {r.j} "
                               "in its tree structure")

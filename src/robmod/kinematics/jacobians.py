@@ -33,7 +33,7 @@ from ..description.arguments import (checked_options, joint_array, keyword_optio
                                      require_numeric, robot_argument, robot_arrays)
 from ..description.base import is_world, moving_base
 from ..description.robot import PRISMATIC
-from ..errors import RobmodError
+from ..errors import ArgumentError
 from ..geometry.direct import (common_ancestor, chain_path, dgm_algorithm, frame_matrix,
                                resolve_tool)
 from ..geometry.floating import BaseState, robot_inputs
@@ -49,7 +49,7 @@ def resolve_frame(robot, j, tool):
     """(tool object or None, frame j) with the same checks as the DGM."""
     tool, j = resolve_tool(robot, j, tool)
     if not 1 <= j <= robot.n_frames:
-        raise RobmodError(f"robot {robot.name!r} has no frame {j}")
+        raise ArgumentError(f"robot {robot.name!r} has no frame {j}")
     return tool, j
 
 
@@ -155,7 +155,7 @@ def jacobian_algorithm(ctx, robot, *, j=None, i=0, tool=None):
         rows = [head[r] + rows[r] for r in range(6)]
     if world:        # wR0: the base's rotation, or Z's
         R = BaseState.of(ctx).rotation(ctx) if moving else \
-            [row[:3] for row in htm_from_matrix(robot.base, ctx)]
+            [row[:3] for row in htm_from_matrix(robot.Z, ctx)]
     elif robot.frame_number(i) != 0:
         U = dgm_algorithm(ctx, robot, j=robot.frame_number(i))
         R = [[U[0][r], U[1][r], U[2][r]] for r in range(3)]          # iR0 = (0Ri)^T

@@ -56,7 +56,7 @@ from ..description.arguments import (checked_options, finite_output, keyword_opt
                                      require_numeric, robot_argument, robot_arrays)
 from ..description.base import is_world, moving_base
 from ..description.robot import FIXED, REVOLUTE
-from ..errors import RobmodError
+from ..errors import ArgumentError
 from ..geometry.direct import common_ancestor, chain_path, frame_matrix, resolve_tool
 from ..geometry.floating import BaseState, robot_inputs
 from ..symbolic import fastpath
@@ -71,7 +71,7 @@ _ZERO3 = [0, 0, 0]
 def _resolve(robot, j, i, tool):
     tool, j = resolve_tool(robot, j, tool)
     if not 1 <= j <= robot.n_frames:
-        raise RobmodError(f"robot {robot.name!r} has no frame {j}")
+        raise ArgumentError(f"robot {robot.name!r} has no frame {j}")
     if not is_world(robot, i):
         robot.frame_number(i)
     return tool, j
@@ -138,7 +138,7 @@ def _second_order(ctx, robot, j, i, tool, qdd):
         wp = named(ctx, rot_t(Rk, wp), "WPF", k)
     if world:       # wR0: the base's rotation, or Z's
         R0 = base.rotation(ctx) if base is not None else \
-            [row[:3] for row in htm_from_matrix(robot.base, ctx)]
+            [row[:3] for row in htm_from_matrix(robot.Z, ctx)]
         vp, wp = named(ctx, rot(R0, vp), "VPF", "W"), named(ctx, rot(R0, wp), "WPF", "W")
     return list(vp) + list(wp)
 

@@ -67,7 +67,7 @@ def _applies(robot) -> bool:
 def set_backend(policy: str) -> str:
     """Set the policy (``"auto"``, ``"compiled"`` or ``"numpy"``); returns the previous one."""
     if not isinstance(policy, str) or policy not in _POLICIES:
-        raise RobmodError(f"backend must be one of {', '.join(_POLICIES)}, got {policy!r}")
+        raise ArgumentError(f"backend must be one of {', '.join(_POLICIES)}, got {policy!r}")
     old, _STATE["policy"] = _STATE["policy"], policy
     _NUMPY_ONLY[0] = policy == "numpy"
     return old

@@ -75,11 +75,11 @@ def frame_poses(robot, q, frames) -> dict:
 
 def base_pose(robot, q) -> np.ndarray:
     """The pose of the robot's root node (..., 4, 4) at the configurations q: a floating
-    robot's base from its first 7 values (position, unit quaternion), else Z (``robot.base``:
+    robot's base from its first 7 values (position, unit quaternion), else Z (``robot.Z``:
     frame 0 in the world)."""
     q = np.asarray(q, dtype=float)
     if not moving_base(robot):
-        return np.broadcast_to(np.array(robot.base, dtype=float), q.shape[:-1] + (4, 4))
+        return np.broadcast_to(np.array(robot.Z, dtype=float), q.shape[:-1] + (4, 4))
     T = np.broadcast_to(np.eye(4), q.shape[:-1] + (4, 4)).copy()
     T[..., :3, :3] = quaternion_to_matrix(q[..., 3:7])
     T[..., :3, 3] = q[..., :3]
@@ -165,7 +165,7 @@ def build_scene(robot, visuals=(), *, name=None, q0=None, frames=True, axes=True
     given (:class:`robmod.description.Visual`), else capsules along the links (from O_a(j) to O_j at ``q0``); joint axes and frame
     triads as overlays."""
     name = name or robot.name or "robot"
-    base = np.array(robot.base, dtype=float)
+    base = np.array(robot.Z, dtype=float)
     scene = Scene(robot, f"robmod/{name}", base, _all_frames(robot))
     scene.scale = _robot_scale(robot)
     radius = 0.03 * scene.scale
