@@ -113,10 +113,9 @@ def test_points_land_exactly_on_a_plane_and_boxes_are_obstacles():
     assert np.isclose(run.q[-1, 2], 0.5 + H / 2, atol=1e-6)      # on the table
     assert len(unilateral_points([sole()])) == 4
     with pytest.raises(ArgumentError, match="environment"):
-        contact_step(box, q, np.zeros(6), np.zeros(0), dt=1e-3, contacts=[sole()],
-                     environment=["floor"])
-    s = contact_step(box, q, np.zeros(6), np.zeros(0), dt=1e-3,
-                     contacts=[ContactPoint(1, (0, 0, -H / 2))], environment=Plane())
+        contact_step(box, q, np.zeros(6), np.zeros(0), [sole()], environment=["floor"])
+    s = contact_step(box, q, np.zeros(6), np.zeros(0), [ContactPoint(1, (0, 0, -H / 2))],
+                     dt=1e-3, environment=Plane())
     assert not s.active.any() and np.isclose(s.qd[2], -9.81e-3)
 
 

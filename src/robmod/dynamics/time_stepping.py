@@ -81,13 +81,13 @@ def _nearest_surface(environment, points):
 
 
 @keyword_options()
-def contact_step(robot, q, qd, tau, *, dt, contacts, environment=(Plane(),),
+def contact_step(robot, q, qd, tau, contacts, *, dt=1e-3, environment=(Plane(),),
                  margin: float = 2e-3, stabilization: float = 0.2, warm_start=None,
                  tol: float = 1e-10, max_iter: int = 500) -> ContactStep:
-    """One step of ``dt`` of a robot under the joint torques tau (held over the step) with
-    unilateral ``contacts`` (points and soles, :mod:`robmod.description.contacts`) against the
-    ``environment`` (obstacles; the ground z = 0 by default): a :class:`ContactStep` (module
-    doc).  ``warm_start`` (k, 3): the previous step's forces (the solver starts from them);
+    """One step of ``dt`` (default 1 ms) of a robot under the joint torques tau (held over
+    the step) with unilateral ``contacts`` (points and soles, :mod:`robmod.description.
+    contacts`) against the ``environment`` (obstacles; the ground z = 0 by default): a
+    :class:`ContactStep` (module doc).  ``warm_start`` (k, 3): the previous step's forces (the solver starts from them);
     ``tol``,
     ``max_iter``: those of :func:`~robmod.dynamics.solve_contacts`."""
     dt = positive_scalar("dt", dt)
@@ -152,7 +152,7 @@ class ContactStepper:
         if np.ndim(q) != 1:
             raise ArgumentError("simulate with contacts runs one state at a time (x0 of one "
                                 f"state), got a batch of shape {np.shape(q)[:-1]}")
-        s = contact_step(self.robot, q, qd, tau, dt=dt, contacts=self.points,
+        s = contact_step(self.robot, q, qd, tau, self.points, dt=dt,
                          environment=self.environment, margin=self.margin,
                          stabilization=self.stabilization, warm_start=self.forces)
         self.forces = s.forces
