@@ -181,7 +181,7 @@ PUBLIC_PACKAGES = ["", ".spatial", ".description", ".symbolic", ".geometry", ".k
                    ".distributed"]
 PUBLIC_NAMES = 524
 #: the names contacts added (issue 39: description, kinematics, dynamics, control)
-CONTACTS = 31
+CONTACTS = 34                  # + Scene, Solid, SceneStepper (scenes of several robots)
 #: names of part B of issue 36 (one simulator), which removes them
 PART_B = {"floating_simulate", "floating_state_derivative"}
 

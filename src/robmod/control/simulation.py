@@ -32,7 +32,10 @@ import numpy as np
 
 from ..description.arguments import (finite_array, keyword_options, positive_scalar,
                                      whole_number)
+from ..description.scene import Scene
 from ..dynamics.integration import METHODS, configuration_space, rk4, solve_interval
+from ..dynamics.layout import joint_limit_vector
+from ..dynamics.scene import SceneStepper
 from ..dynamics.simulation import SimulationResult
 from ..dynamics.time_stepping import ContactStepper
 from ..errors import ArgumentError, RobmodError
@@ -133,6 +136,12 @@ def simulate(robot, law, reference, duration: float, *, x0=None, method: str = "
     stepping (:mod:`robmod.dynamics.time_stepping`, the law held over each step), the world's
     forces on the contact points in the result's ``contact_forces``.
     """
+    if isinstance(robot, Scene):
+        return _simulate_scene(robot, law, reference, duration, contacts, environment,
+                               parameters, dict(x0=x0, method=method, step=step,
+                                                substeps=substeps, saturation=saturation,
+                                                noise=noise, quantization=quantization,
+                                                delay=delay, record_every=record_every))
     plant = Dynamics.of(robot, "plant")
     controller = _torque_law(law, plant.n)
     if parameters is not None:
@@ -146,6 +155,48 @@ def simulate(robot, law, reference, duration: float, *, x0=None, method: str = "
     run.contacts = None if contacts is None else ContactStepper(      # hook: contacts
         robot, contacts, **({} if environment is None else {"environment": environment}))
     return run.result(*(run.contacts is None and run.compiled(seed)) or run.loop(seed))
+
+
+class _ScenePlant:
+    """What the simulation's loop asks of a plant, for a :class:`~robmod.description.Scene`
+    (its contacts advance it: :class:`~robmod.dynamics.scene.SceneStepper`)."""
+
+    floating = False
+    ddm = None
+
+    def __init__(self, scene):
+        self.robot, self.n, self.nq, self.nv = scene, scene.n, scene.nq, scene.nv
+
+    def limits(self, field):
+        parts = [joint_limit_vector(r, field) if r.n_q else np.zeros(0)
+                 for r in self.robot.robots]
+        return None if any(p is None for p in parts) else np.concatenate(parts)
+
+    def initial_state(self, q, qd):
+        raise ArgumentError("simulate of a scene: give x0, the scene's initial state [q, qd] "
+                            "(its robots' in order)")
+
+
+def _simulate_scene(scene, law, reference, duration, contacts, environment, parameters,
+                    options):
+    """simulate() of a scene: the Python loop with its contacts, one torque law for all its
+    joints; what a scene does not take is refused by name."""
+    for name, value in (("contacts", contacts), ("environment", environment),
+                        ("parameters", parameters), ("noise", options["noise"]),
+                        ("quantization", options["quantization"])):
+        if value is not None:
+            raise ArgumentError(f"simulate of a scene takes no {name}= (a scene holds its "
+                                "robots' contacts and its environment; parameter sets, noise "
+                                "and quantization are for one robot)")
+    if options["method"] != "rk4":
+        raise ArgumentError("simulate of a scene: method must be 'rk4' (the contacts advance "
+                            f"it by time stepping), got {options['method']!r}")
+    plant = _ScenePlant(scene)
+    run = _Run(plant, _torque_law(law, plant.n), reference, duration, options["x0"], "rk4",
+               options["step"], options["substeps"], options["saturation"], None, None,
+               options["delay"], options["record_every"])
+    run.contacts = SceneStepper(scene)
+    return run.result(*run.loop(0))
 
 
 class _Run:
@@ -220,7 +271,7 @@ class _Run:
                 raise ArgumentError("simulate: give x0, the initial state [q, qd] (no "
                                     "reference to start from)")
             return plant.initial_state(self.table[0][0], self.table[1][0])
-        every = plant.robot.n_q if plant.robot.n_loops else 0
+        every = plant.robot.n_q if getattr(plant.robot, "n_loops", 0) else 0
         sizes = f"{nq + nv} values [q, qd]" + (f" (or {2 * n}, the joints')" if plant.floating
                                                else f" (or {2 * every}, every joint's)"
                                                if every else "")
@@ -259,7 +310,7 @@ class _Run:
         TAU = np.empty(rows + q.shape[:-1] + (plant.n,))
         Q[0], QD[0] = q, qd
         ddm = plant.ddm
-        space = configuration_space(plant.robot, plant.n)
+        space = None if self.contacts is not None else configuration_space(plant.robot, plant.n)
         h = dt if continuous else dt / self.substeps
         past = []
         ref = self.ref

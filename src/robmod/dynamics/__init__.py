@@ -14,6 +14,7 @@ from .contact_problem import delassus, delassus_model, delassus_algorithm, Conta
 from .contact_solver import solve_contacts, ContactSolution
 from .contact_qp import contact_idm, ContactIDM, friction_pyramid
 from .time_stepping import contact_step, ContactStep, unilateral_points, ContactStepper
+from .scene import SceneStepper
 from .closed_loop import (equivalent_tree, loop_constraints, loop_jacobian, passive_velocity_map,
                           constraint_bias, acceleration_bias, close_loops, closed_loop_state,
                           closed_loop_idm, closed_loop_inertia_matrix, closed_loop_gravity_torques,
@@ -59,7 +60,8 @@ __all__ = [
     "constrained_ddm", "constrained_ddm_model", "constrained_ddm_algorithm", "ConstrainedDynamics",
     "impact", "Impact", "least_norm_solve", "delassus", "delassus_model", "delassus_algorithm",
     "ContactProblem", "solve_contacts", "ContactSolution", "contact_step", "ContactStep",
-    "unilateral_points", "ContactStepper", "contact_idm", "ContactIDM", "friction_pyramid",
+    "unilateral_points", "ContactStepper", "SceneStepper", "contact_idm", "ContactIDM",
+    "friction_pyramid",
     # closed_loop
     "equivalent_tree", "loop_constraints", "loop_jacobian", "passive_velocity_map",
     "constraint_bias", "acceleration_bias", "close_loops", "closed_loop_state", "closed_loop_idm",

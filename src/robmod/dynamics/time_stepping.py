@@ -58,7 +58,8 @@ def unilateral_points(contacts) -> tuple:
     return tuple(p for c in contact_list(contacts) for p in c.points())
 
 
-def _environment(environment):
+def _environment(environment) -> tuple:
+    """The obstacles given (one, or a sequence) as a tuple, else an ArgumentError."""
     env = (environment,) if hasattr(environment, "distance") else tuple(environment)
     if not env or not all(hasattr(o, "distance") for o in env):
         raise ArgumentError("environment must be an obstacle (Plane, Box) or a sequence of "
@@ -66,7 +67,7 @@ def _environment(environment):
     return env
 
 
-def _nearest_surface(environment, points):
+def nearest_surface(environment, points):
     """(distances (k,), normals (k, 3)) of the points (k, 3) to the nearest obstacle."""
     best_d, best_n = None, None
     for obstacle in environment:
@@ -97,36 +98,46 @@ def contact_step(robot, q, qd, tau, contacts, *, dt=1e-3, environment=(Plane(),)
     P = delassus(robot, q, qd, tau, points)
     k = len(points)
     qd = np.asarray(qd, dtype=float)
-    d, n = _nearest_surface(env, P.positions)
+    d, n = nearest_surface(env, P.positions)
     active = d < margin
     forces = np.zeros((k, 3))
     if not active.any():
         v = qd + dt * P.a_free
-        return ContactStep(_advance(robot, q, v, dt), v, forces, active, 0, 0.0)
+        return ContactStep(advance(robot, q, v, dt), v, forces, active, 0, 0.0)
     idx = np.flatnonzero(active)
     rows = (3 * idx[:, None] + np.arange(3)).ravel()
-    frames = [tangent_basis(n[i]) for i in idx]
-    B = np.zeros((3 * len(idx), 3 * len(idx)))
-    for a, R in enumerate(frames):
-        B[3 * a:3 * a + 3, 3 * a:3 * a + 3] = R
-    G = B.T @ P.G[np.ix_(rows, rows)] @ B
-    c = B.T @ (P.Jv[rows] + dt * P.Ja[rows])
-    di = d[idx]
-    c[2::3] += np.where(di > 0, di, stabilization * di) / dt
-    mu = np.array([points[i].friction for i in idx])
-    warm = None
-    if warm_start is not None:      # the previous forces (world frame) in today's frames
-        prev = np.asarray(warm_start, dtype=float).reshape(k, 3)[idx] * dt
-        warm = np.stack([R.T @ f for R, f in zip(frames, prev)])
-    sol = solve_contacts(G, c, mu, impulses=warm, tol=tol, max_iter=max_iter)
-    lam = B @ sol.impulses.reshape(-1)                       # world frame
+    warm = None if warm_start is None else np.asarray(warm_start, dtype=float).reshape(k, 3)[idx]
+    lam, sol = frame_impulses(P.G[np.ix_(rows, rows)], P.Jv[rows] + dt * P.Ja[rows], d[idx],
+                              n[idx], np.array([points[i].friction for i in idx]), dt,
+                              stabilization, warm, tol, max_iter)
     v = qd + dt * P.a_free + P.minv_jt[:, rows] @ lam
     forces[idx] = lam.reshape(-1, 3) / dt
-    return ContactStep(_advance(robot, q, v, dt), v, forces, active, sol.iterations,
+    return ContactStep(advance(robot, q, v, dt), v, forces, active, sol.iterations,
                        sol.residual)
 
 
-def _advance(robot, q, v, dt):
+def frame_impulses(G, c, d, normals, mu, dt, stabilization, warm, tol, max_iter):
+    """(the impulses (3K,) in the world frame, the :class:`ContactSolution`) of K active
+    contacts whose velocities after the step are v = G Lambda + c (world frame, 3 rows each)
+    at distances ``d`` (K,) from surfaces of unit ``normals`` (K, 3): Coulomb's problem in
+    each contact's frame (tangents, normal), a point landing at most on the surface and a
+    penetration taken back at ``stabilization`` x d / dt; ``warm``: the previous forces (K, 3)
+    in the world frame, or None."""
+    frames = [tangent_basis(x) for x in normals]
+    K = len(frames)
+    B = np.zeros((3 * K, 3 * K))
+    for a, R in enumerate(frames):
+        B[3 * a:3 * a + 3, 3 * a:3 * a + 3] = R
+    G = B.T @ G @ B
+    c = B.T @ c
+    c[2::3] += np.where(d > 0, d, stabilization * d) / dt
+    if warm is not None:            # the previous forces (world frame) in today's frames
+        warm = np.stack([R.T @ f for R, f in zip(frames, warm * dt)])
+    sol = solve_contacts(G, c, mu, impulses=warm, tol=tol, max_iter=max_iter)
+    return B @ sol.impulses.reshape(-1), sol
+
+
+def advance(robot, q, v, dt):
     """q (+) dt v: the exponential of SE(3) for a floating base (q checked by the model)."""
     q = np.asarray(q, dtype=float)
     return configuration_step(q, dt * v) if moving_base(robot) else q + dt * v
