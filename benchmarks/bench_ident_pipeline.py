@@ -9,9 +9,11 @@ headerless CSV (time, q, measured qd, motor currents, desired currents), irregul
 16-bit encoders, current noise, torque offsets, a 5 Hz position loop shaken by a disturbance.
 
 * N samples at 1 kHz, end to end: load (CSV -> torques by the drive gains, cleaning,
-  resampling) + fit (cut-off by cross-validation, filter, regressor, decimation, WLS) +
-  physically consistent fit (two SDPs) + robot description  [target < 2 s for 1e5 samples]
-  (the regressor compiled and the libraries imported beforehand);
+  resampling) + fit (cut-off by cross-validation, filter, regressor, decimation, WLS; the
+  model's structure chosen by cross-validation; the physically consistent estimate, two
+  SDPs, and its cross-validation against least squares, two per fold: the estimate handed
+  over) + robot description  [target < 2 s for 1e5 samples] (the regressor compiled and the
+  libraries imported beforehand);
 * the same logs (1 kHz and 100 Hz) through a hand-written Pinocchio + SciPy pipeline, the
   practice of published identification code: zero-phase Butterworth (order 5) at 0.15 of the
   Nyquist frequency on the measured velocities and the accelerations, 0.2 on the currents,
@@ -36,7 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from robmod.identification import (DynamicIdentification, FourierTrajectory,  # noqa: E402
-                                   consistent_fit, identification_model, load_log)
+                                   identification_model, load_log)
 from robmod.testing.measured import arm_urdf, realistic_arm, simulated_log  # noqa: E402
 
 GAINS = np.array([14.9, 13.3, 11.1, 10.6, 11.0, 11.5])          # drive gains N K_t (N m / A)
@@ -166,14 +168,15 @@ def main():
     t1 = time.perf_counter()
     est = DynamicIdentification(description).fit(data)
     t2 = time.perf_counter()
-    c = consistent_fit(est)
-    robot = est.to_robot(c)
+    # the robot of the estimate handed over; least squares is no rigid body: the consistent one
+    robot = est.to_robot(est.consistent_ if est.estimate_ == "least squares" else None)
     t3 = time.perf_counter()
     total = t3 - t0
     print(f"{description.name}, {n_samples} samples at 1 kHz, end to end {total:.2f} s "
           f"[target < 2 s]: load {t1 - t0:.2f} s, fit {t2 - t1:.2f} s (cut-off "
-          f"{est.processed_.cutoff:.3g} Hz by cross-validation, {len(est.names_)} parameters), "
-          f"consistent fit + robot {t3 - t2:.2f} s ({c.status}; {robot.name})")
+          f"{est.processed_.cutoff:.3g} Hz by cross-validation, {len(est.names_)} parameters, "
+          f"structure and estimate by cross-validation: {est.estimate_}), robot "
+          f"{t3 - t2:.2f} s ({robot.name})")
     try:
         import pinocchio  # noqa: F401
     except ImportError:

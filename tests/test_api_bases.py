@@ -493,3 +493,25 @@ def test_floating_robots_of_example_robot_data(name, backend):
     D = idm_derivatives(robot, q, v, a, friction=False)
     assert rel(D.dtau_dq, dq[np.ix_(perm, perm)]) < 1e-9
     assert rel(D.dtau_dqd, dv[np.ix_(perm, perm)]) < 1e-9
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_jacobian_derivatives_on_the_tangent_space(kind, backend):
+    """∂J/∂q (the base's pose moved in itself) and J̇ (along the base's twist too) against
+    finite differences through integrate, in frame 0, in a frame, in the world."""
+    from robmod.kinematics import jacobian_derivatives, jacobian_dot
+
+    robot = ROBOTS[kind]
+    q, v, _, _ = _state(robot, np.random.default_rng(14))
+    h = 1e-6
+    for i in (0, 2, "world"):
+        def J(qq):
+            return jacobian(robot, qq, j=4, i=i)
+
+        D = jacobian_derivatives(robot, q, j=4, i=i)
+        fd = np.stack([(J(integrate(robot, q, h * e)) - J(integrate(robot, q, -h * e))) / (2 * h)
+                       for e in np.eye(len(v))], -1)
+        assert np.abs(D - fd).max() < 1e-7, i
+        Jd = jacobian_dot(robot, q, v, j=4, i=i)
+        fdt = (J(integrate(robot, q, h * v)) - J(integrate(robot, q, -h * v))) / (2 * h)
+        assert np.abs(Jd - fdt).max() < 1e-7, i

@@ -3,7 +3,6 @@ order, keyword options checked, one name per thing (no deprecated aliases)."""
 import importlib
 import inspect
 import re
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -189,7 +188,7 @@ OPTIONAL_DATA = {
     # configuration drawn or of the other joints
     # where a text came from, for the messages (as Python's compile(source, filename))
     ("parse_expression", "location"), ("loads_par", "filename"), ("loads_urdf", "filename"),
-    ("loads_yaml", "filename"), ("validate", "locations"),
+    ("loads_yaml", "filename"), ("loads_mjcf", "filename"), ("validate", "locations"),
     # the parameters a computation is of (what is computed, not how)
     ("numeric_base", "names"), ("standard_vector", "names"), ("compare", "nb"),
     ("via_points", "times"),        # the via points' times (data), else chosen by the limits

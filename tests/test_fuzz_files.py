@@ -1,4 +1,5 @@
-"""Fuzzing the robot-file readers: every mutated file gives a robot or a RobmodError, quickly.
+"""Fuzzing the robot-file readers (YAML, .par, URDF, MJCF): every mutated file gives a robot or
+a RobmodError, quickly.
 
 Default: a small budget per format.  The long run (10^4 inputs per format):
 
@@ -39,6 +40,10 @@ def texts():
                 out.append((fmt, dumps_robot(robot.numeric() if fmt == "urdf" else robot, fmt)))
             except RobmodError:
                 continue
+        try:                    # MJCF (read by read_robot, written by to_mjcf)
+            out.append(("xml", robmod.description.to_mjcf(robot.numeric(), coulomb="ignore")))
+        except RobmodError:
+            continue
     return out
 
 

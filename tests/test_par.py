@@ -409,12 +409,12 @@ Z = {Zr11,Zr12,Zr13,Zt1,Zr21,Zr22,Zr23,Zt2,Zr31,Zr32,Zr33,Zt3,0,0,0,1}
 ])
 def test_floating_or_mobile_base(text, kind):
     """SYMORO's is_floating / is_mobile: the dynamic lists start with link 0, the base; the
-    symbolic Z of a floating base (its pose) is the configuration of robmod's floating base."""
+    symbolic Z of a mobile or floating base (its pose) is the configuration of robmod's."""
     robot = loads_par(text, "float2.par")
     assert robot.base_kind == kind
     assert str(robot.base_link.XX) == "XX0" and str(robot.base_link.M) == "M0"
     assert str(robot.link(1).XX) == "XX1" and str(robot.link(2).M) == "M2"
-    assert robot.Z.free_symbols == (set() if kind == "floating" else robot.Z.free_symbols)
+    assert robot.Z.free_symbols == set()
     again = loads_par(dumps_par(robot), "again.par")
     assert again.base_kind == kind and again.base_link == robot.base_link
 

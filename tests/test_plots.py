@@ -339,7 +339,7 @@ def test_identification_fit_validation_and_parameters(identified):
     fig = rp.identification_plot(est)
     W, Y, index = est.model_.observation(est.processed_)     # the fitted observation
     N = index.size
-    model = (W @ est.params_).reshape(2, N)
+    model = (W @ est.full_params()).reshape(2, N)     # the classes the data keep
     ax = np.array(fig.axes).reshape(2, 2)
     for j in range(2):
         measured, predicted = ax[j, 0].lines
@@ -351,7 +351,7 @@ def test_identification_fit_validation_and_parameters(identified):
     fig = rp.identification_plot(check)
     for j in range(2):
         np.testing.assert_allclose(fig.axes[2 * j].lines[1].get_ydata(),
-                                   est.predict(*check_state(est, logs[1]))[:, j])
+                                   check_state(est, logs[1])[:, j])
     fig = rp.parameters_plot(est)
     top, bottom = fig.axes
     line, _, (bars,) = top.containers[0]
@@ -374,11 +374,14 @@ def test_identification_fit_validation_and_parameters(identified):
 
 
 def check_state(est, log):
+    """The torques the estimator predicts on ``log`` processed as its validation does (its
+    filter; the Coulomb term 0 where the raw log says a joint is at rest)."""
     from robmod.identification.processing import process
 
-    p = process(log, cutoff=est.processed_.cutoff, decimate=1,
+    cutoff, band = est._validation_filter(log)
+    p = process(log, cutoff=cutoff, band=band, decimate=1,
                 use_measured_velocity=est.use_measured_velocity)
-    return p.q, p.qd, p.qdd
+    return est.model_.predict(p.q, p.qd, p.qdd, est.full_params(), still=p.still)
 
 
 # -- the command line -----------------------------------------------------------------------------

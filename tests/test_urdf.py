@@ -606,7 +606,8 @@ def two_links(joint=GOOD_JOINT, extra=""):
     (two_links(GOOD_JOINT.replace('xyz="0 0 1" rpy', 'xyz="0 1" rpy')), 8, "3 number"),
     (two_links(GOOD_JOINT.replace('effort="1"', 'effort="inf"')), 10, "inf"),
     (two_links(GOOD_JOINT.replace("revolute", "revolut")), 5, "unknown joint type"),
-    (two_links(GOOD_JOINT.replace("revolute", "floating")), 5, "not supported"),
+    (two_links(GOOD_JOINT, '  <link name="c"/>\n  <joint name="free" type="floating">'
+                           '<parent link="b"/><child link="c"/></joint>\n'), 13, "free base"),
     (two_links(GOOD_JOINT.replace("revolute", "planar")), 5, "not supported"),
     (two_links(GOOD_JOINT.replace('<parent link="a"/>', '<parent link="zz"/>')), 5, "'zz'"),
     (two_links(GOOD_JOINT.replace('<child link="b"/>', "")), 5, "<child>"),
@@ -619,8 +620,6 @@ def two_links(joint=GOOD_JOINT, extra=""):
                      '<child link="b"/></joint>\n'), 13, "two joints"),     # closed loop
     (two_links(extra='  <link name="a"/>\n'), 12, "twice"),
     (two_links(GOOD_JOINT.replace("</joint>", "</jint>")), 11, "XML syntax"),
-    (two_links(GOOD_JOINT.replace('lower="-1" upper="1"', 'lower="1" upper="-1"')), 10,
-     "lower"),
     ("""<?xml version="1.0"?>
 <robot name="m">
   <link name="a"/>

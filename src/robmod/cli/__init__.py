@@ -3,7 +3,7 @@
     robmod list                     robots of the library
     robmod show ROBOT|FILE          parameter tables as the books print them
     robmod check FILE               validation report
-    robmod convert IN OUT           between .yaml, .par and .urdf
+    robmod convert IN OUT           between .yaml, .par and .urdf (reads MJCF and xacro too)
     robmod models ROBOT|FILE        every model of the robot, written to a folder (main job)
     robmod workspace ROBOT|FILE     workspace and manipulability map on Dask
     robmod draw ROBOT|FILE -o F     the robot drawn at a configuration
@@ -21,10 +21,36 @@ from ..version import __version__
 from ..errors import RobmodError
 
 
+#: the file options of the command being run (``--xacro-arg``, ``--root``), set by main()
+_FILE_OPTIONS: dict = {}
+
+
 def load_robot_arg(name, numeric=False, base=None):
     from ..description import load_robot
 
-    return load_robot(name, numeric=numeric, base=base)
+    return load_robot(name, numeric=numeric, base=base, **_FILE_OPTIONS)
+
+
+def _add_file_options(parser) -> None:
+    """``--xacro-arg NAME:=VALUE`` (a .xacro file's arguments) and ``--root BODY`` (an MJCF
+    file's top-level body, when it holds several robots)."""
+    parser.add_argument("--xacro-arg", action="append", metavar="NAME:=VALUE",
+                        help="an argument of a .xacro robot file (repeat for several)")
+    parser.add_argument("--root", metavar="BODY", help="the top-level body of an MJCF file "
+                        "that holds several articulated bodies")
+
+
+def _file_options(args) -> dict:
+    """The options of read_robot that the command line gave."""
+    out = {}
+    for pair in getattr(args, "xacro_arg", None) or ():
+        name, sep, value = pair.partition(":=")
+        if not sep or not name.strip():
+            raise RobmodError(f"--xacro-arg {pair!r}: expected NAME:=VALUE")
+        out.setdefault("xacro_args", {})[name.strip()] = value
+    if getattr(args, "root", None):
+        out["root"] = args.root
+    return out
 
 
 BASES = ("fixed", "mobile", "floating")
@@ -124,7 +150,7 @@ def _build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("list", help="list the robots of the library")
     s.set_defaults(func=_cmd_list)
     s = sub.add_parser("show", help="print the parameter tables of a robot")
-    s.add_argument("robot", help="library name or file (.yaml, .par, .urdf)")
+    s.add_argument("robot", help="library name or file (.yaml, .par, .urdf, MJCF .xml, .xacro)")
     s.add_argument("--numeric", action="store_true", help="substitute the numeric values")
     add_base_option(s)
     s.set_defaults(func=_cmd_show)
@@ -163,6 +189,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from .view import add_view_command
 
     add_view_command(sub)
+    for name, command in sub.choices.items():
+        if name != "list":           # every command that reads a robot file
+            _add_file_options(command)
     return p
 
 
@@ -170,6 +199,8 @@ def main(argv=None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
+        _FILE_OPTIONS.clear()
+        _FILE_OPTIONS.update(_file_options(args))
         return args.func(args)
     except RobmodError as e:
         print(f"robmod: error: {e}", file=sys.stderr)

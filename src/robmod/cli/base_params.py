@@ -50,7 +50,7 @@ def add_base_params_command(subparsers):
     s.add_argument("--numeric", action="store_true", help="substitute the numeric values first")
     s.add_argument("--no-rotor", action="store_true", help="leave the rotor inertias IA out")
     s.add_argument("--no-friction", action="store_true", help="leave FC, FV out")
-    s.add_argument("--gravity", metavar="GX,GY,GZ", help="gravity in frame 0 (e.g. 0,G2,G3)")
+    s.add_argument("--gravity", metavar="GX,GY,GZ", help="the world's gravity (e.g. 0,G2,G3; in frame 0 when the base matrix Z has no rotation)")
     s.add_argument("--theorems-only", action="store_true",
                    help="closed-form rules only (no search for regroupings among the first links)")
     s.add_argument("--check", action="store_true",

@@ -43,6 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..symbolic import fastpath
+from ..symbolic.cache import on_clear
 from ..description.io_common import write_text_atomic
 from ..symbolic.compile import build_from_source, cache_dir, load_extension
 from ..symbolic.fastpath import source_stamp
@@ -54,7 +55,10 @@ from .passivity import AdaptivePassivity, PassivityBased
 from .floating_plant import FloatingDynamics
 from .plant import Dynamics
 
+#: the loops bound in this process, by key (their shared objects: the disk cache's index);
+#: robmod.symbolic.clear() forgets them with every other derived model
 _LOOPS: dict = {}
+on_clear(_LOOPS.clear)
 _NOISE_LIMIT = 256 * 2 ** 20     # bytes of noise drawn beforehand; beyond, the Python path
 #: steps x blocks of runs from which compiling a loop pays (the Python loop takes 0.05-0.2 ms
 #: a step, generating and compiling a loop 1-5 s; a loop compiled before is always taken)

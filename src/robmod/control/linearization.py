@@ -83,8 +83,11 @@ def state_matrices(robot, q, qd, tau, *, dt: float = 0.0):
         arrays = [finite_array(k, x, shape_text=f"(..., {dyn.n}) {what} values")
                   for k, x in (("q", q), ("qd", qd), ("tau", tau))]
         if any(x.shape[-1:] != (dyn.n,) for x in arrays):
+            why = "" if robot.n_loops else (
+                f" (the {robot.base_kind} base free, with no momentum: its pose and momentum "
+                "are not states a joint torque controls)")
             raise ArgumentError(f"state_matrices: q, qd, tau must be (..., {dyn.n}) values of "
-                                f"the {what}s of {robot.name!r}, got shapes "
+                                f"the {what}s of {robot.name!r}{why}, got shapes "
                                 f"{', '.join(str(x.shape) for x in arrays)}")
         F = plant_derivatives(dyn, *arrays)
     else:                                       # the arrays checked by ddm_derivatives

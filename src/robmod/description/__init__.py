@@ -11,6 +11,7 @@ from .scene import Scene, Solid
 from .expr import parse_expression, symbol
 from .files import read_robot, write_robot, dumps_robot
 from .io_mjcf import to_mjcf, MJCF, INERTIA_BOUND
+from .mjcf_reader import read_mjcf, loads_mjcf
 from .io_par import read_par, loads_par, dumps_par, write_par
 from .io_urdf import read_urdf, loads_urdf, dumps_urdf, write_urdf
 from .io_yaml import read_yaml, loads_yaml, dumps_yaml, write_yaml
@@ -37,6 +38,8 @@ __all__ = [
     "read_robot", "write_robot", "dumps_robot",
     # io_mjcf
     "to_mjcf", "MJCF", "INERTIA_BOUND",
+    # mjcf_reader
+    "read_mjcf", "loads_mjcf",
     # urdf_visuals
     "Visual",
     # io_par

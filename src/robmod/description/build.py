@@ -30,9 +30,11 @@ def make_robot(name: str, frames, links=None, *, n_links: int | None = None, Z=N
 
     ``frames`` is a sequence of :class:`Frame` or of dicts with Frame's fields;
     ``links`` a sequence of :class:`Link` (default: symbolic parameters for
-    every link).  ``n_links`` defaults to the number of frames (no loops).  ``Z``: the constant pose fT0 of
-    frame 0 in the world (a fixed base).  ``base``: the base's kind, ``"fixed"``, ``"mobile"``
-    or ``"floating"``; ``base_link``: link 0 (a :class:`Link`
+    every link).  ``n_links`` defaults to the number of frames (no loops).  ``Z``: Z = fT0,
+    the pose of frame 0 in the world (a fixed base); ``gravity``: the world's gravity (the
+    models take it in frame 0, 0R_f g: an arm on a wall is a turned Z, not a turned gravity).
+    ``base``: the base's kind, ``"fixed"``, ``"mobile"`` or ``"floating"``; ``base_link``:
+    link 0 (a :class:`Link`
     or a dict of its parameters), the base's inertial parameters (zero by default).
     ``inertia_check``: "error" (default) or "warn", what validation does with a physically
     impossible inertia (:attr:`Robot.inertia_check`).

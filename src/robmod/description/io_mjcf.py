@@ -9,8 +9,8 @@ mass M, centre of mass MS / M, inertia about the centre of mass
 J_G = J_O - M (|c|^2 I - c c^T) as its principal moments and axes (``diaginertia``, ``quat``:
 MuJoCo's own form, not decomposed again); the rotor inertia IA is the joint's ``armature`` and the
 viscous friction FV its ``damping`` (Coulomb friction has no exact MJCF counterpart: refused
-unless ``coulomb='ignore'``).  Gravity is the robot's, expressed in the base frame 0, which is
-MuJoCo's world frame; contacts are disabled (no geometry is exported).  A floating base
+unless ``coulomb='ignore'``).  Gravity is the robot's (the world's) expressed in the base frame
+0, 0R_f g (Z = fT0), frame 0 being MuJoCo's world frame; contacts are disabled (no geometry is exported).  A floating base
 (:mod:`robmod.description.base`) is a body ``link0`` with a ``freejoint`` named ``base`` and
 link 0's inertia, the tree in it; MuJoCo's world frame is then robmod's world frame, and its
 ``qpos`` of the free joint (position, quaternion w x y z) robmod's base configuration.
@@ -41,6 +41,9 @@ from ..arguments import keyword_options
 from ..errors import RobmodError
 from .robot import FIXED, PRISMATIC, REVOLUTE
 
+#: the comment that marks robmod's own MJCF: its bodies are the Khalil-Kleinfinger frames, which
+#: the reader keeps (read_mjcf's mdh=None)
+ROBMOD_MARK = "<!-- robmod-frames: khalil-kleinfinger -->"
 #: the smallest principal moment of inertia (kg m^2) and mass (kg) written for a body MuJoCo
 #: would refuse: 1000 times MuJoCo's mjMINVAL = 1e-15, a margin over the rounding of its own
 #: eigen-decomposition of the inertia
@@ -244,8 +247,10 @@ def to_mjcf(robot, *, timestep: float = 1e-4, integrator: str = "RK4",
             body.append(f'  <inertial pos="{_nums(c)}" quat="{_nums(_quat(V))}" mass="{m!r}" '
                         f'diaginertia="{_nums(moments)}"/>')
         lines[0], roots = body + (scene[0].get(0, []) if scene else []), [0]
-    g = [_f(x, "gravity") for x in robot.gravity]
-    text = [f'<mujoco model="{robot.name}">']
+    # MuJoCo's world is frame 0 (a floating base: Z is the identity): 0R_f g, the world's gravity
+    g = np.array([[_f(robot.Z[c, r], "Z") for c in range(3)] for r in range(3)]) @ \
+        [_f(x, "gravity") for x in robot.gravity]
+    text = [f'<mujoco model="{robot.name}">', "  " + ROBMOD_MARK]
     text += [f"  <!-- robmod: {n.replace('--', '- -')} -->" for n in notes]
     text += ['  <compiler angle="radian" autolimits="true"/>',
              f'  <option gravity="{_nums(g)}" timestep="{timestep!r}" integrator="{integrator}"'

@@ -172,8 +172,8 @@ def _robot(ctx: ParContext, by_key, comments, inertia_check: str = "error") -> R
     frames = _frames(ctx, by_key, nl, nj, nf)
     link_vals, base_link = _links(ctx, by_key, nl, nj, kind)
     kw = _base(ctx, by_key)
-    if kind == "floating" and kw.get("Z") is not None and kw["Z"].free_symbols:
-        del kw["Z"]   # SYMORO's symbols of the base pose: robmod's floating configuration
+    if kind != "fixed" and kw.get("Z") is not None and kw["Z"].free_symbols:
+        del kw["Z"]   # SYMORO's symbols of the base pose: robmod's mobile or floating configuration
     ext = read_extensions(ctx, comments, nl, nf)
     links = []
     for j in range(1, nl + 1):

@@ -4,14 +4,24 @@ Reading (URDF -> Khalil-Kleinfinger)
 ------------------------------------
 * Every URDF joint becomes one KK frame j (revolute / continuous: sigma = 0,
   prismatic: sigma = 1, fixed: sigma = 2) and its child link becomes KK link j.
-  ``floating`` and ``planar`` joints are refused.  A ``<mimic joint= multiplier= offset=>``
+  ``planar`` joints are refused, and ``floating`` ones but the one below.  A ``<mimic joint= multiplier= offset=>``
   joint is a dependent joint, q_j = m q_i + c (:mod:`robmod.description.mimic`): it has no
   entry in joint vectors.
 * Frame 0 is the frame of the root link.  A root link named ``world`` whose
   only child joint is fixed is absorbed into the base matrix Z (frame 0 is then
-  that child link).  The inertia of the root link (fixed to the ground) is not
-  used.  With ``base="floating"`` (or ``"mobile"``) the root link, whatever its name, is
-  link 0, the base, with its inertia (Pinocchio's free-flyer on the root link).
+  that child link, gravity stays the world's).  The inertia of the root link (fixed to the
+  ground) is not used.  With ``base="floating"`` (or ``"mobile"``) the root link, whatever
+  its name, is link 0, the base, with its inertia (Pinocchio's free-flyer on the root link).
+  A root link whose only joint is ``<joint type="floating">`` is the world and the joint's
+  child is a floating base (the file says so: ``base=None`` takes it, ``"mobile"`` too,
+  ``"fixed"`` is refused); the configuration of the base is the child's pose in the world
+  (the joint's origin only shifts other engines' zero of it).  A floating (or mobile) robot
+  may have no joint at all: a drone, a satellite, n_q = 0.
+* Names: ``robot.frame_names`` holds ``link:NAME`` and ``joint:NAME`` for every link and
+  joint (frame j is joint j and its child link j), and the plain NAME when it names one
+  frame.  A name that is a link's and another frame's joint's (ANYmal C's ``LF_HAA``) is
+  refused as a bare ``j=`` (an ArgumentError naming both frames): say ``j="link:LF_HAA"``
+  or ``j="joint:LF_HAA"``.
 * Frames are numbered so that a(j) < j, keeping the file order of the joints
   as far as possible (a joint gets the next number as soon as its parent link
   is numbered; among the candidates the first in the file wins).  A file
@@ -42,9 +52,11 @@ Reading (URDF -> Khalil-Kleinfinger)
 * Inertial data are converted to Khalil's parameters of frame j (inertia
   about O_j in frame j, first moments M * centre of mass, mass);
   ``<limit lower upper velocity effort>`` give qmin, qmax (not for continuous
-  joints; ignored when lower == upper), qdmax, taumax (0: unknown);
+  joints; none when lower == upper, or lower > upper: pybullet's "no limit"), qdmax, taumax
+  (0: unknown);
   ``<dynamics damping friction>`` give FV and FC.  Other link parameters are 0.
-* URDF has no gravity: the robot gets gravity = (0, 0, -9.81) in frame 0.
+* URDF has no gravity: the robot gets the world's gravity (0, 0, -9.81), as every engine that
+  reads URDF; the models take it in frame 0 (0R_f g: a ``world`` root's fixed joint turns it).
 
 Writing (KK -> URDF)
 --------------------
@@ -87,13 +99,14 @@ _ROBMOD_MARK = "<!-- robmod-frames: khalil-kleinfinger -->"
 
 
 @keyword_options()
-def read_urdf(path, *, mdh: bool | None = None, base: str = "fixed",
+def read_urdf(path, *, mdh: bool | None = None, base: str | None = None,
               inertia_check: str = "warn") -> Robot:
     """Read a robot from a URDF file (see the module documentation for the conversion).
 
     ``base``: ``"fixed"`` (the root link bolted to the ground), ``"floating"`` or
     ``"mobile"`` (the root link is link 0, with its inertia; as Pinocchio's
-    ``buildModelFromUrdf(path, JointModelFreeFlyer())``: a URDF file cannot say it).
+    ``buildModelFromUrdf(path, JointModelFreeFlyer())``); None (default): the file's, fixed
+    unless a ``<joint type="floating">`` attaches the robot to its root link (a world).
     ``inertia_check``: "warn" (default) keeps a physically impossible inertia as the file
     gives it, with a :class:`~robmod.errors.RobmodWarning` naming the file, line and link
     (CAD exports often carry them; Pinocchio accepts them, MuJoCo and Drake refuse them);
@@ -106,12 +119,13 @@ def read_urdf(path, *, mdh: bool | None = None, base: str = "fixed",
 
 @keyword_options()
 def loads_urdf(text: str, filename: str = "<string>", *, mdh: bool | None = None,
-               base: str = "fixed", inertia_check: str = "warn") -> Robot:
+               base: str | None = None, inertia_check: str = "warn") -> Robot:
     """Read a robot from URDF text (``base``, ``inertia_check``: see :func:`read_urdf`)."""
     from .base import check_kind
 
     text_argument(text)
-    check_kind(base, "base")
+    if base is not None:
+        check_kind(base, "base")
     if mdh is None:
         mdh = _ROBMOD_MARK not in text
     ctx = FileContext(filename)

@@ -30,23 +30,28 @@ def _library_path(name: str) -> Path:
 
 
 @keyword_options()
-def load_robot(name_or_path, *, numeric: bool = False, base: str | None = None):
-    """A robot by library name (``'rx90'``) or file path (.yaml, .par, .urdf).
+def load_robot(name_or_path, *, numeric: bool = False, base: str | None = None,
+               xacro_args=None, root: str | None = None):
+    """A robot by library name (``'rx90'``) or file path (.yaml, .par, .urdf, MJCF .xml,
+    .xacro).
 
     ``numeric=True`` substitutes the numeric values the description carries; ``base``: the
     base kind (``"fixed"``, ``"mobile"``, ``"floating"``; None: the file's, a URDF's root
-    link fixed), as :func:`~robmod.description.read_robot`.
+    link fixed), as :func:`~robmod.description.read_robot`; ``xacro_args``: a .xacro file's
+    arguments; ``root``: the top-level body of an MJCF file holding several robots.
     """
     from .files import read_robot
 
     text = str(name_or_path)
     path = Path(text)
-    if path.suffix.lower() in (".yaml", ".yml", ".par", ".urdf") or path.exists():
+    if path.suffix.lower() in (".yaml", ".yml", ".par", ".urdf", ".xml", ".mjcf", ".xacro") \
+            or path.exists():
         if not path.exists():
             raise RobmodError(f"file not found: {text}")
-        robot = read_robot(path, base=base)
+        robot = read_robot(path, base=base, xacro_args=xacro_args, root=root)
     else:
-        robot = read_robot(_library_path(text), fmt="yaml", base=base)
+        robot = read_robot(_library_path(text), fmt="yaml", base=base, xacro_args=xacro_args,
+                           root=root)
     return robot.numeric() if numeric else robot
 
 

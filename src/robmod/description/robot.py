@@ -150,9 +150,12 @@ class Robot:
     frames: tuple[Frame, ...]
     links: tuple[Link, ...]
     n_links: int
-    #: Z = fT0, the constant pose of frame 0 in the world (a fixed base; Khalil & Dombre §3.5)
+    #: Z = fT0, the constant pose of frame 0 in the world (a fixed base; Khalil & Dombre §3.5;
+    #: a mobile or floating base's pose is its configuration's)
     Z: sp.ImmutableMatrix = IDENTITY4
     tools: tuple[Tool, ...] = ()
+    #: the world's gravity g (a URDF's and MuJoCo's: (0, 0, -9.81)); every model takes it in
+    #: frame 0, 0R_f g (Z's rotation; a floating base's orientation), docs/dynamics.md
     gravity: tuple = (_ZERO, _ZERO, symbol("G3"))
     W0: tuple = (_ZERO, _ZERO, _ZERO)
     WP0: tuple = (_ZERO, _ZERO, _ZERO)
@@ -191,10 +194,17 @@ class Robot:
 
     def frame_number(self, frame) -> int:
         """The number of ``frame``: a frame number (0..NF), or a name of ``frame_names`` (URDF
-        link or joint names); a RobmodError lists close names when it is unknown."""
+        link or joint names, plain or qualified: ``"link:NAME"``, ``"joint:NAME"``); a
+        RobmodError lists close names when it is unknown, an ArgumentError names the two
+        frames of a plain name that is a link's and another frame's joint's."""
         if isinstance(frame, str):
             if frame in self.frame_names:
                 return int(self.frame_names[frame])
+            link, joint = (self.frame_names.get(f"{k}:{frame}") for k in ("link", "joint"))
+            if link is not None and joint is not None:
+                raise ArgumentError(
+                    f"robot {self.name!r}: {frame!r} is both a link (frame {link}) and a joint "
+                    f"(frame {joint}); say which: 'link:{frame}' or 'joint:{frame}'")
             if frame.lstrip("+-").isdigit():
                 frame = int(frame)
             else:
@@ -241,7 +251,7 @@ class Robot:
         return self.links[self._number(j, self.n_links, "link")]
 
     def _number(self, j, n: int, what: str) -> int:
-        """j - 1 for a number j in 1..n, else a DescriptionError naming ``what``."""
+        """j - 1 for a number j in 1..n, else an ArgumentError naming ``what``."""
         try:
             known = 1 <= j <= n
         except TypeError:           # not a number
@@ -319,8 +329,9 @@ class Robot:
     # ---- parameters ----------------------------------------------------------
     @cached_property
     def geometry_symbols(self) -> frozenset:
-        """Free symbols of the geometry (frames) and of gravity."""
-        syms = set()
+        """Free symbols of the geometry (frames, the base matrix Z) and of gravity (the world's,
+        which the models take in frame 0 through Z's rotation)."""
+        syms = set(self.Z.free_symbols)
         for f in self.frames:
             for k in GEOMETRIC:
                 syms |= getattr(f, k).free_symbols

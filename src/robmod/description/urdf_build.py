@@ -16,10 +16,10 @@ from .kk_fit import kk_parameters_from_transform
 from .expr import as_expr
 from .io_common import FileContext, sanitize_name
 from .build import make_robot
-from .robot import FIXED, JointLimits, Link, Robot, Tool
+from .robot import FIXED, FIXED_BASE, FLOATING_BASE, JointLimits, Link, Robot, Tool
 from .link import INERTIAL
 from .urdf_frames import mdh_frame
-from .urdf_xml import MOVABLE, Inertial, ULink, UJoint
+from .urdf_xml import FLOATING, MOVABLE, Inertial, ULink, UJoint
 from .validation import validate
 
 #: gravity given to imported robots (URDF has none), m/s^2 in frame 0
@@ -96,18 +96,42 @@ def _clean_matrix(T) -> sp.ImmutableMatrix:
     return sp.ImmutableMatrix(rows)
 
 
+def _free_root(root, children, joints, ctx, kind):
+    """(root link, base kind, the floating joint or None): a ``<joint type="floating">`` from
+    the root link (a world) to the robot is the free base the file declares, its child link 0;
+    anywhere else it is refused.  ``kind`` None: the file's (floating if it says so, else
+    fixed); "fixed" given for such a file is refused (the file says the base is free)."""
+    free = [jt for jt in joints if jt.type == FLOATING]
+    if not free:
+        return root, kind or FIXED_BASE, None
+    jt = free[0]
+    if jt.parent != root or len(children[root]) != 1 or len(free) > 1:
+        raise ctx.error(f"joint {jt.name!r}: a floating joint is read only as the robot's free "
+                        f"base, the one joint from the root link (here {root!r}) to the robot",
+                        jt.line, field="joint.type")
+    if kind == FIXED_BASE:
+        raise ctx.error(f"joint {jt.name!r}: the file attaches its robot to {root!r} by a "
+                        "floating joint (a free base): read it with base='floating' (the "
+                        "file's) or 'mobile', not 'fixed'", jt.line, field="joint.type")
+    return jt.child, kind or FLOATING_BASE, jt
+
+
 def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
-                ctx: FileContext, mdh: bool, robot_line: int, kind: str = "fixed", *,
-                inertia_check: str = "warn") -> Robot:
+                ctx: FileContext, mdh: bool, robot_line: int, kind: str | None = None, *,
+                inertia_check: str = "warn", fmt: str = "URDF", gravity=GRAVITY) -> Robot:
     """The KK robot of a URDF tree (``links`` by name, ``joints`` in file order); ``kind``:
-    the base kind (a mobile or floating base is the root link, whose inertia is link 0's)."""
+    the base kind (a mobile or floating base is the root link, whose inertia is link 0's;
+    None: the file's, floating when a floating joint attaches the robot to its root link).
+    ``fmt``, ``gravity``: the format named in the description and the world's gravity (the
+    MJCF reader builds its robots from the same records)."""
     root, children = _structure(links, joints, ctx, robot_line)
+    root, kind, free = _free_root(root, children, joints, ctx, kind)
     tool_joints = {id(jt) for jt in joints
                    if jt.type == "fixed" and not children[jt.child]
                    and links[jt.child].inertial is None}
     base = np.eye(4)
-    skipped = set(tool_joints)
-    if kind == "fixed" and root == "world" and len(children[root]) == 1 \
+    skipped = set(tool_joints) | ({id(free)} if free is not None else set())
+    if kind == FIXED_BASE and root == "world" and len(children[root]) == 1 \
             and children[root][0].type == "fixed" and id(children[root][0]) not in tool_joints:
         absorbed = children[root][0]
         base = absorbed.origin
@@ -126,9 +150,10 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
                 break
         else:  # pragma: no cover - _structure guarantees a tree
             raise ctx.error("joints not connected to the root", remaining[0].line)
-    if not order:
-        raise ctx.error("the robot has no joint (at least one joint is needed)", robot_line,
-                        field="joint")
+    if not order and kind == FIXED_BASE:
+        raise ctx.error("the robot has no joint (a fixed base needs at least one; a free "
+                        "body, a drone or a satellite, is read with base='floating')",
+                        robot_line, field="joint")
     # placement of the KK frame of each link in the URDF link frame
     place = {root: np.eye(4)}
     for jt in order:
@@ -151,8 +176,8 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
                            theta=_snap_angle(th), r=_snap_length(r, scale)))
         locations[(j, None)] = ctx.loc(jt.line)
         names.append(f"{j}: joint {jt.name!r} -> link {jt.child!r}")
-        frame_names[jt.child] = j
-        frame_names.setdefault(jt.name, j)
+        frame_names[f"link:{jt.child}"] = j
+        frame_names[f"joint:{jt.name}"] = j
         ulink = links[jt.child]
         values = _inertial_parameters(ulink.inertial, place[jt.child])
         if ulink.inertial is not None:
@@ -164,8 +189,10 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
         damping, friction = jt.dynamics
         for k in ("FV", "FC"):
             locations[(j, k)] = ctx.loc(jt.dynamics_line or jt.line)
+        if jt.armature:
+            locations[(j, "IA")] = ctx.loc(jt.line)
         robot_links.append(Link(j=j, **values, FV=as_expr(damping), FC=as_expr(friction),
-                                limits=JointLimits(**limits)))
+                                IA=as_expr(jt.armature), limits=JointLimits(**limits)))
     tools = []
     for jt in joints:
         if id(jt) in tool_joints:
@@ -175,20 +202,34 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
     if links[root].inertial is not None:
         for k in INERTIAL:
             locations[(0, k)] = ctx.loc(links[root].inertial.line)
-    if kind != "fixed":
-        frame_names.setdefault(root, 0)
+    if kind != FIXED_BASE:
+        frame_names[f"link:{root}"] = 0
     robot_name = sanitize_name(name) or "robot"
-    description = (f"imported from URDF file {Path(ctx.file).name} "
-                   f"({'MDH frames' if mdh else 'URDF joint frames'}); gravity set to "
-                   f"(0, 0, -9.81) m/s^2; frames: " + "; ".join(names))
+    description = (f"imported from {fmt} file {Path(ctx.file).name} "
+                   f"({'MDH frames' if mdh else fmt + ' joint frames'}); gravity set to "
+                   f"({', '.join(f'{g:g}' for g in gravity)}) m/s^2; frames: " + "; ".join(names))
     robot = make_robot(robot_name, frames, robot_links, Z=_clean_matrix(base), tools=tools,
-                       gravity=[as_expr(g) for g in GRAVITY], source=f"URDF robot {name!r}",
-                       description=description, validate=False, frame_names=frame_names,
+                       gravity=[as_expr(g) for g in gravity], source=f"{fmt} robot {name!r}",
+                       description=description, validate=False,
+                       frame_names=_with_plain_names(frame_names),
                        mimic=_mimic(order, ctx), base=kind,
                        base_link=base_link if kind != "fixed" else None,
                        inertia_check=inertia_check)
     validate(robot, locations)
     return robot
+
+
+def _with_plain_names(qualified: dict) -> dict:
+    """The frame names of a URDF robot: each link's and joint's plain name when it names one
+    frame, then every ``link:NAME`` and ``joint:NAME``.  A name that is a link's and another
+    frame's joint's (ANYmal C's ``LF_HAA``) has only its qualified forms:
+    :meth:`~robmod.description.robot.Robot.frame_number` refuses the plain one, naming both."""
+    plain, clash = {}, set()
+    for key, j in qualified.items():
+        name = key.split(":", 1)[1]
+        if plain.setdefault(name, j) != j:
+            clash.add(name)
+    return {**{n: j for n, j in plain.items() if n not in clash}, **qualified}
 
 
 def _mimic(order, ctx) -> dict:

@@ -14,6 +14,11 @@ from ..spatial import homogeneous
 _PARALLEL_TOL = 1e-6
 #: tolerance of the "URDF frame is already a MDH frame" test (radians, and metres per metre)
 _KEEP_TOL = 1e-9
+#: nearly parallel axes whose common normal lies farther than this (times the distance between
+#: the joints, at least 1 m) are placed as parallel ones: a file's rounded angles (a quaternion
+#: of 6 digits, rpy 1.5708) tilt parallel axes by micro-radians, whose common normal is then
+#: kilometres away -- a frame there gives inertias of 1e9 that cancel to the last digits
+_FAR = 100.0
 
 
 def _min_rotation_to(axis) -> np.ndarray:
@@ -76,7 +81,7 @@ def mdh_frame(axis, children) -> np.ndarray:
     p, u = children[0]
     scale = max(1.0, float(np.linalg.norm(p)))
     c, nc, s = _common_normal(a, p, u)
-    if s is None:
+    if s is None or abs(s) > _FAR * scale:
         perp = p - (p @ a) * a
         if np.linalg.norm(perp) <= _KEEP_TOL * scale:  # coincident axes
             return kept

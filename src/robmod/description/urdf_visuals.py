@@ -62,6 +62,14 @@ def _floats(text, n, default):
     return vals
 
 
+def package_roots(near: Path) -> list[Path]:
+    """Where a ROS package named in a file at ``near`` is looked for: the file's ancestor
+    folders, then those of ``$ROS_PACKAGE_PATH`` (the package is one of them, or in one)."""
+    roots = list(Path(near).resolve().parents)
+    return roots + [Path(p) for p in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep)
+                    if p]
+
+
 def _resolve_mesh(filename: str, urdf: Path) -> Path | None:
     """The file of a mesh ``filename`` (``package://``, ``file://``, absolute or relative to
     the URDF's folder), or None."""
@@ -70,9 +78,7 @@ def _resolve_mesh(filename: str, urdf: Path) -> Path | None:
         return p if p.is_file() else None
     if filename.startswith("package://"):
         pkg, _, rest = filename[10:].partition("/")
-        roots = list(urdf.resolve().parents)
-        roots += [Path(p) for p in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep) if p]
-        for root in roots:
+        for root in package_roots(urdf):
             for cand in ((root / rest) if root.name == pkg else None, root / pkg / rest):
                 if cand is not None and cand.is_file():
                     return cand
@@ -147,11 +153,13 @@ def attach_visuals(path, robot, frame_pose) -> tuple:
     children = {jt.child for jt in joints}
     first = next((n for n in links if n not in children), None)      # the root link
     below = [jt for jt in joints if jt.parent == first]
-    if len(below) == 1 and below[0].type == "fixed" and below[0].child not in names:
-        first = below[0].child       # a 'world' root absorbed into the base matrix
+    if len(below) == 1 and (below[0].type == "floating" or (
+            below[0].type == "fixed" and f"link:{below[0].child}" not in names)):
+        first = below[0].child       # a 'world' root absorbed into the base matrix, or the world
+                                     # of a floating base
     if first is None:
         return ()
-    names.setdefault(first, 0)
+    names.setdefault(f"link:{first}", 0)
     poses = _link_poses(joints, first)
     colours = _colours(root)
     out = []
@@ -159,7 +167,7 @@ def attach_visuals(path, robot, frame_pose) -> tuple:
         if el.tag != "link":
             continue
         name = el.attrs.get("name", "")
-        frame = name if name in tools else names.get(name)
+        frame = name if name in tools else names.get(f"link:{name}")
         if frame is None or name not in poses:
             continue
         offset = inverse_transform(np.asarray(frame_pose(frame), float)) @ poses[name]

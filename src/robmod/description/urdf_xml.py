@@ -19,7 +19,9 @@ from .robot import PRISMATIC, REVOLUTE
 
 #: URDF joint types read as movable joints, and their KK sigma
 MOVABLE = {"revolute": REVOLUTE, "continuous": REVOLUTE, "prismatic": PRISMATIC}
-_UNSUPPORTED = ("floating", "planar")
+_UNSUPPORTED = ("planar",)
+#: a floating joint: read, and taken as the free base when it attaches the root (urdf_build)
+FLOATING = "floating"
 # unambiguous (no backtracking: linear in the length of the text)
 _FLOAT = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 #: longest number text and largest magnitude accepted in a URDF attribute
@@ -39,11 +41,12 @@ class _Refused(Exception):
         self.what, self.line = what, line
 
 
-def parse_xml(text: str, ctx: FileContext) -> _Element:
+def parse_xml(text: str, ctx: FileContext, kind: str = "URDF") -> _Element:
+    """The root element of ``text`` (``kind``: the format named in the errors)."""
     for pattern in ("<!DOCTYPE", "<!ENTITY"):
         i = text.find(pattern)
         if i >= 0:
-            raise ctx.error(f"{pattern[2:]} declarations are not allowed in a URDF file "
+            raise ctx.error(f"{pattern[2:]} declarations are not allowed in a {kind} file "
                             "(refused: entity expansion can exhaust memory)",
                             text.count("\n", 0, i) + 1, field=pattern[2:])
     parser = expat.ParserCreate()
@@ -73,7 +76,7 @@ def parse_xml(text: str, ctx: FileContext) -> _Element:
         raise ctx.error(f"XML syntax error: {expat.ErrorString(e.code)} (column {e.offset + 1})",
                         e.lineno) from None
     except _Refused as e:
-        raise ctx.error(f"{e.what} declarations are not allowed in a URDF file", e.line,
+        raise ctx.error(f"{e.what} declarations are not allowed in a {kind} file", e.line,
                         field=e.what) from None
     return roots[0]
 
@@ -112,24 +115,30 @@ def _floats(el: _Element, name: str, n: int, ctx: FileContext, what: str, defaul
         if required or default is None:
             required_attr(el, name, ctx, what)
         return list(default)
+    return parse_numbers(raw, n, ctx, el.line, f"{el.tag}.{name}", f"{what}: {name}",
+                         unbounded=unbounded)
+
+
+def parse_numbers(raw: str, n: int | None, ctx: FileContext, line: int, fld: str, what: str,
+                  unbounded=False) -> list[float]:
+    """The ``n`` numbers (any count if None) of the attribute text ``raw``: each finite, at
+    most 64 characters, |x| <= 1e12 (or infinite where ``unbounded``: URDF's "no limit");
+    else an error naming ``what``, the file, ``line`` and ``fld``."""
     parts = raw.split()
-    fld = f"{el.tag}.{name}"
-    if len(parts) != n:
-        raise ctx.error(f"{what}: {name}={raw!r} must hold {n} number(s)", el.line, field=fld)
+    if n is not None and len(parts) != n:
+        raise ctx.error(f"{what}={raw!r} must hold {n} number(s)", line, field=fld)
     out = []
     for part in parts:
         if len(part) > _MAX_NUMBER_TEXT or not _FLOAT.match(part):
-            raise ctx.error(f"{what}: {name}={raw!r}: {part!r} is not a finite number", el.line,
-                            field=fld)
+            raise ctx.error(f"{what}={raw!r}: {part!r} is not a finite number", line, field=fld)
         x = float(part)
         if not math.isfinite(x):
-            raise ctx.error(f"{what}: {name}={raw!r}: {part!r} is not a finite number", el.line,
-                            field=fld)
+            raise ctx.error(f"{what}={raw!r}: {part!r} is not a finite number", line, field=fld)
         if abs(x) > MAX_MAGNITUDE and unbounded:   # limits: 1e16 is URDF's "no limit"
             x = math.copysign(math.inf, x)
         elif abs(x) > MAX_MAGNITUDE:
-            raise ctx.error(f"{what}: {name}={raw!r}: {part!r} is out of range (|x| > "
-                            f"{MAX_MAGNITUDE:g})", el.line, field=fld)
+            raise ctx.error(f"{what}={raw!r}: {part!r} is out of range (|x| > "
+                            f"{MAX_MAGNITUDE:g})", line, field=fld)
         out.append(x)
     return out
 
@@ -185,6 +194,7 @@ class UJoint:
     dynamics: tuple
     dynamics_line: int | None
     mimic: tuple | None = None     # (joint name, multiplier, offset, line)
+    armature: float = 0.0          # rotor inertia IA (MJCF's armature; URDF has none)
 
 
 def read_link(el: _Element, ctx: FileContext) -> ULink:
@@ -214,14 +224,15 @@ def read_joint(el: _Element, ctx: FileContext) -> UJoint:
     jtype = required_attr(el, "type", ctx, what)
     if jtype in _UNSUPPORTED:
         raise ctx.error(f"{what}: joint type {jtype!r} is not supported (robmod reads revolute, "
-                        "continuous, prismatic and fixed joints)", el.line, field="joint.type")
-    if jtype not in MOVABLE and jtype != "fixed":
+                        "continuous, prismatic and fixed joints, and a floating joint that "
+                        "attaches the robot to its root link)", el.line, field="joint.type")
+    if jtype not in MOVABLE and jtype not in ("fixed", FLOATING):
         raise ctx.error(f"{what}: unknown joint type {jtype!r} (URDF types: revolute, "
                         "continuous, prismatic, fixed, floating, planar)", el.line,
                         field="joint.type")
     mimic = None
     me = _one(el, "mimic", ctx, what)
-    if me is not None and jtype != "fixed":
+    if me is not None and jtype in MOVABLE:
         other = required_attr(me, "joint", ctx, what)
         m = _floats(me, "multiplier", 1, ctx, what, default=(1.0,))[0]
         c = _floats(me, "offset", 1, ctx, what, default=(0.0,))[0]
@@ -234,7 +245,7 @@ def read_joint(el: _Element, ctx: FileContext) -> UJoint:
     origin = read_origin(el, ctx, what)
     axis = np.array([1.0, 0.0, 0.0])
     ax = _one(el, "axis", ctx, what)
-    if ax is not None and jtype != "fixed":
+    if ax is not None and jtype in MOVABLE:
         axis = np.array([_snap_length(x) for x in
                          _floats(ax, "xyz", 3, ctx, what, default=(1.0, 0.0, 0.0))])
         norm = float(np.linalg.norm(axis))
@@ -243,7 +254,7 @@ def read_joint(el: _Element, ctx: FileContext) -> UJoint:
         axis = axis / norm
     limit, limit_line = {}, None
     le = _one(el, "limit", ctx, what)
-    if le is not None and jtype != "fixed":
+    if le is not None and jtype in MOVABLE:
         limit_line = le.line
         vals = {k: (_floats(le, k, 1, ctx, what, unbounded=True)[0] if k in le.attrs else None)
                 for k in ("lower", "upper", "effort", "velocity")}
@@ -257,14 +268,12 @@ def read_joint(el: _Element, ctx: FileContext) -> UJoint:
         if jtype != "continuous" and (vals["lower"] is not None or vals["upper"] is not None):
             lower = vals["lower"] or 0.0  # URDF default: 0
             upper = vals["upper"] or 0.0
-            if lower > upper:
-                raise ctx.error(f"{what}: limit lower = {lower:g} is above upper = {upper:g}",
-                                le.line, field="limit.lower")
+            # lower > upper: no limit (pybullet's documented convention); lower == upper: none
             if lower < upper:
                 limit["qmin"], limit["qmax"] = lower, upper
     dynamics, dyn_line = (0.0, 0.0), None
     de = _one(el, "dynamics", ctx, what)
-    if de is not None and jtype != "fixed":
+    if de is not None and jtype in MOVABLE:
         dyn_line = de.line
         damping = _floats(de, "damping", 1, ctx, what, default=(0.0,))[0]
         friction = _floats(de, "friction", 1, ctx, what, default=(0.0,))[0]

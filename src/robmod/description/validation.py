@@ -17,7 +17,7 @@ import sympy as sp
 
 from ..arguments import keyword_options
 from ..errors import DescriptionError, Location, RobmodWarning
-from .robot import (BASE_KINDS, DYNAMIC, FIXED, FLOATING_BASE, GEOMETRIC, LIMITS, PRISMATIC,
+from .robot import (BASE_KINDS, DYNAMIC, FIXED, FIXED_BASE, GEOMETRIC, LIMITS, PRISMATIC,
                     REVOLUTE, Robot, joint_variable, provide)
 
 #: relative tolerance of the inertia-consistency checks
@@ -64,9 +64,10 @@ def _number(expr):
 def validate(robot: Robot, locations: Mapping | None = None) -> Robot:
     """Check ``robot``; return it unchanged or raise :class:`DescriptionError`."""
     nf, nl = robot.n_frames, robot.n_links
-    if nf == 0:
-        raise DescriptionError(f"robot {robot.name!r} has no frame")
-    if not 0 < nl <= nf:
+    if nf == 0 and robot.base_kind == "fixed":
+        raise DescriptionError(f"robot {robot.name!r} has no frame (a fixed base needs one; a "
+                               "free body, a drone or a satellite, has a floating base)")
+    if not 0 < nl <= nf and not nf == nl == 0:
         _fail(f"number of links NL={nl} must be between 1 and the number of frames {nf}",
               None, "NL", locations)
     if (nf - nl) % 2:
@@ -159,10 +160,10 @@ def _check_base(robot, locations):
     if robot.base_link.j != 0:
         _fail(f"link 0 (the base) must have j = 0, not {robot.base_link.j}", 0, "j", locations)
     _check_link(robot.base_link, locations, robot)
-    if robot.base_kind == FLOATING_BASE and robot.Z != sp.eye(4):
-        _fail("a floating base has no constant Z = fT0: the pose of frame 0 in the world is its "
-              "configuration (position and quaternion); set Z to the identity", None, "Z",
-              locations)
+    if robot.base_kind != FIXED_BASE and robot.Z != sp.eye(4):
+        _fail(f"a {robot.base_kind} base has no constant Z = fT0: the pose of frame 0 in the "
+              "world is its configuration (position and quaternion); set Z to the identity",
+              None, "Z", locations)
 
 
 def _check_matrix(m, j, name, locations):

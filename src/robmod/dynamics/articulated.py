@@ -21,7 +21,7 @@ import numpy as np
 
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE
 from ..errors import RobmodError
-from ..kinematics.recursion import forward, named, rot_t
+from ..kinematics.recursion import forward, gravity_in_frame0, named, rot_t
 from ..symbolic.algebra import add, cross, mul
 from .bodies import inertia_up, link_inertia, spatial_matrix, sym6, twist_down, wrench_up
 from .factorization import ltdl_solve
@@ -143,7 +143,7 @@ def articulated(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, wre
     else:
         vp0 = [p(x) for x in robot.VP0] if base_motion else zero3
         if gravity:
-            vp0 = [add(v, -p(gv)) for v, gv in zip(vp0, robot.gravity)]
+            vp0 = [add(v, -gv) for v, gv in zip(vp0, gravity_in_frame0(ctx, robot))]
         wp0 = [p(x) for x in robot.WP0] if base_motion else zero3
         Vd = {0: vp0 + wp0}
     qdd = {}

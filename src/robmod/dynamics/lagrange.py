@@ -48,7 +48,7 @@ from ..symbolic.model import Output, customize
 from .inertia import inertia_matrix_model
 from .base_motion import WRENCH_NAMES
 from .newton_euler import idm_algorithm
-from ..kinematics.recursion import forward
+from ..kinematics.recursion import forward, gravity_in_frame0
 from .friction import friction_torque
 from .layout import (Proxy, coordinates, dofs, geometry, joint_vector, model_inputs,
                      numeric_context, reduce_mimic)
@@ -313,7 +313,10 @@ def energy_algorithm(ctx, robot, *, kinetic=True, potential=True, rotor=True):
         geo = geometry(ctx, robot)
     T = {0: htm_identity() if base is None else base.transform(ctx)}
     e_terms, u_terms = [], []
-    g = [p(x) for x in robot.gravity]
+    # [7.25] with gravity in frame 0 (a fixed base: 0g); a mobile or floating base's positions
+    # are the world's (T0 its pose), and so is its gravity
+    g = None if not potential else [p(x) for x in robot.gravity] if base is not None else \
+        gravity_in_frame0(ctx, robot)
     bodies = [(0, None, robot.base_link)] if base is not None else []
     for j, f, link in bodies + [(f.j, f, robot.link(f.j)) for f in frames]:
         MS = [p(link.MX), p(link.MY), p(link.MZ)]

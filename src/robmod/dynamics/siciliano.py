@@ -160,7 +160,8 @@ class SicilianoMotor:
 class SicilianoArm:
     """A serial arm in Siciliano et al. conventions (what :func:`to_siciliano` returns).
 
-    ``gravity`` is g_0 in frame 0; ``Z`` the pose of frame 0 in the world (robmod's Z).
+    ``gravity`` is g_0 in frame 0 (Siciliano et al.'s); ``Z`` the pose of frame 0 in the world
+    (robmod's Z; a robmod robot's ``gravity`` is the world's, fR_0 g_0).
     """
 
     name: str
@@ -221,7 +222,8 @@ def from_siciliano(name: str, links, motors=None, gravity=(0, 0, -9.81), *,
     ``links``: :class:`SicilianoLink` (or dicts of its fields) for links 1..n;
     ``motors``: None or n :class:`SicilianoMotor` (or dicts, or None entries);
     ``gravity``: g_0 in frame 0 (Siciliano et al. writes ``[0, 0, -g]``); ``Z``: the pose
-    of frame 0 in the world; ``values``: numeric values of the symbols used;
+    of frame 0 in the world (the robot's gravity is then the world's, fR_0 g_0); ``values``:
+    numeric values of the symbols used;
     ``tool``: name of the tool frame placed at Siciliano's frame n (None: no tool).
 
     Returns ``(robot, rotors)``: ``rotors`` is empty for ``rotor_model='khalil'``
@@ -285,10 +287,24 @@ def from_siciliano(name: str, links, motors=None, gravity=(0, 0, -9.81), *,
     if tool:
         last = links[-1]
         tools = (Tool(tool, n, transform_matrix(alpha=last.alpha, d=last.a)),)
-    robot = make_robot(name, frames, robot_links, Z=Z, tools=tools, gravity=gravity,
+    robot = make_robot(name, frames, robot_links, Z=Z, tools=tools,
+                       gravity=_turned(Z, gravity),
                        values=values, source=source or "Siciliano et al. conventions (from_siciliano)",
                        description=description)
     return robot, tuple(rotors)
+
+
+def _turned(base, g, back: bool = False) -> tuple:
+    """g_0 in frame 0 turned into the world (robmod's ``gravity``: the world's) by the rotation
+    of ``base`` (fT0), or back (``back``): fR_0 g_0, 0R_f g; unchanged for an identity
+    rotation (no product by 1.0 in a symbolic gravity)."""
+    g = sp.Matrix([as_expr(x) for x in g])
+    if base is None:
+        return tuple(g)
+    R = sp.Matrix(base)[:3, :3]
+    if R == sp.eye(3):
+        return tuple(g)
+    return tuple(_tidy(x) for x in ((R.T if back else R) * g))
 
 
 # -- the reverse conversion -------------------------------------------------------------------
@@ -341,7 +357,7 @@ def to_siciliano(robot, *, tool: str | None = None) -> SicilianoArm:
     T0 = sp.eye(4)
     T0[:3, :3], T0[:3, 3] = R0, P0
     base = sp.Matrix(robot.Z) * T0
-    gravity = tuple(R0.T * sp.Matrix(robot.gravity))
+    gravity = tuple(R0.T * sp.Matrix(_turned(robot.Z, robot.gravity, back=True)))
     links, motors = [], []
     for j in range(1, n + 1):
         f, L = robot.frame(j), robot.link(j)

@@ -8,29 +8,35 @@
 * :class:`IdentificationModel` -- the model identification uses: the parameter set (every
   standard parameter of every moving link by default), base parameters, known side, prior;
 * :class:`DynamicIdentification` -- the estimator from measured logs (:func:`load_log`):
-  filtering with a cut-off chosen by cross-validation, weighted least squares, validation,
-  essential parameters; :func:`consistent_fit` -- physically consistent parameters;
+  filtering with a cut-off chosen by cross-validation (none for a log filtered before), the
+  model's structure and the estimate handed over chosen by held-out prediction (physically
+  consistent with a prior, essential parameters without), least squares beside it,
+  validation, the excitation's diagnosis; :func:`consistent_fit` -- physically consistent
+  parameters;
 * :func:`identify` -- the same least squares on samples already differentiated.
 """
 from .base_numeric import numeric_base, NumericBase, compare, Comparison
 from .base_symbolic import base_parameters, BaseParameters, BaseParameter, EliminatedParameter
 from .consistency import consistent_fit, ConsistentEstimate
 from .cutoff import choose_cutoff, CutoffChoice
-from .data import MeasuredData, clean, resample
-from .estimator import DynamicIdentification, Validation, cross_validate
+from .data import MeasuredData, clean, join_logs, resample
+from .estimator import DynamicIdentification, cross_validate
 from .excitation import FourierTrajectory, exciting_trajectory
 from .least_squares import identify
 from .logfile import load_log
 from .model import IdentificationModel, identification_model
 from .parameters import parameter_set
 from .payload import PayloadEstimate, identify_payload
-from .processing import process, Processed, butter_lowpass
+from .processing import process, Processed, butter_lowpass, band_edge
 from .regressors import (regressor, regressor_model, regressor_function, regressor_algorithm,
                          base_idm_model, energy_regressor, energy_identification_rows,
                          standard_names, standard_vector)
 from .regressor_rates import (RegressorDerivatives, regressor_derivatives,
                               regressor_derivatives_model, regressor_derivatives_algorithm)
+from .report import Excitation
+from .selection import StructureChoice, EstimateChoice
 from .solver import Identification, check_rank
+from .validation import Validation
 
 __all__ = [
     # base_numeric
@@ -42,9 +48,9 @@ __all__ = [
     # cutoff
     "choose_cutoff", "CutoffChoice",
     # data
-    "MeasuredData", "clean", "resample",
+    "MeasuredData", "clean", "resample", "join_logs",
     # estimator
-    "DynamicIdentification", "Validation", "cross_validate",
+    "DynamicIdentification", "cross_validate",
     # excitation
     "FourierTrajectory", "exciting_trajectory",
     # least_squares
@@ -58,13 +64,19 @@ __all__ = [
     # payload
     "PayloadEstimate", "identify_payload",
     # processing
-    "process", "Processed", "butter_lowpass",
+    "process", "Processed", "butter_lowpass", "band_edge",
     # regressors
     "regressor", "regressor_model", "regressor_function", "regressor_algorithm", "base_idm_model",
     "energy_regressor", "energy_identification_rows", "standard_names", "standard_vector",
     # regressor_rates
     "RegressorDerivatives", "regressor_derivatives", "regressor_derivatives_model",
     "regressor_derivatives_algorithm",
+    # report
+    "Excitation",
+    # selection
+    "StructureChoice", "EstimateChoice",
     # solver
     "Identification", "check_rank",
+    # validation
+    "Validation",
 ]

@@ -89,8 +89,8 @@ class NumericBase:
 
 
 def numeric_robot(robot, rng=None, values=None):
-    """The robot with numbers for every symbol of its geometry and gravity (the robot's
-    values first, then ``values``, then random ones); link fields untouched."""
+    """The robot with numbers for every symbol of its geometry, base matrix Z and gravity (the
+    robot's values first, then ``values``, then random ones); link fields untouched."""
     rng = rng or np.random.default_rng(0)
     known = {symbol(k): sp.sympify(v) for k, v in robot.values.items()}  # safe: numbers
     known.update({symbol(str(k)): sp.sympify(v) for k, v in (values or {}).items()})  # safe: values are numbers or SymPy expressions passed in code
@@ -108,7 +108,8 @@ def numeric_robot(robot, rng=None, values=None):
         return x.xreplace(vals) if isinstance(x, sp.Basic) else x
 
     frames = tuple(replace(f, **{k: sub(getattr(f, k)) for k in GEOMETRIC}) for f in robot.frames)
-    return replace(robot, frames=frames, gravity=tuple(sub(g) for g in robot.gravity)), vals
+    return replace(robot, frames=frames, gravity=tuple(sub(g) for g in robot.gravity),
+                   Z=robot.Z.xreplace(vals)), vals
 
 
 def stacked_regressor(robot, names, n_states=None, rng=None, equations=None):

@@ -7,8 +7,9 @@ or at least 10 times the position loop's bandwidth, Gautier) need numbers a log 
 carry, and a fixed fraction of the Nyquist frequency depends on the logging rate.  Here the
 choice is the one that predicts best the torques the fit has not seen:
 
-* the log is cut into ``folds`` contiguous time blocks (random rows would share their
-  neighbours' information through the filter);
+* the log is cut into ``folds`` blocks of its motion (:mod:`.blocks`: contiguous in time --
+  random rows would share their neighbours' information through the filter -- or by phase
+  for a log that repeats its motion, whose time blocks have twins in the fit data);
 * for each cut-off of a geometric grid from the motion's band (99 % of its energy, at least
   0.5 Hz) to 0.4 times the sampling rate, then the geometric middles on each side of the
   best of the grid, the whole pipeline runs -- zero-phase filter,
@@ -19,7 +20,12 @@ choice is the one that predicts best the torques the fit has not seen:
 * the criterion is the held-out error of each joint relative to its torque, averaged over the
   joints; the cut-off with the smallest is chosen.  The curve is kept
   (:class:`CutoffChoice`, ``est.processed_.choice``) and drawn by
-  :func:`robmod.plot.cutoff_plot`.
+  :func:`robmod.plot.cutoff_plot`;
+* a choice at an end of the grid (``CutoffChoice.edge``) is no minimum found: the best may
+  lie beyond the range, and the estimator says so (a warning and its report).  Torques the
+  recording software low-pass filtered already (:func:`~.processing.band_edge`) set the lower
+  end of the grid at that filter's edge: below it, the filter would cut the motion's own
+  torques a second time.
 """
 from __future__ import annotations
 
@@ -30,6 +36,7 @@ import numpy as np
 
 from ..description.arguments import keyword_options
 from ..errors import RobmodError
+from .blocks import motion_blocks
 from .data import MeasuredData
 from .processing import motion_bandwidth, process, transient
 from .solver import gram_factor, solve_factors
@@ -48,15 +55,39 @@ class CutoffChoice:
     rate: float
     bandwidth: float
 
+    @property
+    def edge(self) -> str | None:
+        """'lowest' or 'highest' when the chosen cut-off is an end of the grid (the error
+        still falls beyond it: no minimum inside the range), else None."""
+        if self.chosen <= self.cutoffs[0]:
+            return "lowest"
+        if self.chosen >= self.cutoffs[-1]:
+            return "highest"
+        return None
+
+    def edge_note(self) -> str | None:
+        """What a choice at an end of the grid means, or None."""
+        if self.edge is None:
+            return None
+        beyond = "lower" if self.edge == "lowest" else "higher"
+        why = ("the motion's own torques would be cut: the log's content ends there (filtered "
+               "before?) or the motion is too slow for the data's noise" if beyond == "lower"
+               else "the log holds little noise there (filtered before, or a clean sensor)")
+        return (f"the cut-off {self.chosen:.4g} Hz is the {self.edge} of the range tried "
+                f"({self.cutoffs[0]:.3g}-{self.cutoffs[-1]:.3g} Hz): the held-out error still "
+                f"falls toward {beyond} cut-offs, no minimum inside; {why}; give cutoff= to "
+                "impose one")
+
     def note(self) -> str:
         k = int(np.argmin(self.errors))
         curve = ", ".join(f"{f:.3g} Hz " + (f"{100 * e:.3g} %" if np.isfinite(e) else
                                              "(too few samples to fit)")
                           for f, e in zip(self.cutoffs, self.errors))
+        edge = self.edge_note()
         return (f"cut-off {self.chosen:.4g} Hz chosen by {self.folds}-fold cross-validation over "
-                f"contiguous time blocks (held-out relative RMS {100 * self.errors[k]:.3g} %; "
+                f"held-out blocks of the motion (relative RMS {100 * self.errors[k]:.3g} %; "
                 f"motion band {self.bandwidth:.3g} Hz, sampling rate {self.rate:.4g} Hz); "
-                f"curve: {curve}")
+                f"curve: {curve}" + (f"; {edge}" if edge else ""))
 
     def __str__(self):
         return self.note()
@@ -69,11 +100,12 @@ class CutoffChoice:
         return cutoff_plot(self, path, ax=ax)
 
 
-def _bounds(data):
+def _bounds(data, low=None):
     rate = data.sampling_rate
     band = motion_bandwidth(data.q, rate)
     hi = 0.4 * rate
-    return min(max(band, 0.5), hi / 10), hi, band
+    lo = min(max(band, 0.5), hi / 10)
+    return (min(max(lo, low), hi / 2) if low else lo), hi, band
 
 
 def _kept(data, low) -> int:
@@ -93,12 +125,15 @@ def _evaluation_samples(data, low, n_eval):
 
 
 def _sub_log(data, folds, max_samples):
-    """(data, block edges): a long log reduced to one contiguous piece from the middle of
-    each of its ``folds`` blocks (``max_samples`` in all), each piece its own block."""
+    """(data, block (N,), distance to a block boundary (N,)): the blocks of the motion
+    (:func:`~.blocks.motion_blocks`), or a long log reduced to one contiguous piece from the
+    middle of each of its ``folds`` time blocks (``max_samples`` in all), each piece its own
+    block."""
     N = data.n_samples
     edges = np.linspace(0, N, folds + 1).astype(int)
     if N <= max_samples:
-        return data, edges
+        block, dist, _ = motion_blocks(data.q, data.segments, folds)
+        return data, block, dist
     half = max_samples // (2 * folds)
     centres = (edges[:-1] + edges[1:]) // 2
     pieces = [(c - half, c + half) for c in centres]
@@ -111,15 +146,18 @@ def _sub_log(data, folds, max_samples):
                 segments.append((start + lo - a, start + hi - a))
         start += b - a
     sub = dataclasses.replace(data.select(index), segments=tuple(segments))
-    return sub, np.arange(folds + 1) * 2 * half
+    i = np.arange(index.size)
+    return sub, i // (2 * half), np.minimum(i % (2 * half), 2 * half - i % (2 * half))
 
 
 class _Folds:
     """The held-out error of one cut-off (see :func:`choose_cutoff`)."""
 
-    def __init__(self, model, data, edges, E, method, use_measured_velocity, max_rows):
-        self.model, self.data, self.edges, self.E = model, data, edges, E
-        self.block_E = np.searchsorted(edges, E, side="right") - 1
+    def __init__(self, model, data, blocks, E, method, use_measured_velocity, max_rows):
+        self.model, self.data, self.E = model, data, E
+        self.block, self.dist = blocks
+        self.folds = int(self.block.max()) + 1
+        self.block_E = self.block[E]
         self.ref = data.tau[E][:, :model.n_rows]
         self.scale = np.maximum((self.ref ** 2).sum(0), 1e-300)
         self.weights = "none" if method == "ols" else "joint"
@@ -127,15 +165,14 @@ class _Folds:
 
     def __call__(self, fc):
         """(mean relative error, per-fold errors) of the cut-off ``fc`` (inf: not fitted)."""
-        model, edges, n = self.model, self.edges, self.model.n_rows
-        folds = len(edges) - 1
+        model, n, folds = self.model, self.model.n_rows, self.folds
         p = process(self.data, cutoff=fc, use_measured_velocity=self.use_qd)
         stride = max(p.decimation, int(np.ceil(p.t.size / self.max_rows)))
         rows = np.concatenate([np.arange(a, b, stride) for a, b in p.segments])
         W, y, idx = model.observation(p, rows=rows, stacked=False)
         Wj, yj = np.transpose(W, (1, 0, 2)), y.T          # (n, M, p), (n, M)
-        block = np.searchsorted(edges, idx, side="right") - 1
-        near = np.min(np.abs(idx[:, None] - edges[None, 1:-1]), axis=1) <= transient(p.rate, fc)
+        block = self.block[idx]
+        near = self.dist[idx] <= transient(p.rate, fc)
         grams, counts = [], []
         for k in range(folds):      # per block and joint: the Gram matrix of [W_j | y_j]
             m = (block == k) & ~near
@@ -144,7 +181,7 @@ class _Folds:
             grams.append(np.transpose(A, (0, 2, 1)) @ A)
         pos = np.searchsorted(p.index, self.E)
         pred_W, known = model.regressor(p.q[pos], p.qd[pos], p.qdd[pos], known=True,
-                                        still=p.still)
+                                        still=p.still[pos] if p.still is not None else None)
         residual = self.ref - known
         sse = np.zeros((folds, n))
         for k in range(folds):
@@ -166,24 +203,25 @@ class _Folds:
 def choose_cutoff(model, data: MeasuredData, *, folds: int = 5, grid: int = 7,
                   method: str = "wls", use_measured_velocity: bool = True,
                   max_samples: int = 25000, max_rows: int = 6000,
-                  eval_rows: int = 3000) -> CutoffChoice:
+                  eval_rows: int = 3000, low: float | None = None) -> CutoffChoice:
     """The cut-off (Hz) of the identification filter that minimizes the held-out torque error
-    over ``folds`` contiguous time blocks (see the module's notes); ``model`` an
+    over ``folds`` held-out blocks of the motion (see the module's notes); ``model`` an
     :class:`~.model.IdentificationModel`.  ``grid`` cut-offs are tried, then the geometric
     middles around the best; a log longer than ``max_samples`` is judged on a piece from the
     middle of each block; ``max_rows`` / ``eval_rows``: samples per cut-off for the fits /
-    for the errors."""
+    for the errors; ``low``: the lowest cut-off to try (Hz; the edge of a filter the torques
+    went through before)."""
     if isinstance(folds, bool) or int(folds) != folds or folds < 2:
         raise RobmodError(f"folds must be a whole number >= 2, got {folds!r}")
     if data.tau is None:
         raise RobmodError("the data have no torques (nor motor currents): nothing to fit")
     folds = int(folds)
-    lo, hi, band = _bounds(data)
-    sub, edges = _sub_log(data, folds, max_samples)
+    lo, hi, band = _bounds(data, low)
+    sub, block, dist = _sub_log(data, folds, max_samples)
     while _kept(sub, lo) < 0.5 * sub.n_samples and lo < hi / 10:
         lo *= 2               # short segments (a log cut at gaps): the lowest cut-off's
                               # transients would leave too little to judge the others on
-    score = _Folds(model, sub, edges, _evaluation_samples(sub, lo, eval_rows), method,
+    score = _Folds(model, sub, (block, dist), _evaluation_samples(sub, lo, eval_rows), method,
                    use_measured_velocity, max_rows)
     tried = {float(f): score(f) for f in np.geomspace(lo, hi, int(grid))}
     best = min(tried, key=lambda f: tried[f][0])

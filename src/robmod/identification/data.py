@@ -27,6 +27,10 @@ class MeasuredData:
     (base twist in the base frame, e.g. from an IMU, then the joints'), tau (N, 6 + n) or
     (N, 6): the wrench the environment exerts on the base (contact force sensors; zero in
     flight or in space), at O_0 in frame 0, then the joint torques when they are measured.
+
+    ``torque``: where the torques were measured, when the log says it: ``'motor'`` (motor
+    currents, the drive's side: rotor inertia and gear friction included) or ``'link'``
+    (joint torque sensors after the gear: they see neither); None when unknown.
     """
 
     t: np.ndarray
@@ -38,8 +42,12 @@ class MeasuredData:
     source: str = "arrays"
     notes: tuple = field(default_factory=tuple)
     floating: bool = False
+    torque: str | None = None
 
     def __post_init__(self):
+        if self.torque not in (None, "link", "motor"):
+            raise ArgumentError(f"{self.source}: torque must be 'link', 'motor' or None (where "
+                                f"the torques are measured), got {self.torque!r}")
         t = number_array(self.t, "t")
         object.__setattr__(self, "t", t)
         if t.ndim != 1 or t.size < 2:
@@ -156,8 +164,48 @@ def clean(data: MeasuredData, *, gap: float = 5.0, jitter: float = 0.01) -> Meas
     irregular = np.max(np.abs(dt[np.setdiff1d(np.arange(dt.size), cuts - 1)] - h)) > jitter * h
     data = replace(data, segments=segments, notes=tuple(notes))
     if irregular:
+        if _regular_samples(data, h):
+            return _uniform_stamps(data)
         data = resample(data, 1.0 / h)
     return data
+
+
+def _roughness(x) -> float:
+    """|third differences|^2 / |first differences|^2 of x (N, m): small for a smooth motion
+    on a uniform grid, large when the samples sit at other times than the grid says."""
+    d1, d3 = np.diff(x, axis=0), np.diff(x, 3, axis=0)
+    return float(np.sum(d3 ** 2) / max(np.sum(d1 ** 2), 1e-300))
+
+
+def _regular_samples(data: MeasuredData, h: float) -> bool:
+    """Irregular stamps on regular samples?  A logger that stamps late or early (its clock
+    read when the row is written) makes the stamps irregular while the samples were taken at
+    a fixed rate, and resampling by the stamps then spoils them; samples truly taken at
+    irregular times look rough on a uniform grid instead.  The reading whose motion is
+    smoother (:func:`_roughness` of q on the longest segment) is the right time base."""
+    from scipy.interpolate import CubicSpline
+
+    a, b = max(data.segments, key=lambda s: s[1] - s[0])
+    if b - a < 16:
+        return False
+    if b - a > 4096:                           # a piece from the middle says it
+        a, b = (a + b) // 2 - 2048, (a + b) // 2 + 2048
+    t, q = data.t[a:b], data.q[a:b]
+    grid = t[0] + h * np.arange(int(np.floor((t[-1] - t[0]) / h)) + 1)
+    return _roughness(q) < _roughness(CubicSpline(t, q, axis=0)(grid))
+
+
+def _uniform_stamps(data: MeasuredData) -> MeasuredData:
+    """Each segment's samples on a uniform grid from its first to its last stamp."""
+    t = data.t.copy()
+    for a, b in data.segments:
+        t[a:b] = np.linspace(data.t[a], data.t[b - 1], b - a)
+    rate = (len(t) - len(data.segments)) / sum(data.t[b - 1] - data.t[a]
+                                               for a, b in data.segments)
+    return replace(data, t=t, notes=data.notes + (
+        f"irregular time stamps on regular samples (the motion is smoother sample by sample "
+        f"than at its stamps: the logger's clock jitters): stamps made uniform, "
+        f"{rate:.6g} Hz",))
 
 
 def _check_units(data: MeasuredData, h: float) -> None:
@@ -213,7 +261,49 @@ def resample(data: MeasuredData, rate: float) -> MeasuredData:
     cat = (lambda xs: np.concatenate(xs) if xs else None)
     notes = data.notes + (f"irregular time stamps: resampled at {rate:.6g} Hz",)
     return MeasuredData(cat(ts), cat(qs), cat(qds), cat(taus), None, tuple(segs), data.source,
-                        notes, data.floating)
+                        notes, data.floating, data.torque)
 
 
-__all__ = ["MeasuredData", "clean", "resample"]
+def join_logs(logs) -> MeasuredData:
+    """Several logs of one robot as one :class:`MeasuredData` fitted together: each log (each
+    of its segments) stays a segment of its own -- filtered on its own, no derivative across
+    the gap between two logs -- and the time of each log follows the previous one's."""
+    if isinstance(logs, MeasuredData):
+        return logs
+    logs = list(logs) if isinstance(logs, (list, tuple)) else None
+    if not logs or not all(isinstance(x, MeasuredData) for x in logs):
+        raise ArgumentError("join_logs: expected MeasuredData or a non-empty list of them "
+                            "(robmod.identification.load_log)")
+    if len(logs) == 1:
+        return logs[0]
+    first = logs[0]
+    for x in logs[1:]:
+        if x.q.shape[1] != first.q.shape[1] or x.floating != first.floating:
+            raise RobmodError(f"join_logs: {x.source} has {x.q.shape[1]} position columns, "
+                              f"{first.source} {first.q.shape[1]}: logs of one robot expected")
+        for name in ("qd", "tau", "qdd"):
+            if (getattr(x, name) is None) != (getattr(first, name) is None):
+                raise RobmodError(f"join_logs: {x.source} and {first.source} differ: one has "
+                                  f"{name}, the other not")
+    sides = {x.torque for x in logs} - {None}
+    if len(sides) > 1:
+        raise RobmodError("join_logs: the logs measure torques on different sides "
+                          f"({', '.join(sorted(sides))})")
+    t, segments, notes, start, offset = [], [], [], 0, 0.0
+    for x in logs:
+        t.append(x.t - x.t[0] + offset)
+        step = float(np.median(np.diff(x.t)))
+        offset = t[-1][-1] + 100 * step              # a gap: never one segment
+        segments += [(start + a, start + b) for a, b in x.segments]
+        start += x.n_samples
+        notes += [f"{x.source}: {n}" for n in x.notes]
+    cat = (lambda name: None if getattr(first, name) is None else
+           np.concatenate([getattr(x, name) for x in logs]))
+    notes.append(f"{len(logs)} logs fitted together ({', '.join(x.source for x in logs)}): "
+                 "each filtered on its own, no derivative across their gaps")
+    return MeasuredData(np.concatenate(t), cat("q"), cat("qd"), cat("tau"), cat("qdd"),
+                        tuple(segments), f"{len(logs)} logs", tuple(notes), first.floating,
+                        sides.pop() if sides else None)
+
+
+__all__ = ["MeasuredData", "clean", "resample", "join_logs"]

@@ -24,7 +24,7 @@ import re
 import sympy as sp
 
 from ..description.robot import INERTIAL
-from ..kinematics.recursion import forward
+from ..kinematics.recursion import forward, gravity_in_frame0
 from ..symbolic.algebra import add, dot, htm_identity, mul
 
 _HALF = sp.Rational(1, 2)
@@ -52,7 +52,7 @@ class EnergyRecursion:
     def __init__(self, ctx, robot, gravity=True):
         self.ctx, self.robot = ctx, robot
         self.half = ctx.const(_HALF)
-        self.g = [ctx.param(x) for x in robot.gravity] if gravity else [0, 0, 0]
+        self.g = gravity_in_frame0(ctx, robot) if gravity else [0, 0, 0]   # 0g
         self.lk = None          # the forward recursion's state (LinkKinematics)
         self.T0 = {0: htm_identity()}
         self.out, self.kin = {}, {}

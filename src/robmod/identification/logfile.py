@@ -184,7 +184,8 @@ def column_positions(header, width: int, spec, n: int | None, what: str, source)
 
 @keyword_options()
 def load_log(path, *, n_joints: int | None = None, columns=None, torque_constant=None,
-             gear_ratio=None, time_scale: float = 1.0) -> MeasuredData:
+             gear_ratio=None, time_scale: float = 1.0, torque: str | None = None
+             ) -> MeasuredData:
     """Read a log (.csv, .txt, .npz, .parquet) into :class:`MeasuredData`, then
     :func:`~.data.clean` it.
 
@@ -193,7 +194,13 @@ def load_log(path, *, n_joints: int | None = None, columns=None, torque_constant
     become joint torques with ``torque_constant`` (N m / A, per joint) and ``gear_ratio`` (per
     joint, default 1: the drive gains when ``torque_constant`` holds them).  ``time_scale``
     converts the time column to seconds (e.g. 1e-3 for milliseconds, 1e-9 for nanoseconds).
+    ``torque``: where the torques are measured, 'motor' or 'link' (joint torque sensors after
+    the gear); by default what the file says: motor currents are the motor's side, torque
+    columns named ``..link..`` or ``..motor..`` that side, else unknown
+    (``MeasuredData.torque``).
     """
+    if torque not in (None, "link", "motor"):
+        raise RobmodError(f"torque must be 'link', 'motor' or None, got {torque!r}")
     path = Path(path_argument(path))
     if not path.exists():
         raise ArgumentError(f"{path}: no such file")
@@ -227,6 +234,11 @@ def load_log(path, *, n_joints: int | None = None, columns=None, torque_constant
                           "positions ('1:7')")
     n = q.shape[1]
     qd, tau = find("qd", n, "qd"), find("tau", n, "tau")
+    side = torque
+    if tau is not None and side is None and header is not None:
+        names = " ".join(str(header[c]).lower() for c in
+                         column_positions(header, len(table), spec["tau"], n, "tau", path))
+        side = "link" if "link" in names else "motor" if "motor" in names else None
     notes = [f"read {path.name}: {t.shape[0]} rows, {n} joints"
              + (", measured velocities" if qd is not None else "")]
     if tau is None:
@@ -239,9 +251,13 @@ def load_log(path, *, n_joints: int | None = None, columns=None, torque_constant
             gr = np.broadcast_to(np.asarray(1.0 if gear_ratio is None else gear_ratio, float),
                                  (n,))
             tau = cur * kt * gr
+            side = side or "motor"
             notes.append("torques from motor currents: tau = N K_t i (drive gains "
                          + ", ".join(f"{g:.4g}" for g in kt * gr) + ")")
-    data = MeasuredData(t[:, 0] * time_scale, q, qd, tau, source=str(path), notes=tuple(notes))
+    if side:
+        notes.append(f"torques measured on the {side} side" + (" (as given)" if torque else ""))
+    data = MeasuredData(t[:, 0] * time_scale, q, qd, tau, source=str(path), notes=tuple(notes),
+                        torque=side)
     return clean(data)
 
 

@@ -139,7 +139,7 @@ class IdentificationModel:
         if q.shape[-1] != size:
             raise RobmodError(f"q must have {size} values per sample, got shape {q.shape}")
         F = self._phi(q, qd, qdd)
-        if still is not None and self._fc_columns:
+        if still is not None and self._fc_columns:      # the joints at rest: sign unknown
             s = _coulomb(qd, still)
             for c, i in self._fc_columns:
                 F[..., i, c] = s[..., i]
@@ -158,8 +158,8 @@ class IdentificationModel:
 
     def regressor(self, q, qd, qdd, *, known: bool = False, still=None):
         """W (..., n, p): the base columns, then the offset columns (and Gamma_known (..., n)
-        with ``known=True``); ``still``: velocities (per joint) below which the sign of the
-        Coulomb friction is unknown (0 there)."""
+        with ``known=True``); ``still`` (..., n): where a joint is at rest (the sign of its
+        velocity unknown: the Coulomb column 0 there), or velocities (n,) below which."""
         W, tau_known = self._split(self._full(q, qd, qdd, still))
         return (W, tau_known) if known else W
 
@@ -170,9 +170,11 @@ class IdentificationModel:
         shape = q.shape[:-1]
         q, qd, qdd = (x.reshape(flat, -1) for x in (q, qd, qdd))
         out = np.empty((flat, self.n_rows))
+        mask = still is not None and np.ndim(still) == 2 and np.shape(still)[0] == flat
         for a in range(0, flat, chunk):
             W, known = self._split(self._full(q[a:a + chunk], qd[a:a + chunk],
-                                              qdd[a:a + chunk], still))
+                                              qdd[a:a + chunk],
+                                              still[a:a + chunk] if mask else still))
             out[a:a + chunk] = W @ beta + known
         return out.reshape(shape + (self.n_rows,))
 
@@ -185,13 +187,14 @@ class IdentificationModel:
             raise RobmodError("the data have no torques (nor motor currents): nothing to fit")
         if rows is None:
             rows = np.concatenate([np.arange(a, b, p.decimation) for a, b in p.segments])
-        F = self._full(p.q[rows], p.qd[rows], p.qdd[rows], p.still)
-        if p.cutoff and self._fc_columns:
+        F = self._full(p.q[rows], p.qd[rows], p.qdd[rows], _rows(p.still, rows))
+        if p.smoothing and self._fc_columns:
             sign = np.empty((rows.size, p.qd.shape[-1]))
             for a, b in p.segments:
                 inside = (rows >= a) & (rows < b)
                 if inside.any():
-                    s = butter_lowpass(_coulomb(p.qd[a:b], p.still), p.rate, p.cutoff)
+                    s = butter_lowpass(_coulomb(p.qd[a:b], _rows(p.still, slice(a, b))),
+                                       p.rate, p.smoothing)
                     sign[inside] = s[rows[inside] - a]
             for c, i in self._fc_columns:
                 F[:, i, c] = sign[:, i]
@@ -264,10 +267,20 @@ def _equations(num, equations):
 
 
 def _coulomb(qd, still):
-    """sign(qd), 0 where |qd| <= ``still`` (per joint): the sign of a velocity smaller than
-    what the data resolve is unknown."""
+    """sign(qd), 0 where ``still`` (a mask like qd: the joint at rest) or where |qd| <=
+    ``still`` (per joint): the sign of a velocity the data do not resolve is unknown."""
     qd = np.asarray(qd, dtype=float)
-    return np.where(np.abs(qd) > np.asarray(still, dtype=float), np.sign(qd), 0.0)
+    still = np.asarray(still)
+    if still.dtype == bool:
+        return np.where(still, 0.0, np.sign(qd))
+    return np.where(np.abs(qd) > still.astype(float), np.sign(qd), 0.0)
+
+
+def _rows(still, rows):
+    """The rows of a per-sample mask ``still`` (a per-joint threshold as it is)."""
+    if still is None or np.ndim(still) < 2:
+        return still
+    return np.asarray(still)[rows]
 
 
 def stack(W):

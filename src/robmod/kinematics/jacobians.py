@@ -46,9 +46,10 @@ _IDENTITY3 = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
 
 
 def resolve_frame(robot, j, tool):
-    """(tool object or None, frame j) with the same checks as the DGM."""
+    """(tool object or None, frame j) with the same checks as the DGM (frame 0: the base,
+    whose Jacobian has no joint column: a floating base's takes the base's six)."""
     tool, j = resolve_tool(robot, j, tool)
-    if not 1 <= j <= robot.n_frames:
+    if not 0 <= j <= robot.n_frames:
         raise ArgumentError(f"robot {robot.name!r} has no frame {j}")
     return tool, j
 

@@ -14,11 +14,16 @@ DV, U; numeric: batched arrays).  For frame j with antecedent a = a(j), in frame
     VP_j  = jR_a VSP_j + sigma_j (qdd_j a_j + 2 WI_j x qd_j a_j)         (7.54)
 
 with W_0, WP_0, VP_0 the base motion and gravity taken as an acceleration of the base,
-VP_0 - g ((7.47)): a fixed base's constants (the robot's W0, WP0, VP0), or a mobile or
+VP_0 - 0g ((7.47)): a fixed base's constants (the robot's W0, WP0, VP0), or a mobile or
 floating base's state (:func:`base_start`, docs/floating.md)::
 
-    W_0 = W0,  WP_0 = WP0,  VP_0 = VD0 + W0 x V0 - 0R_w g     (g: the world's gravity)  The velocity of the origin O_j, for the kinetic energy ((7.18); Gautier &
-Khalil (1990) (10)), on demand::
+    W_0 = W0,  WP_0 = WP0,  VP_0 = VD0 + W0 x V0 - 0g
+
+``robot.gravity`` is the world's gravity g; the recursion takes it in frame 0, 0g = 0R_f g
+(:func:`gravity_in_frame0`: Z = fT0 places frame 0 in the world; a mobile or floating base's
+orientation is its configuration's) -- the one place where gravity enters the models.  The
+velocity of the origin O_j, for the kinetic energy ((7.18); Gautier & Khalil (1990) (10)), on
+demand::
 
     VI_j  = jR_a (V_a + W_a x aP_j),   V_j = VI_j + sigma_j qd_j a_j      (7.18)
 
@@ -88,6 +93,24 @@ class LinkKinematics:
         return self._DV[j]
 
 
+def gravity_in_frame0(ctx, robot, rotation=None):
+    """0g = 0R_f g: the world's gravity (``robot.gravity``) expressed in frame 0, as context
+    scalars.  ``rotation``: fR_0, the orientation of frame 0 in the world (context scalars: a
+    floating base's, from its quaternion); default: the rotation of the base matrix Z = fT0.
+
+    The one rule of robmod: ``robot.gravity`` is the world's (a URDF's, a MuJoCo's: along -z of
+    the world), Z and a floating base's pose place frame 0 in that world, every model uses
+    gravity in frame 0.  An identity Z (most robots) gives g itself, with no operation (the
+    products by 0 and 1 fold); a Z with other numbers gives numbers; a symbolic Z gives the
+    intermediate variables G01, G02, G03 of the customized models.
+    """
+    p = ctx.param
+    g = [p(x) for x in robot.gravity]
+    R = rotation if rotation is not None else \
+        [[p(robot.Z[r, c]) for c in range(3)] for r in range(3)]
+    return [ctx.var(x, f"G0{r + 1}") for r, x in enumerate(rot_t(R, g))]
+
+
 @keyword_options()
 def forward(ctx, robot, frames=None, *, velocity=True, acceleration=True, base_motion=True,
             gravity=True, linear=True, angular_acceleration=True, linear_velocity=False,
@@ -95,7 +118,8 @@ def forward(ctx, robot, frames=None, *, velocity=True, acceleration=True, base_m
     """Run (7.51)-(7.57) over ``frames`` (default: the links of the tree, 1..NL, in order).
 
     ``velocity`` / ``acceleration``: False sets every qd / qdd to 0; ``base_motion``: W0, WP0,
-    VP0 of the base (else 0); ``gravity``: VP_0 -= g; ``linear``: compute VSP, VP;
+    VP0 of the base (else 0); ``gravity``: VP_0 -= 0g (:func:`gravity_in_frame0`);
+    ``linear``: compute VSP, VP;
     ``angular_acceleration``: compute WP; ``linear_velocity``: compute VI, V (the velocity of
     the frames' origins, (7.18)); ``moving(frame)``: whether a frame's joint moves
     (default: sigma != 2); ``names``: the names of WI, W3 and WP (models that join two
@@ -123,7 +147,7 @@ def forward(ctx, robot, frames=None, *, velocity=True, acceleration=True, base_m
         k.WP[0] = [p(x) for x in robot.WP0] if base_motion else list(_ZERO3)
         vp0 = [p(x) for x in robot.VP0] if base_motion else list(_ZERO3)
         if gravity:
-            vp0 = [add(v, -p(g)) for v, g in zip(vp0, robot.gravity)]
+            vp0 = [add(v, -g) for v, g in zip(vp0, gravity_in_frame0(ctx, robot))]
         k.VP[0] = vp0
         if linear_velocity:
             k.V[0] = [p(x) for x in robot.V0] if base_motion else list(_ZERO3)
@@ -171,11 +195,11 @@ def _run(ctx, robot, frames, k, velocity, acceleration, linear, angular_accelera
 
 
 def _base_gravity(ctx, robot, base, gravity=True):
-    """0R_w g: the world's gravity (``robot.gravity``) in frame 0 (zero without gravity)."""
+    """0R_w g: the world's gravity (``robot.gravity``) in frame 0, frame 0 turned by the base's
+    orientation (zero without gravity)."""
     if not gravity:
         return [0, 0, 0]
-    g = [ctx.param(x) for x in robot.gravity]
-    return [ctx.var(x, f"G0{r + 1}") for r, x in enumerate(rot_t(base.rotation(ctx), g))]
+    return gravity_in_frame0(ctx, robot, base.rotation(ctx))
 
 
 def base_start(ctx, robot, base, *, gravity=True, velocity=True, acceleration=True):

@@ -15,8 +15,8 @@ parameters) and offers the customization passes:
 * :meth:`CustomModel.with_cse` — optional common sub-expression elimination,
   kept only if it does not increase the operation count;
 * :meth:`CustomModel.count` — multiplications, additions and function calls;
-* export: text, Python, C, Octave, LaTeX (:mod:`.export`), CasADi (:meth:`CustomModel.to_casadi`)
-  and JAX (:meth:`CustomModel.to_jax`).
+* export: text, Python, C, Octave, LaTeX (:mod:`.export`), CasADi (:meth:`CustomModel.to_casadi`),
+  JAX (:meth:`CustomModel.to_jax`) and PyTorch (:meth:`CustomModel.to_torch`).
 """
 from __future__ import annotations
 
@@ -244,6 +244,14 @@ class CustomModel:
         from .export_jax import to_jax
 
         return to_jax(self, jit=jit)
+
+    def to_torch(self, *, compile: bool = False):  # noqa: A002 - torch.compile's word
+        """The model as a PyTorch function (batched, differentiable by autograd, float64 or
+        float32, on the inputs' device; ``pip install 'robmod[torch]'``); ``compile``: wrapped
+        in ``torch.compile``.  See :mod:`robmod.symbolic.export_torch`."""
+        from .export_torch import to_torch
+
+        return to_torch(self, compile=compile)
 
     def _repr_latex_(self):  # Jupyter
         return "$\\displaystyle " + self.to_latex(environment="aligned") + "$"

@@ -3,7 +3,11 @@
 * :func:`simulated_log`: a log of a robot following a trajectory, as its controller records
   it: jittered time stamps, quantized encoders, torque (current) noise, optionally measured
   velocities, torque offsets and a position loop of known bandwidth (the robot tracks the
-  reference through the loop and a disturbance shakes it at the loop's bandwidth);
+  reference through the loop and a disturbance shakes it at the loop's bandwidth); and the
+  harder cases of real logs: torques measured on the link side (joint torque sensors: no
+  rotor inertia, no gear friction in them), logs low-pass filtered by the recording software,
+  a logger's clock that stamps regular samples irregularly;
+* :func:`sine_motion`: the motions of those logs, one or two frequencies per joint;
 * :func:`arm_urdf` / :func:`realistic_arm`: a 6-axis arm described as a URDF would describe
   it (geometry, masses, diagonal inertias about offset centres of mass, no friction, no rotor
   inertia) and the "real" robot behind it (other masses and centres, products of inertia,
@@ -17,6 +21,7 @@ import numpy as np
 import sympy as sp
 
 from ..dynamics.newton_euler import idm
+from ..errors import ArgumentError
 from ..identification.data import MeasuredData, clean
 
 
@@ -54,7 +59,8 @@ def simulated_log(robot, trajectory, *, duration=None, rate: float = 1000.0,
                   jitter: float = 0.0, encoder_bits: int | None = 18,
                   torque_noise: float = 0.02, rated=None, velocity_noise: float | None = None,
                   loop_bandwidth: float | None = None, disturbance: float = 0.0,
-                  offsets=None, seed: int = 0) -> MeasuredData:
+                  offsets=None, torque: str = "motor", prefilter: float | None = None,
+                  stamp_jitter: float = 0.0, seed: int = 0) -> MeasuredData:
     """A log of ``robot`` (numeric, the truth) following ``trajectory`` (``sample(t)``).
 
     Time stamps at ``rate`` Hz with a random jitter (fraction of the step); positions
@@ -65,6 +71,13 @@ def simulated_log(robot, trajectory, *, duration=None, rate: float = 1000.0,
     ``loop_bandwidth`` (Hz): the robot tracks the trajectory through a position loop of this
     bandwidth shaken by a disturbance of RMS ``disturbance`` (rad/s^2); default: the robot
     follows the trajectory exactly.
+
+    The harder cases: ``torque='link'``: joint torque sensors after the gear measure the
+    rigid bodies' torques only (no rotor inertia, no friction of the drive; the log says so,
+    ``MeasuredData.torque``); ``prefilter`` (Hz): the recording software low-passes q, qd and
+    the torques (zero-phase Butterworth, order 5) before writing them; ``stamp_jitter``
+    (fraction of the step): the samples are regular but the logger stamps them with a
+    jittering clock.
     """
     rng = np.random.default_rng(seed)
     duration = trajectory.duration if duration is None else duration
@@ -78,7 +91,10 @@ def simulated_log(robot, trajectory, *, duration=None, rate: float = 1000.0,
     else:
         s = trajectory.sample(t)
         q, qd, qdd = s.q, s.qd, s.qdd
-    tau = idm(robot, q, qd, qdd)
+    if torque not in ("motor", "link"):
+        raise ArgumentError(f"simulated_log: torque must be 'motor' or 'link', got {torque!r}")
+    tau = idm(robot, q, qd, qdd, rotor=False, friction=False) if torque == "link" else \
+        idm(robot, q, qd, qdd)
     if offsets is not None:
         tau = tau + np.broadcast_to(np.asarray(offsets, float), tau.shape[1:])
     rated = np.abs(tau).max(0) if rated is None else np.broadcast_to(rated, tau.shape[1:])
@@ -89,7 +105,31 @@ def simulated_log(robot, trajectory, *, duration=None, rate: float = 1000.0,
     meas_qd = None
     if velocity_noise is not None:
         meas_qd = qd + rng.normal(size=qd.shape) * velocity_noise
-    return clean(MeasuredData(t, q, meas_qd, tau, source="simulated log"))
+    if prefilter:
+        from scipy.signal import butter, sosfiltfilt
+
+        sos = butter(5, prefilter, fs=rate, output="sos")
+        q, tau = sosfiltfilt(sos, q, axis=0), sosfiltfilt(sos, tau, axis=0)
+        meas_qd = sosfiltfilt(sos, qd if meas_qd is None else meas_qd, axis=0)
+    if stamp_jitter:
+        t = np.sort(t + rng.uniform(-stamp_jitter, stamp_jitter, N) / rate)
+    return clean(MeasuredData(t, q, meas_qd, tau, source="simulated log",
+                              torque=torque if torque == "link" else None))
+
+
+def sine_motion(n: int, *, frequencies: int = 1, frequency: float = 0.1, amplitude=0.6,
+                seed: int = 0):
+    """A motion of ``n`` joints with ``frequencies`` (1 or 2) sinusoids each, at ``frequency``
+    Hz and its double, random amplitudes up to ``amplitude`` (rad/s) and phases: the poorly
+    exciting motions real logs often hold (a :class:`~robmod.identification.
+    FourierTrajectory`)."""
+    from ..identification.excitation import FourierTrajectory
+
+    rng = np.random.default_rng(seed)
+    amp = np.broadcast_to(np.asarray(amplitude, float), (n,))[:, None]
+    phase = rng.uniform(0, 2 * np.pi, (n, frequencies))
+    size = amp * rng.uniform(0.5, 1.0, (n, frequencies))
+    return FourierTrajectory(np.zeros(n), size * np.cos(phase), size * np.sin(phase), frequency)
 
 
 # -- a 6-axis arm as a URDF describes it ---------------------------------------------------------
@@ -160,11 +200,13 @@ def _perturbed_body(link, rng):
     return {k: sp.Float(float(x)) for k, x in out.items()}
 
 
-def realistic_arm(seed: int = 0):
+def realistic_arm(seed: int = 0, *, stribeck: bool = False):
     """(description, truth): the arm of :func:`arm_urdf` as read from its URDF, and the
     robot whose logs we pretend to record: its links other rigid bodies (masses within
     0.8-1.25 of the file's, products of inertia), rotor inertias IA 0.05-0.5 kg m^2, Coulomb
-    friction FC 1-6 N m, viscous FV 0.5-4 N m s/rad."""
+    friction FC 1-6 N m, viscous FV 0.5-4 N m s/rad; ``stribeck``: and a static friction
+    1.3-2 times FC decaying with the velocity (Khalil & Dombre [7.26], BST 5-20 s/rad), which
+    the identification model (Coulomb and viscous) does not have."""
     from ..description.io_urdf import loads_urdf
 
     rng = np.random.default_rng(seed)
@@ -178,8 +220,11 @@ def realistic_arm(seed: int = 0):
         kw.update(IA=sp.Float(float(rng.uniform(0.05, 0.5))),
                   FC=sp.Float(float(rng.uniform(1.0, 6.0))),
                   FV=sp.Float(float(rng.uniform(0.5, 4.0))))
+        if stribeck:
+            kw.update(FST=kw["FC"] * sp.Float(float(rng.uniform(1.3, 2.0))),
+                      BST=sp.Float(float(rng.uniform(5.0, 20.0))))
         links.append(replace(link, **kw))
     return description, replace(description, links=tuple(links))
 
 
-__all__ = ["simulated_log", "arm_urdf", "realistic_arm"]
+__all__ = ["simulated_log", "sine_motion", "arm_urdf", "realistic_arm"]

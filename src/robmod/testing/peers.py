@@ -50,7 +50,8 @@ class PinocchioRobot:
         self.floating = floating
         model = pin.Model()
         model.name = robot.name
-        g = np.array([float(x) for x in robot.gravity])
+        # Pinocchio's universe is frame 0: the world's gravity in frame 0, 0R_f g (Z = fT0)
+        g = transform_to_numpy(robot.Z)[:3, :3].T @ np.array([float(x) for x in robot.gravity])
         model.gravity = pin.Motion(g, np.zeros(3))
         # where each robmod frame lives: (pinocchio joint id, placement in that joint frame)
         where = {0: (0, np.eye(4))}

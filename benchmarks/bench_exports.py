@@ -1,0 +1,475 @@
+"""robmod's JAX, PyTorch and CasADi exports against adam-robotics's, measured in the same run.
+
+    python benchmarks/bench_exports.py [--robots panda,ur5] [--n 10000,100000] [--repeat 5]
+                                       [--no-torch] [--no-casadi] [--no-derivatives]
+
+adam-robotics (``pip install adam-robotics``) computes rigid-body dynamics from a URDF in JAX,
+CasADi and PyTorch; both libraries read the same files of example-robot-data (the UR5; the
+Panda without its fingers, since adam 0.5 cannot build a prismatic joint: a copy of the file
+without them), with the same joints.  adam's model is floating-base: its inverse dynamics is the
+joint block of M(q) q̈ + h(q, q̇) at the identity base pose and a base at rest (its
+``mass_matrix`` and ``bias_force``; a mimic joint, which adam does not know, would be mapped by
+q_adam = E q + c and Eᵀ on both sides, as robmod's models do).  Both agree to 1e-10 or better
+(the first line of each robot: the UR5 file's rounded angles, which robmod snaps, give the
+1e-10); then, for the inverse dynamics (IDM), the inertia matrix (M) and the
+IDM's derivatives (∂τ/∂q, ∂τ/∂q̇, ∂τ/∂q̈: robmod's derivative model; adam: ``jax.jacfwd``,
+``torch.func.jacfwd``, ``casadi.jacobian`` of its IDM):
+
+* JAX (float64, ``jit_function``: ``jax.jit`` with ``CPU_COMPILER_OPTIONS`` for robmod; adam
+  gets the better of those options and JAX's defaults): first call (trace and compile), one
+  call, and per configuration of a batch (both libraries' own batch axis: ``jax.vmap`` of adam
+  fails on JAX 0.10; adam's derivatives of a batch: ``jax.jacrev`` of the batch's sum);
+* PyTorch (float64, eager, one thread for both): one call, per configuration of a batch;
+* CasADi: the SX graph (nodes, build time), one call of the ``casadi.Function``, and per
+  configuration of the C code CasADi generates for it (gcc -O3, ``Function.map``);
+
+the derivative model also against ``jax.jacfwd`` of robmod's own IDM export ("vs jacfwd" rows:
+that time / the derivative model's); with the ratios adam / robmod of each row (goals: JAX and PyTorch >= 10 per configuration
+batched for the IDM and M, > 1 for one call; CasADi's C >= 2).  Each timing is the best of
+``--repeat`` runs, the two libraries alternated.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+import robmod  # noqa: E402
+from robmod.description.mimic import frame_matrix_E  # noqa: E402
+from robmod.dynamics import (idm, idm_derivatives, idm_derivatives_model, idm_model,  # noqa: E402
+                             inertia_matrix, inertia_matrix_model)
+
+FILES = {"panda": "panda_description/urdf/panda.urdf",
+         "ur5": "ur_description/urdf/ur5_robot.urdf"}
+
+
+def robots_dir():
+    import cmeel
+
+    for d in glob.glob(os.path.join(os.path.dirname(os.path.dirname(cmeel.__file__)),
+                                    "cmeel.prefix", "share", "example-robot-data", "robots")):
+        return d
+    raise SystemExit("example-robot-data is not installed (pip install example-robot-data)")
+
+
+def arm_file(path, workdir):
+    """A copy of the URDF ``path`` without its prismatic joints and the links they carry (a
+    gripper's fingers): adam 0.5 does not model prismatic joints (its motion subspace and joint
+    transform of one fail to build), so both libraries read this copy (the Panda's 7-joint arm
+    and hand)."""
+    tree = ET.parse(path)
+    root = tree.getroot()
+    drop = {j.find("child").get("link") for j in root.iter("joint")
+            if j.get("type") == "prismatic"}
+    if not drop:
+        return path
+    for j in list(root.iter("joint")):
+        if j.find("child").get("link") in drop:
+            root.remove(j)
+    for link in list(root.iter("link")):
+        if link.get("name") in drop:
+            root.remove(link)
+    out = os.path.join(workdir, os.path.basename(path).replace(".urdf", "_arm.urdf"))
+    tree.write(out)
+    return out
+
+
+class Setup:
+    """One URDF read by both libraries: robmod's robot and models, adam's joints and the
+    mimic map q_adam = E q + c."""
+
+    def __init__(self, name):
+        self.name = name
+        self.path = arm_file(os.path.join(robots_dir(), FILES[name]),
+                             tempfile.mkdtemp(prefix="rm_bench_urdf_"))
+        self.robot = robmod.read_robot(self.path)
+        movable = {j.get("name") for j in ET.parse(self.path).getroot().iter("joint")
+                   if j.get("type") != "fixed"}
+        frames = sorted(self.robot.frame_names[j] for j in movable)
+        names = {v: k for k, v in self.robot.frame_names.items() if k in movable}
+        self.joints = [names[f] for f in frames]
+        self.E = frame_matrix_E(self.robot, frames)
+        self.c = np.array([self.robot.mimic[f][2] if f in self.robot.mimic else 0.0
+                           for f in frames])
+        # adam's gravity: a 6-vector (linear, angular) in the world frame, robmod's the file's
+        self.gravity = np.array([float(g) for g in self.robot.gravity] + [0.0, 0.0, 0.0])
+        t0 = time.perf_counter()
+        # adam models no joint friction (the Panda's file has a damping): the terms both have
+        self.models = {"IDM": idm_model(self.robot, friction=False),
+                       "M": inertia_matrix_model(self.robot)}
+        self.t_models = time.perf_counter() - t0
+        self.derivatives = None
+
+    def derivative_model(self):
+        if self.derivatives is None:
+            t0 = time.perf_counter()
+            self.derivatives = idm_derivatives_model(self.robot, friction=False)
+            self.t_derivative_model = time.perf_counter() - t0
+        return self.derivatives
+
+
+def best(fn, repeat, number=1):
+    out = np.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        out = min(out, (time.perf_counter() - t0) / number)
+    return out
+
+
+def alternated(fns, repeat, number=1):
+    """The best time of each function, the functions run in turn (same machine load)."""
+    out = [np.inf] * len(fns)
+    for _ in range(repeat):
+        for k, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            out[k] = min(out[k], (time.perf_counter() - t0) / number)
+    return out
+
+
+ROWS = []
+
+
+def row(robot, framework, quantity, what, robmod_value, adam_value, unit, better="lower"):
+    ratio = (adam_value / robmod_value if better == "lower" else robmod_value / adam_value) \
+        if robmod_value and adam_value and np.isfinite(adam_value) else float("nan")
+    ROWS.append((robot, framework, quantity, what, robmod_value, adam_value, unit, ratio))
+    print(f"  {framework:7s} {quantity:12s} {what:24s} robmod {fmt(robmod_value, unit):>12s}  "
+          f"adam {fmt(adam_value, unit):>12s}  adam/robmod {ratio:8.1f}", flush=True)
+
+
+def fmt(v, unit):
+    if v is None or not np.isfinite(v):
+        return "n/a"
+    if unit == "s":
+        return f"{v:.2f} s"
+    if unit == "us":
+        return f"{v * 1e6:.1f} us"
+    if unit == "ns":
+        return f"{v * 1e9:.0f} ns"
+    return f"{int(v)}"
+
+
+# ------------------------------------------------------------------------------------ JAX
+def bench_jax(s, args):
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+    import adam.jax
+
+    from adam.core.array_api_math import ArrayAPIFactory
+
+    from robmod.symbolic import CPU_COMPILER_OPTIONS, jit_function
+
+    # adam 0.5 converts its inputs with jnp.asarray(x, device=...), which JAX 0.10 refuses for
+    # the tracers of jax.jacfwd (and jax.vmap): convert those without the device
+    plain = ArrayAPIFactory.asarray
+
+    def asarray(self, x):
+        if isinstance(x, jax.core.Tracer):
+            return self._like(x.astype(self._dtype))
+        return plain(self, x)
+
+    ArrayAPIFactory.asarray = asarray
+    kd = adam.jax.KinDynComputations(s.path, s.joints, gravity=s.gravity)
+    E, c = jnp.asarray(s.E), jnp.asarray(s.c)
+
+    def adam_idm(q, qd, qdd):
+        b = q.shape[:-1]
+        H = jnp.broadcast_to(jnp.eye(4), b + (4, 4))
+        q9, qd9, qdd9 = q @ E.T + c, qd @ E.T, qdd @ E.T
+        M = kd.mass_matrix(H, q9)
+        h = kd.bias_force(H, q9, jnp.zeros(b + (6,)), qd9)
+        tau9 = jnp.einsum("...ij,...j->...i", M[..., 6:, 6:], qdd9) + h[..., 6:]
+        return tau9 @ E
+
+    def adam_M(q):
+        M = kd.mass_matrix(jnp.broadcast_to(jnp.eye(4), q.shape[:-1] + (4, 4)), q @ E.T + c)
+        return E.T @ M[..., 6:, 6:] @ E
+
+    def adam_d(q, qd, qdd):
+        return jax.jacfwd(adam_idm, argnums=(0, 1, 2))(q, qd, qdd)
+
+    rng = np.random.default_rng(0)
+    n = s.robot.n_q
+    x1 = [jnp.asarray(a) for a in rng.uniform(-1.2, 1.2, (3, n))]
+    ours = {"IDM": s.models["IDM"].to_jax(), "M": s.models["M"].to_jax()}
+    theirs = {"IDM": adam_idm, "M": adam_M}
+    quantities = ["IDM", "M"]
+    if not args.no_derivatives:
+        ours["dIDM"] = s.derivative_model().to_jax()
+        theirs["dIDM"] = adam_d
+        quantities.append("dIDM")
+    # agreement (the plain compiled functions of robmod against adam's JAX)
+    q, qd, qdd = (np.asarray(a) for a in x1)
+    err = max(np.abs(np.asarray(adam_idm(*x1)) - idm(s.robot, q, qd, qdd, friction=False)).max(),
+              np.abs(np.asarray(adam_M(x1[0])) - inertia_matrix(s.robot, q)).max())
+    print(f"  agreement with adam (IDM, M): {err:.1e}", flush=True)
+    for qn in quantities:
+        k = 1 if qn == "M" else 3
+        fr = jit_function(ours[qn])
+        t0 = time.perf_counter()
+        jax.block_until_ready(fr(*x1[:k]))
+        first_r = time.perf_counter() - t0
+        fa_opts = jax.jit(theirs[qn], compiler_options=CPU_COMPILER_OPTIONS)
+        fa_def = jax.jit(theirs[qn])
+        t0 = time.perf_counter()
+        jax.block_until_ready(fa_def(*x1[:k]))
+        first_a = time.perf_counter() - t0
+        jax.block_until_ready(fa_opts(*x1[:k]))
+        t_r, t_a1, t_a2 = alternated([lambda: jax.block_until_ready(fr(*x1[:k])),
+                                      lambda: jax.block_until_ready(fa_def(*x1[:k])),
+                                      lambda: jax.block_until_ready(fa_opts(*x1[:k]))],
+                                     args.repeat, number=20)
+        fa = fa_def if t_a1 <= t_a2 else fa_opts
+        row(s.name, "JAX", qn, "first call", first_r, first_a, "s")
+        row(s.name, "JAX", qn, "one call", t_r, min(t_a1, t_a2), "us")
+        for N in args.n if qn != "dIDM" else args.n[:1]:     # adam's jacrev of 10^5: minutes
+            xb = [jnp.asarray(a) for a in rng.uniform(-1.2, 1.2, (k, N, n))]
+            # robmod: its own batch axis (the variadic reduce), as adam (jax.vmap of robmod's
+            # function, lax.select_n per configuration, is the same for the IDM and up to 2x
+            # slower for the inertia matrix)
+            fv = jit_function(ours[qn])
+            jax.block_until_ready(fv(*xb))
+            if qn == "dIDM":      # adam: the configurations are independent: jacrev of the
+                def theirs_b(*x):  # batch's sum gives each one's Jacobian, (n, N, n)
+                    return jax.jacrev(lambda *y: adam_idm(*y).sum(0), argnums=(0, 1, 2))(*x)
+                fab = jax.jit(theirs_b, compiler_options=None if fa is fa_def
+                              else CPU_COMPILER_OPTIONS)
+            else:
+                fab = jax.jit(theirs[qn], compiler_options=None if fa is fa_def
+                              else CPU_COMPILER_OPTIONS)
+            jax.block_until_ready(fab(*xb))
+            t_r, t_a = alternated([lambda: jax.block_until_ready(fv(*xb)),
+                                   lambda: jax.block_until_ready(fab(*xb))], args.repeat)
+            row(s.name, "JAX", qn, f"batch {N:.0e}, per conf.", t_r / N, t_a / N, "ns")
+        if qn == "dIDM":          # robmod's derivative model against JAX's jacfwd of robmod's
+            own_ad = jit_function(jax.jacfwd(ours["IDM"], argnums=(0, 1, 2)))   # IDM export
+            t0 = time.perf_counter()
+            jax.block_until_ready(own_ad(*x1))
+            first_ad = time.perf_counter() - t0
+            t_r, t_ad = alternated([lambda: jax.block_until_ready(fr(*x1)),
+                                    lambda: jax.block_until_ready(own_ad(*x1))],
+                                   args.repeat, number=20)
+            row(s.name, "JAX", "dIDM", "first call vs jacfwd", first_r, first_ad, "s")
+            row(s.name, "JAX", "dIDM", "one call vs jacfwd", t_r, t_ad, "us")
+            N = args.n[0]
+            xb = [jnp.asarray(a) for a in rng.uniform(-1.2, 1.2, (3, N, n))]
+            own_ad_b = jit_function(jax.vmap(jax.jacfwd(ours["IDM"], argnums=(0, 1, 2))))
+            jax.block_until_ready(own_ad_b(*xb))
+            fv = jit_function(ours[qn])
+            t_r, t_ad = alternated([lambda: jax.block_until_ready(fv(*xb)),
+                                    lambda: jax.block_until_ready(own_ad_b(*xb))], args.repeat)
+            row(s.name, "JAX", "dIDM", f"batch {N:.0e} vs jacfwd", t_r / N, t_ad / N, "ns")
+        jr = jax.make_jaxpr(ours[qn])(*x1[:k])
+        ja = jax.make_jaxpr(theirs[qn])(*x1[:k])
+        row(s.name, "JAX", qn, "jaxpr equations", len(jr.jaxpr.eqns), len(ja.jaxpr.eqns), "n")
+
+
+# -------------------------------------------------------------------------------- PyTorch
+def bench_torch(s, args):
+    import torch
+
+    import adam.pytorch
+
+    torch.set_num_threads(1)
+    kd = adam.pytorch.KinDynComputations(s.path, s.joints, dtype=torch.float64,
+                                         gravity=torch.tensor(s.gravity))
+    E, c = torch.tensor(s.E), torch.tensor(s.c)
+
+    def adam_idm(q, qd, qdd):
+        b = q.shape[:-1]
+        H = torch.eye(4, dtype=torch.float64).expand(b + (4, 4))
+        q9, qd9, qdd9 = q @ E.T + c, qd @ E.T, qdd @ E.T
+        M = kd.mass_matrix(H, q9)
+        h = kd.bias_force(H, q9, torch.zeros(b + (6,), dtype=torch.float64), qd9)
+        tau9 = torch.einsum("...ij,...j->...i", M[..., 6:, 6:], qdd9) + h[..., 6:]
+        return tau9 @ E
+
+    def adam_M(q):
+        H = torch.eye(4, dtype=torch.float64).expand(q.shape[:-1] + (4, 4))
+        return E.T @ kd.mass_matrix(H, q @ E.T + c)[..., 6:, 6:] @ E
+
+    def adam_d(q, qd, qdd):
+        return torch.func.jacfwd(adam_idm, argnums=(0, 1, 2))(q, qd, qdd)
+
+    rng = np.random.default_rng(1)
+    n = s.robot.n_q
+    x1 = [torch.tensor(a) for a in rng.uniform(-1.2, 1.2, (3, n))]
+    ours = {"IDM": s.models["IDM"].to_torch(), "M": s.models["M"].to_torch()}
+    theirs = {"IDM": adam_idm, "M": adam_M}
+    q, qd, qdd = (a.numpy() for a in x1)
+    err = max(np.abs(adam_idm(*x1).numpy() - idm(s.robot, q, qd, qdd, friction=False)).max(),
+              np.abs(adam_M(x1[0]).numpy() - inertia_matrix(s.robot, q)).max())
+    print(f"  agreement with adam (IDM, M): {err:.1e}", flush=True)
+    if not args.no_derivatives:
+        ours["dIDM"] = s.derivative_model().to_torch()
+        theirs["dIDM"] = adam_d
+        try:
+            got = adam_d(*x1)
+            ref = idm_derivatives(s.robot, q, qd, qdd, friction=False)
+            print(f"  agreement of the derivatives: "
+                  f"{max(np.abs(g.numpy() - r).max() for g, r in zip(got, ref)):.1e}")
+        except Exception as e:  # noqa: BLE001 - report, keep measuring the rest
+            print(f"  adam's derivatives by torch.func.jacfwd fail: {type(e).__name__}: {e}")
+            theirs.pop("dIDM")
+    for qn in ours:
+        k = 1 if qn == "M" else 3
+        a = theirs.get(qn)
+        if a is None:
+            continue
+        t_r, t_a = alternated([lambda: ours[qn](*x1[:k]), lambda: a(*x1[:k])], args.repeat)
+        row(s.name, "PyTorch", qn, "one call", t_r, t_a, "us")
+        for N in args.n_torch:
+            xb = [torch.tensor(v) for v in rng.uniform(-1.2, 1.2, (k, N, n))]
+            if qn == "dIDM":      # adam: jacrev of the batch's sum (independent configurations)
+                def a_b(*x):
+                    return torch.func.jacrev(lambda *y: adam_idm(*y).sum(0),
+                                             argnums=(0, 1, 2))(*x)
+                r_b = ours[qn]
+            else:
+                a_b, r_b = a, ours[qn]
+            t_r, t_a = alternated([lambda: r_b(*xb), lambda: a_b(*xb)], max(2, args.repeat // 2))
+            row(s.name, "PyTorch", qn, f"batch {N:.0e}, per conf.", t_r / N, t_a / N, "ns")
+
+
+# --------------------------------------------------------------------------------- CasADi
+def _compiled(f, N, workdir):
+    """f's C code generated by CasADi for N configurations (Function.map), compiled with
+    gcc -O3, loaded by casadi.external."""
+    import casadi as ca
+
+    fm = f.map(N, "serial")
+    name = f"rm_{f.name()}_{N}_{abs(hash(str(workdir))) % 10**6}"
+    c_file = os.path.join(workdir, f"{name}.c")
+    gen = ca.CodeGenerator(f"{name}.c")
+    gen.add(fm)
+    gen.generate(workdir + os.sep)
+    so = os.path.join(workdir, f"{name}.so")
+    subprocess.run(["gcc", "-O3", "-fPIC", "-shared", c_file, "-o", so], check=True,
+                   capture_output=True)
+    return ca.external(fm.name(), so)
+
+
+def bench_casadi(s, args):
+    import casadi as ca
+
+    import adam.casadi
+
+    from robmod.symbolic import casadi_operations
+
+    kd = adam.casadi.KinDynComputations(s.path, s.joints, gravity=s.gravity)
+    n = s.robot.n_q
+    E, c = ca.DM(s.E), ca.DM(s.c)
+    x = [ca.SX.sym(k, n) for k in ("q", "qd", "qdd")]
+    H = ca.SX.eye(4)
+    t0 = time.perf_counter()
+    q9, qd9, qdd9 = E @ x[0] + c, E @ x[1], E @ x[2]
+    M9 = kd.mass_matrix(H, q9)
+    h9 = kd.bias_force(H, q9, ca.SX.zeros(6), qd9)
+    tau = E.T @ (M9[6:, 6:] @ qdd9 + h9[6:])
+    a_idm = ca.Function("adam_idm", x, [tau])
+    t_a_idm = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    a_M = ca.Function("adam_M", [x[0]], [E.T @ kd.mass_matrix(H, E @ x[0] + c)[6:, 6:] @ E])
+    t_a_M = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    a_d = ca.Function("adam_d", x, [ca.jacobian(a_idm(*x), v) for v in x])
+    t_a_d = time.perf_counter() - t0 + t_a_idm
+    t0 = time.perf_counter()
+    r_idm = s.models["IDM"].to_casadi()
+    t_r_idm = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    r_M = s.models["M"].to_casadi()
+    t_r_M = time.perf_counter() - t0
+    rows = [("IDM", r_idm, a_idm, t_r_idm, t_a_idm, 3), ("M", r_M, a_M, t_r_M, t_a_M, 1)]
+    if not args.no_derivatives:
+        dm = s.derivative_model()
+        t0 = time.perf_counter()
+        r_d = dm.to_casadi()
+        t_r_d = time.perf_counter() - t0
+        # CasADi's own AD of robmod's exported IDM: graph plus jacobian
+        t0 = time.perf_counter()
+        g = s.models["IDM"].to_casadi()
+        tau_r = g(*x)
+        r_ad = ca.Function("robmod_ad", x, [ca.jacobian(tau_r, v) for v in x])
+        t_ad = time.perf_counter() - t0
+        rows.append(("dIDM", r_d, a_d, t_r_d, t_a_d, 3))
+        o = casadi_operations(r_ad)["nodes"]
+        print(f"  robmod's derivative graph: built in {t_r_d:.3f} s, {casadi_operations(r_d)['nodes']}"
+              f" nodes; CasADi's jacobian of robmod's exported IDM: {t_ad:.3f} s (graph and "
+              f"jacobian), {o} nodes", flush=True)
+        row(s.name, "CasADi", "dIDM", "build vs casadi AD", t_r_d, t_ad, "s")
+    rng = np.random.default_rng(2)
+    xs = rng.uniform(-1.2, 1.2, (3, n))
+    err = max(float(np.abs(np.array(r_idm(*xs)) - np.array(a_idm(*xs))).max()),
+              float(np.abs(np.array(a_M(xs[0])) - inertia_matrix(s.robot, xs[0])).max()))
+    print(f"  agreement with adam (IDM, M): {err:.1e}", flush=True)
+    workdir = tempfile.mkdtemp(prefix="rm_bench_casadi_")
+    for qn, fr, fa, tr, ta, k in rows:
+        row(s.name, "CasADi", qn, "graph nodes", casadi_operations(fr)["nodes"],
+            casadi_operations(fa)["nodes"], "n")
+        row(s.name, "CasADi", qn, "build", tr, ta, "s")
+        t_r, t_a = alternated([lambda: fr(*xs[:k]), lambda: fa(*xs[:k])], args.repeat,
+                              number=50)
+        row(s.name, "CasADi", qn, "one call (SX VM)", t_r, t_a, "us")
+        N = 10000
+        try:
+            cr, ca_ = _compiled(fr, N, workdir), _compiled(fa, N, workdir)
+        except (subprocess.CalledProcessError, RuntimeError, OSError) as e:
+            print(f"  CasADi's C code: {e}")
+            continue
+        xb = [ca.DM(rng.uniform(-1.2, 1.2, (n, N))) for _ in range(k)]   # no conversion timed
+        t_r, t_a = alternated([lambda: cr(*xb), lambda: ca_(*xb)], args.repeat)
+        row(s.name, "CasADi", qn, "generated C, per conf.", t_r / N, t_a / N, "ns")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--robots", default="panda,ur5")
+    ap.add_argument("--n", default="10000,100000", help="batch sizes (JAX)")
+    ap.add_argument("--n-torch", default="10000", help="batch sizes (PyTorch)")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--no-casadi", action="store_true")
+    ap.add_argument("--no-jax", action="store_true")
+    ap.add_argument("--no-derivatives", action="store_true")
+    args = ap.parse_args(argv)
+    args.n = [int(float(v)) for v in args.n.split(",") if v]
+    args.n_torch = [int(float(v)) for v in args.n_torch.split(",") if v]
+    import adam
+
+    print(f"robmod {robmod.__version__} vs adam-robotics {getattr(adam, '__version__', '?')}"
+          f" -- {os.cpu_count()} cores")
+    for name in args.robots.split(","):
+        s = Setup(name)
+        print(f"\n== {name}: {FILES[name]}{' without its fingers' if 'arm' in s.path else ''}"
+              f", {s.robot.n_q} joint variables (adam: {len(s.joints)} joints) ==", flush=True)
+        if not args.no_jax:
+            bench_jax(s, args)
+        if not args.no_torch:
+            bench_torch(s, args)
+        if not args.no_casadi:
+            bench_casadi(s, args)
+    print("\n| robot | export | quantity | measure | robmod | adam | adam / robmod |")
+    print("|---|---|---|---|---|---|---|")
+    for r, fw, qn, what, a, b, unit, ratio in ROWS:
+        print(f"| {r} | {fw} | {qn} | {what} | {fmt(a, unit)} | {fmt(b, unit)} | {ratio:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
