@@ -191,13 +191,13 @@ def keyword_options(**options):
         def checked(*args, **kwargs):
             try:
                 return fn(*args, **kwargs)
-            except (TypeError, AttributeError):
+            except (TypeError, AttributeError) as error:
                 try:
                     bound = sig.bind(*args, **kwargs)
                 except TypeError as e:
                     raise _binding_error(fn, sig, kwargs, e) from None
                 wrong = _wrong_kind(fn, sig, bound.arguments)
-                if wrong is not None:
+                if wrong is not None and not isinstance(error, ArgumentError):
                     raise wrong from None
                 raise
         return checked

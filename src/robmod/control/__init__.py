@@ -26,6 +26,8 @@ from .reference import Desired, Reference  # Desired: the Sample of robmod.kinem
 from ..dynamics.simulation import SimulationResult, TrackingMetrics, tracking_metrics  # re-exported
 from .simulation import simulate
 from .task_space import TaskPID, TaskComputedTorque
+from .gait import Trot, Stand
+from .whole_body import WholeBodyController
 
 __all__ = [
     # analysis
@@ -52,4 +54,6 @@ __all__ = [
     "simulate",
     # task_space
     "TaskPID", "TaskComputedTorque",
+    # gait, whole_body (contacts)
+    "Trot", "Stand", "WholeBodyController",
 ]

@@ -32,8 +32,12 @@ import numpy as np
 
 from ..description.arguments import (finite_array, keyword_options, positive_scalar,
                                      whole_number)
+from ..description.scene import Scene
 from ..dynamics.integration import METHODS, configuration_space, rk4, solve_interval
+from ..dynamics.layout import joint_limit_vector
+from ..dynamics.scene import SceneStepper
 from ..dynamics.simulation import SimulationResult
+from ..dynamics.time_stepping import ContactStepper
 from ..errors import ArgumentError, RobmodError
 from ..kinematics.motion import Sample
 from .base import TorqueLaw
@@ -104,7 +108,7 @@ def _diverged(t, q, qd, plant=None, q_before=None):
 def simulate(robot, law, reference, duration: float, *, x0=None, method: str = "rk4",
              step: float | None = None, substeps: int = 1, saturation=True, noise=None,
              quantization=None, delay: int = 0, seed: int = 0, record_every: int = 1,
-             parameters=None) -> SimulationResult:
+             parameters=None, contacts=None, environment=None) -> SimulationResult:
     """Simulate ``robot`` under the torque ``law`` following ``reference`` for ``duration``
     seconds: a :class:`~robmod.dynamics.SimulationResult`.
 
@@ -127,8 +131,17 @@ def simulate(robot, law, reference, duration: float, *, x0=None, method: str = "
     k-th sample (t[::k], from t = 0; the law and the plant still run at every sample).
     ``parameters``: {link parameter: B values} (``{"M7": [1.0, 1.5, 2.0]}``): one run per set
     of values of the plant's parameters (the law keeps its own model), the result's batch
-    axis (after time) the set.
+    axis (after time) the set.  ``contacts``: unilateral contacts with Coulomb friction
+    against the ``environment`` (default the ground z = 0): the plant is then advanced by time
+    stepping (:mod:`robmod.dynamics.time_stepping`, the law held over each step), the world's
+    forces on the contact points in the result's ``contact_forces``.
     """
+    if isinstance(robot, Scene):
+        return _simulate_scene(robot, law, reference, duration, contacts, environment,
+                               parameters, dict(x0=x0, method=method, step=step,
+                                                substeps=substeps, saturation=saturation,
+                                                noise=noise, quantization=quantization,
+                                                delay=delay, record_every=record_every))
     plant = Dynamics.of(robot, "plant")
     controller = _torque_law(law, plant.n)
     if parameters is not None:
@@ -139,12 +152,58 @@ def simulate(robot, law, reference, duration: float, *, x0=None, method: str = "
                                     record_every=record_every))
     run = _Run(plant, controller, reference, duration, x0, method, step, substeps, saturation,
                noise, quantization, delay, record_every)
-    return run.result(*run.compiled(seed) or run.loop(seed))
+    run.contacts = None if contacts is None else ContactStepper(      # hook: contacts
+        robot, contacts, **({} if environment is None else {"environment": environment}))
+    return run.result(*(run.contacts is None and run.compiled(seed)) or run.loop(seed))
+
+
+class _ScenePlant:
+    """What the simulation's loop asks of a plant, for a :class:`~robmod.description.Scene`
+    (its contacts advance it: :class:`~robmod.dynamics.scene.SceneStepper`)."""
+
+    floating = False
+    ddm = None
+
+    def __init__(self, scene):
+        self.robot, self.n, self.nq, self.nv = scene, scene.n, scene.nq, scene.nv
+
+    def limits(self, field):
+        parts = [joint_limit_vector(r, field) if r.n_q else np.zeros(0)
+                 for r in self.robot.robots]
+        return None if any(p is None for p in parts) else np.concatenate(parts)
+
+    def initial_state(self, q, qd):
+        raise ArgumentError("simulate of a scene: give x0, the scene's initial state [q, qd] "
+                            "(its robots' in order)")
+
+
+def _simulate_scene(scene, law, reference, duration, contacts, environment, parameters,
+                    options):
+    """simulate() of a scene: the Python loop with its contacts, one torque law for all its
+    joints; what a scene does not take is refused by name."""
+    for name, value in (("contacts", contacts), ("environment", environment),
+                        ("parameters", parameters), ("noise", options["noise"]),
+                        ("quantization", options["quantization"])):
+        if value is not None:
+            raise ArgumentError(f"simulate of a scene takes no {name}= (a scene holds its "
+                                "robots' contacts and its environment; parameter sets, noise "
+                                "and quantization are for one robot)")
+    if options["method"] != "rk4":
+        raise ArgumentError("simulate of a scene: method must be 'rk4' (the contacts advance "
+                            f"it by time stepping), got {options['method']!r}")
+    plant = _ScenePlant(scene)
+    run = _Run(plant, _torque_law(law, plant.n), reference, duration, options["x0"], "rk4",
+               options["step"], options["substeps"], options["saturation"], None, None,
+               options["delay"], options["record_every"])
+    run.contacts = SceneStepper(scene)
+    return run.result(*run.loop(0))
 
 
 class _Run:
     """A simulation's settings, checked: the plant, the law, the time grid, the desired
     motion, the initial state and the options."""
+
+    contacts = None        # a ContactStepper: simulate(..., contacts=)
 
     def __init__(self, plant, controller, reference, duration, x0, method, step, substeps,
                  saturation, noise, quantization, delay, record_every):
@@ -212,7 +271,7 @@ class _Run:
                 raise ArgumentError("simulate: give x0, the initial state [q, qd] (no "
                                     "reference to start from)")
             return plant.initial_state(self.table[0][0], self.table[1][0])
-        every = plant.robot.n_q if plant.robot.n_loops else 0
+        every = plant.robot.n_q if getattr(plant.robot, "n_loops", 0) else 0
         sizes = f"{nq + nv} values [q, qd]" + (f" (or {2 * n}, the joints')" if plant.floating
                                                else f" (or {2 * every}, every joint's)"
                                                if every else "")
@@ -251,7 +310,7 @@ class _Run:
         TAU = np.empty(rows + q.shape[:-1] + (plant.n,))
         Q[0], QD[0] = q, qd
         ddm = plant.ddm
-        space = configuration_space(plant.robot, plant.n)
+        space = None if self.contacts is not None else configuration_space(plant.robot, plant.n)
         h = dt if continuous else dt / self.substeps
         past = []
         ref = self.ref
@@ -261,6 +320,7 @@ class _Run:
         substeps = 1 if self.method != "rk4" else self.substeps
         empty = z[..., :0]
         held_tau = [None]
+        forces = None if self.contacts is None else np.zeros(rows + self.contacts.forces.shape)
 
         def held(tt, a, b, c):         # the torque held over a sample (zero-order hold)
             return ddm(a, b, held_tau[0]), c
@@ -289,7 +349,12 @@ class _Run:
             if k == steps:
                 break
             q_before = q
-            if continuous:
+            if self.contacts is not None:        # hook: time stepping with contacts
+                for _ in range(self.substeps):
+                    q, qd = self.contacts.step(q, qd, tau, dt / self.substeps)
+                if (k + 1) % every == 0:
+                    forces[(k + 1) // every] = self.contacts.forces
+            elif continuous:
                 q, qd, z = advance(space, closed, t[k], h, q, qd, z)
             else:
                 held_tau[0] = tau
@@ -298,6 +363,7 @@ class _Run:
             _diverged(t[k + 1], q, qd, plant, q_before)
             if (k + 1) % every == 0:
                 Q[(k + 1) // every], QD[(k + 1) // every] = q, qd
+        self.forces = forces
         return Q, QD, TAU, z
 
     def _interval(self, space, f, t, h, q, qd, z):
@@ -310,7 +376,8 @@ class _Run:
         return SimulationResult(self.t[kept], Q, QD, TAU, self.plant.robot, reference=ref,
                                 controller=self.controller if not isinstance(
                                     self.controller, TorqueLaw) else self.controller.law,
-                                controller_state=z, tau_limit=self.tau_lim)
+                                controller_state=z, tau_limit=self.tau_lim,
+                                contact_forces=getattr(self, "forces", None))
 
 
 def _parameter_sets(robot, plant, controller, reference, duration, parameters, options):

@@ -8,6 +8,13 @@ from .centroidal import (center_of_mass, center_of_mass_model, center_of_mass_al
                          center_of_mass_jacobian_algorithm, centroidal_momentum_matrix,
                          centroidal_momentum_matrix_model, centroidal_momentum_matrix_algorithm,
                          centroidal_momentum)
+from .constrained import (constrained_ddm, constrained_ddm_model, constrained_ddm_algorithm,
+                          ConstrainedDynamics, impact, Impact, least_norm_solve)
+from .contact_problem import delassus, delassus_model, delassus_algorithm, ContactProblem
+from .contact_solver import solve_contacts, ContactSolution
+from .contact_qp import contact_idm, ContactIDM, friction_pyramid
+from .time_stepping import contact_step, ContactStep, unilateral_points, ContactStepper
+from .scene import SceneStepper
 from .closed_loop import (equivalent_tree, loop_constraints, loop_jacobian, passive_velocity_map,
                           constraint_bias, acceleration_bias, close_loops, closed_loop_state,
                           closed_loop_idm, closed_loop_inertia_matrix, closed_loop_gravity_torques,
@@ -49,6 +56,12 @@ __all__ = [
     "center_of_mass_jacobian_algorithm", "centroidal_momentum_matrix",
     "centroidal_momentum_matrix_model", "centroidal_momentum_matrix_algorithm",
     "centroidal_momentum",
+    # constrained, contact_problem (contacts)
+    "constrained_ddm", "constrained_ddm_model", "constrained_ddm_algorithm", "ConstrainedDynamics",
+    "impact", "Impact", "least_norm_solve", "delassus", "delassus_model", "delassus_algorithm",
+    "ContactProblem", "solve_contacts", "ContactSolution", "contact_step", "ContactStep",
+    "unilateral_points", "ContactStepper", "SceneStepper", "contact_idm", "ContactIDM",
+    "friction_pyramid",
     # closed_loop
     "equivalent_tree", "loop_constraints", "loop_jacobian", "passive_velocity_map",
     "constraint_bias", "acceleration_bias", "close_loops", "closed_loop_state", "closed_loop_idm",

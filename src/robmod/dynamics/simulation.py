@@ -16,6 +16,7 @@ import numpy as np
 
 from ..description.arguments import finite_array, keyword_options, positive_scalar
 from ..description.base import BASE_Q, BASE_V, moving_base
+from ..description.scene import Scene
 from ..errors import ArgumentError, RobmodError
 from ..kinematics.motion import Sample
 
@@ -92,6 +93,7 @@ class SimulationResult:
     controller: object = None
     controller_state: np.ndarray | None = None
     tau_limit: np.ndarray | None = None
+    contact_forces: np.ndarray | None = None     # (T, k, 3): simulate(..., contacts=...)
 
     @property
     def x(self) -> np.ndarray:
@@ -110,8 +112,10 @@ class SimulationResult:
 
     @property
     def floating(self) -> bool:
-        """Whether q and qd begin with a floating base's 7 and 6 values."""
-        return self.robot is not None and moving_base(self.robot)
+        """Whether q and qd begin with a floating base's 7 and 6 values (a scene's: its robots'
+        states in order, :meth:`~robmod.description.Scene.split`)."""
+        return self.robot is not None and not isinstance(self.robot, Scene) \
+            and moving_base(self.robot)
 
     @property
     def joint_q(self) -> np.ndarray:

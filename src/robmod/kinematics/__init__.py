@@ -2,6 +2,9 @@
 J̇q̇, J̇ and ∂J/∂q, task-coordinate Jacobians, analysis (SVD, ellipsoids, singularities),
 statics, inverse kinematic models, task description, the numeric inverse geometric model
 (§6.6); what a joint motion is (``Sample``, ``Motion``)."""
+from .contacts import (contact_jacobian, contact_jacobian_model, contact_jacobian_algorithm,
+                       contact_jdot_qdot, contact_jdot_qdot_model, contact_jdot_qdot_algorithm,
+                       contact_poses)
 from .analysis import (task_rows_jacobian, JacobianSVD, jacobian_svd, singular_values, rank,
                        min_singular_value, condition_number, is_singular, task_space_dimension,
                        manipulability, Ellipsoid, velocity_ellipsoid, force_ellipsoid,
@@ -41,6 +44,9 @@ __all__ = [
     "min_singular_value", "condition_number", "is_singular", "task_space_dimension",
     "manipulability", "Ellipsoid", "velocity_ellipsoid", "force_ellipsoid", "velocity_bounds",
     "velocity_polytope", "SymbolicSingularities", "singularities_symbolic",
+    # contacts
+    "contact_jacobian", "contact_jacobian_model", "contact_jacobian_algorithm", "contact_jdot_qdot",
+    "contact_jdot_qdot_model", "contact_jdot_qdot_algorithm", "contact_poses",
     # ellipsoids
     "ELLIPSOID_KINDS",
     # ik_numeric
