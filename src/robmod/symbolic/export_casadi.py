@@ -13,6 +13,7 @@ and CasADi's own automatic differentiation applies to it.
 """
 from __future__ import annotations
 
+import gc
 import math
 
 import sympy as sp
@@ -181,7 +182,7 @@ class _Program:
         for f in factors:
             x = env.get(f) if f.is_Symbol else None
             if x is None:
-                if f.is_Pow and f.exp.is_Integer and f.exp < 0:
+                if f.is_Pow and f.exp.is_Integer and f.exp.p < 0:     # no SymPy comparison
                     den.append(f)
                     continue
                 x = self(f)
@@ -193,15 +194,15 @@ class _Program:
         return neg, out
 
     def _pow(self, base, exp):
-        if exp.is_Integer and exp > 0:
+        if exp.is_Integer and exp.p > 0:
             b = self(base)
             out = b
-            for _ in range(int(exp) - 1):
+            for _ in range(exp.p - 1):
                 out = self.op(self.mul, out, b)
             return out
-        if exp.is_Integer and exp < 0:
+        if exp.is_Integer and exp.p < 0:
             return self.op(self.div, self.number(1.0), self._pow(base, -exp))
-        if exp == sp.Rational(1, 2):
+        if exp is sp.S.Half:
             return self.op(self.ca.OP_SQRT, self(base))
         return self.op(self.ca.OP_POW, self(base), self(exp))
 
@@ -235,21 +236,21 @@ class _Program:
             xa = get(False, [pos[a] for _, firsts, _, _ in groups for a in firsts])
             seconds = [pos[b] for c, _, sec, _ in groups if c not in unary_codes for b in sec]
             xb = get(False, seconds) if seconds else None
-            parts, ia, ib, start = [], 0, 0, p
+            ia = ib = 0
             for c, _, _, values in groups:
                 m = len(values)
                 x = xa if len(groups) == 1 else xa.get_nz(False, Slice(ia, ia + m))
                 ia += m
                 if c in unary_codes:
-                    parts.append(unary(c, x))
+                    part = unary(c, x)
                 else:
                     y = xb if len(seconds) == m else xb.get_nz(False, Slice(ib, ib + m))
                     ib += m
-                    parts.append(binary(c, x, y))
+                    part = binary(c, x, y)
+                put(part, False, Slice(p, p + m))
                 for k in values:
                     pos[k] = p
                     p += 1
-            put(parts[0] if len(parts) == 1 else ca.vertcat(*parts), False, Slice(start, p))
         return [get(False, [pos[k] for k in values]) for values in self.outputs]
 
 
@@ -268,7 +269,13 @@ def to_casadi(model, *, name: str | None = None):
             inputs[s] = len(inputs)
         args.append(ca.SX.sym(g, len(syms)))
         arg_names.append(g)
-    values = _Program(ca, model, inputs).build(args)
+    enabled = gc.isenabled()
+    gc.disable()        # many short-lived objects: no full collection of a large heap meanwhile
+    try:
+        values = _Program(ca, model, inputs).build(args)
+    finally:
+        if enabled:
+            gc.enable()
     outs, out_names = [], []
     for o, v in zip(model.outputs, values):
         rows, cols = _out_shape(o.shape)
