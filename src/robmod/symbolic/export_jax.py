@@ -194,7 +194,9 @@ def _helpers(jnp, select: bool):
             flat = jnp.zeros(batch + (0,), dt)
         elif w == 2:
             lows = tuple(jnp.array(-jnp.inf, dtype=dt) for _ in values)
-            flat = jnp.stack(lax.reduce(values, lows, maximum, (len(batch),)), axis=-1)
+            outs = lax.reduce(values, lows, maximum, (len(batch),))
+            # side by side along a new last axis (under jax.vmap too: no transposition)
+            flat = jnp.concatenate([v[..., None] for v in outs], axis=-1)
         elif len(values) > 1:
             flat = lax.select_n(lax.broadcasted_iota(np.int32, full, len(batch)), *values)
         else:
