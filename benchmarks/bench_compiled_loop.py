@@ -122,10 +122,9 @@ def main():
           f" ns per run and step; {len(kept)} runs: {' '.join(f'{w:.2f}' for w in kept)})")
     print(f"  Python loop (batched)   {wall_py * dur / short:9.2f} s    (timed on {short:g} s, "
           f"scaled; max |diff| {diff:.1e})")
-    from robmod.control import simulate_parameter_sets
     masses = {"M7": np.linspace(0.5, 3.0, args.sets)}
-    simulate_parameter_sets(robot, ct, ref, 0.01, parameters={"M7": [1.0, 2.0]})
-    wall, _ = best(lambda: simulate_parameter_sets(robot, ct, ref, dur, parameters=masses), 1)
+    simulate(robot, ct, ref, 0.01, parameters={"M7": [1.0, 2.0]})
+    wall, _ = best(lambda: simulate(robot, ct, ref, dur, parameters=masses), 1)
     print(f"{args.sets} payload masses (parameter sets) x {dur:g} s")
     print(f"  compiled loop           {wall:9.2f} s    ({wall / (args.sets * dur * 1000) * 1e9:.0f}"
           f" ns per run and step)")

@@ -52,11 +52,15 @@ def main():
     print(f"1000 runs of 2 s batched: {walls:.2f} s wall")
     # plant step alone vs MuJoCo
     from robmod.control.plant import Dynamics
-    from robmod.control.simulation import _rk4_step
+    from robmod.dynamics.integration import configuration_space, rk4
     ddm = Dynamics.of(robot).ddm
-    q, qd, tau = np.zeros(6), np.zeros(6), np.ones(6)
+    q, qd, tau, z = np.zeros(6), np.zeros(6), np.ones(6), np.zeros(0)
+    space = configuration_space(robot, 6)
+
+    def held(t, a, b, c):
+        return ddm(a, b, tau), c
     n = 20000
-    t_rm = best(lambda: [_rk4_step(ddm, 1e-4, q, qd, tau) for _ in range(n)]) / n
+    t_rm = best(lambda: [rk4(space, held, 0.0, 1e-4, q, qd, z) for _ in range(n)]) / n
     try:
         import mujoco
 

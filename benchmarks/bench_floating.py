@@ -6,7 +6,7 @@ plain functions against Pinocchio's free-flyer.
 Goals (issue #28): the floating inverse dynamic model of a 30-joint humanoid generated in at
 most 2 s (each repetition in a fresh interpreter, CPU time, reading the URDF excluded); the
 customized floating IDM costs the fixed-base IDM plus a bounded number of operations; the
-plain ``floating_idm`` / ``floating_ddm`` faster than Pinocchio's ``rnea`` / ``aba`` on one
+plain ``idm`` / ``ddm`` of the floating robot faster than Pinocchio's ``rnea`` / ``aba`` on one
 configuration, and batched at least 20 times a Pinocchio loop.
 """
 from __future__ import annotations
@@ -28,17 +28,18 @@ _ONE_RUN = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
 import robmod
-from robmod.dynamics import (floating_ddm_model, floating_idm_model,
-                             floating_inertia_matrix_model, free_floating_idm_model, idm_model)
+from robmod.dynamics import ddm_model, idm_model, inertia_matrix_model
 
 robot = robmod.read_robot(sys.argv[2], base="floating").numeric()
+fixed = robot.with_base("fixed")
 out = {}
-for name, build in [("floating idm", floating_idm_model), ("idm (fixed base)", idm_model),
-                    ("free-floating idm", free_floating_idm_model),
-                    ("floating inertia matrix", floating_inertia_matrix_model),
-                    ("floating ddm", floating_ddm_model)]:
+for name, build in [("floating idm", lambda: idm_model(robot)),
+                    ("idm (fixed base)", lambda: idm_model(fixed)),
+                    ("free-floating idm", lambda: idm_model(robot, method="free_floating")),
+                    ("floating inertia matrix", lambda: inertia_matrix_model(robot)),
+                    ("floating ddm", lambda: ddm_model(robot))]:
     t0 = time.process_time()
-    c = build(robot).count()
+    c = build().count()
     out[name] = (time.process_time() - t0, c.mults, c.adds)
 print(json.dumps(out))
 """
@@ -71,7 +72,7 @@ def speed(name, n_batch=100_000):
 
     sys.path.insert(0, SRC)
     import robmod
-    from robmod.dynamics import floating_ddm, floating_idm
+    from robmod.dynamics import ddm, idm
     from robmod.testing import to_pinocchio_configuration
 
     path = str(robots_dir() / FILES[name])
@@ -93,9 +94,9 @@ def speed(name, n_batch=100_000):
         qp[k][:7] = to_pinocchio_configuration(q[k, :7])
     out = {}
     for what, ours, theirs, args in (
-            ("rnea", lambda x: floating_idm(robot, *x), lambda k: pin.rnea(model, data, qp[k],
+            ("rnea", lambda x: idm(robot, *x), lambda k: pin.rnea(model, data, qp[k],
                                                                            v[k], a[k]), (q, v, a)),
-            ("aba", lambda x: floating_ddm(robot, *x), lambda k: pin.aba(model, data, qp[k], v[k],
+            ("aba", lambda x: ddm(robot, *x), lambda k: pin.aba(model, data, qp[k], v[k],
                                                                          np.r_[np.zeros(6),
                                                                                tau[k]]),
              (q, v, tau))):

@@ -6,7 +6,7 @@ g = 0; ``rotor``: IA = 0; ``friction``: FC = FV = FST = 0; ``wrench``: FX..CZ = 
 ``acceleration``: qdd = 0), computed with the default switches; the reference of a method is
 an independent path (the direct model from the inverse one and the inertia matrix, the
 Coriolis matrix by polarization and by Christoffel symbols, ...).  A switch a model cannot
-honour is refused with an ArgumentError (``ddm(method="compiled")`` with a switch), never
+honour is refused with an ArgumentError (``base_motion`` on a floating robot), never
 ignored: this grid is how ``inertia_matrix(method="ne", rotor=False)``, which kept the rotor
 inertias, is caught.
 """
@@ -18,11 +18,12 @@ import pytest
 import sympy as sp
 
 import robmod
+from robmod.control import simulate
 from robmod.dynamics import (Rotor, ccg, closed_loop_ddm, closed_loop_gravity_torques,
                              closed_loop_idm, closed_loop_inertia_matrix, coriolis_matrix, ddm,
                              ddm_model, dynamic_manipulability_ellipsoid, energy,
                              gravity_torques, idm, idm_model, idm_with_rotors, inertia_matrix,
-                             inertia_matrix_model, operational_space, rotor_torques, simulate,
+                             inertia_matrix_model, operational_space, rotor_torques,
                              state_derivative, velocity_torques)
 from robmod.errors import ArgumentError
 from robmod.testing.random import random_robot, with_random_dynamics
@@ -90,15 +91,11 @@ def test_idm_switches(off):
     assert np.abs(got - ref).max() < 1e-10
 
 
-@pytest.mark.parametrize("method", ["recursive", "inverse", "compiled"])
+@pytest.mark.parametrize("method", ["recursive", "inverse"])
 @pytest.mark.parametrize("off", _combinations(DDM_SWITCHES), ids=lambda o: "-".join(sorted(o))
                          or "all")
 def test_ddm_methods_and_switches(method, off):
     switches = {k: False for k in off}
-    if method == "compiled" and off:
-        with pytest.raises(ArgumentError, match="takes no switches"):
-            ddm(ROBOT, Q, QD, TAU, method=method, **switches)
-        return
     zr = _zeroed(ROBOT, off)
     q, qd = _inputs(off, Q, QD)
     # the reference path: A(q) qdd = tau - H(q, qd), A and H of the zeroed robot
@@ -155,23 +152,22 @@ def test_lagrange_terms_against_the_idm():
         assert np.abs(e.potential - r.potential).max() < 1e-12
 
 
-@pytest.mark.parametrize("ddm_method", ["recursive", "inverse", "compiled"])
-@pytest.mark.parametrize("off", [set(), {"friction"}, {"gravity", "rotor"}, {"base_motion"}],
-                         ids=lambda o: "-".join(sorted(o)) or "all")
-def test_simulate_ddm_method_and_switches(ddm_method, off):
+def test_simulate_integrates_the_plain_direct_model():
+    """The one simulator's plant (the customized direct model with fewer operations) is the
+    plain ddm of every method: one RK4 step against the textbook one on ddm."""
     x0 = np.concatenate([Q[0], QD[0]])
-    t = np.linspace(0.0, 0.01, 3)
-    law = lambda tt, x: TAU[0]  # noqa: E731
-    sw = {k: False for k in off}
-    if ddm_method == "compiled" and off:
-        with pytest.raises(ArgumentError, match="takes no switches"):
-            simulate(ROBOT, law, x0, t, ddm_method=ddm_method, **sw)
-        return
-    got = simulate(ROBOT, law, x0, t, ddm_method=ddm_method, **sw)
-    ref = simulate(_zeroed(ROBOT, off), law, x0, t)
-    assert np.abs(got.x - ref.x).max() < 1e-9
-    with pytest.raises(ArgumentError, match="ddm_method"):
-        simulate(ROBOT, law, x0, t, ddm_method="aba")
+    h = 1e-3
+    got = simulate(ROBOT, lambda tt, q, qd: TAU[0], None, h, x0=x0, step=h, saturation=False)
+    for method in ("recursive", "inverse"):
+        def f(q, qd):
+            return ddm(ROBOT, q, qd, TAU[0], method=method)
+        q, qd = Q[0], QD[0]
+        a1 = f(q, qd)
+        a2 = f(q + h / 2 * qd, qd + h / 2 * a1)
+        a3 = f(q + h / 2 * (qd + h / 2 * a1), qd + h / 2 * a2)
+        a4 = f(q + h * (qd + h / 2 * a2), qd + h * a3)
+        v = qd + h / 6 * (a1 + 2 * a2 + 2 * a3 + a4)
+        assert np.abs(got.qd[-1] - v).max() < 1e-9
 
 
 @pytest.mark.parametrize("off", _combinations(("velocity", "acceleration", "base_motion",
@@ -331,6 +327,7 @@ def test_closed_loop_inertia_and_gravity_against_the_idm():
 def test_unknown_methods_and_switches_are_refused():
     calls = [lambda: inertia_matrix(ROBOT, Q, method="crba"),
              lambda: ddm(ROBOT, Q, QD, TAU, method="aba"),
+             lambda: ddm(ROBOT, Q, QD, TAU, method="compiled"),     # the default is compiled
              lambda: ddm_model(ROBOT, method="compiled"),
              lambda: ddm(ROBOT, Q, QD, TAU, acceleration=False),
              lambda: idm(ROBOT, Q, QD, QDD, rotr=False),

@@ -1,9 +1,8 @@
 """The public API's rules (docs/architecture.md, "One API"): one naming rule, one argument
-order, keyword options checked, deprecated names that warn and name their replacement."""
+order, keyword options checked, one name per thing (no deprecated aliases)."""
 import importlib
 import inspect
 import re
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +12,6 @@ import robmod
 import robmod.dynamics
 import robmod.geometry
 import robmod.kinematics
-from robmod.deprecation import ALIASES
 from robmod.errors import ArgumentError
 
 LAYERS = ["spatial", "description", "symbolic", "geometry", "kinematics", "dynamics",
@@ -102,41 +100,43 @@ def test_algorithms_take_the_context_then_the_robot():
             assert params[:2] == ["ctx", "robot"], (qual, params)
 
 
-# -- deprecated names ---------------------------------------------------------------------
+# -- one name per thing: no deprecated aliases before the first release ------------------------
 
-def test_deprecated_names_warn_and_name_their_replacement():
-    assert len(ALIASES) >= 11
-    for path, new in list(ALIASES.items()):
-        module, old = path.rsplit(".", 1)
-        alias = getattr(__import__(module, fromlist=[old]), old)
-        layer = ".".join(module.split(".")[:2])
-        assert old not in __import__(layer, fromlist=[old]).__all__, f"{layer}.{old}"
-        assert getattr(__import__(layer, fromlist=[old]), old) is alias, f"{layer}.{old}"
-        assert alias.replacement == new
-        assert f"`{old}`" in ARCHITECTURE, f"docs/architecture.md must list {old}"
-        with pytest.warns(DeprecationWarning, match=re.escape(new.split("(")[0])):
-            try:
-                alias(None, None)
-            except Exception:   # the warning comes first; the arguments are not valid
-                pass
+#: names that were deprecated aliases or renamed families: none is reachable any more
+REMOVED = {
+    "robmod.dynamics": ["ne_algorithm", "inertia_algorithm", "gravity_model", "gravity_algorithm",
+                        "coriolis_model", "quadratic_velocity_model", "rotor_model",
+                        "rotor_algorithm", "closed_loop_gravity", "floating_idm",
+                        "floating_idm_model", "floating_idm_algorithm", "free_floating_idm",
+                        "free_floating_idm_model", "free_floating_idm_algorithm",
+                        "floating_inertia_matrix", "floating_inertia_matrix_model",
+                        "floating_inertia_matrix_algorithm", "floating_ddm",
+                        "floating_ddm_model", "floating_ddm_algorithm"],
+    "robmod.kinematics": ["block_ikm", "second_order_algorithm", "planar3r", "draw_robot",
+                          "frame_origins", "floating_jacobian", "floating_jacobian_model",
+                          "floating_jacobian_algorithm"],
+    "robmod.geometry": ["floating_dgm", "floating_dgm_model", "floating_dgm_algorithm"],
+    "robmod.identification": ["floating_regressor", "floating_regressor_model",
+                              "floating_regressor_algorithm"],
+    "robmod.plot": ["draw_robot", "manipulability_ellipsoid", "manipulability_index"],
+}
 
 
-def test_renamed_functions_give_the_same_results():
-    from robmod.testing.random import with_random_dynamics
+def test_no_deprecated_names():
+    """One name per thing: the deprecation layer (aliases that warned, positional options)
+    is gone, with the docs' rename table."""
+    import importlib.util
 
-    robot = with_random_dynamics(robmod.load_robot("rx90", numeric=True),
-                                 np.random.default_rng(0))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from robmod.dynamics import gravity_model, rotor_model
-        from robmod.kinematics import block_ikm
-
-        assert gravity_model(robot).outputs == robmod.dynamics.gravity_torques_model(
-            robot).outputs
-        assert rotor_model(robot, []).name == robmod.dynamics.rotor_torques_model(
-            robot, []).name
-        assert block_ikm(robmod.load_robot("rx90")) is robmod.kinematics.BlockIKM.from_robot(
-            robmod.load_robot("rx90"))
+    assert importlib.util.find_spec("robmod.deprecation") is None
+    for package, names in REMOVED.items():
+        module = importlib.import_module(package)
+        present = [n for n in names if hasattr(module, n)]
+        assert not present, f"{package}: {present}"
+    assert "Deprecated names" not in ARCHITECTURE and "| old name |" not in ARCHITECTURE
+    with pytest.raises(TypeError):          # positional options: Python's own refusal
+        robmod.geometry.dgm(robmod.load_robot("rx90", numeric=True), np.zeros(6), 3)
+    with pytest.raises(ArgumentError, match="robot must be a robmod Robot"):
+        robmod.control.PID(6, 1.0, 1.0)     # PID.for_joints(n, ...) builds one without a model
 
 
 # -- signatures ----------------------------------------------------------------------------
@@ -309,27 +309,6 @@ def test_the_plain_single_call_functions_are_not_wrapped():
                robmod.geometry.dgm, robmod.kinematics.jacobian, robmod.kinematics.jdot_qdot,
                robmod.dynamics.gravity_torques):
         assert not hasattr(fn, "__wrapped__"), fn.__name__
-
-
-def test_positional_frames_still_work_for_one_release():
-    robot = robmod.load_robot("rx90", numeric=True)
-    q = np.full(6, 0.3)
-    with pytest.warns(DeprecationWarning, match="give j, i by keyword"):
-        T = robmod.geometry.dgm(robot, q, 6, 2)
-    assert np.array_equal(T, robmod.geometry.dgm(robot, q, j=6, i=2))
-    with pytest.warns(DeprecationWarning):
-        model = robmod.kinematics.jacobian_model(robot, 4)
-    assert model.title == robmod.kinematics.jacobian_model(robot, j=4).title
-    with pytest.raises(ArgumentError, match="by keyword"):
-        robmod.geometry.dgm(robot, q, 6, j=6)
-
-
-def test_sample_jerk_is_the_deprecated_name_of_qddd():
-    from robmod.kinematics import Sample
-
-    s = Sample(np.zeros(2), np.ones(2), np.zeros(2), np.full(2, 3.0))
-    with pytest.warns(DeprecationWarning, match="Sample.qddd"):
-        assert s.jerk is s.qddd
 
 
 def test_an_unknown_name_is_an_argument_error_and_a_key_error():

@@ -3,7 +3,7 @@
 ``robot.gravity`` is the world's gravity g; every model uses it in frame 0, 0g = 0R_f g, with
 fR_0 the rotation of the base matrix Z = fT0 (or a floating base's orientation).  The tests: the
 minimal tilted file of the issue (9.81 N m held at q = 0 where robmod gave 0), every way a
-placement enters (URDF root joint, ``make_robot(base=...)``, YAML and ``.par`` Z,
+placement enters (URDF root joint, ``make_robot(Z=...)``, YAML and ``.par`` Z,
 ``with_base``, mobile and floating bases), every model that takes gravity against the same robot
 with Z's rotation folded into its gravity (idm, gravity torques, energies, ddm, regressor,
 rotors, elastic joints, closed loops, operational space, Siciliano's conventions, the MJCF
@@ -25,7 +25,7 @@ from robmod.dynamics import (closed_loop_gravity_torques, closed_loop_idm, ddm, 
                              energy, from_siciliano, gravity_torques, gravity_torques_model,
                              idm, idm_model, idm_with_rotors, inertia_matrix,
                              operational_space, potential_energy, to_siciliano, Rotor)
-from robmod.dynamics import floating_idm
+from robmod.errors import DescriptionError
 from robmod.identification import base_parameters, numeric_base, regressor
 from robmod.identification.parameters import parameter_set
 from robmod.spatial import rpy_to_matrix
@@ -57,11 +57,11 @@ WALL = "1.5707963267948966 0 0"
 def backend(request, tmp_path, monkeypatch):
     """The NumPy path, or the compiled one built now in an empty cache."""
     monkeypatch.setenv("ROBMOD_CACHE", str(tmp_path))
-    robmod.symbolic.fastpath.clear()
+    robmod.symbolic.clear()
     old = robmod.set_backend(request.param)
     yield request.param
     robmod.set_backend(old)
-    robmod.symbolic.fastpath.clear()
+    robmod.symbolic.clear()
 
 
 @pytest.mark.parametrize("backend", ["numpy", "compiled"], indirect=True)
@@ -69,7 +69,7 @@ def test_the_issue_file_holds_9_81_newton_metres(backend):
     """world -> fixed joint rpy (pi/2, 0, 0) -> massless base -> revolute z -> 1 kg at x = 1 m:
     the axis is horizontal, the arm horizontal at q = 0: 9.81 N m (robmod gave 0)."""
     robot = loads_urdf(TILTED_URDF.format(rpy=WALL)).numeric()
-    assert np.allclose(np.array(robot.base, dtype=float)[:3, :3],
+    assert np.allclose(np.array(robot.Z, dtype=float)[:3, :3],
                        rpy_to_matrix(0, 0, np.pi / 2))
     z = np.zeros(1)
     assert idm(robot, z, z, z) == pytest.approx([9.81], abs=1e-12)
@@ -102,7 +102,7 @@ def test_the_issue_file_in_pinocchio():
 def _one_joint(base):
     """The issue's robot built in Python with the base matrix ``base``."""
     return make_robot("one", [dict(j=1, ant=0, sigma=0)],
-                      [dict(j=1, M=1, MX=1, XX=0, YY=1, ZZ=1)], base=base,
+                      [dict(j=1, M=1, MX=1, XX=0, YY=1, ZZ=1)], Z=base,
                       gravity=(0, 0, -9.81))
 
 
@@ -112,7 +112,7 @@ def _wall(a=sp.pi / 2):
 
 
 def test_every_way_a_base_placement_enters():
-    """URDF root joint, make_robot(base=...), YAML Z (matrix and KK parameters), .par Z,
+    """URDF root joint, make_robot(Z=...), YAML Z (matrix and KK parameters), .par Z,
     with_base to a mobile base: the same 9.81 N m."""
     z = np.zeros(1)
     robots = {"urdf": loads_urdf(TILTED_URDF.format(rpy=WALL)),
@@ -155,11 +155,18 @@ CZ = {0}
 G = {0, 0, -9.81}
 Z = {1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1}
 """)
-    robots["mobile"] = robots["make_robot"].with_base("mobile", M=3, XX=1, YY=1, ZZ=1)
     for name, robot in robots.items():
         robot = robot.numeric()
         assert idm(robot, z, z, z, friction=False) == pytest.approx([9.81], abs=1e-12), name
         assert gravity_torques(robot, z) == pytest.approx([9.81], abs=1e-12), name
+    # a mobile base: the placement is the base's pose in the configuration (Z the identity)
+    with pytest.raises(DescriptionError, match="mobile base has no constant Z"):
+        robots["make_robot"].with_base("mobile", M=3, XX=1, YY=1, ZZ=1)
+    mobile = _one_joint(None).with_base("mobile", M=3, XX=1, YY=1, ZZ=1).numeric()
+    c = np.cos(np.pi / 4)
+    q, v = np.r_[0, 0, 0, c, c, 0, 0, 0.0], np.zeros(7)      # frame 0 turned by pi/2 about x
+    assert idm(mobile, q, v, v, friction=False)[6] == pytest.approx(9.81, abs=1e-12)
+    assert gravity_torques(mobile, q)[6] == pytest.approx(9.81, abs=1e-12)
 
 
 def test_a_ceiling_mount_reverses_gravity_and_a_floating_base_turns_it():
@@ -174,17 +181,17 @@ def test_a_ceiling_mount_reverses_gravity_and_a_floating_base_turns_it():
     free = _one_joint(None).with_base("floating", M=1, XX=1, YY=1, ZZ=1).numeric()
     c, s = np.cos(np.pi / 4), np.sin(np.pi / 4)        # frame 0 turned by pi/2 about x
     q = np.r_[0, 0, 0, c, s, 0, 0, 0.0]
-    out = floating_idm(free, q, np.zeros(7), np.zeros(7))
+    out = idm(free, q, np.zeros(7), np.zeros(7))
     assert out[6] == pytest.approx(9.81, abs=1e-12)
 
 
 def _folded(robot):
     """The same robot with Z's rotation taken out and folded into its gravity (0R_f g)."""
-    Z = np.array(robot.base, dtype=float)
+    Z = np.array(robot.Z, dtype=float)
     g = Z[:3, :3].T @ np.array(robot.gravity, dtype=float)
     plain = np.eye(4)
     plain[:3, 3] = Z[:3, 3]
-    return replace(robot, base=sp.ImmutableMatrix(plain), gravity=tuple(sp.Float(x) for x in g))
+    return replace(robot, Z=sp.ImmutableMatrix(plain), gravity=tuple(sp.Float(x) for x in g))
 
 
 def _tilt(rng):
@@ -196,7 +203,7 @@ def _tilt(rng):
 def test_every_model_takes_gravity_in_frame_0(seed):
     """(Z, g) and (Z without rotation, 0R_f g) are the same robot for every model."""
     rng = np.random.default_rng(seed)
-    robot = replace(random_robot(rng, n=5, tree=seed == 1), base=_tilt(rng))
+    robot = replace(random_robot(rng, n=5, tree=seed == 1), Z=_tilt(rng))
     robot = with_random_dynamics(robot, rng, friction=True)
     ref = _folded(robot)
     n = robot.n_q
@@ -224,7 +231,7 @@ def test_every_model_takes_gravity_in_frame_0(seed):
 
 def test_closed_loops_take_gravity_in_frame_0():
     robot = robmod.load_robot("parallelogram", numeric=True)
-    tilted = replace(robot, base=sp.ImmutableMatrix(_wall(0.4)), gravity=(0, 0, -9.81))
+    tilted = replace(robot, Z=sp.ImmutableMatrix(_wall(0.4)), gravity=(0, 0, -9.81))
     ref = _folded(tilted)
     qa = np.array([[0.3, 1.4], [-0.2, 1.9]])
     q1, q4 = qa[:, 0], qa[:, 1]             # the closed parallelogram: q2 = q4 - q1, q3 = pi - q2
@@ -240,9 +247,9 @@ def test_closed_loops_take_gravity_in_frame_0():
 def test_siciliano_gravity_is_g0_in_frame_0_and_the_robots_the_worlds():
     rng = np.random.default_rng(3)
     rx90 = with_random_dynamics(robmod.load_robot("rx90", numeric=True), rng)
-    tilted = replace(rx90, base=sp.ImmutableMatrix(_wall(0.5)), gravity=(0, 0, -9.81))
+    tilted = replace(rx90, Z=sp.ImmutableMatrix(_wall(0.5)), gravity=(0, 0, -9.81))
     arm = to_siciliano(tilted)
-    R = np.array(arm.base, dtype=float)[:3, :3]
+    R = np.array(arm.Z, dtype=float)[:3, :3]
     assert np.allclose(np.array(arm.gravity, dtype=float), R.T @ [0, 0, -9.81])
     back, _ = arm.to_robot()
     assert np.allclose(np.array(back.gravity, dtype=float), [0, 0, -9.81])
@@ -275,7 +282,7 @@ def test_customized_models_take_a_symbolic_z_and_an_identity_z_costs_nothing():
     """A symbolic Z: gravity in frame 0 as the intermediate variables G01..G03 (Z's entries
     times g); Z's rotation numbers: folded into numbers; an identity Z: the model unchanged."""
     a = sp.Symbol("A0")
-    sym = replace(robmod.load_robot("rx90"), base=sp.ImmutableMatrix(_wall(a)))
+    sym = replace(robmod.load_robot("rx90"), Z=sp.ImmutableMatrix(_wall(a)))
     model = gravity_torques_model(sym)
     names = {str(lhs) for lhs, _ in model.statements}
     assert {"G02", "G03"} <= names and "G01" not in names     # Z turns about x0
@@ -286,7 +293,7 @@ def test_customized_models_take_a_symbolic_z_and_an_identity_z_costs_nothing():
     assert (counts.mults, counts.adds) == (288, 271)
     assert not any(str(lhs).startswith("G0") for lhs, _ in idm_model(plain).statements)
     # numbers in Z (a wall mount): no statement for gravity, numbers in the model
-    wall = replace(robmod.load_robot("rx90", numeric=True), base=sp.ImmutableMatrix(_wall()))
+    wall = replace(robmod.load_robot("rx90", numeric=True), Z=sp.ImmutableMatrix(_wall()))
     assert not any(str(lhs).startswith("G0") for lhs, _ in idm_model(wall).statements)
 
 
@@ -303,7 +310,7 @@ def test_base_parameters_with_gravity_tilted_in_frame_0():
     assert len(base_parameters(rx90)) == _rank(rx90) == 52
     a = sp.Symbol("A0")
     for Z in (_wall(), _wall(0.3), _wall(a)):
-        tilted = replace(rx90, base=sp.ImmutableMatrix(Z), values={**rx90.values, "A0": 0.3})
+        tilted = replace(rx90, Z=sp.ImmutableMatrix(Z), values={**rx90.values, "A0": 0.3})
         bp = base_parameters(tilted)
         assert len(bp) == _rank(tilted) == 54
         assert {"MX1", "MYR1"} <= set(bp.names)
@@ -316,7 +323,7 @@ def test_gravity_compensation_holds_a_wall_mounted_arm():
     from robmod.control import PDGravity, simulate
 
     ur5 = robmod.load_robot("ur5", numeric=True)
-    wall = replace(ur5, base=sp.ImmutableMatrix(_wall()))
+    wall = replace(ur5, Z=sp.ImmutableMatrix(_wall()))
     qd = np.array([0.3, -1.0, 1.2, -0.4, 0.6, 0.2])
     assert np.abs(gravity_torques(wall, qd)).max() > 1.0        # gravity does load it
     pd = PDGravity(wall, kp=np.full(6, 400.0), kd=np.full(6, 40.0), at_desired=True)

@@ -25,6 +25,23 @@ def test_simulate_writes_series_and_plot(tmp_path, capsys):
     assert "ComputedTorque" in capsys.readouterr().out
 
 
+def test_simulate_without_options_moves_the_robot_and_plots_it(tmp_path, monkeypatch, capsys):
+    """robmod simulate ROBOT tracked q = 0 to q = 0 and printed a table of zeros: now every
+    joint moves by a quarter of its range (at most 0.8 rad), and the plot is written."""
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    assert main(["simulate", "panda", "--out", "run.csv"]) == 0
+    out = capsys.readouterr().out
+    data = np.loadtxt("run.csv", delimiter=",", skiprows=1)
+    q0, q1 = data[0, 1:8], data[-1, 1:8]
+    np.testing.assert_allclose(q1 - q0, [0.8, 0.8, 0.8, -0.75, 0.8, 0.8, 0.8], atol=1e-3)
+    assert (tmp_path / "run.png").stat().st_size > 10000 and "plot written to run.png" in out
+    assert main(["simulate", "planar2", "--no-plot"]) == 0
+    assert not (tmp_path / "planar2-simulation.png").exists()
+    assert main(["simulate", "planar2", "--time", "0.3"]) == 0
+    assert (tmp_path / "planar2-simulation.png").exists()
+
+
 def test_simulate_refuses_symbolic_dynamics(capsys, tmp_path):
     path = tmp_path / "rx90_symbolic.yaml"          # the RX-90 table without numeric dynamics
     write_robot(dataclasses.replace(robmod.load_robot("rx90"),

@@ -17,11 +17,12 @@ import robmod
 from robmod.dynamics.closed_loop import (acceleration_bias, close_loops, closed_loop_ddm,
                                          closed_loop_energy, closed_loop_gravity_torques,
                                          closed_loop_idm, closed_loop_inertia_matrix,
-                                         closed_loop_simulate, closed_loop_state,
+                                         closed_loop_state,
                                          closed_loop_symbolic, constraint_bias,
                                          equivalent_tree, loop_constraints, loop_jacobian,
                                          passive_velocity_map)
 from robmod.dynamics.newton_euler import idm
+from robmod.control import simulate
 from robmod.errors import RobmodError
 from robmod.testing.random import with_random_dynamics
 
@@ -238,11 +239,17 @@ def test_fivebar_energy_is_conserved_without_torque():
     robot = replace(robot, links=tuple(replace(l, FC=0, FV=0) for l in robot.links))
     exact = fivebar_closed_form(QA5)
     t = np.linspace(0.0, 0.1, 51)
-    run = closed_loop_simulate(robot, None, QA5, 3 * QDA5, t, q_guess=exact)
-    q, qd = run                          # one result type: SimulationResult, unpacks as q, qd
-    assert isinstance(run, robmod.dynamics.SimulationResult) and np.array_equal(run.t, t)
+    qd0 = closed_loop_state(robot, QA5, 3 * QDA5, None, q_guess=exact)[1]
+    run = simulate(robot, lambda tt, qa, qda: np.zeros(len(QA5)), None, 0.1,
+                   x0=np.r_[exact, qd0], step=2e-3)    # every joint: the assembly mode
+    qa, qda = run                        # one result type: SimulationResult, unpacks as q, qd
+    assert isinstance(run, robmod.dynamics.SimulationResult) and np.allclose(run.t, t)
     assert run.tau.shape == (len(t), len(QA5)) and not np.any(run.tau)   # free motion
-    assert run.x.shape == (len(t), 2 * q.shape[1])
+    assert run.x.shape == (len(t), 2 * len(QA5)) and qa.shape == (len(t), len(QA5))
+    q, qd = zip(*(closed_loop_state(robot, a, b, None, q_guess=exact)[:2]
+                  for a, b in zip(qa, qda)))
+    assert np.abs(q[0] - exact).max() < 1e-9      # the assembly mode of the closed form
+    q, qd = np.array(q), np.array(qd)     # every joint, the loops closed
     E = np.array([sum(closed_loop_energy(robot, a, b)) for a, b in zip(q, qd)])
     T0 = closed_loop_energy(robot, q[0], qd[0])[0]
     scale = T0 + abs(closed_loop_energy(robot, q[0], qd[0])[1])

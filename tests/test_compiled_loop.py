@@ -182,17 +182,15 @@ def res_ref(res):
 
 
 def test_parameter_sets_are_the_runs_of_each_plant(monkeypatch, rx90):
-    """simulate_parameter_sets: one compiled loop for every payload mass and friction value
+    """simulate(..., parameters=): one compiled loop for every payload mass and friction value
     (the DDM customized with M6 and FV2 as symbols) equals a run per plant robot."""
-    from robmod.control import simulate_parameter_sets
-
     robot = dataclasses.replace(rx90, links=tuple(dataclasses.replace(link, FC=sp.Integer(0))
                                                   for link in rx90.links))
     ct = ComputedTorque(robot, kp=[[100.0] * 6, [200.0] * 6, [400.0] * 6], kd=30.0)
     sets = {"M6": [0.5, 1.5, 3.0], "FV2": [5.0, 10.0, 20.0]}
     monkeypatch.setenv("ROBMOD_COMPILED_LOOP", "1")
     taken = spy_on_the_compiled_loop(monkeypatch)
-    res = simulate_parameter_sets(robot, ct, np.full(6, 0.3), 0.2, parameters=sets)
+    res = simulate(robot, ct, np.full(6, 0.3), 0.2, parameters=sets)
     assert taken == [True] and res.q.shape == (201, 3, 6)
     for b in range(3):
         plant = dataclasses.replace(robot, links=tuple(
@@ -206,13 +204,17 @@ def test_parameter_sets_are_the_runs_of_each_plant(monkeypatch, rx90):
     # a controller written in Python: one simulate per set, the same results
     class Mine(PDGravity):
         pass
-    mine = simulate_parameter_sets(robot, Mine(robot, 400.0, 40.0), np.full(6, 0.3), 0.05,
-                                   parameters={"M6": [0.5, 3.0]})
+    mine = simulate(robot, Mine(robot, 400.0, 40.0), np.full(6, 0.3), 0.05,
+                    parameters={"M6": [0.5, 3.0]})
     assert mine.q.shape == (51, 2, 6) and np.abs(mine.q[-1, 0] - mine.q[-1, 1]).max() > 0
     with pytest.raises(RobmodError, match="not a link parameter"):
-        simulate_parameter_sets(robot, ct, np.zeros(6), 0.1, parameters={"M9": [1.0]})
+        simulate(robot, ct, np.zeros(6), 0.1, parameters={"M9": [1.0]})
     with pytest.raises(RobmodError, match="one per parameter set"):
-        simulate_parameter_sets(robot, ct, np.zeros(6), 0.1, parameters={"M6": [1.0, 2.0]})
+        simulate(robot, ct, np.zeros(6), 0.1, parameters={"M6": [1.0, 2.0]})
+    # a function of the state: a run per set, as a controller written in Python
+    law = simulate(robot, lambda t, q, qd: -100.0 * q - 10.0 * qd, None, 0.02,
+                   x0=np.full(12, 0.1), parameters={"M6": [0.5, 3.0]}, saturation=False)
+    assert law.q.shape == (21, 2, 6) and np.abs(law.q[-1, 0] - law.q[-1, 1]).max() > 0
 
 
 def test_record_every_keeps_the_samples_of_the_full_run(monkeypatch, planar, rx90):
@@ -241,3 +243,60 @@ def test_record_every_keeps_the_samples_of_the_full_run(monkeypatch, planar, rx9
     for bad in (0, -1, 2.5, True, 301, "10"):
         with pytest.raises(RobmodError, match="record_every"):
             simulate(planar, ct, ref2, 0.3, record_every=bad)
+
+
+@pytest.fixture(scope="module")
+def space_arm():
+    """A 4-joint tree on a 50 kg satellite, under gravity (free fall): a floating robot."""
+    from test_floating_simulation import space_arm as arm
+
+    return arm((0.0, 0.0, -9.81))
+
+
+@pytest.mark.parametrize("make, opts", [
+    (lambda r: PID(r, 80.0, 15.0, 20.0, gravity=True),
+     dict(noise=(1e-4, 1e-3), quantization=(1e-5, 0.0), delay=1)),
+    (lambda r: PDGravity(r, 80.0, 15.0, at_desired=True), {}),
+    (lambda r: ComputedTorque(r, omega=12.0, dt=0.0), dict(step=2e-3)),
+    (lambda r: PassivityBased(r, 8.0, 30.0), dict(substeps=2)),
+], ids=["pid-noise-delay", "pd-gravity-desired", "computed-torque-continuous", "passivity"])
+def test_a_floating_robot_in_the_compiled_loop(monkeypatch, space_arm, make, opts):
+    """A floating robot's closed loop in C: the free-floating models of the law, the plant's
+    free-floating direct model, Munthe-Kaas's RK4 on SE(3) written operation for operation as
+    the NumPy path: the same numbers (to the last bit, in practice)."""
+    from test_floating_simulation import start
+
+    n = space_arm.n_q
+    x0, _ = start(space_arm, 2)
+    from robmod.trajectory import point_to_point
+
+    ref = point_to_point(x0[7:7 + n], x0[7:7 + n] + 0.4, "quintic", duration=0.15)
+    slow, fast = both(monkeypatch, space_arm, make(space_arm), ref, 0.2, x0=x0,
+                      saturation=False, **opts)
+    assert fast.q.shape[-1] == 7 + n and fast.qd.shape[-1] == 6 + n
+    assert_same(slow, fast)
+    assert np.abs(fast.q[-1, :3] - fast.q[0, :3]).max() > 0.05          # it fell
+
+
+def test_a_floating_robot_s_gain_sets_and_parameter_sets(monkeypatch, space_arm):
+    from test_floating_simulation import start
+
+    n = space_arm.n_q
+    x0, _ = start(space_arm, 2)
+    gains = ComputedTorque(space_arm, kp=np.linspace(50, 200, 70)[:, None] * np.ones(n),
+                           kd=20.0)
+    slow, fast = both(monkeypatch, space_arm, gains, np.full(n, 0.3), 0.05, x0=x0,
+                      saturation=False)
+    assert fast.q.shape == (51, 70, 7 + n)
+    assert_same(slow, fast)
+    sets = {"M2": [0.5, 2.0, 4.0]}
+    taken = spy_on_the_compiled_loop(monkeypatch)
+    res = simulate(space_arm, gains := ComputedTorque(space_arm, omega=10.0), np.full(n, 0.3),
+                   0.05, x0=x0, parameters=sets, saturation=False)
+    assert taken == [True] and res.q.shape == (51, 3, 7 + n)
+    for b, mass in enumerate(sets["M2"]):
+        plant = dataclasses.replace(space_arm, links=tuple(
+            dataclasses.replace(link, M=sp.Float(mass)) if link.j == 2 else link
+            for link in space_arm.links))
+        one = simulate(plant, gains, np.full(n, 0.3), 0.05, x0=x0, saturation=False)
+        np.testing.assert_allclose(res.q[:, b], one.q, atol=1e-12)

@@ -54,7 +54,10 @@ def test_pid_gains_reference_values():
 
 def test_computed_torque_gains_and_error_poles(rx90):
     kp, kd = computed_torque_gains(10.0, xi=1.0, n=6)
-    np.testing.assert_allclose(kp, 100) and np.testing.assert_allclose(kd, 20)
+    np.testing.assert_allclose(kp, np.full(6, 100.0))     # (9.26): Kp = omega^2
+    np.testing.assert_allclose(kd, np.full(6, 20.0))      # Kd = 2 xi omega (it was never
+    kp, kd = computed_torque_gains(10.0, xi=0.7, n=2)     # checked: after an `and` on None)
+    np.testing.assert_allclose(kd, [14.0, 14.0])
     ct = ComputedTorque(rx90, omega=10.0)
     np.testing.assert_allclose(ct.error_poles(), -10, atol=1e-6)
 
@@ -384,11 +387,10 @@ def test_pid_of_a_robot_or_of_n_joints(planar):
 
     pid = PID.for_joints(2, [100.0, 50.0], 10.0, 1.0)
     assert pid.n == 2 and pid.dyn is None and pid.tau_max is None
-    with pytest.warns(DeprecationWarning, match=r"PID\.for_joints"):
-        old = PID(2, [100.0, 50.0], 10.0, 1.0)                 # PID(n, ...): one release
+    with pytest.raises(ArgumentError, match="robot must be a robmod Robot"):
+        PID(2, [100.0, 50.0], 10.0, 1.0)                 # one way to say "no model"
     ref = Sample(np.array([0.3, -0.2]), np.zeros(2), np.zeros(2))
     q, qd, z = np.zeros(2), np.array([0.1, 0.0]), np.array([0.01, 0.02])
-    np.testing.assert_array_equal(old.output(0.0, q, qd, ref, z), pid.output(0.0, q, qd, ref, z))
     np.testing.assert_allclose(pid.output(0.0, q, qd, ref, z), [30.0 - 1.0 + 0.01, -10.0 + 0.02])
     with pytest.raises(ArgumentError, match="robmod Robot"):
         PID("planar2", 1.0, 1.0)
@@ -409,11 +411,7 @@ def test_task_space_frames_by_keyword(rx90):
     ref = Sample(q + 0.05, np.zeros(6), np.zeros(6))
     z = np.zeros(6)
     new = TaskPID(rx90, 100.0, 20.0, j=4)
-    with pytest.warns(DeprecationWarning, match=r"j= \(a frame number or name\) or tool="):
-        old = TaskPID(rx90, 100.0, 20.0, frame=4)
-    np.testing.assert_array_equal(new.output(0.0, q, z, ref, z), old.output(0.0, q, z, ref, z))
     assert not np.allclose(new.output(0.0, q, z, ref, z),
                            TaskPID(rx90, 100.0, 20.0).output(0.0, q, z, ref, z))
-    with pytest.raises(RobmodError, match="not frame= as well"), \
-            pytest.warns(DeprecationWarning):
-        TaskComputedTorque(rx90, omega=10.0, j=4, frame=4)
+    with pytest.raises(RobmodError, match="has no option 'frame'"):
+        TaskComputedTorque(rx90, omega=10.0, frame=4)

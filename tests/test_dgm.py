@@ -49,10 +49,10 @@ def test_base_and_tool_frames():
     robot = robmod.load_robot("torso2arms", numeric=True)
     q = np.linspace(-1, 1, 7)
     tool = robot.tools[0]
-    T = dgm(robot, q, tool=tool.name, base=True)
+    T = dgm(robot, q, tool=tool.name, i="world")
     ref = _product(robot, q, tool.frame) @ np.array(tool.T.evalf(), dtype=float)
     assert np.abs(T - ref).max() < 1e-12
-    f = dgm_model(robot, tool=tool.name, base=True).numpy_function()
+    f = dgm_model(robot, tool=tool.name, i="world").numpy_function()
     assert np.abs(f(q) - ref[:3]).max() < 1e-12
 
 

@@ -337,6 +337,17 @@ def test_monte_carlo_closed_loop_runs_equal_the_batched_run(client):
     bad = closed_loop_runs(planar, stiff, [0.5, 0.5], 0.5, x0[:3], chunk=2, client=client,
                            saturation=False)
     assert bad.diverged.all() and "3 diverged" in repr(bad)
+    # a floating robot: its states (B, 13 + 2n), the metrics of its joints
+    space = planar.with_base("floating", M=5, XX=0.1, YY=0.1, ZZ=0.1)
+    start = np.zeros((4, 13 + 4))
+    start[:, 3] = 1.0
+    start[:, 7:9] = x0[:4, :2]
+    pd = PDGravity(space, 50.0, 10.0)
+    runs = closed_loop_runs(space, pd, [0.5, -0.2], 0.3, start, chunk=2, client=client,
+                            record_every=10)
+    one = simulate(space, pd, [0.5, -0.2], 0.3, x0=start, record_every=10)
+    assert one.q.shape == (31, 4, 9)
+    np.testing.assert_allclose(runs.final_error, np.abs(one.error[-1]), atol=1e-12)
 
 
 def test_cli_workspace_on_a_local_cluster_of_n_workers(capsys):

@@ -9,7 +9,7 @@ from robmod.testing import numpy_path
 import robmod
 from robmod.dynamics import idm
 from robmod.dynamics.direct import ddm, ddm_model, state_derivative
-from robmod.dynamics.simulation import simulate
+from robmod.control import simulate
 from robmod.testing.random import random_robot, with_random_dynamics
 
 WRENCH = ("FX", "FY", "FZ", "CX", "CY", "CZ")
@@ -106,26 +106,30 @@ def test_state_derivative_and_simulation():
     xd = state_derivative(robot, x, tau)
     assert np.allclose(xd[:, :6], x[:, 6:])
     assert np.abs(idm(robot, x[:, :6], x[:, 6:], xd[:, 6:]) - tau).max() < 1e-9
-    assert np.abs(state_derivative(robot, x, tau, method="compiled") - xd).max() < 1e-10
+    assert np.abs(state_derivative(robot, x, tau, method="inverse") - xd).max() < 1e-9
 
-    def tau_fn(t, x):
+    def tau_fn(t, q, qd):                                # a torque law: t and the state
         return np.sin(t) * np.ones(6)
 
     t = np.linspace(0, 0.5, 51)
-    run = simulate(robot, tau_fn, x[0], t, substeps=2)
+    options = dict(x0=x[0], saturation=False)
+    run = simulate(robot, tau_fn, None, 0.5, step=0.005, record_every=2, **options)
     X = run.x
-    Y = simulate(robot, tau_fn, x[0], t, method="DOP853", ddm_method="compiled").x
-    assert np.abs(X - Y).max() < 1e-6
+    Y = simulate(robot, tau_fn, None, 0.5, step=0.01, method="DOP853", **options).x
+    assert np.abs(X - Y).max() < 1e-6 and np.allclose(run.t, t)
     # one result type: q, qd, the torques applied at the grid's times, the states x
     assert run.q.shape == run.qd.shape == run.tau.shape == (51, 6)
     assert np.array_equal(np.asarray(run), X) and np.array_equal(X, np.hstack([run.q, run.qd]))
     np.testing.assert_allclose(run.tau, np.sin(t)[:, None] * np.ones(6))
     q, qd = run                                          # unpacks as q, qd
-    assert q is run.q and qd is run.qd and run.robot is robot and run.reference is None
+    assert q is run.q and qd is run.qd and run.reference is None
+    assert run.robot.content_key == robot.content_key
+    assert run.controller is tau_fn
     # batched initial states
-    XB = simulate(robot, tau_fn, x, t[:5])
+    XB = simulate(robot, tau_fn, None, 0.04, x0=x, step=0.01, saturation=False)
     assert XB.x.shape == (5, 4, 12) and XB.tau.shape == (5, 4, 6)
-    assert np.abs(XB.x[:, 0] - simulate(robot, tau_fn, x[0], t[:5]).x).max() < 1e-12
+    one = simulate(robot, tau_fn, None, 0.04, x0=x[0], step=0.01, saturation=False)
+    assert np.abs(XB.x[:, 0] - one.x).max() < 1e-12
 
 
 def test_fewest_takes_the_customized_model_with_fewer_operations():

@@ -6,7 +6,7 @@ import sympy as sp
 
 import robmod
 from robmod.dynamics import idm
-from robmod.dynamics import simulate
+from robmod.control import simulate
 from robmod.dynamics.inertia import inertia_matrix, inertia_matrix_model
 from robmod.dynamics.lagrange import (coriolis_matrix, coriolis_matrix_model, energy_model,
                                       friction_torques, gravity_torques,
@@ -112,14 +112,15 @@ def test_energy_balance_along_a_simulated_motion():
     robot = replace(robot, links=tuple(links))
     amp = rng.uniform(-5, 5, 6)
 
-    def tau_fn(t, x):
+    def tau_fn(t, q, qd):
         return amp * np.sin(3 * t) + 2.0
 
     t = np.linspace(0, 1, 401)
     x0 = np.concatenate([rng.uniform(-1, 1, 6), rng.uniform(-1, 1, 6)])
-    q, qd = simulate(robot, tau_fn, x0, t, substeps=2, ddm_method="compiled")
+    q, qd = simulate(robot, tau_fn, None, 1.0, x0=x0, step=1.25e-3, record_every=2,
+                     saturation=False)
     E = kinetic_energy(robot, q, qd) + potential_energy(robot, q)
-    power = np.einsum("ki,ki->k", qd, np.array([tau_fn(tt, None) for tt in t])
+    power = np.einsum("ki,ki->k", qd, np.array([tau_fn(tt, None, None) for tt in t])
                       - friction_torques(robot, qd))
     # composite Simpson rule
     w = np.ones(len(t))

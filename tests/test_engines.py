@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import robmod
-from robmod.dynamics import floating_idm, floating_inertia_matrix, idm, inertia_matrix
+from robmod.dynamics import idm, inertia_matrix
 from robmod.testing import example_robot_data
 
 pytest.importorskip("pydrake")
@@ -79,8 +79,6 @@ def _state(robot, rng):
 
 
 def _ours(robot, q, qd, qdd):
-    if robot.base_kind == "floating":
-        return floating_idm(robot, q, qd, qdd, friction=False), floating_inertia_matrix(robot, q)
     return idm(robot, q, qd, qdd, friction=False), inertia_matrix(robot, q)
 
 
@@ -167,11 +165,11 @@ def mounted(path, rpy, directory):
 def fresh_path(request, tmp_path, monkeypatch):
     """The NumPy path, or the compiled one built now in an empty cache."""
     monkeypatch.setenv("ROBMOD_CACHE", str(tmp_path / "cache"))
-    robmod.symbolic.fastpath.clear()
+    robmod.symbolic.clear()
     old = robmod.set_backend(request.param)
     yield request.param
     robmod.set_backend(old)
-    robmod.symbolic.fastpath.clear()
+    robmod.symbolic.clear()
 
 
 @pytest.mark.parametrize("mount", list(MOUNTS))
@@ -182,7 +180,7 @@ def test_mounted_arms_against_pinocchio_drake_and_pybullet(arm, mount, tmp_path,
     pin = pytest.importorskip("pinocchio")
     path = mounted(ARMS[arm](), MOUNTS[mount], str(tmp_path))
     robot = _read(path)
-    assert not np.allclose(np.array(robot.base, dtype=float)[:3, :3], np.eye(3))
+    assert not np.allclose(np.array(robot.Z, dtype=float)[:3, :3], np.eye(3))
     rng = np.random.default_rng(7)
     q, qd, qdd = _state(robot, rng)
     tau, M = _ours(robot, q, qd, qdd)

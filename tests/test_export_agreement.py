@@ -14,13 +14,10 @@ import pytest
 import sympy as sp
 
 import robmod
-from robmod.dynamics import (floating_idm_model, floating_inertia_matrix_model, idm_derivatives,
-                             idm_derivatives_model, idm_model, inertia_matrix_model)
+from robmod.dynamics import (idm_derivatives, idm_derivatives_model, idm_model,
+                             inertia_matrix_model)
 from robmod.testing.random import random_inertial, random_robot, with_random_dynamics
 from test_export_graphs import jax64  # noqa: F401 - the fixture (float64 JAX)
-
-# the floating base's models (a one-line change when they take the plain names)
-FLOATING_MODELS = (floating_idm_model, floating_inertia_matrix_model)
 
 
 def _fixed():
@@ -47,8 +44,7 @@ ROBOTS = {"fixed": _fixed, "mimic": _mimic, "floating": _floating}
 @functools.lru_cache(maxsize=None)
 def _models(kind):
     robot = ROBOTS[kind]()
-    makes = FLOATING_MODELS if kind == "floating" else (idm_model, inertia_matrix_model,
-                                                          idm_derivatives_model)
+    makes = (idm_model, inertia_matrix_model, idm_derivatives_model)
     return robot, tuple(make(robot) for make in makes)
 
 

@@ -1,4 +1,4 @@
-"""Floating and mobile bases (docs/floating.md): random trees with a floating base against
+"""Floating and mobile bases (docs/floating.md), under the plain names: random trees with a floating base against
 Pinocchio's free-flyer (kinematics, rnea, crba, aba, centre of mass, centroidal momentum), the
 identities between the models (the two inverse models and the direct one, the inertia matrix
 from the inverse model's columns, the base wrench of a mobile base), the customized models
@@ -10,14 +10,11 @@ import sympy as sp
 import robmod
 from robmod.description import Link, loads_yaml, dumps_yaml
 from robmod.dynamics import (center_of_mass, center_of_mass_jacobian, centroidal_momentum,
-                             centroidal_momentum_matrix, ddm, floating_ddm, floating_ddm_model,
-                             floating_idm, floating_idm_model, floating_inertia_matrix,
-                             floating_inertia_matrix_model, free_floating_idm,
-                             free_floating_idm_model, idm, idm_model, inertia_matrix)
+                             centroidal_momentum_matrix, ddm, ddm_model, idm, idm_model,
+                             inertia_matrix, inertia_matrix_model)
 from robmod.errors import ArgumentError, DescriptionError
-from robmod.geometry import (difference, floating_dgm, floating_dgm_model, integrate, neutral,
-                             quaternion_to_matrix)
-from robmod.kinematics import floating_jacobian, floating_jacobian_model, jacobian
+from robmod.geometry import dgm, dgm_model, difference, integrate, neutral, quaternion_to_matrix
+from robmod.kinematics import jacobian, jacobian_model
 from robmod.testing import PinocchioRobot, random_inertial, random_robot
 
 pin = pytest.importorskip("pinocchio")
@@ -48,50 +45,50 @@ def test_random_floating_trees_against_pinocchio(seed):
     q, v, a = state(robot, rng)
     qp, vp, ap = peer.pin_q(q), peer.pin_v(v), peer.pin_v(a)
     tau = peer.robmod_v(pin.rnea(m, d, qp, vp, ap))
-    assert np.allclose(floating_idm(robot, q, v, a), tau, rtol=1e-10, atol=1e-10)
+    assert np.allclose(idm(robot, q, v, a), tau, rtol=1e-10, atol=1e-10)
     M = pin.crba(m, d, qp)
     M = np.triu(M) + np.triu(M, 1).T
     M = peer.robmod_v(peer.robmod_v(M).T)
-    assert np.allclose(floating_inertia_matrix(robot, q), M, rtol=1e-10, atol=1e-12)
+    assert np.allclose(inertia_matrix(robot, q), M, rtol=1e-10, atol=1e-12)
     acc = peer.robmod_v(pin.aba(m, d, qp, vp, peer.pin_v(np.r_[np.zeros(6), tau[6:]])))
     for method in ("recursive", "inverse"):
-        assert np.allclose(floating_ddm(robot, q, v, tau[6:], method=method), acc, rtol=1e-9,
+        assert np.allclose(ddm(robot, q, v, tau[6:], method=method), acc, rtol=1e-9,
                            atol=1e-9)
-    out = free_floating_idm(robot, q, v, acc[6:])
+    out = idm(robot, q, v, acc[6:], method="free_floating")
     assert np.allclose(out, np.r_[acc[:6], tau[6:]], rtol=1e-9, atol=1e-9)
     # kinematics: every frame, the Jacobians, the centre of mass, the centroidal momentum
     pin.forwardKinematics(m, d, qp, vp)
     pin.updateFramePlacements(m, d)
     for j in range(1, robot.n_frames + 1):
         T = d.oMf[peer.frame_id[j]].homogeneous
-        assert np.allclose(floating_dgm(robot, q, j=j), T, atol=1e-12)
+        assert np.allclose(dgm(robot, q, j=j, i="world"), T, atol=1e-12)
         Jp = pin.computeFrameJacobian(m, d, qp, peer.frame_id[j], pin.LOCAL_WORLD_ALIGNED)
-        assert np.allclose(floating_jacobian(robot, q, j=j), peer.robmod_v(Jp), atol=1e-12)
+        assert np.allclose(jacobian(robot, q, j=j, i="world"), peer.robmod_v(Jp), atol=1e-12)
         Jl = pin.computeFrameJacobian(m, d, qp, peer.frame_id[j], pin.LOCAL)
-        assert np.allclose(floating_jacobian(robot, q, j=j, i=j), peer.robmod_v(Jl), atol=1e-12)
-    assert np.allclose(center_of_mass(robot, q), pin.centerOfMass(m, d, qp), atol=1e-12)
-    assert np.allclose(center_of_mass_jacobian(robot, q),
+        assert np.allclose(jacobian(robot, q, j=j, i=j), peer.robmod_v(Jl), atol=1e-12)
+    assert np.allclose(center_of_mass(robot, q, i="world"), pin.centerOfMass(m, d, qp), atol=1e-12)
+    assert np.allclose(center_of_mass_jacobian(robot, q, i="world"),
                        peer.robmod_v(pin.jacobianCenterOfMass(m, d, qp)), atol=1e-12)
     Ag = peer.robmod_v(pin.computeCentroidalMap(m, d, qp))
-    assert np.allclose(centroidal_momentum_matrix(robot, q), Ag, atol=1e-11)
+    assert np.allclose(centroidal_momentum_matrix(robot, q, i="world"), Ag, atol=1e-11)
     pin.computeCentroidalMomentum(m, d, qp, vp)
-    assert np.allclose(centroidal_momentum(robot, q, v), d.hg.vector, atol=1e-11)
+    assert np.allclose(centroidal_momentum(robot, q, v, i="world"), d.hg.vector, atol=1e-11)
 
 
 def test_batches_and_the_compiled_path_agree_with_the_numpy_path():
     robot = floating_robot(7, n=3)
     rng = np.random.default_rng(1)
     q, v, a = state(robot, rng, (5, 2))
-    tau = floating_idm(robot, q, v, a)
+    tau = idm(robot, q, v, a)
     assert tau.shape == (5, 2, 6 + robot.n_q)
 
     def models():       # the inverse and the direct model (the others: the same fast path)
-        return [floating_idm(robot, q, v, a), floating_ddm(robot, q, v, tau[..., 6:])]
+        return [idm(robot, q, v, a), ddm(robot, q, v, tau[..., 6:])]
 
     old = robmod.set_backend("compiled")
     try:
         fast = models()
-        single = floating_idm(robot, q[1, 1], v[1, 1], a[1, 1])
+        single = idm(robot, q[1, 1], v[1, 1], a[1, 1])
         robmod.set_backend("numpy")
         slow = models()
     finally:
@@ -109,27 +106,30 @@ def test_the_models_are_consistent():
     q, v, _ = state(robot, rng)
     n = robot.n_q
     tau = rng.normal(size=n)
-    acc = floating_ddm(robot, q, v, tau)
-    assert np.allclose(floating_idm(robot, q, v, acc), np.r_[np.zeros(6), tau], atol=1e-9)
+    acc = ddm(robot, q, v, tau)
+    assert np.allclose(idm(robot, q, v, acc), np.r_[np.zeros(6), tau], atol=1e-9)
     E = np.eye(6 + n)
-    cols = floating_idm(robot, np.broadcast_to(q, (6 + n, 7 + n)), np.zeros(6 + n), E,
+    cols = idm(robot, np.broadcast_to(q, (6 + n, 7 + n)), np.zeros(6 + n), E,
                         gravity=False, velocity=False, friction=False)
-    M = floating_inertia_matrix(robot, q)
+    M = inertia_matrix(robot, q)
     assert np.allclose(cols.T, M, atol=1e-10) and np.linalg.eigvalsh(M).min() > 0
     # the base's external wrench (FX0..CZ0: exerted by link 0 on the environment)
     from dataclasses import replace
     w = rng.normal(size=6)
     pushed = replace(robot, base_link=replace(robot.base_link, **dict(zip(
         ("FX", "FY", "FZ", "CX", "CY", "CZ"), map(sp.Float, w)))))
-    acc = floating_ddm(pushed, q, v, tau)
-    assert np.allclose(floating_idm(robot, q, v, acc), np.r_[-w, tau], atol=1e-9)
-    assert np.allclose(free_floating_idm(pushed, q, v, acc[6:]), np.r_[acc[:6], tau], atol=1e-9)
+    acc = ddm(pushed, q, v, tau)
+    assert np.allclose(idm(robot, q, v, acc), np.r_[-w, tau], atol=1e-9)
+    assert np.allclose(idm(pushed, q, v, acc[6:], method="free_floating"), np.r_[acc[:6], tau],
+                       atol=1e-9)
 
 
 def test_a_mobile_base_is_the_fixed_model_with_the_base_motion():
-    """The fixed-base IDM and DDM with the robot's W0, WP0, VP0 (Khalil's mobile base) are the
-    floating models' joint rows at that base motion (VD0 = VP0 - W0 x V0), for any pose of
-    frame 0 when gravity is expressed in it."""
+    """A fixed base with Khalil's constant base motion (the robot's W0, WP0, VP0, gravity in
+    frame 0) is a mobile base whose motion, given in q, qd, qdd, is that one: the joint rows
+    of its inverse model, its direct model at the given base acceleration, its inertia
+    matrix's joint block (VD0 = VP0 - W0 x V0), for any pose of frame 0; a floating base's
+    inverse model is the mobile one."""
     from dataclasses import replace
     rng = np.random.default_rng(4)
     base = random_robot(rng, n=5, tree=True)
@@ -137,20 +137,26 @@ def test_a_mobile_base_is_the_fixed_model_with_the_base_motion():
     W0, V0, WP0, VD0 = v[3:6], v[:3], a[3:6], a[:3]
     R = quaternion_to_matrix(q[3:7])
     g = np.array([0.0, 0.0, -9.81])
-    mobile = replace(base, W0=tuple(map(sp.Float, W0)), V0=tuple(map(sp.Float, V0)),
+    khalil = replace(base, W0=tuple(map(sp.Float, W0)), V0=tuple(map(sp.Float, V0)),
                      WP0=tuple(map(sp.Float, WP0)),
                      VP0=tuple(map(sp.Float, VD0 + np.cross(W0, V0))),
-                     gravity=tuple(map(sp.Float, R.T @ g))).with_base("mobile")
-    floating = replace(base, gravity=tuple(map(sp.Float, g))).with_base("floating")
-    tau = idm(mobile, q[7:], v[6:], a[6:])
-    assert np.allclose(floating_idm(floating, q, v, a)[6:], tau, atol=1e-10)
-    qdd = ddm(mobile, q[7:], v[6:], tau)
-    assert np.allclose(floating_ddm(floating, q, v, tau, base_acceleration=a[:6])[6:], qdd,
-                       atol=1e-9)
-    assert np.allclose(floating_ddm(floating, q, v, tau, base_acceleration=a[:6],
-                                    method="inverse")[6:], qdd, atol=1e-9)
-    assert np.allclose(inertia_matrix(mobile, q[7:]),
-                       floating_inertia_matrix(floating, q)[6:, 6:], atol=1e-12)
+                     gravity=tuple(map(sp.Float, R.T @ g)))
+    mobile = replace(base, gravity=tuple(map(sp.Float, g))).with_base("mobile")
+    floating = mobile.with_base("floating")
+    tau = idm(khalil, q[7:], v[6:], a[6:])
+    assert np.allclose(idm(mobile, q, v, a)[6:], tau, atol=1e-10)
+    assert np.allclose(idm(floating, q, v, a), idm(mobile, q, v, a), atol=1e-10)
+    qdd = ddm(khalil, q[7:], v[6:], tau)
+    for method in ("recursive", "inverse"):
+        out = ddm(mobile, q, v, tau, base_acceleration=a[:6], method=method)
+        assert np.allclose(out, np.r_[a[:6], qdd], atol=1e-9)
+    assert np.allclose(inertia_matrix(khalil, q[7:]), inertia_matrix(mobile, q)[6:, 6:],
+                       atol=1e-12)
+    # the base at a constant twist by default; a floating base's acceleration is not given
+    assert np.allclose(ddm(mobile, q, v, tau), ddm(mobile, q, v, tau,
+                                                    base_acceleration=np.zeros(6)))
+    with pytest.raises(ArgumentError, match="base_acceleration is the given acceleration"):
+        ddm(floating, q, v, tau, base_acceleration=a[:6])
 
 
 def test_customized_models_equal_the_numeric_ones():
@@ -158,20 +164,21 @@ def test_customized_models_equal_the_numeric_ones():
     rng = np.random.default_rng(3)
     q, v, a = state(robot, rng)
     n = robot.n_q
-    f = floating_idm_model(robot).numpy_function()
-    assert np.allclose(f(q, v, a), floating_idm(robot, q, v, a), atol=1e-10)
-    f = free_floating_idm_model(robot).numpy_function()
-    assert np.allclose(f(q, v, a[6:]), free_floating_idm(robot, q, v, a[6:]), atol=1e-10)
+    f = idm_model(robot).numpy_function()
+    assert np.allclose(f(q, v, a), idm(robot, q, v, a), atol=1e-10)
+    f = idm_model(robot, method="free_floating").numpy_function()
+    assert np.allclose(f(q, v, a[6:]), idm(robot, q, v, a[6:], method="free_floating"),
+                       atol=1e-10)
     tau = rng.normal(size=n)
-    f = floating_ddm_model(robot).numpy_function()
-    assert np.allclose(f(q, v, tau), floating_ddm(robot, q, v, tau), atol=1e-9)
-    A = floating_inertia_matrix_model(robot).numpy_function()(q)
-    M = floating_inertia_matrix(robot, q)
+    f = ddm_model(robot).numpy_function()
+    assert np.allclose(f(q, v, tau), ddm(robot, q, v, tau), atol=1e-9)
+    A = inertia_matrix_model(robot).numpy_function()(q)
+    M = inertia_matrix(robot, q)
     assert np.allclose(A, M[np.tril_indices(6 + n)], atol=1e-12)
-    T = floating_dgm_model(robot, j=3).numpy_function()(q)
-    assert np.allclose(T, floating_dgm(robot, q, j=3)[:3], atol=1e-12)
-    J = floating_jacobian_model(robot, j=4).numpy_function()(q)
-    assert np.allclose(J, floating_jacobian(robot, q, j=4), atol=1e-12)
+    T = dgm_model(robot, j=3, i="world").numpy_function()(q)
+    assert np.allclose(T, dgm(robot, q, j=3, i="world")[:3], atol=1e-12)
+    J = jacobian_model(robot, j=4, i="world").numpy_function()(q)
+    assert np.allclose(J, jacobian(robot, q, j=4, i="world"), atol=1e-12)
 
 
 def test_symbolic_floating_models_of_a_symbolic_robot():
@@ -180,7 +187,7 @@ def test_symbolic_floating_models_of_a_symbolic_robot():
     robot = robmod.load_robot("rx90").with_base("floating", **{
         k: sp.Symbol(f"{k}0") for k in ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ",
                                         "M")})
-    model = floating_idm_model(robot)
+    model = idm_model(robot)
     names = {str(s) for s in model.parameters}
     assert {"M0", "XX0", "MX0", "M6", "ZZ1", "G3"} <= names
     assert [str(s) for s in model.inputs["q"][:7]] == ["PB1", "PB2", "PB3", "QB0", "QB1",
@@ -202,8 +209,8 @@ def test_operation_counts_of_the_base():
         if n == 4:
             rx = make_robot("rx90_4", rx.frames[:4], rx.links[:4], gravity=rx.gravity)
         fixed = idm_model(rx, friction=False, rotor=False).count()
-        floating = floating_idm_model(rx.with_base("floating", link=symbolic_base_link()),
-                                      friction=False, rotor=False).count()
+        floating = idm_model(rx.with_base("floating", link=symbolic_base_link()),
+                             friction=False, rotor=False).count()
         extra[n] = (floating.mults - fixed.mults, floating.adds - fixed.adds)
     assert extra[4] == extra[6]
     assert 0 < extra[6][0] < 200 and 0 < extra[6][1] < 200
@@ -221,8 +228,8 @@ def test_integrate_and_difference_on_se3():
     assert np.allclose(integrate(robot, q, difference(robot, q, q1)), q1, atol=1e-12)
     # a constant twist is a screw motion: frame 0's velocity in itself stays the twist
     h = 1e-6
-    T0, T1 = floating_dgm(robot, q[0], j=0), floating_dgm(robot, integrate(robot, q[0], v[0], dt=h),
-                                                           j=0)
+    T0 = dgm(robot, q[0], j=0, i="world")
+    T1 = dgm(robot, integrate(robot, q[0], v[0], dt=h), j=0, i="world")
     assert np.allclose(T0[:3, :3].T @ (T1[:3, 3] - T0[:3, 3]) / h, v[0, :3], atol=1e-5)
     # Pinocchio's integrate on a free-flyer
     peer = PinocchioRobot(robot, floating=True)
@@ -237,17 +244,17 @@ def test_bad_floating_arguments():
     robot = floating_robot(2, n=3)
     q, v, a = state(robot, np.random.default_rng(0))
     with pytest.raises(ArgumentError, match=r"argument q must have 10 values \(the base"):
-        floating_idm(robot, q[1:], v, a)
+        idm(robot, q[1:], v, a)
     bad = q.copy()
     bad[3:7] = 0
     with pytest.raises(ArgumentError, match="quaternion .* is zero"):
-        floating_idm(robot, bad, v, a)
+        idm(robot, bad, v, a)
     with pytest.raises(ArgumentError, match="argument qdd must have 3 joint values"):
-        free_floating_idm(robot, q, v, a)
+        idm(robot, q, v, a, method="free_floating")
     with pytest.raises(ArgumentError, match="did you mean 'rotor'"):
-        floating_idm(robot, q, v, a, rotr=False)
+        idm(robot, q, v, a, rotr=False)
     with pytest.raises(ArgumentError, match="method must be"):
-        floating_ddm(robot, q, v, a[6:], method="aba")
+        ddm(robot, q, v, a[6:], method="aba")
 
 
 def test_descriptions_of_the_base():
@@ -291,7 +298,7 @@ def test_a_rigid_body_split_into_welded_links():
     body = dict(j=0, M=10, XX=0.2, YY=0.3, ZZ=0.4)
     arm = Link(j=2, M=1, MX=0.1, XX=0.05, YY=0.06, ZZ=0.07)
     from robmod.description import make_robot
-    robot = make_robot("welded", frames, [Link(**dummy), arm], base_kind="floating",
+    robot = make_robot("welded", frames, [Link(**dummy), arm], base="floating",
                        base_link=body)
     assert robot.base_kind == "floating"
     with pytest.raises(DescriptionError, match="triangle"):
@@ -332,15 +339,15 @@ def test_switches_are_the_models_of_the_zeroed_robot(off):
         vv = np.zeros_like(v)
     else:
         aa = np.zeros_like(a)
-    assert np.allclose(floating_idm(robot, q, v, a, **{off: False}),
-                       floating_idm(ref, q, vv, aa), atol=1e-10)
-    assert np.allclose(free_floating_idm(robot, q, v, a[6:], **{off: False}),
-                       free_floating_idm(ref, q, vv, aa[6:]), atol=1e-9)
+    assert np.allclose(idm(robot, q, v, a, **{off: False}),
+                       idm(ref, q, vv, aa), atol=1e-10)
+    assert np.allclose(idm(robot, q, v, a[6:], method="free_floating", **{off: False}),
+                       idm(ref, q, vv, aa[6:], method="free_floating"), atol=1e-9)
     if off != "acceleration":
         tau = rng.normal(size=robot.n_q)
         for method in ("recursive", "inverse"):
-            assert np.allclose(floating_ddm(robot, q, v, tau, method=method, **{off: False}),
-                               floating_ddm(ref, q, vv, tau, method=method), atol=1e-9)
+            assert np.allclose(ddm(robot, q, v, tau, method=method, **{off: False}),
+                               ddm(ref, q, vv, tau, method=method), atol=1e-9)
 
 
 def test_the_base_options_are_checked():
@@ -356,8 +363,8 @@ def test_the_base_options_are_checked():
     with pytest.raises(ArgumentError, match="no parameter 'MM'.*did you mean 'M'"):
         rx.with_base("floating", MM=3)
     assert float(rx.with_base("mobile", M=3).base_link.M) == 3.0
-    with pytest.raises(ArgumentError, match="base_kind must be one of.*did you mean 'mobile'"):
-        make_robot("r", [dict(j=1, ant=0)], base_kind="mobil")
+    with pytest.raises(ArgumentError, match="base must be one of.*did you mean 'mobile'"):
+        make_robot("r", [dict(j=1, ant=0)], base="mobil")
     with pytest.raises(ArgumentError, match="equations must be"):
         numeric_base(rx, equations="base")          # a fixed base has no base equations
     with pytest.raises(ArgumentError, match="quaternion.*is zero"):
@@ -384,3 +391,51 @@ def test_a_urdf_with_a_floating_base_keeps_the_inertia_check():
         loads_urdf(text, "sat.urdf", base="floating", inertia_check="error")
     with pytest.raises(ArgumentError, match="did you mean 'floating'"):
         loads_urdf(text, "sat.urdf", base="floatin")
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_derivatives_and_accelerations_against_pinocchio(seed):
+    """idm_derivatives and ddm_derivatives on the tangent space (the base's pose moved in its
+    own frame: Pinocchio's computeRNEADerivatives, computeABADerivatives with a free-flyer),
+    the classical accelerations of every frame (J qdd + Jdot qd), the energies and the gravity
+    torques of a floating robot."""
+    from robmod.dynamics import ddm_derivatives, energy, gravity_torques, idm_derivatives
+    from robmod.kinematics import acceleration, jdot_qdot
+
+    robot = floating_robot(seed, n=5)
+    peer = PinocchioRobot(robot, floating=True)
+    m, d = peer.model, peer.data
+    rng = np.random.default_rng(200 + seed)
+    q, v, a = state(robot, rng)
+    qp, vp, ap = peer.pin_q(q), peer.pin_v(v), peer.pin_v(a)
+
+    def ours(M):
+        return peer.robmod_v(peer.robmod_v(M).T).T
+
+    dq, dv, da = pin.computeRNEADerivatives(m, d, qp, vp, ap)
+    D = idm_derivatives(robot, q, v, a)
+    assert np.allclose(D.dtau_dq, ours(dq), atol=1e-10)
+    assert np.allclose(D.dtau_dqd, ours(dv), atol=1e-10)
+    assert np.allclose(D.dtau_dqdd, inertia_matrix(robot, q), atol=1e-12)
+    tau = rng.normal(size=robot.n_q)
+    pin.computeABADerivatives(m, d, qp, vp, peer.pin_v(np.r_[np.zeros(6), tau]))
+    Dd = ddm_derivatives(robot, q, v, tau)
+    assert np.allclose(Dd.dqdd_dq, ours(d.ddq_dq), atol=1e-9)
+    assert np.allclose(Dd.dqdd_dqd, ours(d.ddq_dv), atol=1e-9)
+    assert np.allclose(Dd.dqdd_dtau, np.linalg.inv(inertia_matrix(robot, q)), atol=1e-9)
+    pin.forwardKinematics(m, d, qp, vp, ap)
+    pin.updateFramePlacements(m, d)
+    for j in range(1, robot.n_frames + 1):
+        world = pin.getFrameClassicalAcceleration(m, d, peer.frame_id[j],
+                                                  pin.LOCAL_WORLD_ALIGNED).vector
+        assert np.allclose(acceleration(robot, q, v, a, j=j, i="world"), world, atol=1e-12)
+        local = pin.getFrameClassicalAcceleration(m, d, peer.frame_id[j], pin.LOCAL).vector
+        assert np.allclose(acceleration(robot, q, v, a, j=j, i=j), local, atol=1e-12)
+        J = jacobian(robot, q, j=j)
+        assert np.allclose(acceleration(robot, q, v, a, j=j), J @ a + jdot_qdot(robot, q, v, j=j),
+                           atol=1e-12)
+    E = energy(robot, q, v)
+    assert np.isclose(E.kinetic, 0.5 * v @ inertia_matrix(robot, q) @ v)
+    assert np.isclose(E.potential, pin.computePotentialEnergy(m, d, qp))
+    assert np.allclose(gravity_torques(robot, q),
+                       peer.robmod_v(pin.computeGeneralizedGravity(m, d, qp)), atol=1e-10)

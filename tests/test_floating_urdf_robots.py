@@ -15,9 +15,8 @@ import numpy as np
 import pytest
 
 import robmod
-from robmod.dynamics import (center_of_mass, centroidal_momentum_matrix, floating_ddm,
-                             floating_idm, floating_inertia_matrix)
-from robmod.geometry import floating_dgm
+from robmod.dynamics import center_of_mass, centroidal_momentum_matrix, ddm, idm, inertia_matrix
+from robmod.geometry import dgm
 from robmod.testing import to_pinocchio_configuration
 
 pin = pytest.importorskip("pinocchio")
@@ -101,20 +100,20 @@ def compare(path, seed=0):
     for link, j in plain.frame_names.items():
         kind = pin.BODY if model.existFrame(link, pin.BODY) else pin.FIXED_JOINT
         if model.existFrame(link, kind) and j <= plain.n_links:
-            T = floating_dgm(plain, q, j=j)
+            T = dgm(plain, q, j=j, i="world")
             M = data.oMf[model.getFrameId(link, kind)]
             worst = max(worst, float(np.abs(T[:3, 3] - M.translation).max()))
             if j == 0 or plain.frame(j).sigma == 2:      # fixed frames: the whole pose
                 worst = max(worst, float(np.abs(T[:3, :3] - M.rotation).max()))
     err["frames"] = worst / max(1.0, float(np.abs(q[:3]).max()))
     tau = pin.rnea(model, data, qp, vp, ap)
-    err["rnea"] = rel(floating_idm(robot, q, v, a, friction=False), tau[perm])
+    err["rnea"] = rel(idm(robot, q, v, a, friction=False), tau[perm])
     M = pin.crba(model, data, qp)
     M = np.triu(M) + np.triu(M, 1).T
     Mr = M[np.ix_(perm, perm)]
-    err["crba"] = rel(floating_inertia_matrix(robot, q), Mr)
-    err["com"] = rel(center_of_mass(robot, q), pin.centerOfMass(model, data, qp))
-    err["centroidal"] = rel(centroidal_momentum_matrix(robot, q),
+    err["crba"] = rel(inertia_matrix(robot, q), Mr)
+    err["com"] = rel(center_of_mass(robot, q, i="world"), pin.centerOfMass(model, data, qp))
+    err["centroidal"] = rel(centroidal_momentum_matrix(robot, q, i="world"),
                             pin.computeCentroidalMap(model, data, qp)[:, perm])
     torque = np.zeros(model.nv)
     torque[6:] = tau[6:]
@@ -124,7 +123,7 @@ def compare(path, seed=0):
     else:
         acc = pin.aba(model, data, qp, vp, torque)
     cond = float(np.linalg.cond(Mr))
-    err["aba"] = rel(floating_ddm(robot, q, v, tau[perm][6:], friction=False), acc[perm])
+    err["aba"] = rel(ddm(robot, q, v, tau[perm][6:], friction=False), acc[perm])
     err["aba/cond"] = err["aba"] / cond
     err["cond"] = cond
     return err
@@ -161,11 +160,10 @@ def test_cli_on_a_floating_robot(tmp_path, capsys):
     assert main(["models", path, "--base", "floating", "--numeric", "--quiet", "--formats",
                  "txt", "--out", str(tmp_path / "m")]) == 0
     out = capsys.readouterr().out
-    for title in ("floating IDM (base wrench)", "free-floating IDM (SYMORO)",
-                  "floating inertia matrix", "floating DDM (recursive)",
-                  "centroidal momentum matrix"):
+    for title in ("IDM (Newton-Euler)", "DGM wTn (the world frame)", "free-floating IDM (SYMORO)",
+                  "inertia matrix", "DDM (recursive)", "centroidal momentum matrix"):
         assert title in out
-    assert (tmp_path / "m" / "solo_floating_idm.txt").exists()
+    assert (tmp_path / "m" / "solo_free_floating_idm.txt").exists()
     pytest.importorskip("matplotlib")
     assert main(["draw", path, "--base", "floating", "--q", "0.3", "-o",
                  str(tmp_path / "solo.png")]) == 0

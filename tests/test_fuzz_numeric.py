@@ -19,7 +19,7 @@ from robmod import dynamics as dyn
 from robmod.dynamics import (ccg, coriolis_matrix, ddm, energy, friction_torques, gravity_torques,
                              idm, idm_with_rotors, inertia_matrix, quadratic_velocity_matrix,
                              state_derivative, velocity_torques)
-from robmod.errors import RobmodError
+from robmod.errors import ArgumentError, ExpressionError, FileFormatError, RobmodError
 from robmod.geometry.direct import dgm
 from robmod.identification.regressors import regressor
 from robmod.kinematics import (acceleration, task_coordinates, task_jacobian, task_rows_jacobian,
@@ -220,27 +220,30 @@ def test_array_functions_return_finite_output_or_raise_robmod_error(fname, m, n,
 @FUZZ
 @given(st.sampled_from(["rx90", "fixed", "symbolic"]), st.data())
 def test_simulate_returns_finite_states_or_raises_robmod_error(rname, data):
-    from robmod.dynamics import simulate
+    from robmod.control import simulate
 
     robot = ROBOTS[rname]
     n = robot.n_q
     x0 = data.draw(joint_value(2 * n))
-    t = data.draw(st.sampled_from([np.linspace(0, 0.02, 3), [0.0], [0.0, 0.0], [0.1, 0.0],
-                                   [0.0, np.nan], "t", None, np.zeros((2, 2))]))
+    duration, step = data.draw(st.sampled_from([(0.02, 0.01), (0.0, 0.01), (0.01, 0.0),
+                                                (-0.1, 0.01), (np.nan, 0.01), ("t", 0.01),
+                                                (None, 0.01), (np.zeros((2, 2)), 0.01),
+                                                (0.02, np.inf), (0.02, "s")]))
     gain = data.draw(st.sampled_from([0.0, 10.0, 1e12]))
     law = data.draw(st.sampled_from(["pd", "nan", "short", "string", "none"]))
 
-    def tau_fn(tt, x):
+    def tau_fn(tt, q, qd):
         if law == "pd":
-            return -gain * x[..., :n] - np.sqrt(gain) * x[..., n:]
+            return -gain * q - np.sqrt(gain) * qd
         return {"nan": np.full(n, np.nan), "short": np.zeros(n - 1), "string": "a",
                 "none": None}[law]
 
     try:
-        out = np.asarray(simulate(robot, tau_fn, x0, t))
+        out = np.asarray(simulate(robot, tau_fn, None, duration, x0=x0, step=step))
     except RobmodError:
         return
-    assert rname != "symbolic"
+    # (a robot with symbols runs with the values of its file, robot.numeric(), as the
+    # controllers' models do)
     assert np.all(np.isfinite(out)) and out.shape[-1] == 2 * n
 
 
@@ -256,24 +259,31 @@ def _floating_robots():
 
 
 FLOATING_ROBOTS = _floating_robots()
+
+
+def _simulate_floating(robot, x0, tau):
+    """The last state of 2 ms of a floating robot under the torques ``tau``."""
+    from robmod.control import simulate
+
+    return simulate(robot, lambda t, q, qd: tau, None, 2e-3, x0=x0, saturation=False).x[-1]
 FLOATING = {
-    "floating_idm": (lambda r, a: dyn.floating_idm(r, *a), (7, 6, 6), lambda n: (6 + n,)),
-    "free_floating_idm": (lambda r, a: dyn.free_floating_idm(r, *a), (7, 6, 0),
+    "floating_idm": (lambda r, a: dyn.idm(r, *a), (7, 6, 6), lambda n: (6 + n,)),
+    "free_floating_idm": (lambda r, a: dyn.idm(r, *a, method="free_floating"), (7, 6, 0),
                           lambda n: (6 + n,)),
-    "floating_inertia": (lambda r, a: dyn.floating_inertia_matrix(r, *a), (7,),
+    "floating_inertia": (lambda r, a: dyn.inertia_matrix(r, *a), (7,),
                          lambda n: (6 + n, 6 + n)),
-    "floating_ddm": (lambda r, a: dyn.floating_ddm(r, *a), (7, 6, 0), lambda n: (6 + n,)),
-    "floating_ddm_inverse": (lambda r, a: dyn.floating_ddm(r, *a, method="inverse"), (7, 6, 0),
+    "floating_ddm": (lambda r, a: dyn.ddm(r, *a), (7, 6, 0), lambda n: (6 + n,)),
+    "floating_ddm_inverse": (lambda r, a: dyn.ddm(r, *a, method="inverse"), (7, 6, 0),
                              lambda n: (6 + n,)),
-    "floating_dgm": (lambda r, a: geo.floating_dgm(r, *a, j=2), (7,), lambda n: (4, 4)),
-    "floating_jacobian": (lambda r, a: kin.floating_jacobian(r, *a, i=1), (7,),
+    "floating_dgm": (lambda r, a: geo.dgm(r, *a, j=2, i="world"), (7,), lambda n: (4, 4)),
+    "floating_jacobian": (lambda r, a: kin.jacobian(r, *a, i=1), (7,),
                           lambda n: (6, 6 + n)),
     "center_of_mass": (lambda r, a: dyn.center_of_mass(r, *a), (7,), lambda n: (3,)),
     "centroidal": (lambda r, a: dyn.centroidal_momentum_matrix(r, *a), (7,),
                    lambda n: (6, 6 + n)),
     "integrate": (lambda r, a: geo.integrate(r, *a), (7, 6), lambda n: (7 + n,)),
     "difference": (lambda r, a: geo.difference(r, *a), (7, 7), lambda n: (6 + n,)),
-    "state_derivative": (lambda r, a: dyn.floating_state_derivative(r, *a), ("x", 0), None),
+    "simulate": (lambda r, a: _simulate_floating(r, *a), ("x", 0), None),
 }
 
 
@@ -363,8 +373,10 @@ def test_general6r_refuses_a_non_finite_target(bad):
 # -- every public entry point of every package, with bad arguments --------------------------
 # Each exported function and class (controllers, estimators, ...) is called with broken values
 # for all its required arguments, and with a robot first and broken values for the rest: it
-# raises a RobmodError (an ArgumentError for a value of the wrong kind) or returns; never a
-# NumPy, SymPy or Python error from deep inside (docs/architecture.md, "Errors").
+# raises an ArgumentError (one error class per kind of mistake: a bad argument; the text of a
+# file or of an expression, its own kind: FileFormatError, ExpressionError) or returns; never
+# another RobmodError, nor a NumPy, SymPy or Python error from deep inside
+# (docs/architecture.md, "Errors").
 
 #: exported objects left out, and why
 NOT_CALLED = {
@@ -415,9 +427,9 @@ ENTRY_POINTS = _entry_points()
 
 @pytest.mark.parametrize("qual, fn, required, keywords", ENTRY_POINTS,
                          ids=[e[0] for e in ENTRY_POINTS])
-def test_no_entry_point_lets_a_non_robmod_error_out_for_bad_arguments(qual, fn, required,
-                                                                      keywords, tmp_path,
-                                                                      monkeypatch):
+def test_every_entry_point_refuses_bad_arguments_with_an_argument_error(qual, fn, required,
+                                                                        keywords, tmp_path,
+                                                                        monkeypatch):
     import warnings
 
     pytest.importorskip("matplotlib").use("Agg")
@@ -430,5 +442,5 @@ def test_no_entry_point_lets_a_non_robmod_error_out_for_bad_arguments(qual, fn, 
         for args, b in calls:
             try:
                 fn(*args, **{k: b for k in keywords})
-            except RobmodError:
+            except (ArgumentError, FileFormatError, ExpressionError):
                 pass

@@ -10,7 +10,7 @@ from robmod.description.robot import Tool
 from robmod.errors import RobmodError
 from robmod.kinematics import jacobian
 from robmod.kinematics.analysis import reduce_pythagoras
-from robmod.kinematics import BlockIKM, ikm_block
+from robmod.kinematics import BlockIKM, ikm_block, ikm_block_model
 
 S2, C2, S3, C3, S4, C4, S5, C5, S23, C23 = sp.symbols("S2 C2 S3 C3 S4 C4 S5 C5 S23 C23")
 D3, RL4 = sp.symbols("D3 RL4")
@@ -102,28 +102,33 @@ def test_second_method_equals_seed_formulas(blk):
     qb = [C4 * cot5 * Xp[0] + Xp[1] - S4 * cot5 * Xp[2], S4 * Xp[0] + C4 * Xp[2],
           (-C4 * Xp[0] + S4 * Xp[2]) / S5]
     for solve in ("substitution", "inverse"):
-        out = expanded_outputs(blk.model(2, solve))
+        out = expanded_outputs(_model(blk, 2, solve))
         for k, e in enumerate(qa + qb):
             assert identical(out[k], e), (solve, k)
-    out = expanded_outputs(blk.model(1))
+    out = expanded_outputs(_model(blk, 1))
     seed = seed_inverse() * sp.Matrix(X)
     assert all(identical(out[k], seed[k]) for k in range(6))
 
 
 def test_operation_counts(blk):
     """Seed: 47 mult / 18 add (first method), 22 / 12 (second); same scope here."""
-    c1 = blk.model(1).count()
-    c2 = blk.model(2).count()
-    c2i = blk.model(2, "inverse").count()
+    c1 = _model(blk, 1).count()
+    c2 = _model(blk, 2).count()
+    c2i = _model(blk, 2, "inverse").count()
     assert (c1.mults, c1.adds) == (47, 17)
     assert (c2.mults, c2.adds) == (16, 10)
     assert (c2i.mults, c2i.adds) == (24, 11)
     assert c1.funcs == c2.funcs == 9
-    assert blk.model(1).count(constants=True).mults == 1  # 1/RL4, off-line
-    c0 = blk.model(2, velocity_frame=0).count()
+    assert _model(blk, 1).count(constants=True).mults == 1  # 1/RL4, off-line
+    c0 = _model(blk, 2, velocity_frame=0).count()
     assert (c0.mults, c0.adds) == (36, 20)
-    text = blk.model(2).to_text()
+    text = _model(blk, 2).to_text()
     assert "QP1 = X3/J31" in text and "XP4 = X4 - QP1*S23" in text
+
+
+def _model(blk, method=2, solve="substitution", velocity_frame="i"):
+    return ikm_block_model(blk.robot, j=blk.j, i=blk.i, tool=blk.tool, method=method,
+                           solve=solve, velocity_frame=velocity_frame)
 
 
 def _regular_q(rng, n):
@@ -154,7 +159,7 @@ def test_compiled_model_matches(rx90, blk):
     xd = rng.normal(size=(len(q), 6))
     params = {"D3": 0.45, "RL4": 0.45}
     for method in (1, 2):
-        f = blk.model(method).numpy_function()
+        f = _model(blk, method).numpy_function()
         qd = f(q, xd, params=params)
         np.testing.assert_allclose(qd, ikm_block(rx90, q, xd, method=method), rtol=1e-12, atol=1e-12)
         qd_ref = np.linalg.solve(jacobian(rx90.numeric(), q, i=3), xd[..., None])[..., 0]

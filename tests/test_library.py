@@ -38,7 +38,7 @@ def _numeric_kinematics(robot, rng):
             geo |= getattr(f, k).free_symbols
     for t in num.tools:
         geo |= t.T.free_symbols
-    geo |= num.base.free_symbols
+    geo |= num.Z.free_symbols
     if geo:
         num = num.substitute({s: float(rng.uniform(0.1, 0.5)) for s in geo})
     if num.symbols:

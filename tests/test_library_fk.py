@@ -94,7 +94,7 @@ def test_lwr4_vs_de_luca_standard_dh():
 
 def test_lwr4_base_and_flange():
     robot = robmod.load_robot("lwr4", numeric=True)
-    Z = np.array(robot.base.evalf(), dtype=float)
+    Z = np.array(robot.Z.evalf(), dtype=float)
     E = np.array(robot.tools[0].T.evalf(), dtype=float)
     np.testing.assert_allclose(Z, tz(0.3105), atol=TOL)
     # at q = 0 the arm is straight up: flange at 0.3105 + 0.4 + 0.39 + 0.078

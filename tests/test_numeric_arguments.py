@@ -10,9 +10,9 @@ import sympy as sp
 import robmod
 from robmod.description.arguments import finite_array, joint_array, require_numeric
 from robmod.dynamics import coriolis_matrix, ddm, idm, inertia_matrix
-from robmod.dynamics.direct import _compiled_ddm, _singular_joint
+from robmod.dynamics.articulated import _singular_joint
 from robmod.dynamics.lagrange import _compiled_christoffel
-from robmod.errors import RobmodError
+from robmod.errors import ArgumentError, RobmodError
 from robmod.geometry.direct import dgm
 from robmod.kinematics.jacobians import jacobian
 from robmod.testing.random import random_robot, with_random_dynamics
@@ -90,7 +90,7 @@ def _massless_tail(robot, first):
     return replace(robot, links=links)
 
 
-@pytest.mark.parametrize("method", ["recursive", "inverse", "compiled"])
+@pytest.mark.parametrize("method", ["recursive", "inverse"])
 def test_singular_inertia_names_the_joint(method):
     robot = _massless_tail(random_robot(np.random.default_rng(7), 4, prismatic=False), 4)
     q = np.random.default_rng(1).uniform(-1, 1, (2, 4))
@@ -115,17 +115,27 @@ def test_regular_ddm_unchanged(rx90):
 
 # -- caches of compiled models keyed by content, not id ---------------------------------
 
-def test_compiled_ddm_cache_is_keyed_by_content():
+def test_compiled_models_are_shared_by_content():
+    """Equal robots (another object, the same content) share their compiled models; a robot of
+    other parameters has its own."""
+    import robmod
+    from robmod.symbolic import fastpath
+
     a = random_robot(np.random.default_rng(5), 3)
     b = random_robot(np.random.default_rng(5), 3)  # equal content, another object
     c = random_robot(np.random.default_rng(6), 3)  # other parameters
     assert a == b and a is not b and a != c
-    assert _compiled_ddm(a) is _compiled_ddm(b)
-    assert _compiled_ddm(a) is not _compiled_ddm(c)
     q, qd, tau = np.random.default_rng(2).uniform(-1, 1, (3, 3))
+    old = robmod.set_backend("compiled")
+    try:
+        out = {id(r): ddm(r, q, qd, tau) for r in (a, b, c)}
+    finally:
+        robmod.set_backend(old)
+    fn = {id(r): fastpath.entry(r, ("ddm",)).fn for r in (a, b, c)}
+    assert fn[id(a)] is fn[id(b)] is not None and fn[id(c)] is not fn[id(a)]
     for robot in (a, c):
-        ref = ddm(robot, q, qd, tau, method="recursive")
-        assert np.abs(ddm(robot, q, qd, tau, method="compiled") - ref).max() < 1e-10
+        ref = ddm(robot, q, qd, tau, method="inverse")
+        assert np.abs(out[id(robot)] - ref).max() < 1e-10
 
 
 def test_compiled_christoffel_cache_is_keyed_by_content():
@@ -143,35 +153,44 @@ def test_compiled_christoffel_cache_is_keyed_by_content():
 # -- simulation that blows up --------------------------------------------------------------
 
 def test_simulate_stiff_pd_law_stops_with_time_and_joint():
-    from robmod.dynamics import simulate
+    from robmod.control import simulate
 
     robot = random_robot(np.random.default_rng(12), 2, prismatic=False)
 
-    def stiff(t, x):
-        return -1e9 * x[..., :2] - 1e5 * x[..., 2:]
+    def stiff(t, q, qd):
+        return -1e9 * q - 1e5 * qd
 
     x0 = np.array([0.1, -0.2, 0.0, 0.0])
-    with pytest.raises(RobmodError, match=r"blew up at t = [0-9.e-]+: joint [12] "
-                                          r"(position|velocity)"):
-        simulate(robot, stiff, x0, np.linspace(0, 1, 11))
-    # the same law with a fine enough grid is stable and finite
-    soft = simulate(robot, lambda t, x: -10 * x[..., :2] - 2 * x[..., 2:], x0,
-                    np.linspace(0, 0.1, 11))
+    with pytest.raises(RobmodError, match=r"diverged at t = [0-9.e-]+ s on joint [12]: q = "):
+        simulate(robot, stiff, None, 1.0, x0=x0, step=0.1, saturation=False)
+    # the same law with a fine enough step is stable and finite
+    soft = simulate(robot, lambda t, q, qd: -10 * q - 2 * qd, None, 0.1, x0=x0, step=0.01)
     assert soft.x.shape == (11, 4) and np.all(np.isfinite(soft.x))
 
 
 def test_simulate_bad_torque_law_and_arguments():
-    from robmod.dynamics import simulate, state_derivative
+    from robmod.control import simulate
+    from robmod.dynamics import state_derivative
 
     robot = random_robot(np.random.default_rng(12), 2, prismatic=False)
     x0 = np.zeros(4)
     with pytest.raises(RobmodError, match=r"at t = 0\.1[0-9]* the torque law .*tau holds NaN"):
-        simulate(robot, lambda t, x: np.full(2, np.nan if t >= 0.1 else 0.0), x0,
-                 np.linspace(0, 0.3, 4))
-    with pytest.raises(RobmodError, match=r"argument t must be a non-empty increasing"):
-        simulate(robot, lambda t, x: np.zeros(2), x0, [0.0, 0.0])
-    with pytest.raises(RobmodError, match=r"argument x0 must be a state .*\(\.\.\., 4\)"):
-        simulate(robot, lambda t, x: np.zeros(2), np.zeros(3), [0.0, 0.1])
+        simulate(robot, lambda t, q, qd: np.full(2, np.nan if t >= 0.1 else 0.0), None, 0.3,
+                 x0=x0, step=0.1)
+    with pytest.raises(ArgumentError, match=r"argument duration must be a number"):
+        simulate(robot, lambda t, q, qd: np.zeros(2), None, "1 s", x0=x0)
+    with pytest.raises(ArgumentError, match=r"argument duration must be > 0"):
+        simulate(robot, lambda t, q, qd: np.zeros(2), None, 0.0, x0=x0)
+    with pytest.raises(ArgumentError, match=r"x0 must hold 4 values \[q, qd\]"):
+        simulate(robot, lambda t, q, qd: np.zeros(2), None, 0.1, x0=np.zeros(3))
+    with pytest.raises(ArgumentError, match=r"give x0"):
+        simulate(robot, lambda t, q, qd: np.zeros(2), None, 0.1)
+    with pytest.raises(ArgumentError, match=r"torque law gave shape \(3,\)"):
+        simulate(robot, lambda t, q, qd: np.zeros(3), None, 0.1, x0=x0)
+    with pytest.raises(ArgumentError, match=r"torque law must be a controller .* or a function"):
+        simulate(robot, np.zeros(2), None, 0.1, x0=x0)
+    with pytest.raises(ArgumentError, match=r"method must be one of rk4, RK45"):
+        simulate(robot, lambda t, q, qd: np.zeros(2), None, 0.1, x0=x0, method="rk5")
     with pytest.raises(RobmodError, match=r"argument x must be a state"):
         state_derivative(robot, np.zeros(5), np.zeros(2))
 

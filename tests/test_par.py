@@ -41,7 +41,7 @@ def test_opensymoro_rx90_reads_as_library_rx90():
     assert r.links == symoro_default_links(6)
     assert r.link(2).FC == symbol("FS2") and r.link(2).FV == symbol("FV2")  # FS -> FC
     assert r.gravity == (0, 0, symbol("GZ"))
-    assert r.base == sp.eye(4) and r.tools == () and not r.values
+    assert r.Z == sp.eye(4) and r.tools == () and not r.values
 
 
 def test_opensymoro_rx90_written_back_byte_for_byte():
@@ -220,7 +220,7 @@ def random_robot(seed):
     values = {s: sp.Float(rng.uniform(0.01, 1)) for s in rng.sample(syms, rng.randint(0, 4))}
     return make_robot(
         rng.choice(["rand", "r.2-x", "with space", "a'b"]), frames, links, n_links=nl,
-        base=_transform(rng, syms) if rng.random() < 0.5 else None, tools=tools,
+        Z=_transform(rng, syms) if rng.random() < 0.5 else None, tools=tools,
         gravity=[_expr(rng, syms) for _ in range(3)], W0=[0, _expr(rng, syms), 0],
         VP0=[_expr(rng, syms), 0, 0], values=values,
         source=rng.choice(["", "made up", 'quote " and (* comment *) = and \\ and\nnewline']),
@@ -409,12 +409,12 @@ Z = {Zr11,Zr12,Zr13,Zt1,Zr21,Zr22,Zr23,Zt2,Zr31,Zr32,Zr33,Zt3,0,0,0,1}
 ])
 def test_floating_or_mobile_base(text, kind):
     """SYMORO's is_floating / is_mobile: the dynamic lists start with link 0, the base; the
-    symbolic Z of a floating base (its pose) is the configuration of robmod's floating base."""
+    symbolic Z of a mobile or floating base (its pose) is the configuration of robmod's."""
     robot = loads_par(text, "float2.par")
     assert robot.base_kind == kind
     assert str(robot.base_link.XX) == "XX0" and str(robot.base_link.M) == "M0"
     assert str(robot.link(1).XX) == "XX1" and str(robot.link(2).M) == "M2"
-    assert robot.base.free_symbols == (set() if kind == "floating" else robot.base.free_symbols)
+    assert robot.Z.free_symbols == set()
     again = loads_par(dumps_par(robot), "again.par")
     assert again.base_kind == kind and again.base_link == robot.base_link
 

@@ -153,9 +153,6 @@ def test_dynamic_ellipsoid_needs_numeric_inertia():
     rx90 = rx90_geometry_only().numeric()                  # inertial parameters symbolic
     with pytest.raises(RobmodError, match="numeric inertial parameters.*XX6"):
         rp.robot_plot(rx90, Q6, ellipsoid="dynamic")
-    with pytest.warns(DeprecationWarning, match="robmod.plot.robot_plot"), \
-            pytest.raises(RobmodError, match="numeric inertial parameters"):
-        robmod.kinematics.draw_robot(rx90, Q6, ellipsoid="dynamic")    # the one drawing
     with pytest.raises(RobmodError, match="ellipsoid must be one of"):
         rp.robot_plot(rx90, Q6, ellipsoid="kinetic")
 
@@ -419,10 +416,10 @@ def test_cli_identify_plots_the_fit_and_the_parameters(identified, tmp_path, cap
 
 
 def test_simulation_plot_of_a_free_run_and_the_delegating_method(planar, tmp_path):
-    from robmod.dynamics import simulate
+    from robmod.control import simulate
 
-    t = np.linspace(0.0, 0.2, 21)
-    run = simulate(planar, lambda tt, x: np.array([1.0, -0.5]), np.zeros(4), t)
+    run = simulate(planar, lambda tt, q, qd: np.array([1.0, -0.5]), None, 0.2, x0=np.zeros(4),
+                   step=0.01, saturation=False)
     fig = rp.simulation_plot(run)
     q_ax, qd_ax, tau_ax = fig.axes
     for j in range(2):                           # no desired motion: q, qd and the torques

@@ -297,7 +297,7 @@ def _gamma_b_robot(rng):
                   b=rng.uniform(-0.3, 0.3), alpha=rng.uniform(-2, 2), d=rng.uniform(-0.4, 0.4),
                   theta=rng.uniform(-1, 1), r=rng.uniform(-0.3, 0.3)) for j in range(2, 5)]
     robot = robmod.make_robot("gb", rows, links=[robmod.Link(j=j) for j in range(1, 5)],
-                              base=sp.Matrix(dh(0.1, 0.3, 0.2, 0.5)))
+                              Z=sp.Matrix(dh(0.1, 0.3, 0.2, 0.5)))
     return with_random_dynamics(robot, rng, gravity=(0.5, -2.0, -9.81), friction=True)
 
 
@@ -315,8 +315,8 @@ def test_to_siciliano_round_trip_keeps_torques_and_world_poses(name):
     q, qd, qdd = rng.uniform(-2, 2, (3, 6, n))
     assert np.abs(idm(back, q, qd, qdd) - idm(robot, q, qd, qdd)).max() < 1e-9
     assert np.abs(kinetic_energy(back, q, qd) - kinetic_energy(robot, q, qd)).max() < 1e-10
-    np.testing.assert_allclose(dgm(back, q, tool="tip", base=True),
-                               dgm(robot, q, base=True), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(dgm(back, q, tool="tip", i="world"),
+                               dgm(robot, q, i="world"), rtol=0, atol=1e-12)
     # and the book's own Lagrangian of the Siciliano description gives the same torques
     g0 = np.array([float(x) for x in arm.gravity])
     for k in range(2):

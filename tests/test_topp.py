@@ -155,8 +155,9 @@ def test_collocation_overshoots_only_near_zero_inertia_points(rx90):
     assert j == 0 and use[k, j] > 1.5
     s = traj.path_state(np.linspace(0, traj.duration, 20001))[0][k]
     grid = np.linspace(0, 1, 201)
-    from robmod.dynamics.newton_euler import compiled_idm
-    f = compiled_idm(rx90, friction=False)
+    def f(q, qd, qdd):
+        return idm(rx90.numeric(), q, qd, qdd, friction=False)
+
     q, dq = traj.path(grid, 1)
     a1 = (f(q, 0 * q, dq) - f(q, 0 * q, 0 * q))[:, 0]    # a(s) of joint 1
     crossing = grid[np.flatnonzero(np.diff(np.sign(a1)))]
@@ -288,27 +289,35 @@ def test_robot_checks(panda):
     assert "peak use" in str(traj.constraint_use())
 
 
-def test_compiled_idm_is_cached_by_content():
+def test_the_compiled_idm_is_shared_by_content():
     """One compiled IDM per robot content (never by id(): a dead robot's id is reused)."""
     import dataclasses
     import gc
 
-    from robmod.dynamics.newton_euler import compiled_idm
+    from robmod.symbolic import fastpath
 
-    a = robmod.load_robot("panda")
-    f = compiled_idm(a, friction=False)
-    assert compiled_idm(robmod.load_robot("panda"), friction=False) is f
-    assert compiled_idm(a, friction=False, rotor=False) is not f
+    key = ("idm", (("friction", False),))
+
+    def compiled(robot):
+        old = robmod.set_backend("compiled")
+        try:
+            out = idm(robot, q, q, q, friction=False)
+        finally:
+            robmod.set_backend(old)
+        return fastpath.entry(robot, key).fn, out
+
     q = np.full(7, 0.3)
-    tau = f.single(q, q, q)
+    a = robmod.load_robot("panda", numeric=True)
+    f, tau = compiled(a)
+    assert f is not None and compiled(robmod.load_robot("panda", numeric=True))[0] is f
     del a
     gc.collect()
-    base = robmod.load_robot("panda")
+    base = robmod.load_robot("panda", numeric=True)
     links = list(base.links)
     links[6] = dataclasses.replace(links[6], M=links[6].M + 1)
     heavier = dataclasses.replace(base, links=tuple(links))   # another content
-    g = compiled_idm(heavier, friction=False)
+    g, out = compiled(heavier)
     assert g is not f
-    np.testing.assert_allclose(g.single(q, q, q), idm(heavier.numeric(), q, q, q,
-                                                      friction=False), rtol=1e-12, atol=1e-12)
-    assert not np.allclose(g.single(q, q, q), tau)
+    np.testing.assert_allclose(out, idm(heavier, q, q, q, friction=False), rtol=1e-12,
+                               atol=1e-12)
+    assert not np.allclose(out, tau)

@@ -37,8 +37,8 @@ def test_scale_to_torques_meets_the_limits_exactly():
     g = idm(robot, s0.q, 0 * s0.q, 0 * s0.q, friction=False)
     lim = 0.5 * np.abs(tau0).max(axis=0) + np.abs(g).max(axis=0)
     scaled = scale_to_torques(robot, traj, tau_max=lim)
-    with pytest.warns(DeprecationWarning, match="the robot comes first"):
-        assert scale_to_torques(traj, robot, tau_max=lim).c == scaled.c   # one release
+    with pytest.raises(robmod.ArgumentError, match="robot must be a robmod Robot"):
+        scale_to_torques(traj, robot, tau_max=lim)            # the robot first
     assert scaled.c > 1
     ts = scaled.times(1000.0 / scaled.c)          # the same path samples
     s = scaled.sample(ts)

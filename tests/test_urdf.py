@@ -53,7 +53,7 @@ def num(x):
 
 def world_poses(robot, q):
     """0T_j for j = 0..NF (0: the base Z)."""
-    T = {0: np.array(robot.base.evalf(), dtype=float)}
+    T = {0: np.array(robot.Z.evalf(), dtype=float)}
     for f in robot.frames:
         T[f.j] = T[f.ant] @ frame_transform(robot, f.j, q[f.j - 1])
     return T
@@ -115,7 +115,7 @@ def random_mdh_robot(rng, n, tree=False, fixed=False, extras=False, mdh=True):
     if extras:
         Z = np.eye(4)
         Z[:3, :3], Z[:3, 3] = random_rotation(rng), rng.normal(size=3)
-        kw["base"] = sp.ImmutableMatrix([[num(x) for x in row] for row in Z])
+        kw["Z"] = sp.ImmutableMatrix([[num(x) for x in row] for row in Z])
         tools = []
         for i in range(2):
             E = np.eye(4)
@@ -217,8 +217,8 @@ def assert_same_robot(a, b, rng):
                         assert vb is None
                 else:
                     assert float(vb) == float(va)
-    ba = np.array(a.base.evalf(), dtype=float)
-    bb = np.array(b.base.evalf(), dtype=float)
+    ba = np.array(a.Z.evalf(), dtype=float)
+    bb = np.array(b.Z.evalf(), dtype=float)
     assert np.abs(ba - bb).max() < 1e-12
     assert [(t.name, t.frame) for t in b.tools] == [(t.name, t.frame) for t in a.tools]
     for ta, tb in zip(a.tools, b.tools):
@@ -551,7 +551,7 @@ def test_import_q_zero_and_exact_angles():
     assert float(f1.r) == pytest.approx(0.2, abs=1e-15)
     assert (f2.gamma, f2.b, f2.alpha, f2.theta, f2.r) == (0, 0, sp.pi / 2, -sp.pi / 2, 0)
     assert float(f2.d) == pytest.approx(0.5, abs=1e-15)
-    assert robot.base == sp.eye(4)
+    assert robot.Z == sp.eye(4)
     for f in robot.frames:
         for k in ("gamma", "b", "alpha", "d", "theta", "r"):
             v = getattr(f, k)
@@ -572,7 +572,7 @@ def test_import_world_link_becomes_base():
     </robot>"""
     robot = loads_urdf(text)
     assert robot.n_frames == 1 and robot.frame(1).sigma == 1
-    Z = np.array(robot.base.evalf(), dtype=float)
+    Z = np.array(robot.Z.evalf(), dtype=float)
     assert np.allclose(Z, pose((1, 2, 3), (0, 0, math.pi / 2)), atol=1e-15)
     T = world_poses(robot, [0.2])[1]
     assert np.allclose(T[:3, 2], [0, 1, 0], atol=1e-15)  # x of base_link = y of world

@@ -6,10 +6,9 @@ import pytest
 
 import robmod
 from robmod.description import loads_urdf
-from robmod.dynamics import (center_of_mass, centroidal_momentum_matrix, floating_ddm,
-                             floating_idm, floating_inertia_matrix, free_floating_idm)
+from robmod.dynamics import center_of_mass, centroidal_momentum_matrix, ddm, idm, inertia_matrix
 from robmod.errors import ArgumentError, FileFormatError
-from robmod.geometry import dgm, floating_dgm, neutral
+from robmod.geometry import dgm, neutral
 from robmod.testing import example_robot_data
 
 DRONE = """<robot name="drone"><link name="body"><inertial><origin xyz="0.01 0 0"/>
@@ -47,7 +46,7 @@ def test_the_free_base_agrees_with_pinocchio(tmp_path):
     q = np.r_[rng.normal(size=3), Q / np.linalg.norm(Q), 0.4]
     v, a = rng.normal(size=(2, 7))
     qp = np.r_[q[:3], q[4:7], q[3], q[7:]]
-    assert np.allclose(floating_idm(robot, q, v, a), pin.rnea(model, data, qp, v, a),
+    assert np.allclose(idm(robot, q, v, a), pin.rnea(model, data, qp, v, a),
                        atol=1e-12)
 
 
@@ -58,15 +57,15 @@ def test_a_floating_robot_without_joints(tmp_path):
     drone = loads_urdf(DRONE, base="floating").numeric()
     assert drone.n_q == 0 and drone.n_links == 0
     q, z = neutral(drone), np.zeros(6)
-    M = floating_inertia_matrix(drone, q)
+    M = inertia_matrix(drone, q)
     assert M.shape == (6, 6) and M[0, 0] == pytest.approx(1.5)
-    w = floating_idm(drone, q, z, z)
+    w = idm(drone, q, z, z)
     assert w == pytest.approx([0, 0, 1.5 * 9.81, 0, -1.5 * 9.81 * 0.01, 0])
-    assert floating_ddm(drone, q, z, np.zeros(0)) == pytest.approx([0, 0, -9.81, 0, 0, 0])
-    assert free_floating_idm(drone, q, z, np.zeros(0)) == pytest.approx([0, 0, -9.81, 0, 0, 0])
+    assert ddm(drone, q, z, np.zeros(0)) == pytest.approx([0, 0, -9.81, 0, 0, 0])
+    assert idm(drone, q, z, np.zeros(0), method="free_floating") == pytest.approx([0, 0, -9.81, 0, 0, 0])
     assert center_of_mass(drone, q) == pytest.approx([0.01, 0, 0])
     assert centroidal_momentum_matrix(drone, q).shape == (6, 6)
-    assert np.allclose(floating_dgm(drone, q, j=0), np.eye(4))
+    assert np.allclose(dgm(drone, q, j=0, i="world"), np.eye(4))
 
 
 def test_a_name_of_a_link_and_of_another_joint_is_refused_bare():

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import sympy as sp
 
 import robmod
 from robmod.errors import ArgumentError, RobmodError
@@ -36,7 +37,7 @@ def test_the_scene_tree_and_its_transforms_are_the_dgm(rx90):
     v = view(rx90, q, visualizer=rec)
     tr, objs = rec.transforms(), rec.objects()
     root = "/meshcat/robmod/rx90"
-    assert np.allclose(tr[root], np.array(rx90.base, dtype=float))
+    assert np.allclose(tr[root], np.array(rx90.Z, dtype=float))
     for j in range(1, 7):
         np.testing.assert_allclose(tr[f"{root}/frame{j}"], dgm(rx90, q, j=j), atol=1e-12)
         assert f"{root}/frame{j}/axis" in objs and f"{root}/frame{j}/triad" in objs
@@ -83,7 +84,7 @@ def test_urdf_visual_meshes_are_placed_as_pinocchio_places_them():
     gdata = pin.GeometryData(visual)
     pin.forwardKinematics(model, data, q)
     pin.updateGeometryPlacements(model, data, visual, gdata)
-    Z = np.array(robot.base, dtype=float)
+    Z = np.array(robot.Z, dtype=float)
     tr = rec.transforms()
     checked = 0
     for k, vis in enumerate(v.visuals):
@@ -148,6 +149,79 @@ def _cli(*args, **kw):
                           text=True, env=env, timeout=300, **kw)
 
 
+def test_the_camera_frames_the_robot_and_looks_across_its_plane_of_motion():
+    """The Panda folded in its vertical plane (x, z): the camera looks across that plane (not
+    along it, edge-on, where a folded arm looks straight), from a little above, and every
+    frame is in the picture, the robot filling most of it; a planar arm moving in the
+    horizontal plane is seen from above."""
+    from robmod.viewer.scene import FIELD_OF_VIEW
+
+    panda = robmod.load_robot("panda", numeric=True)
+    rec = RecordingVisualizer()
+    v = view(panda, [0, -0.6, 0, -2.2, 0, 1.6, 0.8], visualizer=rec)
+    target, position = v.camera
+    d = (position - target) / np.linalg.norm(position - target)
+    assert abs(d[1]) > 0.75 and 0.2 < d[2] < 0.6            # across the x-z plane, above it
+    tr = rec.transforms()
+    np.testing.assert_allclose(tr["/meshcat"][:3, 3], -target)      # the orbit's centre
+    np.testing.assert_allclose(tr["/Grid"], tr["/meshcat"])
+    x, y, z = position - target
+    assert rec.log[-1][:4] == ("set_property", "/Cameras/default/rotated/<object>", "position",
+                               [x, z, -y])
+    # the frames in the picture: angles from the line of sight below half the field of view
+    from robmod.geometry import frame_origins
+
+    pts = np.array([T[:3, 3] for T in frame_origins(panda, v.q).values()])
+    rays = pts - position
+    angle = np.arccos(np.clip(rays @ -d / np.linalg.norm(rays, axis=1), -1, 1))
+    assert angle.max() < FIELD_OF_VIEW / 2 and angle.max() > 0.5 * FIELD_OF_VIEW / 2
+    planar = robmod.load_robot("planar2", numeric=True)
+    target, position = view(planar, [0.3, 0.8], visualizer=RecordingVisualizer()).camera
+    assert (position - target)[2] / np.linalg.norm(position - target) > 0.7   # from above
+
+
+def test_a_floating_robot_is_shown_and_its_simulation_animated():
+    """A floating robot: show takes its 7 + n values (the base's pose moves the root node) or
+    its n joint values (the base at the origin); a simulation of it (q of 7 + n per sample)
+    is animated, the root following the base."""
+    from dataclasses import replace
+
+    from robmod.control import PID, simulate
+    from robmod.geometry import neutral
+    from robmod.spatial import quaternion_to_matrix
+
+    arm = robmod.load_robot("rx90", numeric=True).with_base("floating", M=20, XX=1, YY=1,
+                                                               ZZ=1)
+    arm = replace(arm, gravity=(sp.Float(0),) * 3)
+    q = neutral(arm)
+    q[:3] = [0.3, -0.2, 0.5]
+    q[3:7] = np.array([0.9, 0.1, -0.3, 0.2]) / np.linalg.norm([0.9, 0.1, -0.3, 0.2])
+    q[7:] = [0.3, -0.7, 1.1, 0.4, -0.9, 2.0]
+    rec = RecordingVisualizer()
+    v = view(arm, q, visualizer=rec)
+    tr = rec.transforms()
+    root = tr["/meshcat/robmod/rx90"]
+    np.testing.assert_allclose(root[:3, :3], quaternion_to_matrix(q[3:7]), atol=1e-12)
+    np.testing.assert_allclose(root[:3, 3], q[:3])
+    np.testing.assert_allclose(tr["/meshcat/robmod/rx90/frame6"], dgm(arm, q, j=6),
+                               atol=1e-12)
+    v.show(q[7:])                                        # the joints: the base at the origin
+    np.testing.assert_allclose(rec.transforms()["/meshcat/robmod/rx90"], np.eye(4))
+    with pytest.raises(ArgumentError, match="13 values"):
+        v.show(np.zeros(8))
+    run = simulate(arm, PID(arm, 50.0, 10.0), np.zeros(6), 0.2, x0=np.r_[q, np.zeros(12)],
+                   saturation=False)
+    v.animate(run, fps=25.0)
+    poses = rec.animation_poses("/meshcat/robmod/rx90")
+    assert poses.shape == (6, 4, 4) and np.allclose(v.frames, run.q[::40])
+    np.testing.assert_allclose(poses[:, :3, 3], run.q[::40, :3], atol=1e-12)
+    np.testing.assert_allclose(poses[-1, :3, :3], quaternion_to_matrix(run.q[-1, 3:7]),
+                               atol=1e-12)
+    assert np.abs(run.q[-1, 3:7] - run.q[0, 3:7]).max() > 1e-3   # the base turned
+    np.testing.assert_allclose(rec.animation_poses("/meshcat/robmod/rx90/frame6"),
+                               dgm(arm, v.frames, j=6), atol=1e-9)
+
+
 def test_command_line_view_writes_the_animated_scene(tmp_path, rx90):
     from robmod.control import PDGravity, simulate
 
@@ -163,6 +237,70 @@ def test_command_line_view_writes_the_animated_scene(tmp_path, rx90):
     assert bad.returncode == 2 and "--q" in bad.stderr
 
 
+def test_command_line_html_starts_no_server(tmp_path, monkeypatch, capsys, rx90):
+    """--html writes the page from the recorded scene: no MeshCat server, no address."""
+    import meshcat
+
+    from robmod.cli import main
+
+    def no_server(*a, **k):
+        raise AssertionError("a MeshCat server was started")
+    monkeypatch.setattr(meshcat, "Visualizer", no_server)
+    out = tmp_path / "scene.html"
+    assert main(["view", "rx90", "--q", "0.2", "--html", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "http" not in printed and "scene written" in printed
+    html = out.read_text()
+    assert "new MeshCat.Viewer" in html and html.count("handle_command_bytearray(rm_bytes") > 20
+
+
+@pytest.mark.parametrize("kind", ["npz", "parquet", "pos-csv"])
+def test_command_line_view_plays_npz_parquet_and_pos_logs(tmp_path, capsys, kind, rx90):
+    """robmod view --traj read .npz, .parquet and pos{j} logs as load_log reads them (it
+    called load_log(path, n) with n positional, and the error was swallowed)."""
+    from robmod.cli import main
+
+    t = np.linspace(0.0, 1.0, 101)
+    q = np.sin(t)[:, None] * np.linspace(0.2, 1.0, 6)
+    cols = {"t": t, **{f"pos{j + 1}": q[:, j] for j in range(6)}}
+    path = tmp_path / {"npz": "log.npz", "parquet": "log.parquet", "pos-csv": "log.csv"}[kind]
+    if kind == "npz":
+        np.savez(path, **cols)
+    elif kind == "parquet":
+        pa = pytest.importorskip("pyarrow")
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.table(cols), path)
+    else:
+        np.savetxt(path, np.column_stack(list(cols.values())), delimiter=",",
+                   header=",".join(cols), comments="")
+    out = tmp_path / "scene.html"
+    assert main(["view", "rx90", "--traj", str(path), "--fps", "10", "--html", str(out)]) == 0
+    assert out.stat().st_size > 10000
+    assert main(["view", "rx90", "--traj", str(tmp_path / "missing.npz"), "--html",
+                 str(out)]) != 0
+    assert "missing.npz: no such file" in capsys.readouterr().err
+
+
+def test_command_line_view_of_a_floating_robot_plays_its_simulation(tmp_path):
+    """A floating robot's simulation written by to_csv (its base's columns first) is played
+    with its base moving."""
+    from robmod.cli import main
+    from robmod.control import PID, simulate
+
+    path = ERD / "solo_description" / "robots" / "solo12.urdf" if ERD else None
+    if path is None:
+        pytest.skip("example-robot-data is not installed")
+    solo = robmod.read_robot(str(path), base="floating").numeric()
+    run = simulate(solo, PID(solo, 5.0, 0.1), np.zeros(12), 0.1)
+    run.to_csv(tmp_path / "run.csv")
+    assert open(tmp_path / "run.csv").readline().startswith("t,x,y,z,Q0,Q1,Q2,Q3,q1,")
+    out = tmp_path / "scene.html"
+    assert main(["view", str(path), "--base", "floating", "--traj", str(tmp_path / "run.csv"),
+                 "--fps", "50", "--html", str(out)]) == 0
+    assert out.stat().st_size > 100000
+
+
 def _chromium():
     for name in ("chromium", "chromium-browser", "google-chrome"):
         exe = shutil.which(name)
@@ -171,24 +309,46 @@ def _chromium():
     return None
 
 
+def _screenshot(url, tmp_path, size="800,600"):
+    """A headless Chromium's picture of the page ``url`` (RGB array)."""
+    from PIL import Image
+
+    shot = tmp_path / "shot.png"
+    cmd = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+           "--no-first-run", "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}",
+           "--use-gl=swiftshader", "--enable-unsafe-swiftshader",
+           "--virtual-time-budget=8000", f"--window-size={size}", f"--screenshot={shot}", url]
+    subprocess.run(cmd, capture_output=True, timeout=120)
+    return np.asarray(Image.open(shot).convert("RGB"), dtype=int)
+
+
+def _orange(img):
+    return (img[..., 0] > 150) & (img[..., 1] > 90) & (img[..., 1] < 200) & (img[..., 2] < 100)
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine")
+def test_the_folded_panda_fills_the_page_seen_across_its_plane(tmp_path):
+    """The page written without a server, in headless Chromium: the Panda folded (q4 = -2.2)
+    spreads over the picture -- its links (orange) span more than a third of its width and
+    of its height -- where the former camera showed a thin vertical stroke, the arm seen
+    edge-on in a few percent of the page."""
+    page = tmp_path / "panda.html"
+    v = view("panda", [0, -0.6, 0, -2.2, 0, 1.6, 0.8], visualizer=RecordingVisualizer())
+    page.write_text(v.static_html())
+    img = _screenshot(page.as_uri(), tmp_path)
+    rows, cols = np.nonzero(_orange(img))
+    assert rows.size > 5000, "no robot on the page"
+    assert np.ptp(cols) > img.shape[1] / 3 and np.ptp(rows) > img.shape[0] / 3
+
+
 @pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine")
 def test_the_scene_renders_in_a_real_browser(tmp_path, rx90):
     """MeshCat's server on localhost, the page loaded in headless Chromium: the robot's
     capsules (orange) are on the screenshot."""
-    from PIL import Image
-
     v = view(rx90, np.array([0.3, -0.7, 1.1, 0.4, -0.9, 2.0]), open=False)
     try:
-        shot = tmp_path / "shot.png"
-        cmd = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-               "--no-first-run", "--disable-background-networking", "--disable-component-update",
-               "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}",
-               "--use-gl=swiftshader", "--enable-unsafe-swiftshader",
-               "--virtual-time-budget=8000", "--window-size=800,600",
-               f"--screenshot={shot}", v.url()]
-        subprocess.run(cmd, capture_output=True, timeout=120)
+        img = _screenshot(v.url(), tmp_path)
     finally:
         v.close()
-    img = np.asarray(Image.open(shot).convert("RGB"), dtype=int)
-    orange = (img[..., 0] > 150) & (img[..., 1] > 90) & (img[..., 1] < 200) & (img[..., 2] < 100)
-    assert orange.sum() > 200, "no robot on the page"
+    assert _orange(img).sum() > 200, "no robot on the page"

@@ -20,7 +20,6 @@ import difflib
 import functools
 import inspect
 import os
-import warnings
 
 import numpy as np
 
@@ -131,6 +130,18 @@ def positive_scalar(name: str, value, *, allow_zero: bool = False) -> float:
     return x
 
 
+def whole_number(name: str, value, *, minimum: int = 1, maximum: int | None = None,
+                 what: str = "a whole number") -> int:
+    """``value`` as an int from ``minimum`` to ``maximum`` (a bool, a float or a string is
+    refused: an ArgumentError naming the argument)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or value < minimum or (maximum is not None and value > maximum):
+        span = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}"
+        got = repr(value) if isinstance(value, (int, float, np.number)) else _describe(value)
+        raise ArgumentError(f"argument {name} must be {what} {span}, got {got}")
+    return int(value)
+
+
 def finite_output(what: str, out, **inputs) -> np.ndarray:
     """Return ``out`` if finite, else raise: the inputs were finite but too large (overflow).
 
@@ -180,13 +191,13 @@ def keyword_options(**options):
         def checked(*args, **kwargs):
             try:
                 return fn(*args, **kwargs)
-            except (TypeError, AttributeError):
+            except (TypeError, AttributeError) as error:
                 try:
                     bound = sig.bind(*args, **kwargs)
                 except TypeError as e:
                     raise _binding_error(fn, sig, kwargs, e) from None
                 wrong = _wrong_kind(fn, sig, bound.arguments)
-                if wrong is not None:
+                if wrong is not None and not isinstance(error, ArgumentError):
                     raise wrong from None
                 raise
         return checked
@@ -269,12 +280,10 @@ def _name(fn) -> str:
     return qual if "." in qual and "<locals>" not in qual else fn.__name__
 
 
-def checked_options(fn, given: dict, legacy: tuple = ()) -> dict:
+def checked_options(fn, given: dict) -> dict:
     """The options of ``fn`` (see :func:`keyword_options`) with the keywords ``given``:
     unknown keywords are an :class:`ArgumentError` naming the closest option (difflib), a
-    switch (a boolean option) takes True or False only.  ``legacy``: values given by position
-    for the first declared options (the frames of ``dgm(robot, q, 6)``), accepted for one
-    release with a DeprecationWarning."""
+    switch (a boolean option) takes True or False only."""
     declared = getattr(fn, "declared_options", {})
     name = _name(fn)
     params = inspect.signature(fn).parameters
@@ -284,15 +293,6 @@ def checked_options(fn, given: dict, legacy: tuple = ()) -> dict:
             raise ArgumentError(f"{name}() has no option {key!r}{did_you_mean(key, allowed)}; "
                                 f"its options: {', '.join(allowed) or 'none'}")
     opts = dict(declared)
-    if legacy:
-        names = list(declared)[:len(legacy)]
-        if len(legacy) > len(declared) or any(k in given for k in names):
-            raise ArgumentError(f"{name}() takes {len(params) - len(allowed)} positional "
-                                f"arguments; give {', '.join(allowed)} by keyword")
-        warnings.warn(f"{name}(): give {', '.join(names)} by keyword "
-                      f"({name}(..., {', '.join(f'{k}=...' for k in names)})): positional "
-                      "options are deprecated", DeprecationWarning, stacklevel=3)
-        opts.update(zip(names, legacy))
     for key, value in given.items():
         if isinstance(declared[key], bool) and not isinstance(value, (bool, np.bool_)):
             raise ArgumentError(f"{name}(): option {key} is a switch, True or False; got "

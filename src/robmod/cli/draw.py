@@ -17,6 +17,10 @@ def _cmd_draw(args) -> int:
 
         robot = with_random_dynamics(robot, np.random.default_rng(args.random_dynamics))
     q = joint_values_arg(args.q, robot.n_q, "--q")
+    if robot.base_kind != "fixed":      # the base at the origin of the drawing (frame 0)
+        from ..geometry import neutral
+
+        q = np.r_[neutral(robot)[:7], q]
     kinds = None if args.ellipsoid is None else (args.ellipsoid or ["velocity"])
     robot_plot(robot, q, args.output, ellipsoid=kinds, tool=args.tool)
     print(f"{robot.name} drawn to {args.output}")

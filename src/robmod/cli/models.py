@@ -56,21 +56,17 @@ def _generate(robot, quiet):
 
 
 def _base_models(robot):
-    """The models of a mobile or floating base (robmod.description.base)."""
-    from ..dynamics import (centroidal_momentum_matrix_model, floating_ddm_model,
-                            floating_idm_model, floating_inertia_matrix_model,
-                            free_floating_idm_model)
-    from ..geometry import floating_dgm_model
+    """The models of a mobile or floating base beyond those of every robot (which take its
+    configuration, the base's pose first: robmod.description.base)."""
+    from ..dynamics import centroidal_momentum_matrix_model, idm_model
+    from ..geometry import dgm_model
 
-    steps = [("floating IDM (base wrench)", lambda: floating_idm_model(robot))]
+    steps = [("DGM wTn (the world frame)", lambda: dgm_model(robot, i="world")),
+             ("centroidal momentum matrix",
+              lambda: centroidal_momentum_matrix_model(robot, i="world"))]
     if robot.base_kind == "floating":
-        steps = [("DGM wTn (with the base)", lambda: floating_dgm_model(robot)),
-                 *steps,
-                 ("free-floating IDM (SYMORO)", lambda: free_floating_idm_model(robot)),
-                 ("floating inertia matrix", lambda: floating_inertia_matrix_model(robot)),
-                 ("floating DDM (recursive)", lambda: floating_ddm_model(robot)),
-                 ("centroidal momentum matrix",
-                  lambda: centroidal_momentum_matrix_model(robot))]
+        steps.insert(1, ("free-floating IDM (SYMORO)",
+                         lambda: idm_model(robot, method="free_floating")))
     return steps
 
 

@@ -5,11 +5,12 @@ default): :class:`PID` (9.5) with the tuning rule (9.10), :class:`PDGravity` (9.
 :class:`ComputedTorque` (9.22)-(9.31), :class:`LQR` tracking on the dynamics linearized along the
 reference (:func:`state_matrices`, on the analytical derivatives), in task space :class:`TaskPID` (9.17) and
 :class:`TaskComputedTorque` (9.33)-(9.36), and Slotine and Li's :class:`PassivityBased` and
-:class:`AdaptivePassivity` (on the base-parameter regressor).  :func:`simulate` runs one on the
-robot's compiled direct dynamics (a closed-loop robot's on its actuated joints,
-:class:`ClosedLoopDynamics`), robmod's own controllers as one compiled C loop
-(:mod:`~robmod.control.compiled_loop`); :func:`simulate_parameter_sets` runs one controller on
-plants whose parameters differ; :func:`linearize` gives the closed loop's poles.
+:class:`AdaptivePassivity` (on the base-parameter regressor).  :func:`simulate`, the one
+simulator of robmod, runs a controller or a function of the state on the robot's compiled
+direct dynamics (a closed-loop robot's on its actuated joints, :class:`ClosedLoopDynamics`; a
+floating robot's with its base free, :class:`FloatingDynamics`), robmod's own controllers as one
+compiled C loop (:mod:`~robmod.control.compiled_loop`), one controller on plants whose
+parameters differ (``parameters=``); :func:`linearize` gives the closed loop's poles.
 """
 from .analysis import linearize, LinearizedLoop, closed_loop_poles
 from .base import Controller, OpenLoop, DEFAULT_DT
@@ -19,12 +20,14 @@ from .lqr import LQR
 from .joint_space import PID, PIDGains, PDGravity, pid_gains, tune_pid, max_diagonal_inertia
 from .passivity import PassivityBased, AdaptivePassivity
 from .closed_plant import ClosedLoopDynamics
+from .floating_plant import FloatingDynamics
 from .plant import Dynamics, COULOMB_MODES, coulomb_option, coulomb_torque
 from .reference import Desired, Reference  # Desired: the Sample of robmod.kinematics
 from ..dynamics.simulation import SimulationResult, TrackingMetrics, tracking_metrics  # re-exported
 from .simulation import simulate
-from .parameter_sets import simulate_parameter_sets
 from .task_space import TaskPID, TaskComputedTorque
+from .gait import Trot, Stand
+from .whole_body import WholeBodyController
 
 __all__ = [
     # analysis
@@ -39,8 +42,8 @@ __all__ = [
     "PID", "PIDGains", "PDGravity", "pid_gains", "tune_pid", "max_diagonal_inertia",
     # passivity
     "PassivityBased", "AdaptivePassivity",
-    # closed_plant
-    "ClosedLoopDynamics",
+    # closed_plant, floating_plant
+    "ClosedLoopDynamics", "FloatingDynamics",
     # plant
     "Dynamics", "COULOMB_MODES", "coulomb_option", "coulomb_torque",
     # reference
@@ -49,8 +52,8 @@ __all__ = [
     "SimulationResult", "TrackingMetrics", "tracking_metrics",
     # simulation
     "simulate",
-    # parameter_sets
-    "simulate_parameter_sets",
     # task_space
     "TaskPID", "TaskComputedTorque",
+    # gait, whole_body (contacts)
+    "Trot", "Stand", "WholeBodyController",
 ]

@@ -64,9 +64,10 @@ def linearize(robot, controller, q_eq, *, eps: float = 1e-6) -> LinearizedLoop:
     m = controller.state_size()
     z = np.zeros(m)
     if m:  # the state that holds the robot at rest at q_eq: Gamma(z) = IDM(q_eq, 0, 0)
-        need = plant.idm(q_eq, zero, zero)
-        g0 = controller.output(0.0, q_eq, zero, ref, z)
-        G = np.column_stack([(controller.output(0.0, q_eq, zero, ref, np.eye(m)[k]) - g0)
+        state = plant.state_of_joints(q_eq, zero)      # a floating robot's: base at rest
+        need = plant.idm(*state, zero)
+        g0 = controller.output(0.0, *state, ref, z)
+        G = np.column_stack([(controller.output(0.0, *state, ref, np.eye(m)[k]) - g0)
                              for k in range(m)])
         z = np.linalg.lstsq(G, need - g0, rcond=None)[0]
     x0 = np.concatenate([q_eq, zero, z])

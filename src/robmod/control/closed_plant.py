@@ -20,6 +20,7 @@ import numpy as np
 from ..description.arguments import keyword_options
 from ..description.robot import joint_velocity
 from ..dynamics.closed_loop import equivalent_tree
+from ..dynamics.closed_loop_rates import closed_loop_ddm_derivatives
 from ..dynamics.inertia import inertia_matrix
 from ..dynamics.layout import dofs
 from ..errors import RobmodError
@@ -28,7 +29,7 @@ from ..kinematics.jacobians import jacobian_algorithm
 from ..kinematics.second_order import jdot_qdot_algorithm
 from ..symbolic.algebra import add
 from ..symbolic.model import Output, customize
-from .plant import Dynamics, numeric_only
+from .plant import PLANT_KINDS, Dynamics, numeric_only, start_configuration
 
 #: relative singular-value threshold of the rank of the loop constraints
 _RANK_TOL = 1e-9
@@ -86,7 +87,7 @@ class ClosedLoopDynamics:
         r = self.robot
         self.joints = tuple(r.actuated)
         self.passive = tuple(j for j in r.joints if r.frame(j).mu == 0)
-        self.n = len(self.joints)
+        self.n = self.nq = self.nv = len(self.joints)
         if not self.n:
             raise RobmodError(f"robot {r.name!r} has no actuated joint (mu = 1)")
         self._ia = np.array([r.joint_index[j] for j in self.joints])
@@ -119,11 +120,31 @@ class ClosedLoopDynamics:
         vals = [getattr(self.robot.link(j).limits, field) for j in self.joints]
         return None if any(v is None for v in vals) else np.array([float(v) for v in vals])
 
+    floating = False
+
     def start_configuration(self) -> np.ndarray:
         """As :meth:`Dynamics.start_configuration`, for the actuated joints."""
-        from .plant import start_configuration
-
         return start_configuration(self)
+
+    def initial_state(self, qa, qda):
+        """The state of the plant: the actuated joints' (qa, qda)."""
+        return qa, qda
+
+    def state_of_joints(self, qa, qda):
+        return qa, qda
+
+    def derivatives(self, qa, qda, tau):
+        """(dqdd_dq, dqdd_dqd, dqdd_dtau) of the actuated joints (the loops closed in the
+        plant's assembly mode): :func:`~robmod.dynamics.closed_loop_ddm_derivatives`."""
+        guess = self.close(qa)[0]
+        return closed_loop_ddm_derivatives(self.robot, qa, qda, tau, q_guess=guess)
+
+    def closed_state(self, q, qd):
+        """The state (qa, qda) of a closed configuration of every joint (q, qd) (..., NJ),
+        whose assembly mode the next closures keep."""
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        self._guess = np.array(q)
+        return q[..., self._ia], qd[..., self._ia]
 
     # -- loop kinematics ------------------------------------------------------------------
     def _models(self):
@@ -272,5 +293,7 @@ class ClosedLoopDynamics:
                                                                 w[..., it]))
         return 0.5 * (h(qda + v) - h(qda) - h(v))
 
+
+PLANT_KINDS["closed"] = ClosedLoopDynamics
 
 __all__ = ["ClosedLoopDynamics"]

@@ -1,16 +1,20 @@
 """Closed-loop simulation at compiled speed: robmod's controllers and the plant in one C loop.
 
 :func:`robmod.control.simulate` hands a run to :func:`run_compiled` first.  When the plant is a
-tree robot and the controller one of robmod's own laws (:class:`~robmod.control.PID`,
+tree robot -- on a fixed or mobile base, or floating (its base free: the free-floating models,
+the state integrated on SE(3) by Munthe-Kaas's RK4 as :mod:`robmod.dynamics.integration` does)
+-- and the controller one of robmod's own laws (:class:`~robmod.control.PID`,
 :class:`~robmod.control.PDGravity`, :class:`~robmod.control.ComputedTorque`,
 :class:`~robmod.control.PassivityBased`, :class:`~robmod.control.AdaptivePassivity`, exactly
 those classes: a subclass may change the law), the whole run -- the law at each sample, the
 zero-order hold, the RK4 substeps of the plant's direct dynamic model (Khalil & Dombre §7.6.2),
 saturation, measurement noise, quantization and delay -- is one call of a C function generated
-from the customized models (:mod:`.loop_source`), compiled once and cached on disk like the
-models themselves.  Batches of runs (initial states, gain sets: leading dimensions, as the
-Python path takes them) advance in lockstep by blocks of 64 on the vectorized plant kernel,
-the blocks shared among the processor's cores.
+from the customized models (:mod:`.loop_source`, :mod:`.loop_kernel`), compiled once and cached
+on disk like the models themselves.  The models are the plants' (:attr:`Dynamics.model
+<robmod.control.Dynamics.model>`: one recipe and one generation of each).  Batches of runs
+(initial states, gain sets: leading dimensions, as the Python path takes them) advance in
+lockstep by blocks of 64 on the vectorized plant kernel, the blocks shared among the
+processor's cores.
 
 When: a loop compiled before (by any process: an index on disk names its shared object) is
 always taken, without generating anything; a new one is generated and compiled (1-5 s) when
@@ -20,15 +24,14 @@ compiled loop off.
 
 It returns None -- and the Python path runs, with the same results -- for what it does not
 handle: a closed-loop robot (its plant solves the loop constraints at each evaluation), a
-controller written in Python (any other class), a batched reference, ``ROBMOD_BACKEND=numpy``
-or no C compiler.  A run that blows up (or meets a singular inertia matrix) is also given back
-to the Python path, whose error names the joint and the time.  The measurement noise is drawn
-beforehand from the same generator, in the order the Python path draws it, so both paths see
-the same noise.
+controller written in Python (any other class), a batched reference, a ``solve_ivp`` method,
+``ROBMOD_BACKEND=numpy`` or no C compiler.  A run that blows up (or meets a singular inertia
+matrix) is also given back to the Python path, whose error names the joint and the time.  The
+measurement noise is drawn beforehand from the same generator, in the order the Python path
+draws it, so both paths see the same noise.
 """
 from __future__ import annotations
 
-import contextvars
 import ctypes
 import hashlib
 import json
@@ -39,10 +42,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..dynamics.direct import ddm_model
-from ..dynamics.lagrange import gravity_torques_model
-from ..dynamics.newton_euler import idm_model
 from ..symbolic import fastpath
+from ..symbolic.cache import on_clear
 from ..description.io_common import write_text_atomic
 from ..symbolic.compile import build_from_source, cache_dir, load_extension
 from ..symbolic.fastpath import source_stamp
@@ -51,10 +52,13 @@ from . import loop_source as ls
 from .computed_torque import ComputedTorque
 from .joint_space import PID, PDGravity
 from .passivity import AdaptivePassivity, PassivityBased
+from .floating_plant import FloatingDynamics
 from .plant import Dynamics
 
-_MODELS: dict = {}
+#: the loops bound in this process, by key (their shared objects: the disk cache's index);
+#: robmod.symbolic.clear() forgets them with every other derived model
 _LOOPS: dict = {}
+on_clear(_LOOPS.clear)
 _NOISE_LIMIT = 256 * 2 ** 20     # bytes of noise drawn beforehand; beyond, the Python path
 #: steps x blocks of runs from which compiling a loop pays (the Python loop takes 0.05-0.2 ms
 #: a step, generating and compiling a loop 1-5 s; a loop compiled before is always taken)
@@ -72,14 +76,16 @@ def _index(key) -> Path:
 
 
 def _cached(key):
-    """The loop of ``key`` compiled by an earlier process (its index and shared object on
-    disk), without generating anything; else None."""
+    """(the loop of ``key``, the order of its plant's parameters) compiled by an earlier
+    process (its index and shared object on disk), without generating anything; else
+    None."""
     try:
-        modname = json.loads(_index(key).read_text())["module"]
-    except (OSError, ValueError, KeyError):
+        index = json.loads(_index(key).read_text())
+        modname, order = index["module"], tuple(index.get("parameters", ()))
+    except (OSError, ValueError, KeyError, TypeError):
         return None
     module = load_extension(modname)
-    return None if module is None else _bind(module)
+    return None if module is None else (_bind(module), order)
 
 
 def _bind(module):
@@ -87,22 +93,6 @@ def _bind(module):
     fn.restype = ctypes.c_int
     fn.argtypes = [ctypes.c_long] * 5 + [ctypes.c_double] * 2 + [ctypes.c_void_p] * 13
     return fn
-
-
-def _model(robot, which: str):
-    key = (robot.content_key, which)
-    hit = _MODELS.get(key)
-    if hit is None:
-        if len(_MODELS) > 64:
-            _MODELS.pop(next(iter(_MODELS)))
-        make = {"ddm": lambda: ddm_model(robot, method="fewest"),
-                "idm": lambda: idm_model(robot),
-                "idm_nc": lambda: idm_model(robot, name="idm_no_coulomb", friction=False),
-                "vel": lambda: idm_model(robot, name="velocity_torques", gravity=False,
-                                         friction=False, rotor=False, wrench=False),
-                "grav": lambda: gravity_torques_model(robot)}[which]
-        hit = _MODELS[key] = make()
-    return hit
 
 
 def _coulomb_mode(ctrl) -> str:
@@ -132,20 +122,21 @@ def _describe(controller):
     kind = type(controller)
     n = controller.n
     dyn = getattr(controller, "dyn", None)
-    if dyn is not None and type(dyn) is not Dynamics:
+    if dyn is not None and type(dyn) not in (Dynamics, FloatingDynamics):
         return None       # a closed-loop controller model
+    floating = {"floating": True} if getattr(dyn, "floating", False) else {}
     if kind is PID:
         tmax = controller.tau_max is not None
 
         def build():
-            models = {"grav": _model(dyn.robot, "grav")} if controller.gravity else {}
+            models = {"grav": dyn.model("grav"), **floating} if controller.gravity else {}
             return models, ls.law_pid(models, controller.gravity, tmax)
         consts = [list(controller.band)] + ([controller.tau_max] if tmax else [])
         return (("pid", controller.gravity, tmax), build,
                 [controller.kp, controller.kd, controller.ki], consts, n, 0)
     if kind is PDGravity:
         def build():
-            models = {"grav": _model(dyn.robot, "grav")}
+            models = {"grav": dyn.model("grav"), **floating}
             return models, ls.law_pd_gravity(models, controller.at_desired)
         return (("pdg", controller.at_desired), build, [controller.kp, controller.kd], [], 0, 0)
     if kind in (ComputedTorque, PassivityBased):
@@ -155,9 +146,9 @@ def _describe(controller):
         consts = [] if coulomb == "measured" else _friction_constants(controller)
 
         def build():
-            models = {"n": n, which: _model(dyn.robot, which)}
+            models = {"n": n, which: dyn.model(which), **floating}
             if kind is PassivityBased:
-                models["vel"] = _model(dyn.robot, "vel")
+                models["vel"] = dyn.model("vel")
                 return models, ls.law_passivity(models, coulomb)
             return models, ls.law_computed_torque(models, mode, coulomb)
         if kind is PassivityBased:
@@ -179,33 +170,30 @@ def _describe(controller):
     return None
 
 
-def _loop_function(key, plant_model, build, n, nz, ng, p):
+def _loop_function(key, plant_model, build, n, nz, ng, p, base):
     models, law = build()
-    controller_models = {k: m for k, m in models.items() if k != "n"}
+    controller_models = {k: m for k, m in models.items() if k not in ("n", "floating")}
     if any(m.parameters for m in controller_models.values()):
         return None
-    draft = ls.loop_source("RM_LOOPNAME", n, nz, ng, 0, p, plant_model, controller_models, law)
+    draft = ls.loop_source("RM_LOOPNAME", n, nz, ng, 0, p, plant_model, controller_models, law,
+                           base=base)
     modname = "rm_loop_" + hashlib.sha256(draft.encode()).hexdigest()[:24]
     module = build_from_source(modname, draft.replace("RM_LOOPNAME", modname))
     if module is None:
         return None
+    order = tuple(map(str, plant_model.parameters))
     try:
         path = _index(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(path, json.dumps({"module": modname}))
+        write_text_atomic(path, json.dumps({"module": modname, "parameters": list(order)}))
     except OSError:
         pass
-    return _bind(module)
-
-
-#: a plant whose parameters differ between runs (robmod.control.parameter_sets):
-#: (the robot with those parameters as symbols, its customized DDM, values (runs, p))
-PLANT_PARAMETERS = contextvars.ContextVar("robmod_plant_parameters", default=None)
+    return _bind(module), order
 
 
 class NotCompiled(Exception):
-    """Raised instead of returning None while PLANT_PARAMETERS is set: the Python loop of
-    simulate would run the nominal plant, not the parameter sets."""
+    """Raised instead of returning None for a run of parameter sets: the Python loop would
+    run the nominal plant, not the sets (the caller runs a simulation per set instead)."""
 
 
 def _flat(parts, batch, nrun):
@@ -228,26 +216,31 @@ def _noise(noise, seed, steps, nrun, n):
     return (float(sq or 0.0), float(sqd or 0.0)), kinds, draws
 
 
-def run_compiled(plant, controller, t, tables, q, qd, z, tau_lim, **options):
+def run_compiled(plant, controller, t, tables, q, qd, z, tau_lim, *, plant_parameters=None,
+                 **options):
     """The run of :func:`robmod.control.simulate` in C: (Q, QD, TAU, z) with the shapes of the
-    Python path, or None when this path does not take it (see the module)."""
-    out = _run(plant, controller, t, tables, q, qd, z, tau_lim, **options)
-    if out is None and PLANT_PARAMETERS.get() is not None:
+    Python path, or None when this path does not take it (see the module); with
+    ``plant_parameters`` (the sets of :mod:`.parameter_sets`, one run per
+    set), NotCompiled instead of None."""
+    out = _run(plant, controller, t, tables, q, qd, z, tau_lim, plant_parameters, **options)
+    if out is None and plant_parameters is not None:
         raise NotCompiled()
     return out
 
 
-def _run(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continuous, substeps, noise,
-         quantization, delay, seed, table=None, record_every=1):
-    if fastpath.backend() == "numpy" or type(plant) is not Dynamics:
+def _run(plant, controller, t, tables, q, qd, z, tau_lim, sets, *, dt, continuous, substeps,
+         noise, quantization, delay, seed, table=None, record_every=1):
+    if fastpath.backend() == "numpy" or type(plant) not in (Dynamics, FloatingDynamics):
         return None
-    if tables[0].ndim != 2 or getattr(controller, "n", None) != plant.n:
+    if tables is None or tables[0].ndim != 2 or getattr(controller, "n", None) != plant.n:
         return None
     desc = _supported(controller)
     if desc is None:
         return None
     structure, build, gains, consts, nz, p = desc
     n, steps = plant.n, len(t) - 1
+    nq, nv = plant.nq, plant.nv
+    base = (nq - n, nv - n)
     batch = q.shape[:-1]
     nrun = int(math.prod(batch))
     policy = _policy()
@@ -257,28 +250,24 @@ def _run(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continuous, sub
     if drawn is None or z.shape[-1] != nz:
         return None
     G = _flat(gains, batch, nrun)
-    sets = PLANT_PARAMETERS.get()
-    if sets is None:
-        plant_key, plant_model, PP = plant.robot.content_key, None, None
-    else:
-        symbolic, plant_model, PP = sets
-        plant_key = (symbolic.content_key, tuple(map(str, plant_model.parameters)))
-        if PP.shape[0] != nrun:
-            return None
-    key = (plant_key, structure, nz, G.shape[1])
-    fn = _LOOPS.get(key) or _cached(key)
-    if fn is None:
+    if sets is not None and sets.table.shape[0] != nrun:
+        return None
+    plant_key = plant.robot.content_key if sets is None else sets.key
+    key = (plant_key, structure, nz, G.shape[1], base)
+    hit = _LOOPS.get(key) or _cached(key)
+    if hit is None:
         work = steps * (nrun if sets is not None else -(-nrun // BLOCK))
         if policy == "auto" and work < WORTH_COMPILING and sets is None:
             return None      # (parameter sets: the other way compiles a plant per set)
-        plant_model = plant_model or _model(plant.robot, "ddm")
+        plant_model = plant.model("ddm") if sets is None else sets.model()
         if plant_model.parameters and sets is None:
             return None
-        fn = _loop_function(key, plant_model, build, n, nz, G.shape[1], p)
-        if fn is None:
+        hit = _loop_function(key, plant_model, build, n, nz, G.shape[1], p, base)
+        if hit is None:
             return None
-    _LOOPS[key] = fn
-    PP = np.zeros(1) if PP is None else np.ascontiguousarray(PP, dtype=float)
+    _LOOPS[key] = hit
+    fn, order = hit
+    PP = np.zeros(1) if sets is None else sets.values(order)
     (sq, sqd), kinds, NS = drawn
     rq, rqd = quantization if quantization is not None else (0.0, 0.0)
     lim = np.zeros(n) if tau_lim is None else np.asarray(tau_lim, float)
@@ -295,10 +284,11 @@ def _run(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continuous, sub
         ends = table(t[:-1] + h)
         RS = np.ascontiguousarray(np.concatenate([np.stack(halves, axis=1),
                                                   np.stack(ends, axis=1)], axis=1), float)
-    X0 = np.ascontiguousarray(np.concatenate([q, qd], axis=-1).reshape(nrun, 2 * n))
+    X0 = np.ascontiguousarray(np.concatenate([q, qd], axis=-1).reshape(nrun, nq + nv))
     Z0 = np.ascontiguousarray(z.reshape(nrun, nz)) if nz else np.zeros(1)
-    Q = np.empty((steps // record_every + 1, nrun, n))    # the samples kept
-    QD, TAU = np.empty_like(Q), np.empty_like(Q)
+    rows = steps // record_every + 1                     # the samples kept
+    Q, QD, TAU = np.empty((rows, nrun, nq)), np.empty((rows, nrun, nv)), \
+        np.empty((rows, nrun, n))
     Z = np.empty((nrun, max(nz, 1)))
     ptr = [a.ctypes.data for a in (cfg, K, R, RS, X0, G, Z0, NS, PP, Q, QD, TAU, Z)]
 
@@ -314,9 +304,8 @@ def _run(plant, controller, t, tables, q, qd, z, tau_lim, *, dt, continuous, sub
     if any(status):
         return None
     zf = Z[:, :nz].reshape(batch + (nz,)) if nz else z
-    rows = (Q.shape[0],)
-    return (Q.reshape(rows + batch + (n,)), QD.reshape(rows + batch + (n,)),
-            TAU.reshape(rows + batch + (n,)), zf)
+    return (Q.reshape((rows,) + batch + (nq,)), QD.reshape((rows,) + batch + (nv,)),
+            TAU.reshape((rows,) + batch + (n,)), zf)
 
 
 def _ranges(nrun, block):

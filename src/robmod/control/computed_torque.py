@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.arguments import finite_array, keyword_options
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from .base import DEFAULT_DT, Controller, gain, sample_time
 from .plant import Dynamics, coulomb_option
 
@@ -74,6 +74,11 @@ class ComputedTorque(Controller):
         if kp is None or kd is None:
             raise RobmodError("computed torque needs kp and kd, or omega")
         self.kp, self.kd = gain(kp, self.n, "kp"), gain(kd, self.n, "kd")
+        if mode == "predictive" and self.dyn.floating:
+            raise ArgumentError(f"ComputedTorque(mode='predictive') evaluates the model on the "
+                                f"desired motion, which gives no state of the base of the "
+                                f"floating robot {self.dyn.robot.name!r}: use mode='tracking' "
+                                "or 'position'")
         self.mode, self.dt = mode, sample_time(dt)
         self.coulomb, self.coulomb_width = coulomb_option(coulomb, coulomb_width, self.dt)
 
@@ -82,10 +87,11 @@ class ComputedTorque(Controller):
         return np.array([np.roots([1.0, kd, kp]) for kp, kd in zip(self.kp, self.kd)])
 
     def output(self, t, q, qd, ref, z):
+        qj, qdj = self.joints(q, qd)
         if self.mode == "position":
-            w = self.kp * (ref.q - q) - self.kd * qd
+            w = self.kp * (ref.q - qj) - self.kd * qdj
         else:
-            w = ref.qdd + self.kd * (ref.qd - qd) + self.kp * (ref.q - q)
+            w = ref.qdd + self.kd * (ref.qd - qdj) + self.kp * (ref.q - qj)
         if self.mode == "predictive":
             return self.dyn.idm(*np.broadcast_arrays(ref.q, ref.qd, w))
         return self.dyn.idm_compensated(q, qd, w, ref.qd, coulomb=self.coulomb,
@@ -98,7 +104,8 @@ class ComputedTorque(Controller):
         for a closed-loop robot or a smooth Coulomb sign."""
         from ..dynamics.derivatives import idm_derivatives
 
-        if self.dyn.robot.n_loops or (self.coulomb == "smooth" and self.dyn.has_coulomb):
+        if self.dyn.robot.n_loops or self.dyn.floating or (self.coulomb == "smooth"
+                                                          and self.dyn.has_coulomb):
             return None
         n = self.n
         if self.mode == "position":

@@ -26,16 +26,15 @@ lambda_min(Kp) > sup_q ||dQ/dq||.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..dynamics.inertia import inertia_matrix
 from ..dynamics.layout import dofs
-from ..description.arguments import finite_array, keyword_options
+from ..description.arguments import finite_array, keyword_options, whole_number
 from ..errors import ArgumentError, RobmodError
 from .base import DEFAULT_DT, Controller, gain, sample_time
+from .floating_plant import joint_inertia
 from .plant import Dynamics, joint_limit_vector, numeric_only
 
 
@@ -73,7 +72,8 @@ def pid_gains(a, fv, omega) -> PIDGains:
 
 @keyword_options()
 def max_diagonal_inertia(robot, *, samples: int = 512, seed: int = 0) -> np.ndarray:
-    """a_j = max over the joint ranges of A_jj(q) (Khalil & Dombre (9.6)), sampled."""
+    """a_j = max over the joint ranges of A_jj(q) (Khalil & Dombre (9.6)), sampled (a floating
+    robot's: of the joints' inertia with the base free, :func:`joint_inertia`)."""
     robot = numeric_only(robot)
     if robot.n_loops:
         raise RobmodError(f"max_diagonal_inertia (the PID tuning of (9.10)) samples the inertia "
@@ -85,7 +85,7 @@ def max_diagonal_inertia(robot, *, samples: int = 512, seed: int = 0) -> np.ndar
     hi = np.full(n, np.pi) if hi is None else hi
     rng = np.random.default_rng(seed)
     q = rng.uniform(lo, hi, (samples, n))
-    A = inertia_matrix(robot, q)
+    A = joint_inertia(robot, q)
     return np.max(np.diagonal(A, axis1=-2, axis2=-1), axis=0)
 
 
@@ -99,9 +99,7 @@ def tune_pid(robot, omega, *, samples: int = 512) -> PIDGains:
 
 
 def _joints(n) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ArgumentError(f"PID.for_joints: n must be a number of joints >= 1, got {n!r}")
-    return int(n)
+    return whole_number("n", n, what="a number of joints (PID.for_joints)")
 
 
 class PID(Controller):
@@ -118,12 +116,6 @@ class PID(Controller):
     @keyword_options()
     def __init__(self, robot, kp, kd, ki=0.0, *, dt=DEFAULT_DT,
                  integral_band=(0.0, np.inf), tau_max=None, gravity=False):
-        if isinstance(robot, (int, np.integer)) and not isinstance(robot, bool):
-            warnings.warn("PID(n, ...) is deprecated and will be removed in the next release: "
-                          "use PID.for_joints(n, ...) (PID(robot, ...) takes the robot)",
-                          DeprecationWarning, stacklevel=2)
-            self._set(None, _joints(robot), kp, kd, ki, dt, integral_band, tau_max, gravity)
-            return
         if not (hasattr(robot, "links") and hasattr(robot, "numeric")):
             raise ArgumentError(f"PID: robot must be a robmod Robot (the controller's model), "
                                 f"got {type(robot).__name__}; PID.for_joints(n, ...) builds a "
@@ -174,13 +166,14 @@ class PID(Controller):
         return self.n
 
     def output(self, t, q, qd, ref, z):
-        tau = self.kp * (ref.q - q) + self.kd * (ref.qd - qd) + self.ki * z
+        qj, qdj = self.joints(q, qd)
+        tau = self.kp * (ref.q - qj) + self.kd * (ref.qd - qdj) + self.ki * z
         if self.gravity:
             tau = tau + self.dyn.gravity(q)
         return tau
 
     def update(self, t, q, qd, ref, z):
-        e = ref.q - q
+        e = ref.q - self.joints(q, qd)[0]
         on = (np.abs(e) >= self.band[0]) & (np.abs(e) <= self.band[1])
         if self.tau_max is not None:
             tau = self.output(t, q, qd, ref, z)
@@ -201,8 +194,9 @@ class PDGravity(Controller):
         self.at_desired = at_desired
 
     def output(self, t, q, qd, ref, z):
-        g = self.dyn.gravity(ref.q if self.at_desired else q)
-        return self.kp * (ref.q - q) - self.kd * qd + g
+        qj, qdj = self.joints(q, qd)
+        g = self.dyn.gravity(self.at(q, ref.q) if self.at_desired else q)
+        return self.kp * (ref.q - qj) - self.kd * qdj + g
 
 
 __all__ = ["PID", "PIDGains", "PDGravity", "pid_gains", "tune_pid", "max_diagonal_inertia"]

@@ -16,20 +16,18 @@ import numpy as np
 
 from ..description.arguments import (finite_array, keyword_options, positive_scalar,
                                      robot_argument)
-from ..dynamics.closed_loop_rates import closed_loop_ddm_derivatives
+from ..description.base import moving_base
 from ..dynamics.derivatives import ddm_derivatives
 from ..errors import ArgumentError
 from .plant import Dynamics
 
 
 def plant_derivatives(dyn, q, qd, tau):
-    """(∂q̈/∂q, ∂q̈/∂q̇, ∂q̈/∂Γ) of a plant's direct model (:class:`Dynamics` of a tree, or of
-    the actuated joints of a closed-loop robot, its loops closed in the plant's assembly
-    mode), each (..., n, n)."""
-    if dyn.robot.n_loops:
-        guess = dyn.close(q)[0]
-        return closed_loop_ddm_derivatives(dyn.robot, q, qd, tau, q_guess=guess)
-    return ddm_derivatives(dyn.robot, q, qd, tau)
+    """(∂q̈/∂q, ∂q̈/∂q̇, ∂q̈/∂Γ) of a plant's direct model at the joints' state (q, qd)
+    (:meth:`Dynamics.derivatives`: a tree's; the actuated joints of a closed-loop robot, its
+    loops closed in the plant's assembly mode; a floating robot's joints, its base free with
+    no momentum), each (..., n, n)."""
+    return dyn.derivatives(q, qd, tau)
 
 
 def state_blocks(F):
@@ -73,21 +71,27 @@ def _expm(M):
 @keyword_options()
 def state_matrices(robot, q, qd, tau, *, dt: float = 0.0):
     """(A, B) of the robot's dynamics linearized at (q, q̇, Γ) (each (..., n) for the joint
-    variables of a tree, mimic joints or not, the actuated joints of a closed loop): ẋ ≈ A δx
-    + B δΓ with x = (q, q̇), or with ``dt > 0`` their zero-order-hold sampling x_{k+1} = A_d
-    x_k + B_d Γ_k."""
+    variables of a tree, mimic joints or not, the actuated joints of a closed loop, the joints
+    of a floating robot with its base free and no momentum, :class:`~robmod.control.
+    FloatingDynamics`): ẋ ≈ A δx + B δΓ with x = (q, q̇), or with ``dt > 0`` their
+    zero-order-hold sampling x_{k+1} = A_d x_k + B_d Γ_k."""
     dt = positive_scalar("dt", dt, allow_zero=True)
-    if not robot_argument(robot).n_loops:       # the arrays checked by ddm_derivatives
-        F = ddm_derivatives(robot, q, qd, tau)
-    else:
+    robot = robot_argument(robot)
+    if robot.n_loops or moving_base(robot):
         dyn = Dynamics.of(robot, "robot")
-        arrays = [finite_array(k, x, shape_text=f"(..., {dyn.n}) actuated joint values")
+        what = "actuated joint" if robot.n_loops else "joint"
+        arrays = [finite_array(k, x, shape_text=f"(..., {dyn.n}) {what} values")
                   for k, x in (("q", q), ("qd", qd), ("tau", tau))]
         if any(x.shape[-1:] != (dyn.n,) for x in arrays):
+            why = "" if robot.n_loops else (
+                f" (the {robot.base_kind} base free, with no momentum: its pose and momentum "
+                "are not states a joint torque controls)")
             raise ArgumentError(f"state_matrices: q, qd, tau must be (..., {dyn.n}) values of "
-                                f"the actuated joints of {robot.name!r}, got shapes "
+                                f"the {what}s of {robot.name!r}{why}, got shapes "
                                 f"{', '.join(str(x.shape) for x in arrays)}")
         F = plant_derivatives(dyn, *arrays)
+    else:                                       # the arrays checked by ddm_derivatives
+        F = ddm_derivatives(robot, q, qd, tau)
     A, B = state_blocks(F)
     return discretized(A, B, dt) if dt > 0 else (A, B)
 
@@ -100,12 +104,12 @@ def closed_loop_matrix(plant, controller, ref, x0, eps: float = 1e-6) -> np.ndar
     n = plant.n
     q, qd, z = x0[:n], x0[n:2 * n], x0[2 * n:]
     m = z.size
-    tau = np.asarray(controller.output(0.0, q, qd, ref, z), dtype=float)
+    tau = np.asarray(controller.output(0.0, *plant.state_of_joints(q, qd), ref, z), dtype=float)
     F = plant_derivatives(plant, q, qd, tau)
     law = getattr(controller, "law_derivatives", None)
     parts = law(0.0, q, qd, ref, z) if law is not None else None
     if parts is None:       # no derivatives of its own: central differences
-        parts = _law_by_differences(controller, ref, q, qd, z, eps)
+        parts = _law_by_differences(plant, controller, ref, q, qd, z, eps)
     Gq, Gqd, Gz, Zq, Zqd, Zz = parts
     A = np.zeros((2 * n + m, 2 * n + m))
     A[:n, n:2 * n] = np.eye(n)
@@ -117,13 +121,15 @@ def closed_loop_matrix(plant, controller, ref, x0, eps: float = 1e-6) -> np.ndar
     return A
 
 
-def _law_by_differences(controller, ref, q, qd, z, eps):
-    """(∂Γ/∂q, ∂Γ/∂q̇, ∂Γ/∂z, ∂ż/∂q, ∂ż/∂q̇, ∂ż/∂z) of a controller by central differences."""
+def _law_by_differences(plant, controller, ref, q, qd, z, eps):
+    """(∂Γ/∂q, ∂Γ/∂q̇, ∂Γ/∂z, ∂ż/∂q, ∂ż/∂q̇, ∂ż/∂z) of a controller by central differences
+    with respect to the joints' state (a floating robot's base following, no momentum)."""
     n, m = q.size, z.size
     x0 = np.concatenate([q, qd, z])
 
     def law(x):
         a, b, c = x[:n], x[n:2 * n], x[2 * n:]
+        a, b = plant.state_of_joints(a, b)
         tau = np.asarray(controller.output(0.0, a, b, ref, c), dtype=float)
         dz = np.asarray(controller.update(0.0, a, b, ref, c), dtype=float) if m else c
         return np.concatenate([tau, dz])

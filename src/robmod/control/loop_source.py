@@ -20,27 +20,25 @@ the models and on the law's structure only, and compiles once per (plant, contro
 """
 from __future__ import annotations
 
-from ..symbolic.export import c_layout, to_c
+from ..symbolic.export import C_PREAMBLE, c_layout, to_c
 from ..symbolic.extension_wrapper import C_NOT_FINITE
 from ..symbolic.lanes import lanes_source
-from ..symbolic.vector_trig import BLOCK, PREPASS, batch_source
+from ..symbolic.vector_trig import BLOCK, PREPASS, batch_source, trig_prepass
+from .loop_kernel import LOOP, SE3
 
 #: cfg[] layout shared by the source and :mod:`.compiled_loop`
 CFG_FIELDS = ("continuous", "sq", "sqd", "rq", "rqd", "delay", "noise_kinds", "has_limit",
               "batched", "record_every")
 
-_SIGN = "static inline double rm_sign(double x) { return (x > 0) - (x < 0); }"
-
-
 def _model_source(model, fname: str, *, batched: bool = False) -> str:
     """The scalar C function ``fname(groups..., out)`` of ``model`` (and its vectorized batch
     kernel ``fname_vbatch`` when ``batched``), without the shared preamble."""
-    src, _ = to_c(model, fname)
+    src, _ = to_c(model, fname, preamble=False)
     if batched:
-        vsrc = lanes_source(model, fname)
+        vsrc = lanes_source(model, fname, preamble=False)
         kind = "lanes" if vsrc is not None else None
         if vsrc is None:
-            vsrc = batch_source(model, fname)
+            vsrc = batch_source(model, fname, preamble=False)
             kind = "trig" if vsrc is not None else "loop"
         src += "\n" + (vsrc or "") + f"\n#define {fname.upper()}_KIND_{kind.upper()} 1\n"
     return src
@@ -90,6 +88,16 @@ def _each(*body: str) -> list[str]:
     return [_EACH, *("        " + b for b in body), "    }"]
 
 
+def _torques(models, key: str, fname: str, out: str, **groups) -> list[str]:
+    """The lines writing the joint torques of the controller's model ``key`` into ``out``
+    (m n): a floating robot's model (the free-floating one, of its whole state Q, QD) gives
+    the base's acceleration first, the joints' torques are its rows after it."""
+    if not models.get("floating"):
+        return ["    " + _call(models[key], fname, **groups) + f"{out});"]
+    return ["    " + _call(models[key], fname, **groups) + "ff);",
+            *_each(f"{out}[i] = ff[r * RM_NV + RM_BV + j];")]
+
+
 def _coulomb_lines(mode: str, off: int, n: int) -> list[str]:
     """IDM without Coulomb + F_V qd + coulomb_torque(...) of :mod:`.plant`: tau += ... with
     K = [fv(n), fc(n), fst(n), bst(n), width] from ``off``."""
@@ -109,7 +117,7 @@ def law_pid(models, gravity: bool, tau_max: bool) -> list[str]:
     lines = _each("tau[i] = (g[j] * (rq[j] - q[i]) + g[RM_N + j] * (rqd[j] - qd[i]))"
                   " + g[2 * RM_N + j] * z[i];")
     if gravity:
-        lines += ["    " + _call(models["grav"], "rm_cgrav", q="q") + "w);",
+        lines += [*_torques(models, "grav", "rm_cgrav", "w", q="Q"),
                   *_each("tau[i] = tau[i] + w[i];")]
     body = ["const double e = rq[j] - q[i];",
             "int on = fabs(e) >= K[0] && fabs(e) <= K[1];"]
@@ -119,19 +127,25 @@ def law_pid(models, gravity: bool, tau_max: bool) -> list[str]:
 
 
 def law_pd_gravity(models, at_desired: bool) -> list[str]:
-    """(9.12): g = [kp, kd]; Q(q^d) is one configuration, as in the Python law."""
+    """(9.12): g = [kp, kd]; Q(q^d) is one configuration, as in the Python law (a floating
+    robot's: its measured base, the desired joints)."""
+    if at_desired and models.get("floating"):
+        at = ["    for (i = 0; i < m * RM_NQ; i++) FQ[i] = (i % RM_NQ) < RM_BQ ? Q[i] :"
+              " rq[i % RM_NQ - RM_BQ];"]
+        return [*at, *_torques(models, "grav", "rm_cgrav", "w", q="FQ"),
+                *_each("tau[i] = (g[j] * (rq[j] - q[i]) - g[RM_N + j] * qd[i]) + w[i];")]
     if at_desired:
         return ["    " + _scalar_call(models["grav"], "rm_cgrav", q="rq") + "w);",
                 *_each("tau[i] = (g[j] * (rq[j] - q[i]) - g[RM_N + j] * qd[i]) + w[j];")]
-    return ["    " + _call(models["grav"], "rm_cgrav", q="q") + "w);",
+    return [*_torques(models, "grav", "rm_cgrav", "w", q="Q"),
             *_each("tau[i] = (g[j] * (rq[j] - q[i]) - g[RM_N + j] * qd[i]) + w[i];")]
 
 
 def _compensated(models, qdd: str, coulomb: str) -> list[str]:
     """tau = the controller's IDM(q, qd, qdd) with its Coulomb term as ``coulomb`` says."""
     if coulomb == "measured":
-        return ["    " + _call(models["idm"], "rm_cidm", q="q", qd="qd", qdd=qdd) + "tau);"]
-    return (["    " + _call(models["idm_nc"], "rm_cidmnc", q="q", qd="qd", qdd=qdd) + "tau);"]
+        return _torques(models, "idm", "rm_cidm", "tau", q="Q", qd="QD", qdd=qdd)
+    return (_torques(models, "idm_nc", "rm_cidmnc", "tau", q="Q", qd="QD", qdd=qdd)
             + _coulomb_lines(coulomb, 0, models["n"]))
 
 
@@ -157,12 +171,18 @@ def _sliding() -> list[str]:
 
 
 def law_passivity(models, coulomb: str) -> list[str]:
-    """Slotine-Li: g = [lam, kd]; C(q, qd) s by polarization of the velocity torques."""
-    vel = models["vel"]
-    return [*_sliding(), *_compensated(models, "w", coulomb),
-            "    " + _call(vel, "rm_cvel", q="q", qd="v1", qdd="z0") + "h1);",
-            "    " + _call(vel, "rm_cvel", q="q", qd="qd", qdd="z0") + "h2);",
-            "    " + _call(vel, "rm_cvel", q="q", qd="s", qdd="z0") + "h3);",
+    """Slotine-Li: g = [lam, kd]; C(q, qd) s by polarization of the velocity torques (a
+    floating robot's: of its whole velocity, s moving the joints)."""
+    fl = models.get("floating")
+    full = ["    for (i = 0; i < m * RM_NV; i++) {",
+            "        const long r = i / RM_NV, k = i % RM_NV;",
+            "        FS[i] = k < RM_BV ? 0.0 : s[r * RM_N + k - RM_BV];",
+            "        FV[i] = QD[i] + FS[i];", "    }"] if fl else []
+    v1, sv = ("FV", "FS") if fl else ("v1", "s")
+    return [*_sliding(), *_compensated(models, "w", coulomb), *full,
+            *_torques(models, "vel", "rm_cvel", "h1", q="Q", qd=v1, qdd="z0"),
+            *_torques(models, "vel", "rm_cvel", "h2", q="Q", qd="QD", qdd="z0"),
+            *_torques(models, "vel", "rm_cvel", "h3", q="Q", qd=sv, qdd="z0"),
             *_each("tau[i] = (tau[i] - 0.5 * ((h1[i] - h2[i]) - h3[i])) - g[RM_N + j] * s[i];")]
 
 
@@ -206,27 +226,32 @@ def law_adaptive(models, coulomb: str, friction_cols, coulomb_cols) -> list[str]
 
 
 _LAW_HEAD = """
-/* workspace: 9 rows of BLOCK n values, then 5 of BLOCK n p */
-#define RM_WORK (9 * RM_BLOCK * RM_N + 5 * RM_BLOCK * RM_N * (RM_P ? RM_P : 1))
+/* workspace: 13 rows of BLOCK nq values, then 5 of BLOCK n p */
+#define RM_WORK (13 * RM_BLOCK * RM_NQ + 5 * RM_BLOCK * RM_N * (RM_P ? RM_P : 1))
+/* q, qd: the joints' state (m n); Q, QD: the robot's (m nq, m nv; a fixed base's: q, qd) */
 static void rm_law(long m, int bat, const double *G, const double *K, const double *q,
-                   const double *qd, const double *rq, const double *rqd, const double *rqdd,
-                   const double *z, double *tau, double *dz, double *W)
+                   const double *qd, const double *Q, const double *QD, const double *rq,
+                   const double *rqd, const double *rqdd, const double *z, double *tau,
+                   double *dz, double *W)
 {
     long i;
-    const long B = RM_BLOCK * RM_N, BP = RM_BLOCK * RM_N * (RM_P ? RM_P : 1);
+    const long B = RM_BLOCK * RM_NQ, BP = RM_BLOCK * RM_N * (RM_P ? RM_P : 1);
     double *w = W, *s = w + B, *v1 = s + B, *z0 = v1 + B, *h1 = z0 + B, *h2 = h1 + B,
-           *h3 = h2 + B, *bq = h3 + B, *bqd = bq + B, *Y = bqd + B, *Y0 = Y + BP, *P1 = Y0 + BP,
+           *h3 = h2 + B, *bq = h3 + B, *bqd = bq + B, *ff = bqd + B, *FV = ff + B,
+           *FS = FV + B, *FQ = FS + B, *Y = FQ + B, *Y0 = Y + BP, *P1 = Y0 + BP,
            *P2 = P1 + BP, *P3 = P2 + BP;
-    (void)i; (void)G; (void)K; (void)q; (void)qd; (void)rq; (void)rqd; (void)rqdd; (void)z;
-    (void)dz; (void)w; (void)s; (void)v1; (void)z0; (void)h1; (void)h2; (void)h3; (void)bq;
-    (void)bqd; (void)Y; (void)Y0; (void)P1; (void)P2; (void)P3; (void)bat;
+    (void)i; (void)G; (void)K; (void)q; (void)qd; (void)Q; (void)QD; (void)rq; (void)rqd;
+    (void)rqdd; (void)z; (void)dz; (void)w; (void)s; (void)v1; (void)z0; (void)h1; (void)h2;
+    (void)h3; (void)bq; (void)bqd; (void)ff; (void)FV; (void)FS; (void)FQ; (void)Y; (void)Y0;
+    (void)P1; (void)P2; (void)P3; (void)bat;
 """
 
 
 def loop_source(modname: str, n: int, nz: int, ng: int, nk: int, p: int, plant_model,
-                controller_models: dict, law: list[str]) -> str:
+                controller_models: dict, law: list[str], *, base: tuple = (0, 0)) -> str:
     """The whole module: models, the law, the plant of a block, the loop ``rm_run`` and an
-    empty Python module (so that the shared object is built and cached like a model's)."""
+    empty Python module (so that the shared object is built and cached like a model's);
+    ``base``: the base's entries in q and qd (a floating robot's (7, 6))."""
     parts = [_model_source(plant_model, "rm_pddm", batched=True)]
     names = {"idm": "rm_cidm", "idm_nc": "rm_cidmnc", "vel": "rm_cvel", "grav": "rm_cgrav",
              "phi": "rm_cphi"}
@@ -235,17 +260,15 @@ def loop_source(modname: str, n: int, nz: int, ng: int, nk: int, p: int, plant_m
             parts.append(_model_source(model, names[key], batched=True))
             parts.append(_block_wrapper(model, names[key]))
     parts.append(_block_wrapper(plant_model, "rm_pddm"))
-    body = "\n".join(parts)
-    first = body.find(_SIGN) + len(_SIGN)            # one definition of each shared helper
-    body = body[:first] + body[first:].replace(_SIGN, "")
-    if PREPASS in body:
-        at = body.find(PREPASS) + len(PREPASS)
-        body = body[:at] + body[at:].replace(PREPASS, "")
+    trig = any(trig_prepass(m)[0] for m in [plant_model, *controller_models.values()])
+    body = "\n".join([C_PREAMBLE, PREPASS if trig else ""] + parts)   # the shared lines once
     plant_call = _call(plant_model, "rm_pddm", q="q", qd="qd", tau="tau", params="pp")
     npp = len(plant_model.parameters)
     head = (f"#pragma STDC FP_CONTRACT OFF\n#define PY_SSIZE_T_CLEAN\n#include <Python.h>\n"
             f"#include <math.h>\n#include <string.h>\n#include <stdlib.h>\n"
             f"#define RM_N {n}\n#define RM_NZ {nz}\n#define RM_NG {ng}\n#define RM_NK {nk}\n"
+            f"#define RM_BQ {base[0]}\n#define RM_BV {base[1]}\n"
+            f"#define RM_NQ {n + base[0]}\n#define RM_NV {n + base[1]}\n"
             f"#define RM_P {p}\n#define RM_NPP {npp}\n"
             f"#define RM_BLOCK {1 if npp else BLOCK}\n" + C_NOT_FINITE)
     plant = f"""
@@ -256,11 +279,11 @@ static int rm_plant(long m, int bat, const double *pp, const double *q, const do
     long i;
     unsigned long long bad = 0;
     if (!{plant_call}a)) return 0;
-    for (i = 0; i < m * RM_N; i++) bad |= rm_nf(a[i]);
+    for (i = 0; i < m * RM_NV; i++) bad |= rm_nf(a[i]);
     return bad == 0;
 }}
 """
-    return (head + body + _LAW_HEAD + "\n".join(law) + "\n}\n" + plant + LOOP
+    return (head + body + _LAW_HEAD + "\n".join(law) + "\n}\n" + plant + SE3 + LOOP
             + _module(modname))
 
 
@@ -268,151 +291,6 @@ def _module(modname: str) -> str:
     return f"""
 static struct PyModuleDef rm_def = {{PyModuleDef_HEAD_INIT, "{modname}", NULL, -1, NULL}};
 PyMODINIT_FUNC PyInit_{modname}(void) {{ return PyModule_Create(&rm_def); }}
-"""
-
-
-LOOP = r"""
-/* the law at one sample for the m states of a block: measured (noise, quantization,
-   delay), then the torque (clipped) and the state's update z += dt dz */
-static void rm_clip(const double *cfg, double *tau)
-{
-    long j;
-    if (cfg[7] != 0) for (j = 0; j < RM_N; j++) {
-        const double lim = cfg[10 + j];
-        tau[j] = fmin(fmax(tau[j], -lim), lim);
-    }
-}
-
-static void rm_stage(long m, int bat, const double *cfg, const double *K, const double *G,
-                     const double *rq, const double *rqd, const double *rqdd, const double *q,
-                     const double *qd, const double *z, double *tau, double *dz, double *W)
-{
-    long r;
-    rm_law(m, bat, G, K, q, qd, rq, rqd, rqdd, z, tau, RM_NZ ? dz : NULL, W);
-    for (r = 0; r < m; r++) rm_clip(cfg, tau + r * RM_N);
-}
-
-#define RM_AXPY(out, x, c, y, cnt) for (i = 0; i < (cnt); i++) (out)[i] = (x)[i] + (c) * (y)[i]
-#define RM_COMB(out, x, c, a, b, d, e, cnt) for (i = 0; i < (cnt); i++) \
-    (out)[i] = (x)[i] + (c) * ((((a)[i] + 2 * (b)[i]) + 2 * (d)[i]) + (e)[i])
-
-/* runs r0 .. r1 of nrun; 0 when done, else 1 + the step at which a state blew up or the
-   plant returned a non-finite acceleration (the caller runs the Python path, which names
-   the cause) */
-int rm_run(long r0, long r1, long nrun, long steps, long substeps, double dt, double hs,
-           const double *cfg, const double *K, const double *R, const double *RS,
-           const double *X0, const double *G, const double *Z0, const double *NS, const double *PP,
-           double *Q, double *QD, double *TAU, double *Z)
-{
-    const int continuous = cfg[0] != 0;
-    const double sq = cfg[1], sqd = cfg[2], rqr = cfg[3], rqdr = cfg[4];
-    const long delay = (long)cfg[5], nk = (long)cfg[6];
-    const int bat = cfg[8] != 0;
-    const long every = (long)cfg[9];      /* samples k = 0, every, 2 every, ... are stored */
-    const long N = RM_BLOCK * RM_N, NZ = RM_BLOCK * (RM_NZ ? RM_NZ : 1);
-    double *mem = malloc(sizeof(double) * (18 * N + 8 * NZ + 2 * (delay + 1) * N + RM_WORK));
-    double *q = mem, *qd = q + N, *tau = qd + N, *a1 = tau + N, *a2 = a1 + N, *a3 = a2 + N,
-           *a4 = a3 + N, *q2 = a4 + N, *v2 = q2 + N, *q3 = v2 + N, *v3 = q3 + N,
-           *q4 = v3 + N, *v4 = q4 + N, *qm = v4 + N, *qdm = qm + N, *t1 = qdm + N,
-           *t2 = t1 + N, *t3 = t2 + N;
-    double *z = t3 + N, *dz = z + NZ, *z2 = dz + NZ, *d2 = z2 + NZ, *z3 = d2 + NZ,
-           *d3 = z3 + NZ, *z4 = d3 + NZ, *d4 = z4 + NZ, *past = d4 + NZ,
-           *W = past + 2 * (delay + 1) * N;
-    long b0, i, k, s, r;
-    int status = 0;
-    if (!mem) return -1;
-    for (b0 = r0; b0 < r1 && !status; b0 += RM_BLOCK) {
-        const long m = r1 - b0 < RM_BLOCK ? r1 - b0 : RM_BLOCK, mn = m * RM_N, mz = m * RM_NZ;
-        const double *g = G + b0 * RM_NG, *pp = PP + b0 * RM_NPP;
-        (void)pp;
-        for (r = 0; r < m; r++) {
-            memcpy(q + r * RM_N, X0 + (b0 + r) * 2 * RM_N, sizeof(double) * RM_N);
-            memcpy(qd + r * RM_N, X0 + (b0 + r) * 2 * RM_N + RM_N, sizeof(double) * RM_N);
-        }
-        if (RM_NZ) memcpy(z, Z0 + b0 * RM_NZ, sizeof(double) * mz);
-        memcpy(Q + b0 * RM_N, q, sizeof(double) * mn);
-        memcpy(QD + b0 * RM_N, qd, sizeof(double) * mn);
-        for (k = 0; k <= steps; k++) {
-            const double *rq = R + k * 3 * RM_N, *rqd = rq + RM_N, *rqdd = rqd + RM_N;
-            if (continuous) {
-                rm_stage(m, bat, cfg, K, g, rq, rqd, rqdd, q, qd, z, tau, dz, W);
-            } else {
-                for (i = 0; i < mn; i++) { qm[i] = q[i]; qdm[i] = qd[i]; }
-                if (nk) {
-                    const double *nq = NS + (k * nk * nrun + b0) * RM_N;
-                    if (sq != 0) { for (i = 0; i < mn; i++) qm[i] = qm[i] + sq * nq[i]; nq += nrun * RM_N; }
-                    if (sqd != 0) for (i = 0; i < mn; i++) qdm[i] = qdm[i] + sqd * nq[i];
-                }
-                if (rqr != 0) for (i = 0; i < mn; i++) qm[i] = nearbyint(qm[i] / rqr) * rqr;
-                if (rqdr != 0) for (i = 0; i < mn; i++) qdm[i] = nearbyint(qdm[i] / rqdr) * rqdr;
-                if (delay) {
-                    double *slot = past + (k % (delay + 1)) * 2 * N;
-                    const double *use = past + ((k > delay ? k - delay : 0) % (delay + 1)) * 2 * N;
-                    memcpy(slot, qm, sizeof(double) * mn);
-                    memcpy(slot + N, qdm, sizeof(double) * mn);
-                    memcpy(t1, use, sizeof(double) * mn);
-                    memcpy(t2, use + N, sizeof(double) * mn);
-                    memcpy(qm, t1, sizeof(double) * mn);
-                    memcpy(qdm, t2, sizeof(double) * mn);
-                }
-                rm_stage(m, bat, cfg, K, g, rq, rqd, rqdd, qm, qdm, z, tau, dz, W);
-                for (i = 0; i < mz; i++) z[i] = z[i] + dt * dz[i];
-            }
-            if (k % every == 0)
-                for (r = 0; r < m; r++)
-                    memcpy(TAU + ((k / every) * nrun + b0 + r) * RM_N, tau + r * RM_N,
-                           sizeof(double) * RM_N);
-            if (k == steps) break;
-            if (continuous) {      /* the law at every stage, its state integrated too */
-                const double h = hs, *S = RS + k * 6 * RM_N;   /* t + h/2, t + h */
-                /* k1 at t: tau, dz from above */
-                if (!rm_plant(m, bat, pp, q, qd, tau, a1)) { status = (int)(k + 1); break; }
-                RM_AXPY(q2, q, h / 2, qd, mn); RM_AXPY(v2, qd, h / 2, a1, mn);
-                RM_AXPY(z2, z, h / 2, dz, mz);
-                rm_stage(m, bat, cfg, K, g, S, S + RM_N, S + 2 * RM_N, q2, v2, z2, t1, d2, W);
-                if (!rm_plant(m, bat, pp, q2, v2, t1, a2)) { status = (int)(k + 1); break; }
-                RM_AXPY(q3, q, h / 2, v2, mn); RM_AXPY(v3, qd, h / 2, a2, mn);
-                RM_AXPY(z3, z, h / 2, d2, mz);
-                rm_stage(m, bat, cfg, K, g, S, S + RM_N, S + 2 * RM_N, q3, v3, z3, t2, d3, W);
-                if (!rm_plant(m, bat, pp, q3, v3, t2, a3)) { status = (int)(k + 1); break; }
-                RM_AXPY(q4, q, h, v3, mn); RM_AXPY(v4, qd, h, a3, mn);
-                RM_AXPY(z4, z, h, d3, mz);
-                rm_stage(m, bat, cfg, K, g, S + 3 * RM_N, S + 4 * RM_N, S + 5 * RM_N, q4, v4, z4, t3, d4, W);
-                if (!rm_plant(m, bat, pp, q4, v4, t3, a4)) { status = (int)(k + 1); break; }
-                RM_COMB(t1, q, h / 6, qd, v2, v3, v4, mn);
-                RM_COMB(t2, qd, h / 6, a1, a2, a3, a4, mn);
-                RM_COMB(z2, z, h / 6, dz, d2, d3, d4, mz);
-                memcpy(q, t1, sizeof(double) * mn); memcpy(qd, t2, sizeof(double) * mn);
-                memcpy(z, z2, sizeof(double) * mz);
-            } else for (s = 0; s < substeps; s++) {
-                const double h = hs;
-                if (!rm_plant(m, bat, pp, q, qd, tau, a1)) { status = (int)(k + 1); break; }
-                RM_AXPY(q2, q, 0.5 * h, qd, mn); RM_AXPY(v2, qd, 0.5 * h, a1, mn);
-                if (!rm_plant(m, bat, pp, q2, v2, tau, a2)) { status = (int)(k + 1); break; }
-                RM_AXPY(q3, q, 0.5 * h, v2, mn); RM_AXPY(v3, qd, 0.5 * h, a2, mn);
-                if (!rm_plant(m, bat, pp, q3, v3, tau, a3)) { status = (int)(k + 1); break; }
-                RM_AXPY(q4, q, h, v3, mn); RM_AXPY(v4, qd, h, a3, mn);
-                if (!rm_plant(m, bat, pp, q4, v4, tau, a4)) { status = (int)(k + 1); break; }
-                RM_COMB(t1, q, h / 6, qd, v2, v3, v4, mn);
-                RM_COMB(t2, qd, h / 6, a1, a2, a3, a4, mn);
-                memcpy(q, t1, sizeof(double) * mn); memcpy(qd, t2, sizeof(double) * mn);
-            }
-            if (status) break;
-            for (i = 0; i < mn; i++)
-                if (!(fabs(qd[i]) < 1e6)) { status = (int)(k + 1); break; }
-            if (status) break;
-            if ((k + 1) % every == 0)
-                for (r = 0; r < m; r++) {
-                    const long row = ((k + 1) / every) * nrun + b0 + r;
-                    memcpy(Q + row * RM_N, q + r * RM_N, sizeof(double) * RM_N);
-                    memcpy(QD + row * RM_N, qd + r * RM_N, sizeof(double) * RM_N);
-                }
-        }
-        if (RM_NZ) memcpy(Z + b0 * RM_NZ, z, sizeof(double) * mz);
-    }
-    free(mem);
-    return status;
-}
 """
 
 

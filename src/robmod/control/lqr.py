@@ -1,6 +1,9 @@
 """LQR tracking on the dynamics linearized along the reference (Anderson & Moore, *Optimal
 Control: Linear Quadratic Methods*, 1990; the linearization on the analytical derivatives of
-the direct model, :mod:`.linearization`).
+the direct model, :mod:`.linearization`).  A floating robot's is the LQR of its joints, the
+base free (its pose and momentum are not controllable by joint torques in flight): the
+joints' dynamics with the base's twist following the joints' at no momentum
+(:meth:`~robmod.control.FloatingDynamics.derivatives`).
 
 About the desired motion x_d(t) = (q^d, q̇^d) and its torques Γ_d = IDM(q^d, q̇^d, q̈^d) (the
 controller's model, Coulomb friction at the desired velocity as in (9.31)), the error δx = x -
@@ -29,7 +32,7 @@ import scipy.linalg
 from scipy.integrate import solve_ivp
 
 from ..description.arguments import finite_array, keyword_options, positive_scalar
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from .base import DEFAULT_DT, Controller, sample_time
 from .linearization import discretized, plant_derivatives, state_blocks
 from .plant import Dynamics
@@ -48,7 +51,7 @@ def _weights(dyn, Q, R, max_error):
     if R is None:
         tau_max = dyn.limits("taumax")
         if tau_max is None:
-            raise RobmodError("LQR: give R (the robot has no torque limits taumax for "
+            raise ArgumentError("LQR: give R (the robot has no torque limits taumax for "
                               "Bryson's rule R = diag(1 / taumax^2))")
         R = np.diag(tau_max ** -2.0)
     Q = np.atleast_2d(finite_array("Q", Q, shape_text=f"a {2 * n} x {2 * n} weight"))
@@ -105,7 +108,7 @@ class LQR(Controller):
         N = int(np.ceil(T / step - 1e-9)) if T > 0 else 0
         self.times = np.arange(N + 1) * step
         qd_, vd, ad = _sampled(ref, self.times)
-        tau = self.dyn.idm(qd_, vd, ad)
+        tau = self.dyn.idm(*self.dyn.state_of_joints(qd_, vd), ad)
         A, B = state_blocks(plant_derivatives(self.dyn, qd_, vd, tau))
         if self.dt > 0:
             A, B = discretized(A, B, self.dt)
@@ -171,7 +174,12 @@ class LQR(Controller):
     def output(self, t, q, qd, ref, z):
         K = self.gain(t)
         n = self.n
-        tau_d = self.dyn.idm(*np.broadcast_arrays(ref.q, ref.qd, ref.qdd))
+        if self.dyn.floating:      # the measured base, the desired joints
+            tau_d = self.dyn.idm(self.at(q, ref.q), self.at(qd, ref.qd),
+                                 np.broadcast_to(ref.qdd, np.shape(q)[:-1] + (n,)))
+            q, qd = self.joints(q, qd)
+        else:
+            tau_d = self.dyn.idm(*np.broadcast_arrays(ref.q, ref.qd, ref.qdd))
         return (tau_d - np.einsum("ij,...j->...i", K[:, :n], q - ref.q)
                 - np.einsum("ij,...j->...i", K[:, n:], qd - ref.qd))
 

@@ -25,7 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.arguments import keyword_options
-from ..errors import RobmodError
+from ..description.base import moving_base
+from ..errors import ArgumentError, RobmodError
 from ..identification.base_numeric import numeric_base
 from ..identification.regressors import regressor_function, standard_vector
 from .base import DEFAULT_DT, Controller, gain, sample_time
@@ -49,8 +50,9 @@ class PassivityBased(Controller):
         self.coulomb, self.coulomb_width = coulomb_option(coulomb, coulomb_width, self.dt)
 
     def output(self, t, q, qd, ref, z):
-        e, ed = ref.q - q, ref.qd - qd
-        s = qd - (ref.qd + self.lam * e)
+        qj, qdj = self.joints(q, qd)
+        e, ed = ref.q - qj, ref.qd - qdj
+        s = qdj - (ref.qd + self.lam * e)
         qdd_r = ref.qdd + self.lam * ed
         tau = self.dyn.idm_compensated(q, qd, qdd_r, ref.qd, coulomb=self.coulomb,
                                        width=self.coulomb_width)
@@ -75,6 +77,13 @@ class AdaptivePassivity(Controller):
         if self.model.n_loops:
             raise RobmodError(f"adaptive control of a closed-loop robot ({robot.name!r}) is not "
                               "supported yet (its regressor is the equivalent tree's)")
+        if moving_base(self.model):
+            raise ArgumentError(
+                f"AdaptivePassivity needs a fixed or mobile base: the joint torques of the "
+                f"floating robot {robot.name!r}, its base free, are not linear in its inertial "
+                "parameters (the base's equations eliminate its acceleration through the "
+                "inverse of its composite inertia), and the adaptive law needs a linear "
+                "parameterization; use PassivityBased or ComputedTorque")
         self.base = numeric_base(self.model)
         self.names = self.base.base
         self.n = len(self.model.q)

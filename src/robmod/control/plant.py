@@ -22,11 +22,15 @@ import numpy as np
 
 from ..description.arguments import (keyword_options, number_array, positive_scalar,
                                      require_numeric, robot_argument)
-from ..dynamics.direct import ddm_model
+from ..description.base import moving_base
+from ..dynamics.derivatives import ddm_derivatives
+from ..dynamics.direct import ddm_model, singular_inertia_error
+from ..dynamics.inertia import inertia_matrix
 from ..dynamics.lagrange import gravity_torques_model
 from ..dynamics.newton_euler import idm_model
 from ..dynamics.layout import dofs, joint_limit_vector  # noqa: F401 (used by control)
 from ..errors import RobmodError
+from ..symbolic.cache import cached
 from .base import sample_time
 
 #: how the controllers compensate Coulomb friction: at the desired velocity (default), at the
@@ -97,6 +101,23 @@ class CompiledFunction:
         return self.f(*args)
 
 
+#: the plant of each kind of robot that is not a tree on a fixed or mobile base, handed over
+#: by :mod:`.closed_plant` ("closed") and :mod:`.floating_plant` ("floating") when the package
+#: is imported, so that this module imports neither (they import it)
+PLANT_KINDS: dict = {}
+
+#: the customized models the controllers and the plant call per sample, by name (the compiled
+#: closed loop prints the same ones: one recipe each)
+MODELS = {
+    "ddm": lambda robot: ddm_model(robot, method="fewest"),
+    "idm": lambda robot: idm_model(robot),
+    "idm_nc": lambda robot: idm_model(robot, name="idm_no_coulomb", friction=False),
+    "vel": lambda robot: idm_model(robot, name="velocity_torques", gravity=False,
+                                   friction=False, rotor=False, wrench=False),
+    "grav": lambda robot: gravity_torques_model(robot),
+}
+
+
 class Dynamics:
     """Compiled IDM, DDM and gravity torques of a numeric robot (joint vectors of ``n``).
 
@@ -106,26 +127,27 @@ class Dynamics:
     ``method="fewest"``) and ``gravity(q)``, each on arrays of shape (n,) or (..., n).
     """
 
-    _cache: dict = {}
+    #: the state's space: the joints, the same in q and qd
+    floating = False
 
     @classmethod
     def of(cls, robot, what: str = "robot") -> "Dynamics":
-        """The (shared) compiled models of ``robot``, keyed by the robot's content: a
-        :class:`~robmod.control.closed_plant.ClosedLoopDynamics` for a closed-loop robot."""
+        """The (shared) compiled models of ``robot``, keyed by the robot's content (the one
+        cache, :mod:`robmod.symbolic.cache`): a :class:`~robmod.control.ClosedLoopDynamics`
+        for a closed-loop robot (its actuated joints), a :class:`~robmod.control.
+        FloatingDynamics` for a floating one (the joints, the base free), else this class (a
+        fixed or mobile base)."""
         from ..description.mimic import refuse as refuse_mimic
 
         refuse_mimic(robot_argument(robot, "the robot of a controller or a simulation"),
                      "closed-loop simulation and control")
-        key = robot.content_key
-        hit = cls._cache.get(key)
-        if hit is None:
-            if len(cls._cache) >= 16:
-                cls._cache.pop(next(iter(cls._cache)))
-            kind = cls
-            if robot.n_loops:
-                from .closed_plant import ClosedLoopDynamics as kind
-            hit = cls._cache[key] = kind(robot, what)
-        return hit
+
+        def make():
+            kind = PLANT_KINDS["closed"] if robot.n_loops else \
+                PLANT_KINDS["floating"] if moving_base(robot) else Dynamics
+            return kind(robot, what)
+
+        return cached(("plant", robot.content_key), make)
 
     def __getstate__(self):   # the robot only: models are rebuilt lazily where it lands
         return {"robot": self.robot}
@@ -135,8 +157,8 @@ class Dynamics:
 
     def __init__(self, robot, what: str = "robot"):
         self.robot = numeric_only(robot_argument(robot, what), what)
-        self.n = len(dofs(self.robot))
-        self._idm = self._ddm = self._grav = self._vel = self._smooth = None
+        self.n = self.nq = self.nv = len(dofs(self.robot))
+        self._models, self._compiled, self._ddm = {}, {}, None
         links = [self.robot.link(j) for j in dofs(self.robot)]
         self.fc, self.fv, self.fst, self.bst = (np.array([float(getattr(l, k)) for l in links])
                                                 for k in ("FC", "FV", "FST", "BST"))
@@ -150,9 +172,6 @@ class Dynamics:
     def singular_error(self, q):
         """The RobmodError naming the joint if the inertia matrix is singular at q (one state
         or a batch), else None."""
-        from ..dynamics.direct import singular_inertia_error
-        from ..dynamics.inertia import inertia_matrix
-
         q = np.asarray(q, dtype=float)
         if not np.all(np.isfinite(q)):
             return None
@@ -168,19 +187,51 @@ class Dynamics:
         singular configurations)."""
         return start_configuration(self)
 
+    recipes = MODELS
+
+    def model(self, which: str):
+        """The customized model ``which`` (a name of :data:`MODELS`) of the robot, generated
+        once."""
+        hit = self._models.get(which)
+        if hit is None:
+            hit = self._models[which] = self.recipes[which](self.robot)
+        return hit
+
+    def compiled(self, which: str) -> "CompiledFunction":
+        """The compiled model ``which``, compiled (or loaded from the disk cache) once."""
+        hit = self._compiled.get(which)
+        if hit is None:
+            hit = self._compiled[which] = CompiledFunction(self.model(which))
+        return hit
+
+    def initial_state(self, q, qd):
+        """The state (q, qd) of the plant whose joints are at (q, qd) (a floating robot's
+        base at the origin, at rest)."""
+        return q, qd
+
+    def state_of_joints(self, q, qd):
+        """The state of the plant at which the joints move as (q, qd) (..., n): here the
+        same (a floating robot's base at the origin with no momentum)."""
+        return q, qd
+
+    def derivatives(self, q, qd, tau):
+        """(dqdd_dq, dqdd_dqd, dqdd_dtau) (..., n, n) of the joints' accelerations at the
+        joints' state (q, qd) and torques tau (a :class:`~robmod.dynamics.DDMDerivatives`):
+        the analytical derivatives of the direct model."""
+        return ddm_derivatives(self.robot, q, qd, tau)
+
     @property
     def idm(self):
-        if self._idm is None:
-            self._idm = CompiledFunction(idm_model(self.robot))
-        return self._idm
+        return self.compiled("idm")
 
     @property
     def ddm(self):
         if self._ddm is None:
             try:
-                self._ddm = _CheckedDDM(CompiledFunction(ddm_model(self.robot, method="fewest")), self.robot)
+                self._ddm = CheckedDDM(self.compiled("ddm"),
+                                       lambda q: singular_inertia_error(self.robot, q))
             except ZeroDivisionError:     # a pivot that is 0 for every configuration
-                raise _singular(self.robot, np.zeros(self.n)) from None
+                raise singular_inertia_error(self.robot, np.zeros(self.n)) from None
         return self._ddm
 
     def idm_compensated(self, q, qd, qdd, qd_des, *, coulomb="desired", width=1e-2):
@@ -189,19 +240,18 @@ class Dynamics:
         plain IDM) or with the smooth sign tanh(qd / width) (``'smooth'``)."""
         if coulomb == "measured" or not self.has_coulomb:
             return self.idm(q, qd, qdd)
-        if self._smooth is None:
-            self._smooth = CompiledFunction(idm_model(self.robot, name="idm_no_coulomb",
-                                                      friction=False))
         v, w = (np.broadcast_to(qd_des, np.shape(qd)), 0.0) if coulomb == "desired" \
             else (qd, width)
-        return (self._smooth(q, qd, qdd) + self.fv * qd
-                + coulomb_torque(self.fc, self.fst, self.bst, v, width=w))
+        return self.compiled("idm_nc")(q, qd, qdd) + self.fv * qd + self.coulomb(v, w)
+
+    def coulomb(self, v, width):
+        """The Coulomb and Stribeck torques of the joints at the velocities v (width 0: the
+        sign, else tanh(v / width))."""
+        return coulomb_torque(self.fc, self.fst, self.bst, v, width=width)
 
     @property
     def gravity(self):
-        if self._grav is None:
-            self._grav = CompiledFunction(gravity_torques_model(self.robot))
-        return self._grav
+        return self.compiled("grav")
 
     def coriolis_times(self, q, qd, v):
         """C(q, qd) v with Christoffel's C (so that dA/dt - 2C is skew-symmetric).
@@ -215,10 +265,7 @@ class Dynamics:
         return 0.5 * (h(q, qd + v, z) - h(q, qd, z) - h(q, v, z))
 
     def _velocity_model(self):
-        if self._vel is None:
-            self._vel = CompiledFunction(idm_model(self.robot, name="velocity_torques", gravity=False,
-                                         friction=False, rotor=False, wrench=False))
-        return self._vel
+        return self.compiled("vel")
 
 
 def start_configuration(dyn) -> np.ndarray:
@@ -237,24 +284,20 @@ def _partial(dyn, field):
     return np.array([np.nan if v is None else float(v) for v in vals])
 
 
-class _CheckedDDM:
+class CheckedDDM:
     """The compiled direct model, refusing a singular inertia matrix with a RobmodError (the
-    compiled kernel would return inf or NaN accelerations)."""
+    compiled kernel would return inf or NaN accelerations): ``error_at(q)`` names the
+    joint."""
 
-    def __init__(self, f, robot):
-        self.f, self.robot = f, robot
+    def __init__(self, f, error_at):
+        self.f, self.error_at = f, error_at
 
     def __call__(self, q, qd, tau):
         out = self.f(q, qd, tau)
         if not np.all(np.isfinite(out)) and np.all(np.isfinite(q)) and np.all(np.isfinite(qd)):
-            raise _singular(self.robot, q)
+            raise self.error_at(q) or RobmodError(
+                "ddm: the direct dynamic model gave accelerations that are not finite")
         return out
-
-
-def _singular(robot, q):
-    from ..dynamics.direct import singular_inertia_error
-
-    return singular_inertia_error(robot, q)
 
 
 __all__ = ["Dynamics", "COULOMB_MODES", "coulomb_option", "coulomb_torque"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from ..kinematics.motion import Sample
 
 #: the desired motion at one time, as the controllers read it: a :class:`Sample` (the name of
@@ -42,10 +42,10 @@ class Reference:
             except (TypeError, ValueError):
                 q = None
             if q is None or q.shape[-1:] != (n,):
-                raise RobmodError(f"reference: expected a trajectory, a function of t or a set "
+                raise ArgumentError(f"reference: expected a trajectory, a function of t or a set "
                                   f"point of {n} joint values, got {source!r}")
             if not np.all(np.isfinite(q)):
-                raise RobmodError("reference: the set point has NaN or infinite values")
+                raise ArgumentError("reference: the set point has NaN or infinite values")
             const = Sample(q, np.zeros_like(q), np.zeros_like(q))
             self._fn = lambda t: const
         self.duration = float(getattr(source, "duration", 0.0) or 0.0)

@@ -15,11 +15,11 @@ theta u) with R^d R^T = rot(u, theta) (the location error of the numerical IGM).
 """
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 
 from ..description.arguments import keyword_options
+from ..description.base import moving_base
 from ..errors import ArgumentError, RobmodError
 from ..geometry.direct import dgm_model
 from ..spatial.screws import frame_error
@@ -30,23 +30,15 @@ from .computed_torque import computed_torque_gains
 from .plant import Dynamics, CompiledFunction, coulomb_option
 
 
-def _task_frame(j, tool, frame, cls):
-    """(j, tool) of a task-space controller; ``frame=`` of earlier releases (a frame number,
-    a frame or tool name) for one release, with a DeprecationWarning."""
-    if frame is not None:
-        warnings.warn(f"{cls}(frame=...) is deprecated and will be removed in the next release: "
-                      f"give the end frame as j= (a frame number or name) or tool= (a tool)",
-                      DeprecationWarning, stacklevel=4)
-        if j is not None or tool is not None:
-            raise ArgumentError(f"{cls}: give j= or tool=, not frame= as well")
-        return frame, None
-    return j, tool
-
-
 class _Kinematics:
     """Compiled DGM (3 x 4), Jacobian 0J_j (6 x n) and Jdot qd of frame j (or of a tool)."""
 
-    def __init__(self, robot, j=None, tool=None):
+    def __init__(self, robot, j=None, tool=None, cls="task-space control"):
+        if moving_base(robot):
+            raise ArgumentError(
+                f"{cls} needs a fixed or mobile base: its task is the frame's location in the "
+                f"base frame, whose own motion the floating robot {robot.name!r} does not "
+                "command; control its joints (ComputedTorque, PID, ...)")
         if robot.n_loops:
             raise RobmodError(f"task-space control of a closed-loop robot ({robot.name!r}) is "
                               "not supported yet: use joint-space control of its actuated "
@@ -81,10 +73,10 @@ class TaskPID(Controller):
 
     @keyword_options()
     def __init__(self, robot, kp, kd, ki=0.0, *, j=None, tool=None, gravity=False,
-                 dt=DEFAULT_DT, frame=None):
+                 dt=DEFAULT_DT):
         self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n
-        self.kin = _Kinematics(self.dyn.robot, *_task_frame(j, tool, frame, "TaskPID"))
+        self.kin = _Kinematics(self.dyn.robot, j, tool, cls="TaskPID")
         self.kp, self.kd = _task_gain(kp, "kp"), _task_gain(kd, "kd")
         self.ki = _task_gain(ki, "ki")
         self.gravity, self.dt = gravity, sample_time(dt)
@@ -116,11 +108,10 @@ class TaskComputedTorque(Controller):
     @keyword_options()
     def __init__(self, robot, kp=None, kd=None, *, omega=None, xi=1.0, j=None, tool=None,
                  damping=0.0, null_damping=1.0, dt=DEFAULT_DT, coulomb=None,
-                 coulomb_width=1e-2, frame=None):
+                 coulomb_width=1e-2):
         self.dyn = Dynamics.of(robot, "controller model")
         self.n = self.dyn.n
-        self.kin = _Kinematics(self.dyn.robot,
-                               *_task_frame(j, tool, frame, "TaskComputedTorque"))
+        self.kin = _Kinematics(self.dyn.robot, j, tool, cls="TaskComputedTorque")
         if omega is not None:
             kp, kd = computed_torque_gains(omega, xi=xi, n=6)
         self.kp, self.kd = _task_gain(kp, "kp"), _task_gain(kd, "kd")

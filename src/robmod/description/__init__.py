@@ -5,7 +5,9 @@ from .robot import (Frame, Link, JointLimits, Tool, Robot, REVOLUTE, PRISMATIC, 
                     joint_variable, joint_velocity, joint_acceleration)
 from . import table as _table  # noqa: F401  (registers str(robot) and the notebook tables)
 from .build import make_robot
-from .base import with_base, configuration_size, velocity_size, BASE_KINDS
+from .base import with_base, configuration_size, velocity_size, BASE_KINDS, WORLD
+from .contacts import ContactPoint, ContactSurface, Plane, Box, ground
+from .scene import Scene, Solid
 from .expr import parse_expression, symbol
 from .files import read_robot, write_robot, dumps_robot
 from .io_mjcf import to_mjcf, MJCF, INERTIA_BOUND
@@ -25,7 +27,11 @@ __all__ = [
     # build
     "make_robot",
     # base
-    "with_base", "configuration_size", "velocity_size", "BASE_KINDS",
+    "with_base", "configuration_size", "velocity_size", "BASE_KINDS", "WORLD",
+    # contacts
+    "ContactPoint", "ContactSurface", "Plane", "Box", "ground",
+    # scene
+    "Scene", "Solid",
     # expr
     "parse_expression", "symbol",
     # files

@@ -30,7 +30,8 @@ import numpy as np
 from ..arguments import (broadcast, checked_options, finite_array, finite_output,  # noqa: F401
                          finite_vector, is_robot, keyword_defaults, keyword_options,
                          number_array, path_argument, positive_scalar, records, robot_argument,
-                         switched_off, switches_set, text_argument, vector_array)
+                         switched_off, switches_set, text_argument, vector_array,
+                         whole_number)
 from ..errors import ArgumentError
 from .robot import DYNAMIC, GEOMETRIC
 
@@ -49,7 +50,7 @@ def symbols_used(robot, scope: str = "dynamics") -> frozenset:
         for k in GEOMETRIC:
             syms |= getattr(f, k).free_symbols
     if scope in ("dynamics", "floating"):
-        for m in [robot.base] + [t.T for t in robot.tools]:
+        for m in [robot.Z] + [t.T for t in robot.tools]:
             syms |= m.free_symbols
         for link in robot.links + ((robot.base_link,) if scope == "floating" else ()):
             for k in DYNAMIC:
@@ -140,7 +141,7 @@ def joint_array(robot, name: str, value, *, allow_batch: bool = True) -> np.ndar
     arr = finite_array(name, value, shape_text=text)
     if arr.ndim == 0 or arr.shape[-1] != n or (not allow_batch and arr.ndim != 1):
         raise ArgumentError(f"argument {name} must have {text}; got shape {arr.shape}"
-                          + _fixed_hint(robot, arr))
+                          + _fixed_hint(robot, arr) + _base_hint(robot, arr))
     return arr
 
 
@@ -172,32 +173,38 @@ def check_arrays(robot, *arrays, names=None):
     return checked[0].shape if checked else (), checked
 
 
-#: entries of each array of a floating robot beyond its n_q joint entries
-_FLOATING = {"q": (7, "the base position and quaternion (x, y, z, Q0, Q1, Q2, Q3)"),
-             "qd": (6, "the base twist (V0, W0) in frame 0"),
-             "qdd": (6, "the base acceleration (dV0/dt, WP0) in frame 0"),
-             "q_start": (7, "the base pose"), "q_end": (7, "the base pose")}
+#: entries of each array of a mobile or floating robot beyond its n_q joint entries
+_BASE_ENTRIES = {"q": (7, "the base position and quaternion (x, y, z, Q0, Q1, Q2, Q3)"),
+                 "qd": (6, "the base twist (V0, W0) in frame 0"),
+                 "qdd": (6, "the base acceleration (dV0/dt, WP0) in frame 0"),
+                 "q_start": (7, "the base pose"), "q_end": (7, "the base pose")}
 
 
-def floating_arrays(robot, joint_only=(), **arrays) -> list[np.ndarray]:
-    """Arrays of a floating robot (robmod.description.base), checked and broadcast: ``q``
-    (..., 7 + n_q), ``qd`` and ``qdd`` (..., 6 + n_q) (the base's entries first), ``tau`` and
-    the arrays named in ``joint_only`` (..., n_q); the base quaternion must not be 0."""
-    if robot_argument(robot).n_loops:
-        raise ArgumentError(f"robot {robot.name!r} has closed loops: the floating-base models "
-                            "take trees")
-    require_numeric(robot, "the floating-base model", scope="geometry")
+def robot_arrays(robot, joint_only=(), **arrays) -> list[np.ndarray]:
+    """The arrays of a robot's configuration (:mod:`robmod.description.base`), checked and
+    broadcast against each other (in keyword order).  A fixed base: joint arrays (..., n_q)
+    (:func:`joint_arrays`); a mobile or floating base: ``q`` (..., 7 + n_q), ``qd`` and
+    ``qdd`` (..., 6 + n_q) (the base's entries first), ``tau`` and the arrays named in
+    ``joint_only`` (..., n_q); the base quaternion must not be 0."""
+    if robot_argument(robot).base_kind == "fixed":
+        return joint_arrays(robot, **arrays)
+    if robot.n_loops:
+        raise ArgumentError(f"robot {robot.name!r} has closed loops: the models of a "
+                            f"{robot.base_kind} base take trees")
+    require_numeric(robot, "the numeric model", scope="geometry")
     n = robot.n_q
     checked = []
     for name, value in arrays.items():
-        extra, what = (0, "") if name in joint_only else _FLOATING.get(name, (0, ""))
+        extra, what = (0, "") if name in joint_only else _BASE_ENTRIES.get(name, (0, ""))
         size = n + extra
         text = (f"{size} values ({what}, then {n} joint values)" if extra
                 else f"{n} joint values ({_joint_names(robot)})")
         arr = finite_array(name, value, shape_text=f"{text}, shape (..., {size})")
         if arr.ndim == 0 or arr.shape[-1] != size:
             raise ArgumentError(f"argument {name} must have {text}, shape (..., {size}); got "
-                                f"shape {arr.shape}")
+                                f"shape {arr.shape} (robot {robot.name!r} has a "
+                                f"{robot.base_kind} base: its configuration holds the base's "
+                                "pose, its velocity the base's twist)")
         if extra == 7 and np.any(np.einsum("...i,...i->...", arr[..., 3:7], arr[..., 3:7])
                                  < 1e-24):
             raise ArgumentError(f"argument {name}: the base quaternion (entries 4 to 7, "
@@ -210,6 +217,35 @@ def floating_arrays(robot, joint_only=(), **arrays) -> list[np.ndarray]:
         raise ArgumentError(f"arguments {', '.join(arrays)} have batch shapes that do not "
                             f"broadcast together: {shapes}") from None
     return [np.broadcast_to(a, shape + a.shape[-1:]) for a in checked]
+
+
+def tree_arrays(robot, base_acceleration=None, **arrays) -> list[np.ndarray]:
+    """:func:`robot_arrays` of a tree's dynamic model (closed loops refused: their models are
+    the actuated joints', ``robmod.dynamics.closed_loop``), with a mobile base's given
+    ``base_acceleration`` (..., 6) last, broadcast with them, when it is not None."""
+    if robot_argument(robot).n_loops:
+        raise ArgumentError(f"robot {robot.name!r} has closed loops: this dynamic model needs a "
+                            "tree (robmod.dynamics.closed_loop gives the models of the actuated "
+                            "joints)")
+    checked = robot_arrays(robot, **arrays)
+    if base_acceleration is None:
+        return checked
+    a0 = finite_vector("base_acceleration", base_acceleration, 6, "values (VD0, WP0)")
+    try:
+        batch = np.broadcast_shapes(checked[0].shape[:-1], a0.shape[:-1])
+    except ValueError:
+        raise ArgumentError(f"the batch shapes of {', '.join(arrays)} and base_acceleration do "
+                            "not broadcast together") from None
+    return [np.broadcast_to(x, batch + x.shape[-1:]) for x in checked + [a0]]
+
+
+def configuration(robot, value, name: str = "q") -> np.ndarray:
+    """One configuration of the robot (1-D: :func:`robot_arrays`'s ``q``, no batch)."""
+    (q,) = robot_arrays(robot, **{name: value})
+    if q.ndim != 1:
+        raise ArgumentError(f"argument {name} must be one configuration (a 1-D array of "
+                            f"{q.shape[-1]} values), got shape {q.shape}")
+    return q
 
 
 def jacobian_array(J) -> np.ndarray:
@@ -228,6 +264,16 @@ def jacobian_array(J) -> np.ndarray:
 def _joint_names(robot) -> str:
     names = [f"q{j}" for j in robot.joints]
     return ", ".join(names) if len(names) <= 8 else f"{names[0]} .. {names[-1]}"
+
+
+def _base_hint(robot, arr) -> str:
+    """What a mobile or floating robot's configuration array given to a function of its
+    joints only says."""
+    if robot.base_kind == "fixed" or not arr.ndim or arr.shape[-1] not in (robot.n_q + 6,
+                                                                         robot.n_q + 7):
+        return ""
+    return (f" (robot {robot.name!r} has a {robot.base_kind} base: this function takes its "
+            f"{robot.n_q} joint values only and does not model the base's motion)")
 
 
 def _fixed_hint(robot, arr) -> str:

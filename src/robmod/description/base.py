@@ -2,19 +2,18 @@
 
 * ``"fixed"`` -- bolted to the ground, as in most of Khalil & Dombre: frame 0 is placed in the
   world by the constant Z = fT0 and the base motion fields V0, W0, VP0, WP0 of the robot are
-  zero (or constants).
+  zero (or constants: parameters of the models, which ``base_motion=False`` sets to zero).
 * ``"mobile"`` -- an arm on a vehicle, a ship, a moving platform: the motion of frame 0 is
-  *given*.  In Khalil's notation (Khalil & Dombre §7.5, Eulerian variables of the base) it is
-  the twist (V0, W0) and the accelerations (VP0, WP0) of frame 0, all in frame 0; every dynamic
-  model takes them as inputs: the robot's fields (parameters of the customized models when
-  they are symbols), or the arrays of the ``floating_*`` functions (a motion that changes with
-  time).  Link 0 may carry inertial parameters: the models then also give
-  the wrench the vehicle exerts on it (Pinocchio's ``rnea`` with a free-flyer).
+  *given*.  Its configuration, velocity and acceleration are those of a floating robot (below):
+  the base's entries are the inputs, the vehicle's motion (Khalil & Dombre §7.5, Eulerian
+  variables of the base: the twist and the accelerations of frame 0, in frame 0).  Link 0 may
+  carry inertial parameters: the inverse model then also gives the wrench the vehicle exerts
+  on it; the direct model takes the base's acceleration as its ``base_acceleration``.
 * ``"floating"`` -- free in space (humanoids, legged robots, space robots, swimmers): the six
   coordinates of frame 0 are unactuated configuration variables (Featherstone 2008, ch. 9;
   Khalil, Gallot & Boyer 2007).
 
-Convention of the configuration of a floating robot (``robmod.geometry.floating``)::
+Convention of the configuration of a mobile or floating robot (``robmod.geometry.floating``)::
 
     q  = [x, y, z, Q0, Q1, Q2, Q3, q_1 .. q_n]          (7 + n_q)
     qd = [V0 (3), W0 (3), qd_1 .. qd_n]                   (6 + n_q)
@@ -39,10 +38,16 @@ import sympy as sp
 from ..arguments import did_you_mean, keyword_options, robot_argument
 from ..errors import ArgumentError
 from .expr import as_expr
-from .robot import BASE_KINDS, FLOATING_BASE, INERTIAL, WRENCH, Link, provide
+from .robot import BASE_KINDS, FIXED_BASE, INERTIAL, WRENCH, Link, provide
 
-#: entries of the base in a configuration and a velocity vector of a floating robot
+#: entries of the base in a configuration and a velocity vector of a mobile or floating robot
 BASE_Q, BASE_V = 7, 6
+
+#: the names of the base's entries in the customized models' inputs, by group: its position
+#: and quaternion, its twist (V0, W0) in frame 0, the twist's time derivative
+BASE_INPUTS = {"q": ("PB1", "PB2", "PB3", "QB0", "QB1", "QB2", "QB3"),
+               "qd": ("V01", "V02", "V03", "W01", "W02", "W03"),
+               "qdd": ("VD01", "VD02", "VD03", "WP01", "WP02", "WP03")}
 
 
 def check_kind(kind, what: str = "base") -> str:
@@ -87,20 +92,47 @@ def with_base(robot, kind: str, *, link: Link | None = None, inertial=None):
     return validate(replace(robot, base_kind=kind, base_link=base_link))
 
 
-def is_floating(robot) -> bool:
-    return robot_argument(robot).base_kind == FLOATING_BASE
+
+#: the name of the world frame, where ``i=`` takes a frame (a number or a name)
+WORLD = "world"
+
+
+def is_world(robot, frame) -> bool:
+    """Whether ``frame`` (an ``i=`` option) is the world frame, ``"world"`` (a robot's frame
+    named so, a URDF's root link "world", is reached by its number)."""
+    return isinstance(frame, str) and frame == WORLD
+
+
+def world_target(what: str, robot, i) -> bool:
+    """Whether the target pose of an inverse model is given in the world frame (``i="world"``,
+    the fixed base's Z = fT0 to remove), else in frame 0 (``i=0``); an ArgumentError for any
+    other frame."""
+    if is_world(robot, i):
+        return True
+    if isinstance(i, int) and not isinstance(i, bool) and i == 0:
+        return False
+    raise ArgumentError(f'{what}: i must be 0 (the target iT_j in frame 0, the default) or '
+                        f'"world" (in the world frame), got {i!r}')
+
+
+def moving_base(robot) -> bool:
+    """Whether the robot's configuration holds its base's pose (a mobile or a floating base:
+    q = [P, Q, joints], qd = [V0, W0, joint rates]); a fixed base's is its joints only."""
+    return robot_argument(robot).base_kind != FIXED_BASE
 
 
 def configuration_size(robot) -> int:
-    """Entries of the robot's configuration vector: 7 + n_q for a floating base, else n_q."""
-    return robot_argument(robot).n_q + (BASE_Q if is_floating(robot) else 0)
+    """Entries of the robot's configuration vector: 7 + n_q with a mobile or floating base,
+    else n_q."""
+    return robot_argument(robot).n_q + (BASE_Q if moving_base(robot) else 0)
 
 
 def velocity_size(robot) -> int:
-    """Entries of the robot's velocity vector: 6 + n_q for a floating base, else n_q."""
-    return robot_argument(robot).n_q + (BASE_V if is_floating(robot) else 0)
+    """Entries of the robot's velocity vector: 6 + n_q with a mobile or floating base, else
+    n_q."""
+    return robot_argument(robot).n_q + (BASE_V if moving_base(robot) else 0)
 
 
 provide("with_base", with_base)
 
-__all__ = ["with_base", "configuration_size", "velocity_size", "BASE_KINDS"]
+__all__ = ["with_base", "configuration_size", "velocity_size", "BASE_KINDS", "WORLD"]

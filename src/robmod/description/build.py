@@ -21,19 +21,20 @@ def _inertia_check_option(value) -> str:
 
 
 @keyword_options()
-def make_robot(name: str, frames, links=None, *, n_links: int | None = None, base=None,
+def make_robot(name: str, frames, links=None, *, n_links: int | None = None, Z=None,
                tools=(), gravity=None, W0=None, WP0=None, V0=None, VP0=None, values=None,
                source: str = "", description: str = "", validate: bool = True,
-               frame_names=None, mimic=None, base_kind: str = "fixed",
+               frame_names=None, mimic=None, base: str = "fixed",
                base_link=None, inertia_check: str = "error") -> Robot:
     """Build and validate a :class:`Robot`.
 
     ``frames`` is a sequence of :class:`Frame` or of dicts with Frame's fields;
     ``links`` a sequence of :class:`Link` (default: symbolic parameters for
-    every link).  ``n_links`` defaults to the number of frames (no loops).  ``base``: Z = fT0,
-    the pose of frame 0 in the world; ``gravity``: the world's gravity (the models take it in
-    frame 0, 0R_f g: an arm on a wall is a turned Z, not a turned gravity).  ``base_kind``:
-    ``"fixed"``, ``"mobile"`` or ``"floating"``; ``base_link``: link 0 (a :class:`Link`
+    every link).  ``n_links`` defaults to the number of frames (no loops).  ``Z``: Z = fT0,
+    the pose of frame 0 in the world (a fixed base); ``gravity``: the world's gravity (the
+    models take it in frame 0, 0R_f g: an arm on a wall is a turned Z, not a turned gravity).
+    ``base``: the base's kind, ``"fixed"``, ``"mobile"`` or ``"floating"``; ``base_link``:
+    link 0 (a :class:`Link`
     or a dict of its parameters), the base's inertial parameters (zero by default).
     ``inertia_check``: "error" (default) or "warn", what validation does with a physically
     impossible inertia (:attr:`Robot.inertia_check`).
@@ -54,12 +55,12 @@ def make_robot(name: str, frames, links=None, *, n_links: int | None = None, bas
             kw[key] = vec3(val)
     robot = Robot(
         name=name, frames=frames, links=links, n_links=nl,
-        base=IDENTITY4 if base is None else sp.ImmutableMatrix(base), tools=tuple(tools),
+        Z=IDENTITY4 if Z is None else sp.ImmutableMatrix(Z), tools=tuple(tools),
         values=MappingProxyType(dict(values or {})), source=source, description=description,
         frame_names=MappingProxyType(dict(frame_names or {})),
         mimic=MappingProxyType({int(j): (int(i), float(m), float(c))
                                 for j, (i, m, c) in (mimic or {}).items()}),
-        base_kind=check_kind(base_kind, "base_kind"), inertia_check=_inertia_check_option(inertia_check), **kw)
+        base_kind=check_kind(base, "base"), inertia_check=_inertia_check_option(inertia_check), **kw)
     if validate:
         from .validation import validate as _validate
 

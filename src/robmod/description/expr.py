@@ -17,7 +17,7 @@ import re
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
-from ..errors import ExpressionError, Location
+from ..errors import ArgumentError, ExpressionError, Location
 
 _MAX_LENGTH = 2000
 _MAX_DEPTH = 60
@@ -59,7 +59,7 @@ def symbol(name: str) -> sp.Symbol:
         s = None
     if s is None:
         if not isinstance(name, str):
-            raise ExpressionError(f"a symbol name is text, got {type(name).__name__}")
+            raise ArgumentError(f"a symbol name is text, got {type(name).__name__}")
         if not _NAME.match(name):
             raise ExpressionError(f"{name!r} is not a valid symbol name")
         s = _symbols[name] = sp.Symbol(name)
@@ -292,7 +292,7 @@ def as_expr(value, location: Location | None = None) -> sp.Expr:
             return parse_expression(value.item(), location)
     except ImportError:  # pragma: no cover
         pass
-    raise ExpressionError(f"expected a number or an expression, got {type(value).__name__}",
+    raise ArgumentError(f"expected a number or an expression, got {type(value).__name__}",
                           location)
 
 

@@ -179,9 +179,11 @@ def _planar(robot, T, k, kb):
 
 @keyword_options()
 def to_mjcf(robot, *, timestep: float = 1e-4, integrator: str = "RK4",
-            coulomb: str = "refuse") -> MJCF:
+            coulomb: str = "refuse", contacts=None, environment=None) -> MJCF:
     """The MJCF text of ``robot`` (serial, tree or closed loops; numeric), an :class:`MJCF`
-    string whose ``warnings`` list what was bounded or dropped for MuJoCo."""
+    string whose ``warnings`` list what was bounded or dropped for MuJoCo.  ``contacts``
+    (:mod:`robmod.description.contacts`) and ``environment`` (obstacles, default the ground):
+    the contact scene (module doc), else contacts are disabled."""
     if coulomb not in ("refuse", "ignore"):
         raise RobmodError(f"coulomb must be 'refuse' or 'ignore', got {coulomb!r}")
     nl = robot.n_links
@@ -221,6 +223,10 @@ def to_mjcf(robot, *, timestep: float = 1e-4, integrator: str = "RK4",
             body.append(f'  <inertial pos="{_nums(c)}" quat="{_nums(_quat(V))}" mass="{m!r}" '
                         f'diaginertia="{_nums(moments)}"/>')
         lines[j] = body
+    scene = None if contacts is None else _contact_scene(robot, contacts, environment)
+    if scene is not None:
+        for j, geoms in scene[0].items():
+            lines[j] += geoms
     equality, world_sites = _loops(robot, lines, notes, timestep)
 
     def emit(j, indent):
@@ -240,17 +246,18 @@ def to_mjcf(robot, *, timestep: float = 1e-4, integrator: str = "RK4",
             moments, V = JG
             body.append(f'  <inertial pos="{_nums(c)}" quat="{_nums(_quat(V))}" mass="{m!r}" '
                         f'diaginertia="{_nums(moments)}"/>')
-        lines[0], roots = body, [0]
+        lines[0], roots = body + (scene[0].get(0, []) if scene else []), [0]
     # MuJoCo's world is frame 0 (a floating base: Z is the identity): 0R_f g, the world's gravity
-    g = np.array([[_f(robot.base[c, r], "Z") for c in range(3)] for r in range(3)]) @ \
+    g = np.array([[_f(robot.Z[c, r], "Z") for c in range(3)] for r in range(3)]) @ \
         [_f(x, "gravity") for x in robot.gravity]
     text = [f'<mujoco model="{robot.name}">', "  " + ROBMOD_MARK]
     text += [f"  <!-- robmod: {n.replace('--', '- -')} -->" for n in notes]
     text += ['  <compiler angle="radian" autolimits="true"/>',
-             f'  <option gravity="{_nums(g)}" timestep="{timestep!r}" integrator="{integrator}">',
-             '    <flag contact="disable"/>',
-             '  </option>',
-             '  <worldbody>'] + ["    " + s.strip() for s in world_sites]
+             f'  <option gravity="{_nums(g)}" timestep="{timestep!r}" integrator="{integrator}"'
+             + (' cone="elliptic">' if scene else '>')]
+    text += [] if scene else ['    <flag contact="disable"/>']
+    text += ['  </option>', '  <worldbody>'] + ["    " + s.strip() for s in world_sites]
+    text += ["    " + g for g in scene[1]] if scene else []
     for j in roots:
         text += emit(j, 2)
     text += ['  </worldbody>'] + equality + ['</mujoco>']
@@ -286,3 +293,48 @@ def _loops(robot, lines, notes, timestep):
 
 
 __all__ = ["to_mjcf", "MJCF", "INERTIA_BOUND"]
+
+
+#: the radius of the spheres that stand for contact points in MuJoCo (the obstacles are moved
+#: out by as much: a point on a surface in robmod is a sphere resting on it in MuJoCo)
+CONTACT_RADIUS = 1e-3
+
+
+def _contact_scene(robot, contacts, environment=None):
+    """({frame: geom lines}, world geom lines): a sphere of :data:`CONTACT_RADIUS` at every
+    contact point (a sole's vertices) on its frame's body, with its friction, colliding only
+    with the obstacles (``contype``/``conaffinity``), and the obstacles: a plane, a box."""
+    from .contacts import Box, Plane, contact_list
+
+    env = (Plane(),) if environment is None else (
+        (environment,) if hasattr(environment, "distance") else tuple(environment))
+    bodies = {}
+    for c in contact_list(contacts):
+        for k, p in enumerate(c.points()):
+            j = robot.frame_number(p.frame)
+            bodies.setdefault(j, []).append(
+                f'  <geom name="contact_{_name(p.name)}_{k}" type="sphere" '
+                f'size="{CONTACT_RADIUS!r}" pos="{_nums(p.point)}" condim="3" '
+                f'friction="{p.friction!r} 0 0" contype="1" conaffinity="0" mass="0" '
+                f'group="3"/>')
+    world = []
+    r = CONTACT_RADIUS
+    for k, o in enumerate(env):
+        if isinstance(o, Plane):
+            n = np.array(o.normal)
+            world.append(f'<geom name="plane{k}" type="plane" size="0 0 1" '
+                         f'pos="{_nums(np.array(o.point) - r * n)}" zaxis="{_nums(n)}" '
+                         'friction="0 0 0" contype="0" conaffinity="1"/>')
+        elif isinstance(o, Box):
+            R = np.array(o.rotation)
+            world.append(f'<geom name="box{k}" type="box" size="{_nums(np.array(o.size) / 2 - r)}" '
+                         f'pos="{_nums(o.center)}" quat="{_nums(_quat(R))}" '
+                         'friction="0 0 0" contype="0" conaffinity="1"/>')
+        else:
+            raise RobmodError(f"to_mjcf: environment[{k}] must be a Plane or a Box, got "
+                              f"{type(o).__name__}")
+    return bodies, world
+
+
+def _name(text):
+    return "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in str(text))

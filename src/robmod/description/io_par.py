@@ -172,8 +172,8 @@ def _robot(ctx: ParContext, by_key, comments, inertia_check: str = "error") -> R
     frames = _frames(ctx, by_key, nl, nj, nf)
     link_vals, base_link = _links(ctx, by_key, nl, nj, kind)
     kw = _base(ctx, by_key)
-    if kind == "floating" and kw.get("base") is not None and kw["base"].free_symbols:
-        del kw["base"]   # SYMORO's symbols of the base pose: robmod's floating configuration
+    if kind != "fixed" and kw.get("Z") is not None and kw["Z"].free_symbols:
+        del kw["Z"]   # SYMORO's symbols of the base pose: robmod's mobile or floating configuration
     ext = read_extensions(ctx, comments, nl, nf)
     links = []
     for j in range(1, nl + 1):
@@ -182,7 +182,7 @@ def _robot(ctx: ParContext, by_key, comments, inertia_check: str = "error") -> R
     name = ext["name"] or _file_name(ctx, comments)
     robot = make_robot(name, frames, links, n_links=nl, tools=ext["tools"],
                        values=ext["values"], source=ext["source"],
-                       description=ext["description"], validate=False, base_kind=kind,
+                       description=ext["description"], validate=False, base=kind,
                        base_link=base_link, inertia_check=inertia_check, **kw)
     with ctx.located():
         validate(robot, ctx.locations)
@@ -339,7 +339,7 @@ def _base(ctx, by_key):
                             "fT0, row by row) or 12 (its first 3 rows)", st.line, field="Z")
         vals = [item_expr(ctx, it, None, "Z") for it in st.items]
         ctx.locations[(None, "Z")] = ctx.loc(st.line, field="Z")
-        kw["base"] = matrix_from_entries(vals)
+        kw["Z"] = matrix_from_entries(vals)
     return kw
 
 
@@ -382,7 +382,7 @@ def dumps_par(robot: Robot) -> str:
     out += ["", "(* Acceleration of gravity *)",
             par_list("G", [par_value(v) for v in robot.gravity]),
             "", "(* Transformation of 0 frame position fT0 *)",
-            par_list("Z", [par_value(v) for v in matrix_entries(robot.base)]), ""]
+            par_list("Z", [par_value(v) for v in matrix_entries(robot.Z)]), ""]
     ext = extension_lines(robot, par_name)
     if ext:
         out += ["(* robmod extensions (SYMORO ignores comments) *)"] + ext + [""]

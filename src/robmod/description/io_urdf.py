@@ -189,7 +189,7 @@ def _written_symbols(robot: Robot) -> set:
             v = getattr(link.limits, k)
             if v is not None:
                 syms |= v.free_symbols
-    syms |= robot.base.free_symbols
+    syms |= robot.Z.free_symbols
     for t in robot.tools:
         syms |= t.T.free_symbols
     return syms
@@ -223,7 +223,7 @@ def dumps_urdf(robot: Robot) -> str:
     for key in ("W0", "WP0", "V0", "VP0"):
         if any(v != 0 for v in getattr(robot, key)):
             dropped.append(key)
-    Z = np.array(robot.base.evalf(), dtype=float)
+    Z = np.array(robot.Z.evalf(), dtype=float)
     if not np.array_equal(Z, np.eye(4)):
         out.append('  <link name="world"/>')
         out.append('  <joint name="world_joint" type="fixed">')

@@ -143,12 +143,12 @@ def _robot_from_data(data, ctx: FileContext, inertia_check: str = "error") -> Ro
         vals = link_values[j]
         vals["j"] = j
         links.append(Link(**vals, limits=JointLimits(**limits[j])))
-    kw = {"base_kind": kind, "base_link": Link(**{**link_values[0], "j": 0})}
+    kw = {"base": kind, "base_link": Link(**{**link_values[0], "j": 0})}
     base = data.get("base")
     if base is not None:
         if "Z" in base:
             ctx.locations[(None, "Z")] = ctx.loc(base.lines["Z"])
-            kw["base"] = _matrix(base["Z"], ctx, base.lines["Z"], None, "Z")
+            kw["Z"] = _matrix(base["Z"], ctx, base.lines["Z"], None, "Z")
         for key in _BASE_KEYS[2:]:
             if key in base:
                 kw[key] = _vector(base[key], ctx, base.lines[key], key)
@@ -358,8 +358,8 @@ def dumps_yaml(robot: Robot) -> str:
     out.append("base:")
     if robot.base_kind != "fixed":
         out.append(f"  kind: {robot.base_kind}")
-    if robot.base != IDENTITY4:
-        out.append("  Z: " + _matrix_text(robot.base))
+    if robot.Z != IDENTITY4:
+        out.append("  Z: " + _matrix_text(robot.Z))
     for key in ("gravity", "W0", "WP0", "V0", "VP0"):
         out.append(f"  {key}: [" + ", ".join(_scalar(v) for v in getattr(robot, key)) + "]")
     if robot.tools:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import RobmodError
+from ..errors import RobmodError, UnknownNameError
 from ..arguments import keyword_options
 from .io_yaml import loads_yaml
 
@@ -24,7 +24,7 @@ def library_names() -> list[str]:
 def _library_path(name: str) -> Path:
     p = _dir() / f"{name}.yaml"
     if not p.is_file():
-        raise RobmodError(f"no robot {name!r} in the library; available: "
+        raise UnknownNameError(f"no robot {name!r} in the library; available: "
                           f"{', '.join(library_names())}")
     return Path(str(p))
 

@@ -32,7 +32,7 @@ import numpy as np
 import sympy as sp
 
 from ..arguments import close_matches
-from ..errors import ArgumentError, DescriptionError
+from ..errors import ArgumentError, UnknownNameError
 from .expr import as_expr, symbol
 from .link import (DYNAMIC, INERTIAL, JOINT_DYNAMIC, LIMITS, WRENCH,  # noqa: F401 (re-exported)
                    JointLimits, Link)
@@ -150,8 +150,9 @@ class Robot:
     frames: tuple[Frame, ...]
     links: tuple[Link, ...]
     n_links: int
-    #: Z = fT0, the pose of frame 0 in the world (fixed and mobile bases)
-    base: sp.ImmutableMatrix = IDENTITY4
+    #: Z = fT0, the constant pose of frame 0 in the world (a fixed base; Khalil & Dombre §3.5;
+    #: a mobile or floating base's pose is its configuration's)
+    Z: sp.ImmutableMatrix = IDENTITY4
     tools: tuple[Tool, ...] = ()
     #: the world's gravity g (a URDF's and MuJoCo's: (0, 0, -9.81)); every model takes it in
     #: frame 0, 0R_f g (Z's rotation; a floating base's orientation), docs/dynamics.md
@@ -211,10 +212,10 @@ class Robot:
                 hint = f"; close names: {', '.join(close)}" if close else (
                     f"; names: {', '.join(list(self.frame_names)[:12])}" if self.frame_names
                     else "; this robot has no frame names: give a frame number")
-                raise DescriptionError(f"robot {self.name!r} has no frame {frame!r}{hint}")
+                raise UnknownNameError(f"robot {self.name!r} has no frame {frame!r}{hint}")
         if isinstance(frame, bool) or not isinstance(frame, (int, np.integer)) or \
                 not 0 <= int(frame) <= self.n_frames:
-            raise DescriptionError(f"frame must be a number 0..{self.n_frames} or a frame name, "
+            raise ArgumentError(f"frame must be a number 0..{self.n_frames} or a frame name, "
                                    f"got {frame!r}")
         return int(frame)
 
@@ -250,13 +251,13 @@ class Robot:
         return self.links[self._number(j, self.n_links, "link")]
 
     def _number(self, j, n: int, what: str) -> int:
-        """j - 1 for a number j in 1..n, else a DescriptionError naming ``what``."""
+        """j - 1 for a number j in 1..n, else an ArgumentError naming ``what``."""
         try:
             known = 1 <= j <= n
         except TypeError:           # not a number
             known = False
         if not known:
-            raise DescriptionError(f"robot {self.name!r} has no {what} {j!r} ({what}s 1..{n})")
+            raise ArgumentError(f"robot {self.name!r} has no {what} {j!r} ({what}s 1..{n})")
         return j - 1
 
     @cached_property
@@ -272,7 +273,7 @@ class Robot:
         ``Robot`` itself is not hashable (``values`` is a mapping); never key a cache by
         object identity (``id``): a dead robot's id is reused by new objects.
         """
-        return (self.name, self.frames, self.links, self.n_links, self.base, self.tools,
+        return (self.name, self.frames, self.links, self.n_links, self.Z, self.tools,
                 self.gravity, self.W0, self.WP0, self.V0, self.VP0,
                 tuple(sorted((str(k), str(v)) for k, v in self.values.items())),
                 tuple(sorted(self.mimic.items())), self.base_kind, self.base_link,
@@ -330,7 +331,7 @@ class Robot:
     def geometry_symbols(self) -> frozenset:
         """Free symbols of the geometry (frames, the base matrix Z) and of gravity (the world's,
         which the models take in frame 0 through Z's rotation)."""
-        syms = set(self.base.free_symbols)
+        syms = set(self.Z.free_symbols)
         for f in self.frames:
             for k in GEOMETRIC:
                 syms |= getattr(f, k).free_symbols
@@ -351,7 +352,7 @@ class Robot:
                 v = getattr(link.limits, k)
                 if v is not None:
                     syms |= v.free_symbols
-        for m in [self.base] + [t.T for t in self.tools]:
+        for m in [self.Z] + [t.T for t in self.tools]:
             syms |= m.free_symbols
         for vec in (self.gravity, self.W0, self.WP0, self.V0, self.VP0):
             for v in vec:
@@ -382,7 +383,7 @@ class Robot:
             for l in self.links + (self.base_link,))
         new = replace(
             self, frames=frames, links=links[:-1], base_link=links[-1],
-            base=self.base.xreplace(subs),
+            Z=self.Z.xreplace(subs),
             tools=tuple(replace(t, T=t.T.xreplace(subs)) for t in self.tools),
             gravity=tuple(s(v) for v in self.gravity), W0=tuple(s(v) for v in self.W0),
             WP0=tuple(s(v) for v in self.WP0), V0=tuple(s(v) for v in self.V0),

@@ -105,8 +105,8 @@ def _format_robot(robot: Robot) -> str:
                 "Link 0: " + (", ".join(vals) if vals else "no inertia")]
     out += ["", "Gravity: [" + ", ".join(map(to_text, robot.gravity)) + "]"
             + (" (world frame)" if robot.base_kind == "floating" else "")]
-    if robot.base != robot.base.eye(4):
-        out.append("Base Z = " + str(robot.base.tolist()))
+    if robot.Z != robot.Z.eye(4):
+        out.append("Base Z = " + str(robot.Z.tolist()))
     for t in robot.tools:
         out.append(f"Tool {t.name} on frame {t.frame}: {t.T.tolist()}")
     if robot.values:

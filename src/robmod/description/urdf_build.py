@@ -208,11 +208,11 @@ def build_robot(name: str, links: dict[str, ULink], joints: list[UJoint],
     description = (f"imported from {fmt} file {Path(ctx.file).name} "
                    f"({'MDH frames' if mdh else fmt + ' joint frames'}); gravity set to "
                    f"({', '.join(f'{g:g}' for g in gravity)}) m/s^2; frames: " + "; ".join(names))
-    robot = make_robot(robot_name, frames, robot_links, base=_clean_matrix(base), tools=tools,
+    robot = make_robot(robot_name, frames, robot_links, Z=_clean_matrix(base), tools=tools,
                        gravity=[as_expr(g) for g in gravity], source=f"{fmt} robot {name!r}",
                        description=description, validate=False,
                        frame_names=_with_plain_names(frame_names),
-                       mimic=_mimic(order, ctx), base_kind=kind,
+                       mimic=_mimic(order, ctx), base=kind,
                        base_link=base_link if kind != "fixed" else None,
                        inertia_check=inertia_check)
     validate(robot, locations)

@@ -17,7 +17,7 @@ import sympy as sp
 
 from ..arguments import keyword_options
 from ..errors import DescriptionError, Location, RobmodWarning
-from .robot import (BASE_KINDS, DYNAMIC, FIXED, FLOATING_BASE, GEOMETRIC, LIMITS, PRISMATIC,
+from .robot import (BASE_KINDS, DYNAMIC, FIXED, FIXED_BASE, GEOMETRIC, LIMITS, PRISMATIC,
                     REVOLUTE, Robot, joint_variable, provide)
 
 #: relative tolerance of the inertia-consistency checks
@@ -131,7 +131,7 @@ def validate(robot: Robot, locations: Mapping | None = None) -> Robot:
             _fail(f"links must be numbered 1..{nl}; found link {link.j} at position {idx}",
                   link.j, "j", locations)
         _check_link(link, locations, robot)
-    _check_matrix(robot.base, None, "Z", locations)
+    _check_matrix(robot.Z, None, "Z", locations)
     _check_base(robot, locations)
     for t in robot.tools:
         if not 0 <= t.frame <= nf:
@@ -160,10 +160,10 @@ def _check_base(robot, locations):
     if robot.base_link.j != 0:
         _fail(f"link 0 (the base) must have j = 0, not {robot.base_link.j}", 0, "j", locations)
     _check_link(robot.base_link, locations, robot)
-    if robot.base_kind == FLOATING_BASE and robot.base != sp.eye(4):
-        _fail("a floating base has no constant Z = fT0: the pose of frame 0 in the world is its "
-              "configuration (position and quaternion); set Z to the identity", None, "Z",
-              locations)
+    if robot.base_kind != FIXED_BASE and robot.Z != sp.eye(4):
+        _fail(f"a {robot.base_kind} base has no constant Z = fT0: the pose of frame 0 in the "
+              "world is its configuration (position and quaternion); set Z to the identity",
+              None, "Z", locations)
 
 
 def _check_matrix(m, j, name, locations):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.arguments import keyword_options
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from ..identification.model import identification_model
 from ..identification.regressors import regressor_model
 from ..identification.solver import Identification, r_factor, solve_factors
@@ -52,10 +52,10 @@ def _as_dask(x, what, n_joints, chunk):
         try:
             x = np.asarray(x, dtype=float)
         except (TypeError, ValueError):
-            raise RobmodError(f"{what} must be an array of numbers (N, {n_joints})") from None
+            raise ArgumentError(f"{what} must be an array of numbers (N, {n_joints})") from None
         x = da.from_array(x, chunks=(chunk,) + x.shape[1:])
     if x.ndim != 2 or x.shape[1] != n_joints:
-        raise RobmodError(f"{what} must have shape (N, {n_joints}), got {x.shape}")
+        raise ArgumentError(f"{what} must have shape (N, {n_joints}), got {x.shape}")
     return x.astype(float).rechunk({1: -1})
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..description.arguments import keyword_options
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from ..identification.logfile import DEFAULT_COLUMNS, column_positions
 from .identification import identify_dask
 
@@ -25,12 +25,12 @@ def read_log(path, *, options=None):
 
     text = str(path)
     if "*" not in text and not Path(text).exists():
-        raise RobmodError(f"{path}: no such file")
+        raise ArgumentError(f"{path}: no such file")
     if text.endswith(".parquet") or text.endswith(".pq") or Path(text).is_dir():
         return dd.read_parquet(text, **kw)
     if text.endswith(".csv") or text.endswith(".csv.gz"):
         return dd.read_csv(text, **kw)
-    raise RobmodError(f"{path}: expected a .csv or .parquet log")
+    raise ArgumentError(f"{path}: expected a .csv or .parquet log")
 
 
 def _log_columns(df, n_joints: int, columns=None, path="log") -> dict:

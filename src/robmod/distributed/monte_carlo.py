@@ -15,7 +15,7 @@ import numpy as np
 
 from ..control.simulation import simulate
 from ..description.arguments import (checked_options, finite_array, keyword_defaults,
-                                     keyword_options)
+                                     keyword_options, whole_number)
 from ..errors import RobmodError
 from .cluster import get_client
 
@@ -37,7 +37,7 @@ class MonteCarloResult:
 
 
 def _run_chunk(robot, controller, reference, duration, x0, kw):
-    n = x0.shape[-1] // 2
+    n = controller.n                # the joints (a floating robot's state has its base too)
     try:
         res = simulate(robot, controller, reference, duration, x0=x0, **kw)
     except RobmodError:   # a diverging run spoils its chunk: run them one by one
@@ -55,15 +55,16 @@ def _run_chunk(robot, controller, reference, duration, x0, kw):
 @keyword_options(chunk=100, client=None, scheduler=None,
                  **keyword_defaults(simulate, exclude=("x0",)))
 def closed_loop_runs(robot, controller, reference, duration, x0, **options) -> MonteCarloResult:
-    """Run ``controller`` on ``robot`` from each initial state of ``x0`` (B, 2n) on Dask, in
-    chunks of ``chunk`` runs; the other options are :func:`robmod.control.simulate`'s."""
+    """Run ``controller`` on ``robot`` from each initial state of ``x0`` (B, nq + nv: the
+    robot's state, (B, 2n) for a fixed base) on Dask, in chunks of ``chunk`` runs, each a call
+    of :func:`robmod.control.simulate` (the one simulator; its options)."""
     simulate_kw = checked_options(closed_loop_runs, options)
     chunk, client, scheduler = (simulate_kw.pop(k) for k in ("chunk", "client", "scheduler"))
-    x0 = finite_array("x0", x0, shape_text="initial states (B, 2n)")
+    x0 = finite_array("x0", x0, shape_text="initial states (B, nq + nv)")
     if x0.ndim != 2 or not np.all(np.isfinite(x0)):
-        raise RobmodError(f"x0: expected finite initial states (B, 2n), got shape {x0.shape}")
-    if int(chunk) < 1:
-        raise RobmodError(f"chunk must be >= 1, got {chunk}")
+        raise RobmodError(f"x0: expected finite initial states (B, nq + nv), got shape "
+                          f"{x0.shape}")
+    chunk = whole_number("chunk", chunk, what="a number of runs")
     c = get_client(client=client, scheduler=scheduler)
     futures = [c.submit(_run_chunk, robot, controller, reference, duration, x0[a:a + chunk],
                         simulate_kw, pure=False) for a in range(0, len(x0), int(chunk))]

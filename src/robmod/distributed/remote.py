@@ -17,7 +17,7 @@ import threading
 import numpy as np
 
 from ..description.arguments import keyword_options
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from ..symbolic.compile import build_from_source, compiler, extension_source
 from ..symbolic.export import c_layout
 
@@ -36,7 +36,7 @@ class RemoteModel:
     @keyword_options()
     def __init__(self, model, *, params=None):
         if not (hasattr(model, "statements") and hasattr(model, "inputs")):
-            raise RobmodError(f"expected a customized model (robmod.symbolic.model.CustomModel), "
+            raise ArgumentError(f"expected a customized model (robmod.symbolic.model.CustomModel), "
                               f"got {type(model).__name__}")
         groups, sizes = c_layout(model)
         self.name = model.name
@@ -120,7 +120,7 @@ def remote_model(model, *, params=None) -> RemoteModel:
     if isinstance(model, RemoteModel):
         return model
     if not hasattr(model, "statements") or not hasattr(model, "inputs"):
-        raise RobmodError(f"expected a customized model (robmod.symbolic.model.CustomModel), "
+        raise ArgumentError(f"expected a customized model (robmod.symbolic.model.CustomModel), "
                           f"got {type(model).__name__}")
     return RemoteModel(model, params=params)
 
@@ -149,7 +149,7 @@ def evaluate(model, *inputs, params=None, chunk: int = 65536):
         x = x if isinstance(x, da.Array) else da.from_array(np.asarray(x, dtype=float),
                                                            chunks=(chunk, -1))
         if x.ndim != 2 or x.shape[1] != size:
-            raise RobmodError(f"input {g} of model {rm.name} must have shape (N, {size}), "
+            raise ArgumentError(f"input {g} of model {rm.name} must have shape (N, {size}), "
                               f"got {x.shape}")
         arrays.append(x.rechunk({1: -1}))
     if len({a.shape[0] for a in arrays}) > 1:

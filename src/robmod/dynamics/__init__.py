@@ -8,11 +8,17 @@ from .centroidal import (center_of_mass, center_of_mass_model, center_of_mass_al
                          center_of_mass_jacobian_algorithm, centroidal_momentum_matrix,
                          centroidal_momentum_matrix_model, centroidal_momentum_matrix_algorithm,
                          centroidal_momentum)
+from .constrained import (constrained_ddm, constrained_ddm_model, constrained_ddm_algorithm,
+                          ConstrainedDynamics, impact, Impact, least_norm_solve)
+from .contact_problem import delassus, delassus_model, delassus_algorithm, ContactProblem
+from .contact_solver import solve_contacts, ContactSolution
+from .contact_qp import contact_idm, ContactIDM, friction_pyramid
+from .time_stepping import contact_step, ContactStep, unilateral_points, ContactStepper
+from .scene import SceneStepper
 from .closed_loop import (equivalent_tree, loop_constraints, loop_jacobian, passive_velocity_map,
                           constraint_bias, acceleration_bias, close_loops, closed_loop_state,
                           closed_loop_idm, closed_loop_inertia_matrix, closed_loop_gravity_torques,
-                          closed_loop_ddm, closed_loop_energy, closed_loop_simulate,
-                          closed_loop_symbolic, closed_loop_gravity)
+                          closed_loop_ddm, closed_loop_energy, closed_loop_symbolic)
 from .closed_loop_rates import closed_loop_idm_derivatives, closed_loop_ddm_derivatives
 from .derivatives import (IDMDerivatives, DDMDerivatives, idm_derivatives, idm_derivatives_model,
                           idm_derivatives_algorithm, ddm_derivatives, ddm_derivatives_model,
@@ -21,39 +27,27 @@ from .direct import ddm, ddm_model, ddm_algorithm, state_derivative
 from .elastic import (ElasticInverse, elastic_idm, elastic_ddm, elastic_idm_model,
                       elastic_ddm_model, elastic_idm_algorithm, elastic_ddm_algorithm,
                       elastic_state_derivative)
-from .floating import (floating_idm, floating_idm_model, floating_idm_algorithm,
-                       free_floating_idm, free_floating_idm_model, free_floating_idm_algorithm,
-                       floating_inertia_matrix, floating_inertia_matrix_model,
-                       floating_inertia_matrix_algorithm)
-from .floating_direct import floating_ddm, floating_ddm_model, floating_ddm_algorithm
-from .floating_simulation import floating_simulate, floating_state_derivative
-from .inertia import (inertia_matrix, inertia_matrix_model, inertia_matrix_algorithm,
-                      inertia_algorithm)
+from .inertia import inertia_matrix, inertia_matrix_model, inertia_matrix_algorithm
 from .lagrange import (gravity_torques, gravity_torques_model, gravity_torques_algorithm,
                        friction_torques, velocity_torques, coriolis_matrix, coriolis_matrix_model,
                        coriolis_matrix_algorithm, quadratic_velocity_matrix,
                        quadratic_velocity_matrix_model, quadratic_velocity_matrix_algorithm,
                        Energy, energy, kinetic_energy, potential_energy, energy_model,
-                       energy_algorithm, gravity_model, gravity_algorithm, coriolis_model,
-                       quadratic_velocity_model)
-from .newton_euler import idm, idm_model, idm_algorithm, ccg, ccg_model, ccg_algorithm, ne_algorithm
+                       energy_algorithm)
+from .newton_euler import idm, idm_model, idm_algorithm, ccg, ccg_model, ccg_algorithm
 from .operational import (OperationalSpace, operational_space, DynamicEllipsoid,
                           dynamic_manipulability_ellipsoid, dynamic_ellipsoid,
                           manipulability_ellipsoid)
 from .rotors import (Rotor, rotor_torques, rotor_kinetic_energy, rotor_inertia_matrix,
                      rotor_coriolis_matrix, idm_with_rotors, inertia_matrix_with_rotors,
                      coriolis_matrix_with_rotors, rotor_torques_model, rotor_torques_algorithm,
-                     idm_with_rotors_model, idm_with_rotors_algorithm, rotor_model,
-                     rotor_algorithm)
-from .simulation import SimulationResult, TrackingMetrics, tracking_metrics, simulate
+                     idm_with_rotors_model, idm_with_rotors_algorithm)
+from .simulation import SimulationResult, TrackingMetrics, tracking_metrics
 from .siciliano import (SicilianoArm, SicilianoLink, SicilianoMotor, from_siciliano, to_siciliano,
                         tensor_parameters)
 from .time_scaling import ScaledTrajectory, scaled_torques, scale_to_limits
 from .compilation import warmup
 
-# deprecated names (robmod.deprecation.ALIASES), listed in no public API: gravity_model,
-# gravity_algorithm, coriolis_model, quadratic_velocity_model, inertia_algorithm, ne_algorithm,
-# rotor_model, rotor_algorithm, closed_loop_gravity
 
 __all__ = [
     # centroidal
@@ -62,11 +56,17 @@ __all__ = [
     "center_of_mass_jacobian_algorithm", "centroidal_momentum_matrix",
     "centroidal_momentum_matrix_model", "centroidal_momentum_matrix_algorithm",
     "centroidal_momentum",
+    # constrained, contact_problem (contacts)
+    "constrained_ddm", "constrained_ddm_model", "constrained_ddm_algorithm", "ConstrainedDynamics",
+    "impact", "Impact", "least_norm_solve", "delassus", "delassus_model", "delassus_algorithm",
+    "ContactProblem", "solve_contacts", "ContactSolution", "contact_step", "ContactStep",
+    "unilateral_points", "ContactStepper", "SceneStepper", "contact_idm", "ContactIDM",
+    "friction_pyramid",
     # closed_loop
     "equivalent_tree", "loop_constraints", "loop_jacobian", "passive_velocity_map",
     "constraint_bias", "acceleration_bias", "close_loops", "closed_loop_state", "closed_loop_idm",
     "closed_loop_inertia_matrix", "closed_loop_gravity_torques", "closed_loop_ddm",
-    "closed_loop_energy", "closed_loop_simulate", "closed_loop_symbolic",
+    "closed_loop_energy", "closed_loop_symbolic",
     # closed_loop_rates
     "closed_loop_idm_derivatives", "closed_loop_ddm_derivatives",
     # derivatives
@@ -78,14 +78,6 @@ __all__ = [
     # elastic
     "ElasticInverse", "elastic_idm", "elastic_ddm", "elastic_idm_model", "elastic_ddm_model",
     "elastic_idm_algorithm", "elastic_ddm_algorithm", "elastic_state_derivative",
-    # floating
-    "floating_idm", "floating_idm_model", "floating_idm_algorithm", "free_floating_idm",
-    "free_floating_idm_model", "free_floating_idm_algorithm", "floating_inertia_matrix",
-    "floating_inertia_matrix_model", "floating_inertia_matrix_algorithm",
-    # floating_direct
-    "floating_ddm", "floating_ddm_model", "floating_ddm_algorithm",
-    # floating_simulation
-    "floating_simulate", "floating_state_derivative",
     # inertia
     "inertia_matrix", "inertia_matrix_model", "inertia_matrix_algorithm",
     # lagrange
@@ -105,7 +97,7 @@ __all__ = [
     "coriolis_matrix_with_rotors", "rotor_torques_model", "rotor_torques_algorithm",
     "idm_with_rotors_model", "idm_with_rotors_algorithm",
     # simulation
-    "SimulationResult", "TrackingMetrics", "tracking_metrics", "simulate",
+    "SimulationResult", "TrackingMetrics", "tracking_metrics",
     # siciliano
     "SicilianoArm", "SicilianoLink", "SicilianoMotor", "from_siciliano", "to_siciliano",
     "tensor_parameters",

@@ -50,7 +50,6 @@ from dataclasses import replace
 import numpy as np
 import sympy as sp
 
-from ..deprecation import renamed
 from ..description.arguments import (finite_array, joint_array,
                                      keyword_options, switched_off)
 from ..errors import ArgumentError, RobmodError
@@ -62,7 +61,6 @@ from .inertia import inertia_matrix, inertia_matrix_algorithm
 from .lagrange import Energy, energy, gravity_torques, gravity_torques_algorithm
 from .newton_euler import idm
 from .layout import dofs
-from .simulation import SimulationResult
 
 #: relative singular-value threshold of the rank decision on the loop constraints
 _RANK_TOL = 1e-9
@@ -81,7 +79,7 @@ def equivalent_tree(robot):
 def _joint_split(robot) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(actuated, passive) joint indices: mu = 1 and mu = 0 joints (cut joints included)."""
     if not robot.n_loops:
-        raise RobmodError(f"robot {robot.name!r} has no closed loop")
+        raise ArgumentError(f"robot {robot.name!r} has no closed loop")
     act = tuple(robot.actuated)
     pas = tuple(j for j in robot.joints if robot.frame(j).mu == 0)
     if not act:
@@ -313,75 +311,6 @@ def closed_loop_energy(robot, q, qd) -> Energy:
     return energy(tree, q[..., :n], qd[..., :n])
 
 
-@keyword_options()
-def closed_loop_simulate(robot, tau_fn, qa0, qda0, t, *, q_guess=None, gravity=True,
-                         rotor=True, friction=True, wrench=True, velocity=True,
-                         base_motion=True):
-    """RK4 integration of :func:`closed_loop_ddm` on the grid ``t``.
-
-    ``tau_fn(t, qa, qda)`` gives Gamma_a (None: zero torques, the free motion), as the torque
-    law of :func:`robmod.dynamics.simulate`.  The state is (qa, qda); at every stage the
-    passive joints are re-solved from the previous closed configuration (same assembly mode),
-    so the constraint never drifts.  Returns a :class:`~robmod.dynamics.SimulationResult`: q,
-    qd (N, NJ) of every joint (it unpacks as ``q, qd``), tau the actuated joints' torques
-    (N, n_a); the switches are those of :func:`closed_loop_ddm`.
-    """
-    switches = switched_off(closed_loop_simulate, gravity=gravity, rotor=rotor,
-                            friction=friction, wrench=wrench, velocity=velocity,
-                            base_motion=base_motion)
-    if tau_fn is not None and not callable(tau_fn):
-        raise ArgumentError(f"closed_loop_simulate: tau_fn must be a function (t, qa, qda) -> "
-                            f"Gamma_a or None, got {type(tau_fn).__name__} (the torque law "
-                            "comes second, as in simulate(robot, tau_fn, x0, t))")
-    t = finite_array("t", t, shape_text="an increasing 1-D array of times")
-    if t.ndim != 1 or t.size == 0 or np.any(np.diff(t) <= 0):
-        raise ArgumentError(f"closed_loop_simulate: t must be a non-empty increasing 1-D array "
-                            f"of times, got shape {t.shape}")
-    act, _ = _joint_split(robot)
-    ia = _idx(robot, act)
-    qa, qda = (finite_array(k, v, shape_text=f"{len(ia)} actuated joint values")
-               for k, v in (("qa0", qa0), ("qda0", qda0)))
-    if qa.shape != (len(ia),) or qda.shape != (len(ia),):
-        raise ArgumentError(f"closed_loop_simulate: qa0 and qda0 take the {len(ia)} actuated "
-                            f"joints' values, got shapes {qa.shape}, {qda.shape}")
-    guess = close_loops(robot, qa, q_guess=q_guess)
-
-    def torque(tt, a, ad):
-        if tau_fn is None:
-            return np.zeros(len(ia))
-        tau = finite_array("tau_a", tau_fn(tt, a, ad),
-                           shape_text=f"{len(ia)} torques of the actuated joints")
-        if tau.shape != (len(ia),):
-            raise ArgumentError(f"closed_loop_simulate: at t = {tt:.6g} the torque law gave "
-                                f"shape {tau.shape}, expected ({len(ia)},)")
-        return tau
-
-    def f(tt, x, guess, tau=None):
-        a, ad = x[: len(ia)], x[len(ia):]
-        tau = torque(tt, a, ad) if tau is None else tau
-        return np.concatenate([ad, closed_loop_ddm(robot, a, ad, tau, q_guess=guess,
-                                                   **switches)])
-
-    x = np.concatenate([qa, qda])
-    qs, qds, taus = [], [], []
-    for k in range(len(t)):
-        q, qd, _, _ = closed_loop_state(robot, x[: len(ia)], x[len(ia):], None, q_guess=guess)
-        qs.append(q)
-        qds.append(qd)
-        guess = q
-        taus.append(torque(t[k], x[: len(ia)], x[len(ia):]))
-        if k + 1 == len(t):
-            break
-        h = t[k + 1] - t[k]
-        k1 = f(t[k], x, guess, taus[-1])
-        k2 = f(t[k] + h / 2, x + h / 2 * k1, guess)
-        k3 = f(t[k] + h / 2, x + h / 2 * k2, guess)
-        k4 = f(t[k] + h, x + h * k3, guess)
-        x = x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-    return SimulationResult(t, np.array(qs), np.array(qds), np.array(taus), robot,
-                            controller=tau_fn)
-
-
 # -- symbolic -------------------------------------------------------------------------------
 
 class _Expressions(SymbolicContext):
@@ -434,9 +363,8 @@ def closed_loop_symbolic(robot, solution, *, simplify: bool = True):
     return sp.ImmutableMatrix(B), sp.ImmutableMatrix(g)
 
 
-closed_loop_gravity = renamed(closed_loop_gravity_torques, "closed_loop_gravity")
 
 __all__ = ["equivalent_tree", "loop_constraints", "loop_jacobian", "passive_velocity_map",
            "constraint_bias", "acceleration_bias", "close_loops", "closed_loop_state",
            "closed_loop_idm", "closed_loop_inertia_matrix", "closed_loop_gravity_torques",
-           "closed_loop_ddm", "closed_loop_energy", "closed_loop_simulate", "closed_loop_symbolic"]
+           "closed_loop_ddm", "closed_loop_energy", "closed_loop_symbolic"]

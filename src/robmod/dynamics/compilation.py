@@ -24,16 +24,19 @@ from .inertia import inertia_matrix
 from .lagrange import gravity_torques
 from .newton_euler import idm
 from ..description.arguments import keyword_options
+from ..description.base import velocity_size
+from ..geometry.floating import neutral
 
-#: plain function name -> (function, number of joint-vector arguments, fast-path key)
+#: plain function name -> (function, its arguments: the robot's configuration "q", a velocity
+#: or acceleration "v", joint torques "tau"; fast-path key)
 MODELS = {
-    "dgm": (dgm, 1, ("dgm", None, 0, None, False)),
-    "jacobian": (jacobian, 1, ("jacobian", None, 0, None)),
-    "jdot_qdot": (jdot_qdot, 2, ("jdot_qdot", None, 0, None)),
-    "idm": (idm, 3, ("idm", ())),
-    "inertia_matrix": (inertia_matrix, 1, ("A", True)),
-    "gravity_torques": (gravity_torques, 1, ("Q",)),
-    "ddm": (ddm, 3, ("ddm",)),
+    "dgm": (dgm, "q", ("dgm", None, 0, None)),
+    "jacobian": (jacobian, "q", ("jacobian", None, 0, None)),
+    "jdot_qdot": (jdot_qdot, "qv", ("jdot_qdot", None, 0, None)),
+    "idm": (idm, "qvv", ("idm", ())),
+    "inertia_matrix": (inertia_matrix, "q", ("A", True)),
+    "gravity_torques": (gravity_torques, "q", ("Q",)),
+    "ddm": (ddm, "qvt", ("ddm",)),
 }
 
 #: the models from the longest to compile to the shortest (the Panda's, gcc and zig alike)
@@ -52,12 +55,13 @@ def warmup(robot, *, models=tuple(MODELS)) -> dict:
     if unknown:
         raise RobmodError(f"warmup: unknown model(s) {', '.join(unknown)}; expected some of "
                           f"{', '.join(MODELS)}")
+    args = {"q": neutral(robot), "v": np.zeros(velocity_size(robot)), "t": np.zeros(robot.n_q)}
+
     def one(name):
-        fn, nargs, key = MODELS[name]
+        fn, kinds, key = MODELS[name]
         t0 = time.perf_counter()
-        z = np.zeros(robot.n_q)
         try:
-            fn(robot, *([z] * nargs))
+            fn(robot, *(args[k] for k in kinds))
         except RobmodError:
             pass    # e.g. a singular inertia matrix at q = 0: the model is compiled anyway
         e = fastpath.entry(robot, key)

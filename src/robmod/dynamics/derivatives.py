@@ -27,8 +27,18 @@ joint variables, Γ_i + Σ m Γ_j (virtual work), so the derivatives are E^T (�
 L^T D L solve of (E^T A E) q̈ = Γ - E^T H ([7.62]-[7.64]), the recursive direct model having no
 place for the coupling (``method="recursive"`` refuses such a robot).
 
-Matrices are indexed by :func:`~robmod.dynamics.layout.coordinates` (rows: the torques or
-accelerations, columns: the variables), which is ``robot.joints`` for the plain functions.
+A mobile or floating base (:mod:`robmod.description.base`): the matrices are over the
+robot's velocity coordinates, the base's six first, the derivatives with respect to its pose
+taken in the tangent space (the base frame moved in itself, q (+) delta = q exp(delta):
+:func:`~robmod.geometry.floating.base_seeds`), as Pinocchio's ``computeRNEADerivatives`` and
+``computeABADerivatives`` with a free-flyer give them: ``dtau_dq``, ``dtau_dqd`` (6 + n)^2,
+``dtau_dqdd`` the (6 + n)^2 inertia matrix; ``dqdd_dtau`` the inverse inertia matrix, the
+derivative with respect to the generalized forces (the wrench on the base, then the joint
+torques; a mobile base's acceleration being given, its rows and columns are zero).
+
+Matrices are indexed by :func:`~robmod.dynamics.layout.labels` (rows: the torques or
+accelerations, columns: the variables), which is ``robot.joints`` (after the base's six) for
+the plain functions.
 """
 from __future__ import annotations
 
@@ -37,19 +47,22 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..description.arguments import (check_arrays, checked_options, finite_output,
-                                     joint_arrays, keyword_options, require_numeric,
-                                     robot_argument, switched_off, switches_set)
+from ..description.arguments import (checked_options, finite_output, keyword_options,
+                                     require_numeric, robot_argument, robot_arrays,
+                                     switched_off, switches_set, tree_arrays)
+from ..description.base import moving_base
 from ..description.mimic import frame_matrix_E
+from ..description.robot import MOBILE_BASE
 from ..errors import ArgumentError
+from ..geometry.floating import base_seeds
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, mul, numeric_constant
 from ..symbolic.dual import DualContext, direction, dual, seeds, tangent_matrix, value_of
 from ..symbolic.model import Output, customize
 from .direct import DDM_SWITCHES, ddm_algorithm, singular_inertia_error
 from .inertia import inertia_matrix_algorithm
-from .layout import (Proxy, coordinates, dofs, model_inputs, numeric_context, reduce_mimic,
-                     reduce_mimic_matrix)
+from .layout import (BASE_LABELS, Proxy, coordinates, dofs, labels, model_inputs,
+                     numeric_context, reduce_mimic, reduce_mimic_matrix)
 from .ltdl import ddm_inverse_algorithm
 from .newton_euler import SWITCHES, idm_algorithm
 
@@ -82,16 +95,21 @@ def _symmetric(lower, order):
 
 
 def _torques(robot, gam):
-    """{joint variable i: torque} from the tree's torques (frames 1..NL): Γ_i + Σ m Γ_j over
-    the joints j mimicking i (:func:`~robmod.dynamics.layout.reduce_mimic`)."""
-    g = {j: gam[j - 1] for j in dofs(robot)}
+    """{velocity coordinate i: generalized force} from the tree's torques (frames 1..NL, after
+    a moving base's six): Γ_i + Σ m Γ_j over the joints j mimicking i
+    (:func:`~robmod.dynamics.layout.reduce_mimic`)."""
+    head = 6 if moving_base(robot) else 0
+    g = dict(zip(BASE_LABELS, gam[:head])) | {j: gam[head + j - 1] for j in dofs(robot)}
     return reduce_mimic(robot, g) if robot.mimic else g
 
 
-def _compilable(robot) -> bool:
-    """The customized model's joint order is the plain API's (a tree, mimic joints or not):
-    the fast path applies."""
-    return not robot.n_loops and coordinates(robot) == tuple(robot.joints)
+def _seeded(ctx, robot, groups, memo):
+    """The DualContext of the joint variables' and the base's ``groups`` (the base's pose in
+    the tangent space: :func:`~robmod.geometry.floating.base_seeds`), statements in ``memo``."""
+    sd = seeds(labels(robot), groups)
+    if moving_base(robot) and "q" in groups:
+        sd |= base_seeds(DualContext(ctx, {}, memo=memo))
+    return DualContext(ctx, sd, memo=memo)
 
 
 # -- the IDM --------------------------------------------------------------------------------
@@ -99,12 +117,12 @@ def _compilable(robot) -> bool:
 @keyword_options()
 def idm_derivatives_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True,
                               wrench=True, velocity=True, base_motion=True, acceleration=True):
-    """(dtau_dq, dtau_dqd, dtau_dqdd) as nested lists over the joint variables
-    (:func:`~robmod.dynamics.layout.coordinates`; switches: those of
+    """(dtau_dq, dtau_dqd, dtau_dqdd) as nested lists over the velocity coordinates
+    (:func:`~robmod.dynamics.layout.labels`; switches: those of
     :func:`~robmod.dynamics.idm_algorithm`; a switched-off input has a zero derivative)."""
-    order = coordinates(robot)
+    order = labels(robot)
     groups = ("q", "qd") if velocity else ("q",)
-    d = DualContext(ctx, seeds(order, groups))
+    d = _seeded(ctx, robot, groups, {})
     gam = _torques(robot, idm_algorithm(d, robot, gravity=gravity, rotor=rotor,
                                         friction=friction, wrench=wrench, velocity=velocity,
                                         base_motion=base_motion, acceleration=acceleration))
@@ -150,7 +168,7 @@ def idm_derivatives_model(robot, *, gravity=True, rotor=True, friction=True, wre
 
 
 def _idm_derivatives_model(robot, switches):
-    order = coordinates(robot)
+    order = labels(robot)
 
     def algorithm(ctx):
         mats = idm_derivatives_algorithm(ctx, robot, **switches)
@@ -183,7 +201,7 @@ _IDM_D = ("idm_derivatives",)
 
 
 def _fast_idm_derivatives(robot, switches):
-    return _stacked(_idm_derivatives_model(robot, switches)) if _compilable(robot) else None
+    return _stacked(_idm_derivatives_model(robot, switches))
 
 
 def _stacked(model):
@@ -202,8 +220,9 @@ def _split(cls, D):
 
 
 def _idm_derivatives_numpy(robot, switches, q, qd, qdd):
-    require_numeric(robot, "idm_derivatives", scope="geometry")
-    q, qd, qdd = joint_arrays(robot, q=q, qd=qd, qdd=qdd)
+    require_numeric(robot, "idm_derivatives", scope="floating" if moving_base(robot) else
+                    "geometry")
+    q, qd, qdd = robot_arrays(robot, q=q, qd=qd, qdd=qdd)
     ctx = numeric_context(robot, q=q, qd=qd, qdd=qdd)
     mats = idm_derivatives_algorithm(ctx, robot, **switches)
     out = _reduced(robot, mats, q.shape[:-1])
@@ -214,14 +233,14 @@ def _reduced(robot, mats, batch):
     """(..., len(mats), n_q, n_q): each matrix over the joint variables placed in the plain
     API's joint vectors (E^T M E with E the selection of :func:`coordinates` among
     ``robot.joints``: the cut joints of a closed loop's tree take zeros)."""
-    order = coordinates(robot)
+    order = labels(robot)
     out = np.zeros(batch + (len(mats), len(order), len(order)))
     for m, mat in enumerate(mats):
         for r, row in enumerate(mat):
             for c, x in enumerate(row):
                 if not _is_zero(x):
                     out[..., m, r, c] = x
-    if order == tuple(robot.joints):
+    if order[6 if moving_base(robot) else 0:] == tuple(robot.joints):
         return out
     E = frame_matrix_E(robot, order)
     return np.einsum("ri,...mrc,cj->...mij", E, out, E)
@@ -233,7 +252,7 @@ def _is_zero(x) -> bool:
 
 
 _IDM_D_SPEC = fastpath.Spec(
-    _fast_idm_derivatives, lambda robot, q, qd, qdd: joint_arrays(robot, q=q, qd=qd, qdd=qdd),
+    _fast_idm_derivatives, lambda robot, q, qd, qdd: robot_arrays(robot, q=q, qd=qd, qdd=qdd),
     _idm_derivatives_numpy)
 
 
@@ -254,12 +273,12 @@ def ddm_derivatives_algorithm(ctx, robot, tau, *, method="idm", gravity=True, ro
     _check_method("ddm_derivatives", method, robot)
     sw = dict(gravity=gravity, rotor=rotor, friction=friction, wrench=wrench,
               velocity=velocity, base_motion=base_motion)
-    order = coordinates(robot)
+    order = labels(robot)
     n = len(order)
     if method == "recursive":
         groups = ("q", "qd") if velocity else ("q",)
         d = DualContext(ctx, seeds(order, groups))
-        qdd = ddm_algorithm(d, robot, {j: _seeded(tau[j], j) for j in order}, **sw)
+        qdd = ddm_algorithm(d, robot, {j: _seeded_tau(tau[j], j) for j in order}, **sw)
         rows = [qdd[j] for j in order]
         dq = tangent_matrix(rows, order, "q")
         dqd = tangent_matrix(rows, order, "qd") if velocity else _zeros(n)
@@ -270,8 +289,11 @@ def ddm_derivatives_algorithm(ctx, robot, tau, *, method="idm", gravity=True, ro
     # A by the composite links: each direction costs one solve with the factors (about 2 n^2
     # operations), where the recursive algorithm carries it through every link (Panda: 15 %
     # fewer operations in all)
-    d = DualContext(ctx, {})
-    seeded = {j: _seeded(tau[j], j) for j in order}
+    memo = {}
+    d = DualContext(ctx, {}, memo=memo)
+    floating = moving_base(robot) and robot.base_kind != MOBILE_BASE
+    seeded = {j: _seeded_tau(tau[j] if j in tau else 0, j) for j in order
+              if floating or j not in BASE_LABELS}    # a wrench on a floating base, of 0
     qdd = ddm_inverse_algorithm(
         d, robot, seeded, singular=lambda j: singular_inertia_error(robot, None, joint=j), **sw)
     rows = [qdd[j] for j in order]
@@ -279,6 +301,8 @@ def ddm_derivatives_algorithm(ctx, robot, tau, *, method="idm", gravity=True, ro
     acc = {j: value_of(qdd[j]) for j in order}
 
     def frame_qdd(j):       # a mimic joint's acceleration: m times its leader's
+        if j == "base":
+            return [acc[b] for b in BASE_LABELS]
         if j in robot.mimic:
             i, m, _ = robot.mimic[j]
             return mul(m, acc[i])
@@ -286,7 +310,7 @@ def ddm_derivatives_algorithm(ctx, robot, tau, *, method="idm", gravity=True, ro
 
     # dtau/dx at (q, qd, qdd), then dqdd/dx = -A^-1 dtau/dx
     groups = ("q", "qd") if velocity else ("q",)
-    di = DualContext(Proxy(ctx, qdd=frame_qdd), seeds(order, groups), memo=d.memo)
+    di = _seeded(Proxy(ctx, qdd=frame_qdd), robot, groups, memo)
     gam = _torques(robot, idm_algorithm(di, robot, **sw))
     gam = [gam[j] for j in order]
     out = []
@@ -300,17 +324,17 @@ def ddm_derivatives_algorithm(ctx, robot, tau, *, method="idm", gravity=True, ro
     return acc, out[0], out[1], minv
 
 
-def _seeded(t, j):
+def _seeded_tau(t, j):
     return dual(t, {direction("tau", j): 1})
 
 
 def _check_method(what, method, robot):
     if method not in _DDM_METHODS:
         raise ArgumentError(f"{what}: method must be 'idm' or 'recursive', got {method!r}")
-    if method == "recursive" and robot.mimic:
-        raise ArgumentError(f"{what}: robot {robot.name!r} has mimic joints, which the "
-                            "recursive direct model does not take: use method='idm' (the "
-                            "default)")
+    if method == "recursive" and (robot.mimic or moving_base(robot)):
+        raise ArgumentError(f"{what}: robot {robot.name!r} has mimic joints or a "
+                            f"{robot.base_kind} base, which the recursive direct model on duals "
+                            "does not take: use method='idm' (the default)")
 
 
 @keyword_options()
@@ -325,57 +349,79 @@ def ddm_derivatives_model(robot, *, method="idm", gravity=True, rotor=True, fric
         velocity=velocity, base_motion=base_motion))
 
 
-def _ddm_derivatives_model(robot, method, switches):
+def _ddm_derivatives_model(robot, method, switches, given=True):
+    """``given``: a mobile base's acceleration is an input (else 0)."""
     import sympy as sp
 
-    order = coordinates(robot)
+    order = labels(robot)
+    mobile = robot.base_kind == MOBILE_BASE
+    inputs = model_inputs(robot, ("q", "qd", "tau"))
+    if mobile and given:      # its given acceleration
+        inputs["qdd"] = model_inputs(robot, ("qdd",))["qdd"][:6]
 
     def algorithm(ctx):
-        tau = {j: sp.Symbol(f"GAM{j}") for j in order}
+        if mobile and not given:
+            ctx = Proxy(ctx, qdd=0)
+        tau = {j: sp.Symbol(f"GAM{j}") for j in coordinates(robot)}
         _, *mats = ddm_derivatives_algorithm(ctx, robot, tau, method=method, **switches)
         return _outputs(mats, "QDP", order, ("q", "qd", "tau"),
                         ("dqdd_dq", "dqdd_dqd", "dqdd_dtau"))
 
     return customize(f"{robot.name}_ddm_derivatives_{method}", algorithm, robot,
-                     inputs=model_inputs(robot, ("q", "qd", "tau")),
+                     inputs=inputs,
                      title=f"Derivatives of the direct dynamic model of {robot.name} "
                            f"({'-A^-1 dtau/dx' if method == 'idm' else 'recursive, on duals'})")
 
 
-@keyword_options(method="idm", **DDM_SWITCHES)
+@keyword_options(method="idm", base_acceleration=None, **DDM_SWITCHES)
 def ddm_derivatives(robot, q, qd, tau, **options) -> DDMDerivatives:
-    """``(dqdd_dq, dqdd_dqd, dqdd_dtau)`` of the direct model at q, qd, tau (..., n_q), each
-    (..., n_q, n_q) (``dqdd_dtau`` is A(q)^-1); ``method`` and the switches of
-    :func:`ddm_derivatives_algorithm`.  Compiled on the fast path like :func:`ddm`."""
-    key, method, switches = _DDM_D, "idm", {}
+    """``(dqdd_dq, dqdd_dqd, dqdd_dtau)`` of the direct model at the robot's q, qd and the
+    joint torques tau (..., n_q), each (..., n_v, n_v) (n_v: ``n_q``, or ``6 + n_q`` for a
+    mobile or floating base; ``dqdd_dtau`` is A(q)^-1, over the generalized forces);
+    ``method``, ``base_acceleration`` (a mobile base's, as :func:`~robmod.dynamics.ddm`'s) and
+    the switches of :func:`ddm_derivatives_algorithm`.  Compiled on the fast path like
+    :func:`ddm`."""
+    key, method, switches, xs = _DDM_D, "idm", {}, (q, qd, tau)
     if options:
         opts = checked_options(ddm_derivatives, options)
-        method = opts.pop("method")
+        method, a0 = opts.pop("method"), opts.pop("base_acceleration")
         _check_method("ddm_derivatives", method, robot_argument(robot))
+        if a0 is not None and robot.base_kind != MOBILE_BASE:
+            raise ArgumentError(f"ddm_derivatives: base_acceleration is the given acceleration "
+                                f"of a mobile base; robot {robot.name!r} has a "
+                                f"{robot.base_kind} base")
         switches = switches_set(ddm_derivatives, opts)
-        key = ("ddm_derivatives", method, tuple(sorted(switches.items())))
-    D = fastpath.evaluate(robot, key, _DDM_D_SPEC, (method, switches), q, qd, tau)
+        key = ("ddm_derivatives", method, tuple(sorted(switches.items())), a0 is not None)
+        if a0 is not None:
+            xs = (q, qd, tau, a0)
+    D = fastpath.evaluate(robot, key, _DDM_D_SPEC, (method, switches, len(xs) > 3), *xs)
     if type(D) is tuple:
         return _new(DDMDerivatives, D)
     return _split(DDMDerivatives, D)
 
 
-_DDM_D = ("ddm_derivatives", "idm", ())
+_DDM_D = ("ddm_derivatives", "idm", (), False)
 
 
 def _fast_ddm_derivatives(robot, opts):
-    return _stacked(_ddm_derivatives_model(robot, *opts)) if _compilable(robot) else None
+    return _stacked(_ddm_derivatives_model(robot, *opts))
 
 
-def _ddm_derivatives_numpy(robot, opts, q, qd, tau):
-    method, switches = opts
-    require_numeric(robot, "ddm_derivatives", scope="geometry")
-    shape, (q, qd, tau) = check_arrays(robot, q, qd, tau, names=("q", "qd", "tau"))
-    ctx = numeric_context(robot, q=q, qd=qd)
+def _ddm_derivatives_numpy(robot, opts, q, qd, tau, a0=None):
+    method, switches, _ = opts
+    require_numeric(robot, "ddm_derivatives", scope="floating" if moving_base(robot) else
+                    "geometry")
+    arrays = tree_arrays(robot, a0, q=q, qd=qd, tau=tau)
+    q, qd, tau = arrays[:3]
+    qdd = None
+    if robot.base_kind == MOBILE_BASE:
+        base = arrays[3] if len(arrays) > 3 else np.zeros(q.shape[:-1] + (6,))
+        qdd = np.concatenate([base, np.zeros(q.shape[:-1] + (robot.n_q,))], axis=-1)
+    ctx = numeric_context(robot, q=q, qd=qd, qdd=qdd)
     t = {j: tau[..., robot.joint_index[j]] for j in coordinates(robot)}
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         _, *mats = ddm_derivatives_algorithm(ctx, robot, t, method=method, **switches)
-    out = _reduced(robot, mats, shape[:-1])
+    out = _reduced(robot, mats, q.shape[:-1])
     if not np.all(np.isfinite(out)):
         raise singular_inertia_error(robot, q, switches.get("rotor", True))
     return finite_output("ddm_derivatives", out, q=q, qd=qd, tau=tau)
@@ -383,7 +429,7 @@ def _ddm_derivatives_numpy(robot, opts, q, qd, tau):
 
 _DDM_D_SPEC = fastpath.Spec(
     _fast_ddm_derivatives,
-    lambda robot, *x: check_arrays(robot, *x, names=("q", "qd", "tau"))[1],
+    lambda robot, q, qd, tau, a0=None: tree_arrays(robot, a0, q=q, qd=qd, tau=tau),
     _ddm_derivatives_numpy)
 
 

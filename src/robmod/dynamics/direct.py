@@ -1,348 +1,183 @@
-"""Direct dynamic model (Khalil & Dombre §7.6): joint accelerations from torques, two ways.
+"""Direct dynamic model (Khalil & Dombre §7.6): the accelerations from the torques, two ways.
 
 (a) ``qdd = A^-1 (Gamma - H)`` ([7.62]-[7.64]): H is the NE inverse model at
     qdd = 0, A the composite-link inertia matrix; numerically solved with a
     batched Cholesky factorization, symbolically (customized model) with the
     ``A = L^T D L`` factorization taken from the last joint back to the first
-    (no fill-in for trees: L has the sparsity of A).
+    (no fill-in for trees: L has the sparsity of A; :mod:`.ltdl`).
 
-(b) The recursive O(n) algorithm of §7.6.2 ([7.67]-[7.79], with the sign of
-    [7.88] corrected), over a context:
+(b) The recursive O(n) algorithm of §7.6.2 (:mod:`.articulated`).
 
-    forward, j = 1..n:   w_j, gamma_j [7.68], beta_j [7.70], I*_j = I_j, beta*_j = beta_j
-    backward, j = n..1:  H_j = a^T I* a + IA_j [7.71];  h = I* a;  u = h / H_j
-                         K_j = I* - u h^T [7.72]
-                         nu_j = tau_j + a^T beta* - h^T gamma_j
-                         alpha_j = I* gamma_j - beta* + u nu_j   (= [7.73])
-                         beta*_a(j) -= S^T alpha_j [7.74];  I*_a(j) += S^T K_j S [7.75]
-    forward, j = 1..n:   Vd_a,j = jS_a(j) Vd_a(j) [7.76]
-                         qdd_j = nu_j / H_j - u^T Vd_a,j  (= [7.77])
-                         Vd_j = Vd_a,j + a qdd_j + gamma_j [7.78]
-
-    with tau_j = Gamma_j - friction [7.82], Vd_0 = [VP0 - g; WP0].
-
-Both take Gamma of shape (..., NJ) like :func:`~robmod.dynamics.idm` returns it.
+A mobile or floating base (:mod:`robmod.description.base`) is the first body of both: a
+floating base's acceleration [VD0, WP0] is solved with the joints' (Pinocchio's ``aba`` with a
+free-flyer), a mobile base's is given (``base_acceleration``).  Both take Gamma of shape
+(..., n_q), the joint torques.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import (check_arrays, checked_options, finite_array,
-                                     keyword_options, switched_off, switches_set)
-from ..description.robot import FIXED, PRISMATIC, REVOLUTE
+from ..description.arguments import (checked_options, finite_array, keyword_options,
+                                     require_numeric, robot_argument, switched_off, switches_set,
+                                     tree_arrays)
+from ..description.base import moving_base
+from ..description.robot import MOBILE_BASE
 from ..errors import ArgumentError, RobmodError
+from ..geometry.floating import BaseState
 from ..symbolic import fastpath
-from ..symbolic.algebra import add, cross, mul
+from ..symbolic.cache import cached
+from ..symbolic.algebra import add
+from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
+from .articulated import articulated, singular_inertia_error
+from .base_motion import ACCELERATION_NAMES
+from ..kinematics.recursion import base_start
 from .inertia import inertia_matrix
-from ..kinematics.recursion import forward, gravity_in_frame0, named, rot_t
 from .newton_euler import SWITCHES, idm
-from .bodies import inertia_up, link_inertia, spatial_matrix, sym6, twist_down, wrench_up
-from .factorization import cholesky_solve, ltdl_solve
-from .friction import friction_torque
-from .layout import (axis_index, coordinates, dofs, geometry, model_inputs, numeric_context,
-                     plain_layout)
+from .factorization import cholesky_solve
+from .layout import BASE_LABELS, Proxy, coordinates, dofs, model_inputs
 from .ltdl import ddm_inverse_algorithm
-
-
-# -- (b) recursive O(n) algorithm ---------------------------------------------------------
-
-def _dv(ctx, w, j):
-    """hat(w)^2 as a symmetric 3x3 (products DV, Khalil's notation)."""
-    d = {}
-    for i in range(3):
-        for k in range(i, 3):
-            d[i, k] = ctx.var(mul(w[i], w[k]), f"DV{i + 1}{k + 1}{j}")
-    m = [[None] * 3 for _ in range(3)]
-    for r in range(3):
-        a, b = (r + 1) % 3, (r + 2) % 3
-        m[r][r] = ctx.var(-add(d[a, a], d[b, b]), f"DD{r + 1}{j}")
-        for c in range(r + 1, 3):
-            m[r][c] = m[c][r] = d[r, c]
-    return m
-
-
-def _matvec(M, v):
-    return [add(*[mul(M[r][c], v[c]) for c in range(3)]) for r in range(3)]
-
 
 #: the switches of the direct model (those of the IDM but ``acceleration``, its output)
 DDM_SWITCHES = {k: v for k, v in SWITCHES.items() if k != "acceleration"}
-METHODS = ("recursive", "inverse", "compiled")
+METHODS = ("recursive", "inverse")
 
 
 @keyword_options()
 def ddm_algorithm(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, wrench=True,
                   velocity=True, base_motion=True):
-    """Joint accelerations ``{j: qdd_j}`` of the recursive algorithm; ``tau[j]`` = Gamma_j
-    (switches: those of :func:`~robmod.dynamics.idm_algorithm` but ``acceleration``)."""
-    return articulated(ctx, robot, tau, gravity=gravity, rotor=rotor, friction=friction,
-                       wrench=wrench, velocity=velocity, base_motion=base_motion)[0]
+    """The accelerations of the recursive algorithm: ``{j: qdd_j}`` over the joint frames,
+    after ``{"b1".."b6": [VD0, WP0]}`` for a mobile or floating base (a floating base's solved,
+    a mobile base's given: ``ctx.base("qdd")``); ``tau[j]`` = Gamma_j (switches: those of
+    :func:`~robmod.dynamics.idm_algorithm` but ``acceleration``)."""
+    sw = dict(gravity=gravity, rotor=rotor, friction=friction, wrench=wrench,
+              velocity=velocity)
+    if not moving_base(robot):
+        return articulated(ctx, robot, tau, base_motion=base_motion, **sw)[0]
+    _check_base_motion("ddm_algorithm", robot, base_motion)
+    base = BaseState.of(ctx)
+    mobile = robot.base_kind == MOBILE_BASE
+    # the start of the recursions, written once: a mobile base's given acceleration, or (a
+    # floating base's) the velocity and gravity terms W0 x V0 - g, its own acceleration solved
+    W0, WP0, VPg = base_start(ctx, robot, base, gravity=gravity, velocity=velocity,
+                              acceleration=mobile)
+    qdd, vd0 = articulated(ctx, robot, tau, start=(W0, VPg + WP0 if mobile else None), **sw)
+    head = list(base.acceleration) if mobile else \
+        [ctx.var(add(vd0[r], -VPg[r]), f"VD0{r + 1}") for r in range(3)] + list(vd0[3:])
+    out = dict(zip(BASE_LABELS, head))
+    out.update(qdd)
+    return out
 
 
-def articulated(ctx, robot, tau, *, gravity=True, rotor=True, friction=True, wrench=True,
-                velocity=True, base_motion=True, base=None):
-    """The recursions of :func:`ddm_algorithm`: (``{j: qdd_j}``, Vd_0 = [VP0 - g; WP0]).
-
-    ``base``: a mobile or floating base, ``(W0, Vd0)`` in frame 0: its angular velocity and,
-    mobile, its acceleration [VP0 - g; WP0] (context scalars); ``Vd0`` None: a floating
-    base, whose acceleration is solved from link 0's articulated inertia (Featherstone 2008,
-    §9.3; SYMORO's floating direct model) -- the wrench on link 0 is its external one only.
-    """
-    p = ctx.param
-    n = robot.n_links
-    frames = robot.frames[:n]
-    geo = geometry(ctx, robot)
-    zero3 = [0, 0, 0]
-    kin = forward(ctx, robot, frames, velocity=velocity, acceleration=False,
-                  base_motion=base_motion, gravity=False, linear=False,
-                  angular_acceleration=False,
-                  base=None if base is None else (base[0], zero3, zero3))   # w_j: (7.51)-(7.52)
-    W = kin.W
-    DV = {0: _dv(ctx, W[0], 0)}
-    gam, Ist, bst = {}, {}, {}
-    root = base is not None and base[1] is None
-    if root:       # link 0, the floating base: its inertia and its velocity terms
-        Ist[0], bst[0] = _body(ctx, robot.base_link, W[0], DV[0], 0, wrench)
-    # first forward recursion: w_j, gamma_j, beta_j
-    for f in frames:
-        j, a = f.j, f.ant
-        R, P = geo[j]
-        qd = ctx.joint(j, "qd") if (velocity and f.sigma != FIXED) else 0
-        WI = kin.WI[j]
-        lin = rot_t(R, _matvec(DV[a], P))
-        wxa = [mul(WI[1], qd), -mul(WI[0], qd), 0]  # WI x qd a_j
-        if f.sigma == PRISMATIC:
-            lin = [add(lin[r], mul(2, wxa[r])) for r in range(3)]
-            ang = zero3
-        elif f.sigma == REVOLUTE:
-            ang = wxa
-        else:
-            ang = zero3
-        gam[j] = named(ctx, lin + ang, "GA", j)
-        DV[j] = _dv(ctx, W[j], j)
-        Ist[j], bst[j] = _body(ctx, robot.link(j), W[j], DV[j], j, wrench)
-    # backward recursion
-    Hinv, U, NU = {}, {}, {}
-    for f in reversed(frames):
-        j, a = f.j, f.ant
-        I, b, g = Ist[j], bst[j], gam[j]
-        Ig = [add(*[mul(I[r][c], g[c]) for c in range(6)]) for r in range(6)]
-        if f.sigma == FIXED:
-            K = I
-            alpha = [add(Ig[r], -b[r]) for r in range(6)]
-        else:
-            ia = axis_index(f.sigma)
-            h = [I[r][ia] for r in range(6)]
-            H = h[ia]
-            if rotor:
-                H = add(H, p(robot.link(j).IA))
-            if _is_num(H) and float(H) == 0:    # zero at every configuration
-                raise singular_inertia_error(robot, None, joint=j)
-            Hinv[j] = ctx.var(1 / ctx.var(H, f"H{j}") if not _is_num(H) else 1 / H, f"HI{j}")
-            U[j] = [ctx.var(mul(h[r], Hinv[j]), f"UA{r + 1}{j}") for r in range(6)]
-            t = tau[j]
-            if friction and velocity:
-                fr = friction_torque(ctx, robot.link(j), ctx.joint(j, "qd"))
-                t = add(t, -fr)
-            NU[j] = ctx.var(add(t, b[ia], -add(*[mul(h[r], g[r]) for r in range(6)])),
-                            f"NU{j}")
-            K = [[add(I[r][c], -mul(U[j][r], h[c])) for c in range(6)] for r in range(6)]
-            alpha = [add(Ig[r], -b[r], mul(U[j][r], NU[j])) for r in range(6)]
-        if a == 0 and not root:
-            continue
-        K = sym6(ctx, K, f"KK{j}_")
-        alpha = named(ctx, alpha, "AL", j)
-        R, P = geo[j]
-        up = wrench_up(ctx, R, P, alpha, "AU", j)
-        bst[a] = named(ctx, [add(bst[a][r], -up[r]) for r in range(6)], "BE", a)
-        KS = inertia_up(ctx, R, P, K, f"KS{j}_")
-        Ist[a] = sym6(ctx, [[add(Ist[a][r][c], KS[r][c]) for c in range(6)] for r in range(6)],
-                      f"IS{a}_")
-    # second forward recursion
-    if root:       # I*_0 Vd_0 = beta*_0: no wrench on the base but its external one
-        order = [f"0{k + 1}" for k in range(6)]
-        Vd0 = ltdl_solve(ctx, {(order[r], order[c]): Ist[0][r][c] for r in range(6)
-                               for c in range(r + 1)}, dict(zip(order, bst[0])), order,
-                         names=("DB", "LB", "IB", "YB", "VD"))
-        Vd = {0: [Vd0[k] for k in order]}
-    elif base is not None:
-        Vd = {0: list(base[1])}
-    else:
-        vp0 = [p(x) for x in robot.VP0] if base_motion else zero3
-        if gravity:
-            vp0 = [add(v, -gv) for v, gv in zip(vp0, gravity_in_frame0(ctx, robot))]
-        wp0 = [p(x) for x in robot.WP0] if base_motion else zero3
-        Vd = {0: vp0 + wp0}
-    qdd = {}
-    for f in frames:
-        j, a = f.j, f.ant
-        R, P = geo[j]
-        Vaj = twist_down(ctx, R, P, Vd[a], "VA", j)
-        if f.sigma == FIXED:
-            Vd[j] = named(ctx, [add(Vaj[r], gam[j][r]) for r in range(6)], "VD", j)
-            continue
-        ia = axis_index(f.sigma)
-        qdd[j] = ctx.var(add(mul(NU[j], Hinv[j]), -add(*[mul(U[j][r], Vaj[r]) for r in range(6)])),
-                         f"QDP{j}")
-        v = [add(Vaj[r], gam[j][r]) for r in range(6)]
-        v[ia] = add(v[ia], qdd[j])
-        Vd[j] = named(ctx, v, "VD", j)
-    return qdd, Vd[0]
+def _check_base_motion(what, robot, base_motion):
+    if not base_motion and moving_base(robot):
+        raise ArgumentError(f"{what}: base_motion is a fixed base's W0, WP0, VP0; robot "
+                            f"{robot.name!r} has a {robot.base_kind} base, whose motion is in "
+                            "q and qd (velocity=False sets qd to 0)")
 
 
-def _body(ctx, link, w, dv, j, wrench):
-    """(jI_j, beta_j): the spatial inertia of a link and its velocity and external terms
-    -(FE + [hat(w)^2 MS; w x (J w)]) ([7.70])."""
-    body = link_inertia(ctx, link)
-    M, MS, J = body
-    ww = _matvec(dv, MS)
-    jw = named(ctx, _matvec(J, w), "JW", j)
-    wjw = cross(w, jw)
-    fe = [ctx.param(x) for x in link.wrench()] if wrench else [0] * 6
-    beta = named(ctx, [add(-fe[r], -ww[r]) for r in range(3)]
-                 + [add(-fe[r + 3], -wjw[r]) for r in range(3)], "BE", j)
-    return spatial_matrix(body), beta
+_DDM, _NONE = ("ddm",), ("recursive", {}, False)
 
 
-def _is_num(x):
-    from ..symbolic.algebra import numeric_constant
-
-    return numeric_constant(x) is not None
-
-
-def _tau_dict(ctx_tau, robot):
-    return {j: ctx_tau(j) for j in dofs(robot)}
-
-
-_DDM = ("ddm",)
-
-
-@keyword_options(method="recursive", **DDM_SWITCHES)
+@keyword_options(method="recursive", base_acceleration=None, **DDM_SWITCHES)
 def ddm(robot, q, qd, tau, **options) -> np.ndarray:
-    """Numeric direct dynamics: qdd (..., n_q) from q, qd, Gamma (..., n_q) (batched).
+    """Numeric direct dynamics: the accelerations at the robot's q, qd under the joint
+    torques tau (..., n_q) and the links' external wrenches (FX..CZ, link 0's included), batched.
 
-    ``method``: ``'recursive'`` (O(n), Khalil & Dombre, section 9.6), ``'inverse'``
-    (A^-1 (Gamma - H), Cholesky) or ``'compiled'`` (the customized recursive model, compiled
-    once and cached; default switches only); the switches are those of
+    A fixed base: qdd (..., n_q).  A mobile or floating base (:mod:`robmod.description.base`):
+    (..., 6 + n_q), the base's acceleration [VD0, WP0] then the joints' (Pinocchio's ``aba``
+    with a free-flyer): a floating base's follows from the dynamics, a mobile base's is given,
+    ``base_acceleration`` (..., 6) (default 0: the base at a constant twist).
+    ``method``: ``'recursive'`` (O(n), Khalil & Dombre §7.6.2; a robot with mimic joints takes
+    ``'inverse'``) or ``'inverse'`` (A^-1 (Gamma - H)); the switches are those of
     :func:`~robmod.dynamics.idm` but ``acceleration``.  A singular inertia matrix (a joint that
     only moves massless links and has no rotor inertia, IA = 0) raises a RobmodError naming
     the joint.
     """
-    if not options and not getattr(robot, "mimic", None):   # (a non-robot: evaluate says so)
-        return fastpath.evaluate(robot, _DDM, _DDM_SPEC, None, q, qd, tau)
+    if not options:
+        return fastpath.evaluate(robot, _DDM, _DDM_SPEC, _NONE, q, qd, tau)
     opts = checked_options(ddm, options)
-    method = opts.pop("method")
+    robot_argument(robot)
+    method, a0 = opts.pop("method"), opts.pop("base_acceleration")
     if method not in METHODS:
-        raise ArgumentError(f"ddm: unknown method {method!r}; expected 'recursive', "
-                            "'inverse' or 'compiled'")
+        raise ArgumentError(f"ddm: method must be 'recursive' or 'inverse', got {method!r}")
     switches = switches_set(ddm, opts)
-    if method == "compiled" and switches:
-        raise ArgumentError("ddm: method='compiled' takes no switches (the compiled model has "
-                            "every term); use method='recursive' or 'inverse'")
-    if robot.mimic:
-        return _ddm_mimic(robot, q, qd, tau, switches)
-    if method == "recursive" and not switches:
-        return fastpath.evaluate(robot, _DDM, _DDM_SPEC, None, q, qd, tau)
-    return _ddm_numpy(robot, q, qd, tau, method, switches)
+    _check_base_motion("ddm", robot, switches.get("base_motion", True))
+    if a0 is not None and robot.base_kind != MOBILE_BASE:
+        raise ArgumentError(f"ddm: base_acceleration is the given acceleration of a mobile "
+                            f"base; robot {robot.name!r} has a {robot.base_kind} base (a "
+                            "floating base's follows from the dynamics: with_base('mobile') "
+                            "imposes it)")
+    given = a0 is not None
+    key = ("ddm", method, tuple(sorted(switches.items())), given)
+    xs = (q, qd, tau, a0) if given else (q, qd, tau)
+    return fastpath.evaluate(robot, key, _DDM_A_SPEC if given else _DDM_SPEC,
+                             (method, switches, given), *xs)
 
 
-def _ddm_mimic(robot, q, qd, tau, switches):
-    """Dependent (mimic) joints: (E^T A E) qdd = Gamma - E^T H, by Cholesky."""
-    shape, (q, qd, tau) = check_arrays(robot, q, qd, tau, names=("q", "qd", "tau"))
-    A = inertia_matrix(robot, q, rotor=switches.get("rotor", True))
-    H = idm(robot, q, qd, np.zeros(shape), **switches)
+def _arrays(robot, q, qd, tau, a0=None):
+    return tree_arrays(robot, a0, q=q, qd=qd, tau=tau)
+
+
+def _ddm_numpy(robot, opts, q, qd, tau, a0=None):
+    method, switches, _ = opts
+    require_numeric(robot, "ddm", scope="floating" if moving_base(robot) else "dynamics")
+    arrays = _arrays(robot, q, qd, tau, a0)
+    q, qd, tau = arrays[:3]
+    a0 = arrays[3] if len(arrays) > 3 else (
+        np.zeros(q.shape[:-1] + (6,)) if robot.base_kind == MOBILE_BASE else None)
+    rotor = switches.get("rotor", True)
     try:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = cholesky_solve(A, tau - H)
-    except np.linalg.LinAlgError:
-        out = None
-    if out is None or not np.all(np.isfinite(out)):
-        raise RobmodError("ddm: the inertia matrix (with the mimic joints) is singular at q")
-    return out
-
-
-_DDM_SPEC = fastpath.Spec(
-    lambda robot, _: ddm_model(robot) if plain_layout(robot) else None,
-    lambda robot, *x: check_arrays(robot, *x, names=("q", "qd", "tau"))[1],
-    lambda robot, _, q, qd, tau: _ddm_numpy(robot, q, qd, tau, "recursive", {}))
-
-
-def _ddm_numpy(robot, q, qd, tau, method, switches):
-    shape, (q, qd, tau) = check_arrays(robot, q, qd, tau, names=("q", "qd", "tau"))
-    out = np.zeros(shape)
-    idx = [robot.joint_index[j] for j in dofs(robot)]
-    try:
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            if method == "compiled":
-                f = _compiled_ddm(robot)
-                out[..., idx] = f(*[np.ascontiguousarray(a[..., idx]) for a in (q, qd, tau)])
-            elif method == "inverse":
-                A = inertia_matrix(robot, q, rotor=switches.get("rotor", True))
-                H = idm(robot, q, qd, np.zeros(shape), **switches)
-                out[..., idx] = cholesky_solve(A, (tau - H)[..., idx])
+            if method == "inverse" or robot.mimic:
+                out = _inverse_numpy(robot, q, qd, tau, a0, switches)
             else:
-                ctx = numeric_context(robot, q=q, qd=qd)
-                res = ddm_algorithm(ctx, robot, {j: tau[..., idx_j] for j, idx_j
-                                                 in zip(dofs(robot), idx)}, **switches)
-                for j, v in res.items():
-                    out[..., robot.joint_index[j]] = v
+                out = _recursive_numpy(robot, q, qd, tau, a0, switches)
     except (ZeroDivisionError, np.linalg.LinAlgError):
-        raise singular_inertia_error(robot, q, switches.get("rotor", True)) from None
+        raise singular_inertia_error(robot, q, rotor) from None
     if not np.all(np.isfinite(out)):
-        raise singular_inertia_error(robot, q, switches.get("rotor", True))
+        raise singular_inertia_error(robot, q, rotor)
     return out
 
 
-def _singular_joint(robot, A, rtol: float = 1e-12):
-    """Frame of the first joint (from the end of the chain) where A = L^T D L has a pivot
-    D_j <= rtol * max(diag A) (Khalil & Dombre, eq. (9.44)), or None if A is regular."""
-    order = dofs(robot)
-    A = np.array(A, dtype=float)
-    scale = max(float(np.max(np.abs(np.diagonal(A)))), 1.0)
-    for k in reversed(range(len(order))):
-        if not A[k, k] > rtol * scale:
-            return order[k]
-        A[:k, k] /= A[k, k]
-        A[:k, :k] -= np.outer(A[:k, k], A[k, :k])
-        A[k, :k] = A[:k, k]
-    return None
+def _qdd0(robot, q, a0):
+    """The accelerations of the model's context: zero but a mobile base's given one."""
+    if a0 is None:
+        return np.zeros(q.shape[:-1] + ((6 if moving_base(robot) else 0) + robot.n_q,))
+    return np.concatenate([a0, np.zeros(q.shape[:-1] + (robot.n_q,))], axis=-1)
 
 
-def singular_inertia_error(robot, q, rotor: bool = True, *, joint=None):
-    """The RobmodError for a direct model that could not be solved at q (..., n_q) (or whose
-    pivot of ``joint`` is zero at every configuration, ``q`` None)."""
-    def error(j, at=""):
-        return RobmodError(
-            f"ddm: the inertia matrix of {robot.name!r} is singular at joint {j}{at}: the links "
-            f"joint {j} moves have no inertia about its axis (massless links, or point masses "
-            f"on the axis) and it has no rotor inertia (IA{j} = 0), so its acceleration is "
-            f"undetermined; give those links an inertia about the axis or set IA{j} > 0")
-
-    if joint is not None:
-        return error(joint)
-    A = inertia_matrix(robot, q, rotor=rotor).reshape((-1, len(dofs(robot)), len(dofs(robot))))
-    for k, Ak in enumerate(A):
-        j = _singular_joint(robot, Ak)
-        if j is not None:
-            return error(j, "" if A.shape[0] == 1 else f" (sample {k} of the batch)")
-    return RobmodError("ddm: the direct model gave non-finite accelerations: the inputs are "
-                       "too large (overflow) or the inertia matrix is ill-conditioned at q")
+def _recursive_numpy(robot, q, qd, tau, a0, switches):
+    head = 6 if moving_base(robot) else 0
+    ctx = NumericContext(robot, q=q, qd=qd, qdd=_qdd0(robot, q, a0))
+    res = ddm_algorithm(ctx, robot, {j: tau[..., robot.joint_index[j]] for j in dofs(robot)},
+                        **switches)
+    out = np.zeros(q.shape[:-1] + (head + robot.n_q,))
+    for j, v in res.items():
+        out[..., BASE_LABELS.index(j) if j in BASE_LABELS else head + robot.joint_index[j]] = v
+    return out
 
 
-_CACHE: dict = {}
+def _inverse_numpy(robot, q, qd, tau, a0, switches):
+    """A^-1 (Gamma - H) (Cholesky; with mimic joints (E^T A E) qdd = Gamma - E^T H); a
+    mobile base: the joint rows at its given acceleration."""
+    A = inertia_matrix(robot, q, rotor=switches.get("rotor", True))
+    H = idm(robot, q, qd, _qdd0(robot, q, a0), **switches)
+    if not moving_base(robot):
+        return cholesky_solve(A, tau - H)
+    if a0 is not None:
+        qdd = cholesky_solve(A[..., 6:, 6:], tau - H[..., 6:])
+        return np.concatenate([np.broadcast_to(a0, qdd.shape[:-1] + (6,)), qdd], -1)
+    return cholesky_solve(A, np.concatenate([-H[..., :6], tau - H[..., 6:]], axis=-1))
 
 
-def _compiled_ddm(robot):
-    """The compiled recursive direct model of ``robot`` (cached by the robot's content)."""
-    key = robot.content_key
-    f = _CACHE.get(key)
-    if f is None:
-        f = ddm_model(robot).compile()
-        if len(_CACHE) > 32:
-            _CACHE.clear()
-        _CACHE[key] = f
-    return f
+def _fast_ddm_model(robot, opts):
+    method, switches, given = opts
+    return _ddm_model(robot, None if method == "recursive" else method, switches, given)
+
+
+_DDM_SPEC = fastpath.Spec(_fast_ddm_model, _arrays, _ddm_numpy)
+_DDM_A_SPEC = fastpath.Spec(_fast_ddm_model, _arrays, _ddm_numpy)
 
 
 def _inverse(ctx, robot, tau, **switches):
@@ -355,7 +190,9 @@ def _inverse(ctx, robot, tau, **switches):
 @keyword_options()
 def ddm_model(robot, *, method: str | None = None, gravity=True, rotor=True, friction=True,
               wrench=True, velocity=True, base_motion=True):
-    """Customized direct dynamic model: inputs q, qd, GAM; outputs QDP1..QDPn.
+    """Customized direct dynamic model: inputs q, qd, GAM (and a mobile base's given
+    acceleration VD01..WP03); outputs QDP1..QDPn, after the base's VD01..WP03 for a mobile or
+    floating base.
 
     ``method``: ``'recursive'`` (:func:`ddm_algorithm`, the default), ``'inverse'`` (A^-1
     (Gamma - H), the L^T D L factorization) or ``'fewest'`` (of the two customized models,
@@ -365,57 +202,63 @@ def ddm_model(robot, *, method: str | None = None, gravity=True, rotor=True, fri
     recursive algorithm has no place for the coupling of its joints).  The switches of
     :func:`ddm`.
     """
-    if method is None:
-        method = "inverse" if robot.mimic else "recursive"
+    switches = switched_off(ddm_model, gravity=gravity, rotor=rotor, friction=friction,
+                            wrench=wrench, velocity=velocity, base_motion=base_motion)
+    _check_base_motion("ddm_model", robot, base_motion)
     if method == "fewest":
-        options = dict(gravity=gravity, rotor=rotor, friction=friction, wrench=wrench,
-                       velocity=velocity, base_motion=base_motion)
-        chosen, model = _fewest(robot, options)
-        return model if model is not None else ddm_model(robot, method=chosen, **options)
+        return _fewest(robot, switches)[1]
     if method == "recursive" and robot.mimic:
         raise ArgumentError(f"ddm_model: robot {robot.name!r} has mimic joints, which the "
                             "recursive algorithm does not take: use method='inverse' (the "
                             "default for such robots)")
-    switches = switched_off(ddm_model, gravity=gravity, rotor=rotor, friction=friction,
-                            wrench=wrench, velocity=velocity, base_motion=base_motion)
-    inputs = model_inputs(robot, ("q", "qd", "tau"))
-    alg = {"recursive": ddm_algorithm, "inverse": _inverse}.get(method)
-    if alg is None:
+    if method not in (None, "recursive", "inverse"):
         raise ArgumentError(f"ddm_model: method must be 'recursive', 'inverse' or 'fewest', "
                             f"got {method!r}")
+    return _ddm_model(robot, method, switches)
+
+
+def _ddm_model(robot, method, switches, given=True):
+    """The customized direct model (``method`` None: the recursive one, or the inverse one
+    with mimic joints); ``given``: a mobile base's acceleration is an input (else 0)."""
+    if method is None:
+        method = "inverse" if robot.mimic else "recursive"
+    mobile = robot.base_kind == MOBILE_BASE
+    inputs = model_inputs(robot, ("q", "qd", "tau"))
+    if mobile and given:
+        inputs["qdd"] = model_inputs(robot, ("qdd",))["qdd"][:6]
+    heads = ACCELERATION_NAMES if moving_base(robot) else ()
+    alg = ddm_algorithm if method == "recursive" else _inverse
 
     def algorithm(ctx):
         import sympy as sp
 
+        if mobile and not given:
+            ctx = Proxy(ctx, qdd=0)
         order = coordinates(robot)
         qdd = alg(ctx, robot, {j: sp.Symbol(f"GAM{j}") for j in order}, **switches)
-        return [Output.vector("QDP", [qdd[j] for j in order], [f"QDP{j}" for j in order])]
+        return [Output.vector("QDP", [qdd[j] for j in BASE_LABELS[:len(heads)] + order],
+                              list(heads) + [f"QDP{j}" for j in order])]
 
     title = ("recursive Newton-Euler" if method == "recursive" else "A^-1 (Gamma - H), LTDL")
+    kind = f" with a {robot.base_kind} base" if moving_base(robot) else ""
     return customize(f"{robot.name}_ddm_{method}", algorithm, robot, inputs=inputs,
-                     title=f"Direct dynamic model of {robot.name} ({title})")
-
-
-_FEWEST: dict = {}     # (robot content, switches) -> the method with fewer operations
+                     title=f"Direct dynamic model of {robot.name}{kind} ({title})")
 
 
 def _fewest(robot, options):
-    """(method, its model or None): 'recursive' or 'inverse', whichever customized direct
-    model of ``robot`` has fewer operations ('inverse' with mimic joints).  Both are generated
-    once per robot and switches (the chosen one returned); later calls only get the name."""
+    """(method, its model): 'recursive' or 'inverse', whichever customized direct model of
+    ``robot`` has fewer operations ('inverse' with mimic joints); both are generated once per
+    robot content and switches (the one cache, :mod:`robmod.symbolic.cache`)."""
     if robot.mimic:
-        return "inverse", None
-    key = (robot.content_key, tuple(sorted(options.items())))
-    method = _FEWEST.get(key)
-    if method is not None:
-        return method, None
-    models = {m: ddm_model(robot, method=m, **options) for m in ("recursive", "inverse")}
-    ops = {m: x.count() for m, x in models.items()}
-    method = min(ops, key=lambda m: (ops[m].mults + ops[m].adds, m != "recursive"))
-    if len(_FEWEST) > 256:
-        _FEWEST.clear()
-    _FEWEST[key] = method
-    return method, models[method]
+        return "inverse", _ddm_model(robot, "inverse", options)
+
+    def make():
+        models = {m: _ddm_model(robot, m, options) for m in ("recursive", "inverse")}
+        ops = {m: x.count() for m, x in models.items()}
+        method = min(ops, key=lambda m: (ops[m].mults + ops[m].adds, m != "recursive"))
+        return method, models[method]
+
+    return cached(("ddm fewest", robot.content_key, tuple(sorted(options.items()))), make)
 
 
 # -- state space ---------------------------------------------------------------------------

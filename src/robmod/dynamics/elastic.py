@@ -25,7 +25,6 @@ friction ``fvm``, ``fcm`` (arrays over the joints) is optional.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -50,13 +49,6 @@ class ElasticInverse(NamedTuple):
     qmd: np.ndarray
     qmdd: np.ndarray
     tau_link: np.ndarray
-
-    @property
-    def gam(self) -> np.ndarray:
-        """Deprecated name of :attr:`tau`."""
-        warnings.warn("ElasticInverse.gam is deprecated and will be removed in the next "
-                      "release: use ElasticInverse.tau", DeprecationWarning, stacklevel=2)
-        return self.tau
 
 
 def _elastic_joints(robot) -> tuple[int, ...]:

@@ -18,37 +18,57 @@ def ltdl_solve(ctx, A, b, order, names=("DI", "L", "AD", "Y", "QDP"), singular=N
     ``singular(j)``: the error raised for a pivot known to be 0 at build time (default: a
     RobmodError naming the entry).
     """
-    di, ln, ad, yn, xn = names
+    H, Dinv = ltdl_factor(ctx, A, order, names[:3], singular)
+    y = ltdl_back(ctx, H, b, order, names[3])
+    return ltdl_forward(ctx, H, Dinv, y, order, names[4])
 
-    def zero(x):
-        c = numeric_constant(x)
-        return c is not None and c == 0
 
+def _zero(x):
+    c = numeric_constant(x)
+    return c is not None and c == 0
+
+
+def ltdl_factor(ctx, A, order, names=("DI", "L", "AD"), singular=None):
+    """(H, D^-1): A = L^T D L over context scalars (module :func:`ltdl_solve`); ``H[k][i]``
+    (i < k) holds L, ``D^-1`` the inverse pivots (lists over ``order``)."""
+    di, ln, ad = names
     n = len(order)
     H = [[A.get((order[r], order[c]), 0) for c in range(r + 1)] for r in range(n)]
     Dinv = [None] * n
     for k in reversed(range(n)):
-        if zero(H[k][k]):
+        if _zero(H[k][k]):
             raise (singular(order[k]) if singular is not None else RobmodError(
                 f"the system is singular: its pivot {order[k]} is zero at every configuration"))
         Dinv[k] = ctx.var(1 / H[k][k], f"{di}{order[k]}")
         for i in reversed(range(k)):  # ancestors first replaced last (Featherstone's LTDL)
-            if zero(H[k][i]):
+            if _zero(H[k][i]):
                 continue
             a = ctx.var(mul(H[k][i], Dinv[k]), f"{ln}{order[k]}{order[i]}")
             for j in range(i + 1):
-                if not zero(H[k][j]):
+                if not _zero(H[k][j]):
                     H[i][j] = ctx.var(add(H[i][j], -mul(a, H[k][j])),
                                       f"{ad}{order[i]}{order[j]}")
             H[k][i] = a
+    return H, Dinv
+
+
+def ltdl_back(ctx, H, b, order, name="Y"):
+    """y = L^-T b (``b``: ``{label: scalar}``, missing: 0) as a list over ``order``."""
+    n = len(order)
     y = [None] * n
     for i in reversed(range(n)):
-        y[i] = ctx.var(add(b[order[i]], *[-mul(H[k][i], y[k]) for k in range(i + 1, n)]),
-                       f"{yn}{order[i]}")
+        y[i] = ctx.var(add(b.get(order[i], 0), *[-mul(H[k][i], y[k]) for k in range(i + 1, n)]),
+                       f"{name}{order[i]}")
+    return y
+
+
+def ltdl_forward(ctx, H, Dinv, y, order, name="QDP"):
+    """x = L^-1 D^-1 y as ``{label: x}`` (so that L^T D L x = b for y = L^-T b)."""
+    n = len(order)
     x = [None] * n
     for i in range(n):
         z = mul(y[i], Dinv[i])
-        x[i] = ctx.var(add(z, *[-mul(H[i][j], x[j]) for j in range(i)]), f"{xn}{order[i]}")
+        x[i] = ctx.var(add(z, *[-mul(H[i][j], x[j]) for j in range(i)]), f"{name}{order[i]}")
     return dict(zip(order, x))
 
 

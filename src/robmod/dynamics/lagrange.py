@@ -15,7 +15,11 @@
   ``c_.,jj``, column (j, k), j < k, is ``2 c_.,jk``;
 * kinetic energy ``E = sum_j 1/2 V_j^T I_j V_j + 1/2 IA_j qd_j^2`` ([7.16]-[7.18],
   [7.29]) and potential energy ``U = -sum_j g^T (M_j 0P_j + 0R_j MS_j)`` ([7.25]),
-  for a fixed base (W0 = V0 = 0).
+  for a fixed base (W0 = V0 = 0); a mobile or floating base's link 0 added, with its twist,
+  the energies in the world frame.
+
+Gravity and the energies take every base kind (the robot's configuration); the Coriolis
+matrices, the friction and velocity torques are written for a fixed base (its joints).
 
 Vectors are (..., NJ) like :func:`~robmod.dynamics.idm`; matrices are over
 :func:`~robmod.dynamics.layout.dofs`.
@@ -29,21 +33,25 @@ import numpy as np
 import sympy as sp
 from sympy.core.parameters import distribute
 
-from ..deprecation import renamed
-from ..description.arguments import check_arrays, finite_output, keyword_options
+from ..description.arguments import (check_arrays, finite_output, keyword_options,
+                                     require_numeric, tree_arrays)
+from ..description.base import moving_base
 from ..errors import ArgumentError
 from ..description.robot import FIXED
+from ..geometry.floating import BaseState
 from ..symbolic import fastpath
+from ..symbolic.cache import cached
 from ..symbolic.algebra import add, cross, dot, htm_identity, htm_mul, mul
-from ..symbolic.context import SymbolicContext
+from ..symbolic.context import NumericContext, SymbolicContext
 from ..symbolic.differentiation import derivative
 from ..symbolic.model import Output, customize
 from .inertia import inertia_matrix_model
+from .base_motion import WRENCH_NAMES
 from .newton_euler import idm_algorithm
 from ..kinematics.recursion import forward, gravity_in_frame0
 from .friction import friction_torque
-from .layout import (Proxy, dofs, geometry, joint_vector, model_inputs, numeric_context,
-                     plain_layout)
+from .layout import (Proxy, coordinates, dofs, geometry, joint_vector, model_inputs,
+                     numeric_context, reduce_mimic)
 
 _QUIET = dict(gravity=False, rotor=False, friction=False, wrench=False, base_motion=False)
 
@@ -51,34 +59,48 @@ _QUIET = dict(gravity=False, rotor=False, friction=False, wrench=False, base_mot
 # -- gravity --------------------------------------------------------------------------------
 
 def gravity_torques_algorithm(ctx, robot):
-    """Q_j (list over frames 1..NL, None for fixed frames): NE at qd = qdd = 0, gravity only."""
+    """Q_j (list over frames 1..NL, None for fixed frames; after the base's six, the wrench
+    holding a mobile or floating base, for one): NE at qd = qdd = 0, gravity only."""
+    off = {} if moving_base(robot) else {"base_motion": False}
     return idm_algorithm(Proxy(ctx, qd=0, qdd=0), robot, rotor=False, friction=False,
-                        wrench=False, velocity=False, base_motion=False)
+                         wrench=False, velocity=False, **off)
 
 
 def gravity_torques(robot, q) -> np.ndarray:
-    """Q(q), shape (..., NJ)."""
+    """Q(q) at the robot's configuration q: (..., n_q), after the base's six for a mobile or
+    floating robot (the wrench that holds it)."""
     return fastpath.evaluate(robot, ("Q",), _GRAVITY_SPEC, None, q)
 
 
+def _gravity_arrays(robot, q):
+    return tree_arrays(robot, q=q)
+
+
 def _gravity_numpy(robot, _, q):
-    shape, (q,) = check_arrays(robot, q, names=("q",))
-    return joint_vector(robot, gravity_torques_algorithm(numeric_context(robot, q=q), robot),
-                        shape)
+    (q,) = _gravity_arrays(robot, q)
+    require_numeric(robot, "gravity_torques", scope="floating" if moving_base(robot) else
+                    "dynamics")
+    return joint_vector(robot, gravity_torques_algorithm(NumericContext(robot, q=q), robot),
+                        q.shape)
 
 
-_GRAVITY_SPEC = fastpath.Spec(
-    lambda robot, _: gravity_torques_model(robot) if plain_layout(robot) else None,
-    lambda robot, q: check_arrays(robot, q, names=("q",))[1], _gravity_numpy)
+_GRAVITY_SPEC = fastpath.Spec(lambda robot, _: gravity_torques_model(robot), _gravity_arrays,
+                              _gravity_numpy)
 
 
 @keyword_options()
 def gravity_torques_model(robot):
-    """Customized gravity torques Q1..Qn."""
+    """Customized gravity torques Q1..Qn (after the base's wrench E10..N30 for a mobile or
+    floating robot)."""
+    heads = WRENCH_NAMES if moving_base(robot) else ()
+
     def algorithm(ctx):
         vals = gravity_torques_algorithm(ctx, robot)
-        order = dofs(robot)
-        return [Output.vector("Q", [vals[j - 1] for j in order], [f"Q{j}" for j in order])]
+        head, vals = vals[:len(heads)], vals[len(heads):]
+        red = reduce_mimic(robot, dict(enumerate(vals, start=1)))
+        order = coordinates(robot)
+        return [Output.vector("Q", list(head) + [red[j] for j in order],
+                              list(heads) + [f"Q{j}" for j in order])]
 
     return customize(f"{robot.name}_gravity", algorithm, robot, inputs=model_inputs(robot, ("q",)),
                      title=f"Gravity torques of {robot.name}")
@@ -253,20 +275,10 @@ def quadratic_velocity_matrix_model(robot):
     return _christoffel_model(robot, "quadratic")
 
 
-_CACHE: dict = {}
-
-
 def _compiled_christoffel(robot, what):
-    """The compiled Christoffel model ``what`` of ``robot`` (cached by the robot's content)."""
-    key = (robot.content_key, what)
-    f = _CACHE.get(key)
-    if f is None:
-        model = _christoffel_model(robot, what)
-        f = model.compile()
-        if len(_CACHE) > 32:
-            _CACHE.clear()
-        _CACHE[key] = f
-    return f
+    """The compiled Christoffel model ``what`` of ``robot`` (the one cache, by content)."""
+    return cached(("christoffel", robot.content_key, what),
+                  lambda: _christoffel_model(robot, what).compile())
 
 
 # -- energies -------------------------------------------------------------------------------
@@ -284,24 +296,29 @@ class Energy(NamedTuple):
 
 @keyword_options()
 def energy_algorithm(ctx, robot, *, kinetic=True, potential=True, rotor=True):
-    """(E, U) over context scalars, fixed base: the kinetic energy [7.16]-[7.18] (with the
-    rotors' ``1/2 IA qd^2`` with ``rotor``) and the potential energy [7.25]; ``kinetic`` /
-    ``potential`` False give 0 for that one."""
+    """(E, U) over context scalars: the kinetic energy [7.16]-[7.18] (with the rotors'
+    ``1/2 IA qd^2`` with ``rotor``) and the potential energy [7.25]; ``kinetic`` /
+    ``potential`` False give 0 for that one.  A mobile or floating base: link 0 too, its
+    twist and pose read from ``ctx`` (the energies in the world frame)."""
     p = ctx.param
     frames = robot.frames[: robot.n_links]
+    base = BaseState.of(ctx) if moving_base(robot) else None
     if kinetic:   # w_j, V_j of (7.17)-(7.18): the forward recursion of link kinematics
+        start = None if base is None else (base.W, [0, 0, 0], [0, 0, 0], base.V)
         kin = forward(ctx, robot, acceleration=False, base_motion=False, gravity=False,
-                      linear=False, angular_acceleration=False, linear_velocity=True)
+                      linear=False, angular_acceleration=False, linear_velocity=True,
+                      start=start)
         geo = {j: (kin.R[j], kin.P[j]) for j in kin.R}
     else:
         geo = geometry(ctx, robot)
-    T = {0: htm_identity()}
+    T = {0: htm_identity() if base is None else base.transform(ctx)}
     e_terms, u_terms = [], []
-    g = gravity_in_frame0(ctx, robot) if potential else None     # 0g: [7.25] is in frame 0
-    for f in frames:
-        j, a = f.j, f.ant
-        R, P = geo[j]
-        link = robot.link(j)
+    # [7.25] with gravity in frame 0 (a fixed base: 0g); a mobile or floating base's positions
+    # are the world's (T0 its pose), and so is its gravity
+    g = None if not potential else [p(x) for x in robot.gravity] if base is not None else \
+        gravity_in_frame0(ctx, robot)
+    bodies = [(0, None, robot.base_link)] if base is not None else []
+    for j, f, link in bodies + [(f.j, f, robot.link(f.j)) for f in frames]:
         MS = [p(link.MX), p(link.MY), p(link.MZ)]
         M = p(link.M)
         if kinetic:
@@ -310,13 +327,14 @@ def energy_algorithm(ctx, robot, *, kinetic=True, potential=True, rotor=True):
                  [p(link.XZ), p(link.YZ), p(link.ZZ)]]
             jw = [dot(J[r], w) for r in range(3)]
             two_e = add(dot(w, jw), mul(M, dot(v, v)), mul(2, dot(MS, cross(v, w))))  # [7.16]
-            if rotor and f.sigma != FIXED:
+            if rotor and f is not None and f.sigma != FIXED:
                 qd = ctx.joint(j, "qd")
                 two_e = add(two_e, mul(p(link.IA), mul(qd, qd)))
             e_terms.append(ctx.var(two_e, f"E2{j}"))
         if potential:
-            T[j] = htm_mul(ctx, T[a], [row[:3] + [row[3]] for row in
-                                       [list(R[r]) + [P[r]] for r in range(3)]], f"TE{j}")
+            if f is not None:
+                R, P = geo[j]
+                T[j] = htm_mul(ctx, T[f.ant], [list(R[r]) + [P[r]] for r in range(3)], f"TE{j}")
             pos = [add(mul(M, T[j][r][3]), *[mul(T[j][r][c], MS[c]) for c in range(3)])
                    for r in range(3)]
             u_terms.append(ctx.var(-dot(g, pos), f"U{j}"))  # [7.25]
@@ -325,30 +343,33 @@ def energy_algorithm(ctx, robot, *, kinetic=True, potential=True, rotor=True):
     return E, U
 
 
+def _energies(robot, q, qd=None, **options):
+    """(E, U) of the robot's arrays (the batch shape)."""
+    arrays = [q] if qd is None else [q, qd]
+    checked = tree_arrays(robot, **dict(zip(("q", "qd"), arrays)))
+    require_numeric(robot, "energy", scope="floating" if moving_base(robot) else "dynamics")
+    q = checked[0]
+    ctx = NumericContext(robot, **dict(zip(("q", "qd"), checked)))
+    return [np.broadcast_to(np.asarray(x, dtype=float) * 1.0, q.shape[:-1]).copy()
+            for x in energy_algorithm(ctx, robot, **options)]
+
+
 @keyword_options()
 def energy(robot, q, qd, *, rotor: bool = True) -> Energy:
-    """Kinetic and potential energy at q, qd (..., n_q): :class:`Energy` of arrays of the
+    """Kinetic and potential energy at the robot's q, qd: :class:`Energy` of arrays of the
     batch shape (:func:`energy_algorithm`)."""
-    shape, (q, qd) = check_arrays(robot, q, qd, names=("q", "qd"))
-    E, U = energy_algorithm(numeric_context(robot, q=q, qd=qd), robot, rotor=rotor)
-    return Energy(*(np.broadcast_to(np.asarray(x, dtype=float) * 1.0, shape[:-1]).copy()
-                    for x in (E, U)))
+    return Energy(*_energies(robot, q, qd, rotor=rotor))
 
 
 @keyword_options()
 def kinetic_energy(robot, q, qd, *, rotor: bool = True) -> np.ndarray:
     """The kinetic energy alone (:func:`energy`), shape (...)."""
-    shape, (q, qd) = check_arrays(robot, q, qd, names=("q", "qd"))
-    E, _ = energy_algorithm(numeric_context(robot, q=q, qd=qd), robot, potential=False,
-                            rotor=rotor)
-    return np.broadcast_to(np.asarray(E, dtype=float) * 1.0, shape[:-1]).copy()
+    return _energies(robot, q, qd, potential=False, rotor=rotor)[0]
 
 
 def potential_energy(robot, q) -> np.ndarray:
     """The potential energy alone (:func:`energy`), shape (...)."""
-    shape, (q,) = check_arrays(robot, q, names=("q",))
-    _, U = energy_algorithm(numeric_context(robot, q=q), robot, kinetic=False)
-    return np.broadcast_to(np.asarray(U, dtype=float) * 1.0, shape[:-1]).copy()
+    return _energies(robot, q, kinetic=False)[1]
 
 
 @keyword_options()
@@ -362,11 +383,6 @@ def energy_model(robot):
                      inputs=model_inputs(robot, ("q", "qd")),
                      title=f"Kinetic and potential energy of {robot.name}")
 
-
-gravity_model = renamed(gravity_torques_model, "gravity_model")
-gravity_algorithm = renamed(gravity_torques_algorithm, "gravity_algorithm")
-coriolis_model = renamed(coriolis_matrix_model, "coriolis_model")
-quadratic_velocity_model = renamed(quadratic_velocity_matrix_model, "quadratic_velocity_model")
 
 __all__ = ["gravity_torques", "gravity_torques_model", "gravity_torques_algorithm",
            "friction_torques", "velocity_torques", "coriolis_matrix", "coriolis_matrix_model",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.base import BASE_INPUTS, moving_base
 from ..description.robot import FIXED, PRISMATIC, joint_acceleration, joint_variable, \
     joint_velocity
 from ..geometry.direct import frame_matrix
@@ -27,17 +28,34 @@ def coordinates(robot) -> tuple[int, ...]:
     return tuple(j for j in dofs(robot) if j not in robot.mimic)
 
 
+#: the labels of the base's six velocity coordinates (V0, W0) in the models' dicts
+BASE_LABELS = ("b1", "b2", "b3", "b4", "b5", "b6")
+
+
+def labels(robot) -> tuple:
+    """The coordinates of the robot's velocity in the customized models: the base's six
+    (:data:`BASE_LABELS`, a mobile or floating base) then :func:`coordinates`."""
+    return (BASE_LABELS if moving_base(robot) else ()) + coordinates(robot)
+
+
+def _frame_labels(robot) -> tuple:
+    """:func:`labels` with every joint frame of the tree (:func:`dofs`, mimic joints
+    included): the rows of the recursions' inertia matrix."""
+    return (BASE_LABELS if moving_base(robot) else ()) + dofs(robot)
+
+
 def _mimic_groups(robot) -> dict:
-    """{independent joint i: [(i, 1), (j, m), ...]}: the joints that move with q_i, dq_j/dq_i."""
-    groups = {i: [(i, 1)] for i in coordinates(robot)}
+    """{coordinate i: [(i, 1), (j, m), ...]}: the joints that move with q_i, dq_j/dq_i (the
+    base's coordinates alone)."""
+    groups = {i: [(i, 1)] for i in labels(robot)}
     for j, (i, m, _) in sorted(robot.mimic.items()):
         groups[i].append((j, m))
     return groups
 
 
 def reduce_mimic(robot, values: dict) -> dict:
-    """{frame: generalized force} of the tree's joints -> {coordinate i: Γ_i + Σ m Γ_j} over the
-    joints j mimicking i (virtual work; context scalars)."""
+    """{frame: generalized force} of the tree's joints (and the base's labels) -> {coordinate
+    i: Γ_i + Σ m Γ_j} over the joints j mimicking i (virtual work; context scalars)."""
     out = {}
     for i, group in _mimic_groups(robot).items():
         out[i] = add(*[mul(m, values[j]) for j, m in group if values.get(j) is not None])
@@ -45,28 +63,22 @@ def reduce_mimic(robot, values: dict) -> dict:
 
 
 def reduce_mimic_matrix(ctx, robot, A: dict, name: str = "AE") -> dict:
-    """Lower triangle ``{(i, k): scalar}`` of A over :func:`dofs` -> that of Eᵀ A E over
-    :func:`coordinates` (E = ∂q_frames/∂q): entries Σ m_r m_s A_rs over the joints r, s moving
+    """Lower triangle ``{(i, k): scalar}`` of A over :func:`_frame_labels` -> that of Eᵀ A E
+    over :func:`labels` (E = ∂q_frames/∂q): entries Σ m_r m_s A_rs over the joints r, s moving
     with q_i, q_k; each one that needs an operation named ``{name}{i}_{k}``."""
-    pos = {j: k for k, j in enumerate(dofs(robot))}
+    pos = {j: k for k, j in enumerate(_frame_labels(robot))}
     groups = _mimic_groups(robot)
 
     def get(r, s):
         return A.get((r, s) if pos[r] >= pos[s] else (s, r), 0)
 
-    order = coordinates(robot)
+    order = labels(robot)
     out = {}
     for a, i in enumerate(order):
         for k in order[: a + 1]:
             v = add(*[mul(mr * ms, get(r, s)) for r, mr in groups[i] for s, ms in groups[k]])
             out[i, k] = ctx.var(v, f"{name}{i}_{k}")
     return out
-
-
-def plain_layout(robot) -> bool:
-    """True when the customized models' joint order (:func:`dofs`) is the plain API's
-    (``robot.joints``): a tree whose every joint moves a link (the fast path applies)."""
-    return not robot.n_loops and dofs(robot) == tuple(robot.joints)
 
 
 def joint_limit_vector(robot, field: str) -> np.ndarray | None:
@@ -81,13 +93,21 @@ def joint_limit_vector(robot, field: str) -> np.ndarray | None:
     return np.array(vals)
 
 
-def model_inputs(robot, groups=("q", "qd", "qdd")) -> dict:
-    """Input groups of a customized model, as :func:`~robmod.dynamics.idm_model` names them."""
+def model_inputs(robot, groups=("q", "qd", "qdd"), base_groups=("q", "qd", "qdd")) -> dict:
+    """Input groups of a customized model, as :func:`~robmod.dynamics.idm_model` names them:
+    the base's entries first for a mobile or floating base (those of ``base_groups``: its
+    pose in ``q``, its twist, its acceleration; ``base_groups`` may add a group of its own,
+    ``"qdd"`` after ``tau`` for the given acceleration of a mobile base), then the joints'."""
     import sympy as sp
 
     fns = {"q": joint_variable, "qd": joint_velocity, "qdd": joint_acceleration,
            "tau": lambda j: sp.Symbol(f"GAM{j}")}
-    return {g: tuple(fns[g](j) for j in coordinates(robot)) for g in groups}
+    moving = moving_base(robot)
+    out = {}
+    for g in groups:
+        head = BASE_INPUTS.get(g, ()) if moving and g in base_groups else ()
+        out[g] = tuple(sp.Symbol(x) for x in head) + tuple(fns[g](j) for j in coordinates(robot))
+    return out
 
 
 class Proxy:
@@ -102,6 +122,14 @@ class Proxy:
             g = self._groups[group]
             return g(j) if callable(g) else g
         return self._ctx.joint(j, group)
+
+    def base(self, group="q"):
+        """The base's entries of ``group``: replaced as the joints' (a callable is called with
+        ``"base"`` and gives the list)."""
+        if group in self._groups:
+            g = self._groups[group]
+            return g("base") if callable(g) else [g] * (7 if group == "q" else 6)
+        return self._ctx.base(group)
 
     def __getattr__(self, name):
         return getattr(self._ctx, name)
@@ -126,11 +154,17 @@ def numeric_context(robot, q=None, qd=None, qdd=None):
 
 
 def joint_vector(robot, vals, shape):
-    """Values given per frame (1..NL, None for fixed frames) as a joint vector (..., n_q)
-    (a mimic joint's value projected on the joint it follows)."""
+    """Values given per frame (1..NL, None for fixed frames; after the base's six for a mobile
+    or floating base) as the robot's vector (..., n_q) or (..., 6 + n_q) (a mimic joint's value
+    projected on the joint it follows); ``shape[:-1]`` is the batch (``q.shape``)."""
     from ..description.mimic import reduce_vector
 
-    return reduce_vector(robot, dict(enumerate(vals, start=1)), shape)
+    batch = tuple(shape[:-1])
+    if not moving_base(robot):
+        return reduce_vector(robot, dict(enumerate(vals, start=1)), batch + (robot.n_q,))
+    head = np.stack(np.broadcast_arrays(*vals[:6], np.zeros(batch))[:6], axis=-1)
+    return np.concatenate([head, reduce_vector(robot, dict(enumerate(vals[6:], start=1)),
+                                               batch + (robot.n_q,))], axis=-1)
 
 
 __all__ = []

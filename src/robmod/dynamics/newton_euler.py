@@ -29,49 +29,79 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..deprecation import renamed
-from ..description.mimic import reduce_vector
-from ..description.arguments import (checked_options, finite_output, joint_arrays,
-                                     keyword_options, require_numeric, switched_off,
+from ..description.arguments import (checked_options, finite_output, keyword_options,
+                                     require_numeric, robot_argument, robot_arrays, switched_off,
                                      switches_set)
-from ..description.robot import (FIXED, PRISMATIC, joint_acceleration,
-                                 joint_variable, joint_velocity)
-from ..kinematics.recursion import forward, named, rot
+from ..description.base import moving_base
+from ..description.robot import FIXED, FLOATING_BASE, PRISMATIC
+from ..errors import ArgumentError
+from ..geometry.floating import BaseState
+from ..kinematics.recursion import base_start, forward, named, rot
 from ..symbolic.algebra import add, cross, mul
 from ..symbolic.model import Output, customize
 from ..symbolic import fastpath
 from ..symbolic.context import NumericContext
+from .base_motion import ACCELERATION_NAMES, WRENCH_NAMES, free_floating
 from .friction import friction_torque
-from .layout import reduce_mimic
+from .layout import coordinates, joint_vector, model_inputs, reduce_mimic
 
 
 #: the switches of the Newton-Euler model and their defaults (every term in)
 SWITCHES = dict(gravity=True, rotor=True, friction=True, wrench=True, velocity=True,
                 base_motion=True, acceleration=True)
+#: the variants of the inverse model: Newton-Euler, free-floating (a floating base)
+METHODS = ("ne", "free_floating")
 
 
 @keyword_options()
-def idm_algorithm(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=True,
-                  velocity=True, base_motion=True, acceleration=True):
-    """Joint torques GAM_j (j = 1..NL, fixed frames give None) over context scalars.
+def idm_algorithm(ctx, robot, *, method="ne", gravity=True, rotor=True, friction=True,
+                  wrench=True, velocity=True, base_motion=True, acceleration=True):
+    """Joint torques GAM_j (j = 1..NL, fixed frames give None) over context scalars; a mobile
+    or floating base (:mod:`~robmod.dynamics.base_motion`): its six entries first, the wrench
+    on link 0 (E_0, N_0), the base's motion read from ``ctx`` (``ctx.base``).
 
-    Switches (used by the models derived from the IDM, e.g. [7.64]); each False is the model
-    of the robot with those parameters set to zero:
-    ``gravity`` (g), ``rotor`` (IA QDP), ``friction`` (FC, FV, Stribeck),
-    ``wrench`` (FX..CZ), ``velocity`` (QP; False sets the joint velocities to 0),
-    ``base_motion`` (W0, WP0, VP0 of the base), ``acceleration`` (False sets QDP to 0).
+    ``method``: ``"ne"`` (Newton-Euler, the base's acceleration given) or
+    ``"free_floating"`` (a floating base: no wrench on it, the joint accelerations given; its
+    six entries are then the base's acceleration VD0, WP0).  Switches (used by the models
+    derived from the IDM, e.g. [7.64]); each False is the model of the robot with those
+    parameters set to zero: ``gravity`` (g), ``rotor`` (IA QDP), ``friction`` (FC, FV,
+    Stribeck), ``wrench`` (FX..CZ), ``velocity`` (QP; False sets the velocities to 0, a
+    moving base's twist included), ``base_motion`` (W0, WP0, VP0 of a fixed base),
+    ``acceleration`` (False sets the accelerations to 0).
     """
-    return newton_euler(ctx, robot, gravity=gravity, rotor=rotor, friction=friction,
-                        wrench=wrench, velocity=velocity, base_motion=base_motion,
-                        acceleration=acceleration)[0]
+    sw = dict(gravity=gravity, rotor=rotor, friction=friction, wrench=wrench,
+              velocity=velocity, acceleration=acceleration)
+    _check_method("idm_algorithm", robot, method, base_motion)
+    if not moving_base(robot):
+        return _newton_euler(ctx, robot, base_motion=base_motion, **sw)[0]
+    free = method == "free_floating"
+    start = base_start(ctx, robot, BaseState.of(ctx), gravity=gravity, velocity=velocity,
+                       acceleration=acceleration and not free)
+    gam, E, N, kin = _newton_euler(ctx, robot, start=start, root=True, **sw)
+    if free:
+        a0, gam = free_floating(ctx, robot, gam, E, N, kin)
+        return list(a0) + gam
+    return E[0] + N[0] + gam
 
 
-def newton_euler(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=True,
-                 velocity=True, base_motion=True, acceleration=True, base=None, root=False):
-    """The recursions of :func:`idm_algorithm`: (GAM list over frames 1..NL, E, N, the
+def _check_method(what, robot, method, base_motion=True):
+    if method not in METHODS:
+        raise ArgumentError(f"{what}: method must be 'ne' or 'free_floating', got {method!r}")
+    if method == "free_floating" and robot.base_kind != FLOATING_BASE:
+        raise ArgumentError(f"{what}: method='free_floating' is the inverse model of a floating "
+                            f"base; robot {robot.name!r} has a {robot.base_kind} base")
+    if not base_motion and moving_base(robot):
+        raise ArgumentError(f"{what}: base_motion is a fixed base's W0, WP0, VP0; robot "
+                            f"{robot.name!r} has a {robot.base_kind} base, whose motion is in "
+                            "q, qd, qdd (velocity=False, acceleration=False set them to 0)")
+
+
+def _newton_euler(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=True,
+                 velocity=True, base_motion=True, acceleration=True, start=None, root=False):
+    """The recursions of `idm_algorithm`: (GAM list over frames 1..NL, E, N, the
     :class:`~robmod.kinematics.recursion.LinkKinematics`).
 
-    ``base``: (W_0, WP_0, VP_0 - g) of a mobile or floating base as inputs (see
+    ``start``: (W_0, WP_0, VP_0 - g) of a mobile or floating base as inputs (see
     :func:`~robmod.kinematics.recursion.forward`); ``root``: link 0 (the base,
     ``robot.base_link``) is a body too: E[0], N[0] are then the force and moment exerted on
     it by the world (its actuator, a vehicle), at O_0 in frame 0.
@@ -81,7 +111,7 @@ def newton_euler(ctx, robot, *, gravity=True, rotor=True, friction=True, wrench=
     frames = robot.frames[:n]
     zero3 = [0, 0, 0]
     kin = forward(ctx, robot, frames, velocity=velocity, acceleration=acceleration,
-                  base_motion=base_motion, gravity=gravity, base=base)
+                  base_motion=base_motion, gravity=gravity, start=start)
     WP, VP, Rm, Pm = kin.WP, kin.VP, kin.R, kin.P
     bodies = [(0, robot.base_link)] if root else []
     bodies += [(f.j, robot.link(f.j)) for f in frames]
@@ -194,78 +224,100 @@ def _euler(ctx, link, U, dvs, wp, j):
 _IDM, _DEFAULTS = ("idm", ()), {}
 
 
-@keyword_options(**SWITCHES)
-def idm(robot, q, qd, qdd, **switches) -> np.ndarray:
-    """Numeric inverse dynamics: joint torques (..., n_q) at q, qd, qdd of shape (..., n_q).
+@keyword_options(method="ne", **SWITCHES)
+def idm(robot, q, qd, qdd, **options) -> np.ndarray:
+    """Numeric inverse dynamics: the generalized forces at the robot's q, qd, qdd (its
+    configuration, velocity and acceleration: :mod:`robmod.description.base`), batched.
 
-    One entry per joint variable (``robot.joints`` order, fixed frames excluded); the
-    switches are those of :func:`idm_algorithm` (keyword-only, checked: a misspelt one is an
-    ArgumentError naming the closest).
+    A fixed base: the joint torques (..., n_q) (one entry per joint variable, ``robot.joints``
+    order, fixed frames excluded).  A mobile or floating base: the wrench the world exerts on
+    link 0 (force then moment at O_0 in frame 0) then the joint torques, (..., 6 + n_q)
+    (Pinocchio's ``rnea`` with a free-flyer); ``method="free_floating"`` (a floating base):
+    qdd holds the joint accelerations only (..., n_q), no wrench acts on the base, and the
+    result is the base's acceleration [VD0, WP0] then the torques.  The switches are those of
+    :func:`idm_algorithm` (keyword-only, checked: a misspelt one is an ArgumentError naming
+    the closest).
     """
-    if switches:
-        switches = switches_set(idm, checked_options(idm, switches))
-        if switches:
-            key = ("idm", tuple(sorted(switches.items())))
-            return fastpath.evaluate(robot, key, _IDM_SPEC, switches, q, qd, qdd)
+    if options:
+        opts = switches_set(idm, checked_options(idm, options))
+        if opts:
+            _check_method("idm", robot_argument(robot), opts.get("method", "ne"),
+                          opts.get("base_motion", True))
+            key = ("idm", tuple(sorted(opts.items())))
+            spec = _FREE_SPEC if opts.get("method") == "free_floating" else _IDM_SPEC
+            return fastpath.evaluate(robot, key, spec, opts, q, qd, qdd)
     return fastpath.evaluate(robot, _IDM, _IDM_SPEC, _DEFAULTS, q, qd, qdd)
 
 
-def _fast_idm_model(robot, switches):
-    """The IDM model whose output is the plain function's (one entry per joint variable)."""
-    if not switches.get("velocity", True) or not switches.get("acceleration", True):
-        return None
-    model = _idm_model(robot, switches)
-    if (model.inputs["q"] != tuple(joint_variable(j) for j in robot.joints)
-            or model.outputs[0].names != tuple(f"GAM{j}" for j in robot.joints)):
-        return None
-    return model
+def _arrays(robot, opts, q, qd, qdd):
+    joint_only = ("qdd",) if opts.get("method") == "free_floating" else ()
+    return robot_arrays(robot, joint_only, q=q, qd=qd, qdd=qdd)
 
 
-def _idm_numpy(robot, switches, q, qd, qdd):
-    require_numeric(robot, "idm", scope="geometry")
-    q, qd, qdd = joint_arrays(robot, q=q, qd=qd, qdd=qdd)
-    shape = q.shape
+def _idm_numpy(robot, opts, q, qd, qdd):
+    require_numeric(robot, "idm", scope="floating" if moving_base(robot) else "geometry")
+    q, qd, qdd = _arrays(robot, opts, q, qd, qdd)
+    if opts.get("method") == "free_floating":      # the base's entries unused: zeros
+        qdd = np.concatenate([np.zeros(qdd.shape[:-1] + (6,)), qdd], axis=-1)
     ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)
-    gam = idm_algorithm(ctx, robot, **switches)
-    out = reduce_vector(robot, dict(enumerate(gam, start=1)), shape)   # mimic: Γ_i + m Γ_j
+    out = joint_vector(robot, idm_algorithm(ctx, robot, **opts), q.shape)
     return finite_output("idm", out, q=q, qd=qd, qdd=qdd)
 
 
 @keyword_options()
-def idm_model(robot, *, gravity=True, rotor=True, friction=True, wrench=True, velocity=True,
-              base_motion=True, acceleration=True, name="idm", title="Inverse dynamic model"):
-    """Customized symbolic inverse dynamic model (outputs GAM1..GAMn); the switches of
-    :func:`idm_algorithm`, ``name`` and ``title`` those of the generated model."""
-    switches = switched_off(idm_model, gravity=gravity, rotor=rotor, friction=friction,
-                            wrench=wrench, velocity=velocity, base_motion=base_motion,
-                            acceleration=acceleration)
-    return _idm_model(robot, switches, name, title)
+def idm_model(robot, *, method="ne", gravity=True, rotor=True, friction=True, wrench=True,
+              velocity=True, base_motion=True, acceleration=True, name="idm",
+              title="Inverse dynamic model"):
+    """Customized symbolic inverse dynamic model (outputs GAM1..GAMn, after the base wrench
+    E10..N30 for a mobile or floating base, or its acceleration VD01..WP03 with
+    ``method="free_floating"``; inputs the base's entries then the joints'); ``method`` and
+    the switches of :func:`idm_algorithm`, ``name`` and ``title`` those of the generated
+    model."""
+    opts = switched_off(idm_model, gravity=gravity, rotor=rotor, friction=friction,
+                        wrench=wrench, velocity=velocity, base_motion=base_motion,
+                        acceleration=acceleration)
+    _check_method("idm_model", robot, method, base_motion)
+    if method != "ne":
+        opts["method"] = method
+        name = "free_floating_idm" if name == "idm" else name
+    return _idm_model(robot, opts, name, title)
 
 
-def _idm_model(robot, switches, name="idm", title="Inverse dynamic model"):
-    joints = [j for j in robot.joints if j <= robot.n_links]
-    inputs = {"q": tuple(joint_variable(j) for j in joints)}
-    if switches.get("velocity", True):
-        inputs["qd"] = tuple(joint_velocity(j) for j in joints)
-    if switches.get("acceleration", True):
-        inputs["qdd"] = tuple(joint_acceleration(j) for j in joints)
+def _idm_model(robot, opts, name="idm", title="Inverse dynamic model", *, every_input=False):
+    """The customized IDM over the joint variables (``every_input``: every input group,
+    those the switches make unused included: the plain function's model)."""
+    free = opts.get("method") == "free_floating"
+    groups = ["q"]
+    if every_input or opts.get("velocity", True):
+        groups.append("qd")
+    if every_input or opts.get("acceleration", True):
+        groups.append("qdd")
+    inputs = model_inputs(robot, groups, ("q", "qd") if free else ("q", "qd", "qdd"))
+    heads = ((ACCELERATION_NAMES if free else WRENCH_NAMES) if moving_base(robot) else ())
+    joints = coordinates(robot)
 
     def algorithm(ctx):
-        gam = idm_algorithm(ctx, robot, **switches)
-        if robot.mimic:     # the torques of the joint variables: Γ_i + Σ m Γ_j
-            red = reduce_mimic(robot, {j: g for j, g in enumerate(gam, start=1)})
-            return [Output.vector("GAM", [red[j] for j in joints], [f"GAM{j}" for j in joints])]
-        vals = [g for g in gam if g is not None]
-        names = [f"GAM{j}" for j, g in enumerate(gam, start=1) if g is not None]
-        return [Output.vector("GAM", vals, names)]
+        gam = idm_algorithm(ctx, robot, **opts)
+        head, gam = gam[:len(heads)], gam[len(heads):]
+        red = reduce_mimic(robot, {j: g for j, g in enumerate(gam, start=1)})
+        return [Output.vector("GAM", list(head) + [red[j] for j in joints],
+                              list(heads) + [f"GAM{j}" for j in joints])]
 
+    kind = f" with a {robot.base_kind} base" if moving_base(robot) else ""
     return customize(f"{robot.name}_{name}", algorithm, robot, inputs=inputs,
-                     title=f"{title} of {robot.name} (Newton-Euler)")
+                     title=f"{title} of {robot.name}{kind} (Newton-Euler)")
 
 
-_IDM_SPEC = fastpath.Spec(
-    _fast_idm_model, lambda robot, q, qd, qdd: joint_arrays(robot, q=q, qd=qd, qdd=qdd),
-    _idm_numpy)
+def _fast_idm_model(robot, opts):
+    """The IDM model whose output is the plain function's (every input group)."""
+    return _idm_model(robot, opts, every_input=True)
+
+
+_IDM_SPEC = fastpath.Spec(_fast_idm_model, lambda robot, *xs: _arrays(robot, {}, *xs),
+                          _idm_numpy)
+_FREE_SPEC = fastpath.Spec(_fast_idm_model,
+                           lambda robot, *xs: _arrays(robot, {"method": "free_floating"}, *xs),
+                           _idm_numpy)
 
 
 _CCG = dict(acceleration=False, rotor=False, friction=False, wrench=False)
@@ -279,7 +331,8 @@ def ccg_algorithm(ctx, robot):
 
 
 def ccg(robot, q, qd) -> np.ndarray:
-    """Numeric C(q, qd) qd + Q(q), shape (..., n_q) (:func:`ccg_algorithm`)."""
+    """Numeric C(q, qd) qd + Q(q) at the robot's q, qd: (..., n_q), after the base's six for a
+    mobile or floating base (Pinocchio's ``nonLinearEffects``) (:func:`ccg_algorithm`)."""
     return fastpath.evaluate(robot, ("ccg",), _CCG_SPEC, _CCG, q, qd)
 
 
@@ -289,53 +342,14 @@ def ccg_model(robot):
     return _idm_model(robot, _CCG, name="ccg", title="Coriolis, centrifugal and gravity torques")
 
 
-def _fast_ccg_model(robot, switches):
-    model = ccg_model(robot)
-    if (model.inputs["q"] != tuple(joint_variable(j) for j in robot.joints)
-            or model.outputs[0].names != tuple(f"GAM{j}" for j in robot.joints)):
-        return None
-    return model
+def _ccg_numpy(robot, opts, q, qd):
+    require_numeric(robot, "ccg", scope="floating" if moving_base(robot) else "geometry")
+    q, qd = robot_arrays(robot, q=q, qd=qd)
+    gam = idm_algorithm(NumericContext(robot, q=q, qd=qd), robot, **opts)
+    return finite_output("ccg", joint_vector(robot, gam, q.shape), q=q, qd=qd)
 
 
-def _ccg_numpy(robot, switches, q, qd):
-    require_numeric(robot, "ccg", scope="geometry")
-    q, qd = joint_arrays(robot, q=q, qd=qd)
-    gam = idm_algorithm(NumericContext(robot, q=q, qd=qd), robot, **switches)
-    out = reduce_vector(robot, dict(enumerate(gam, start=1)), q.shape)
-    return finite_output("ccg", out, q=q, qd=qd)
-
-
-_CCG_SPEC = fastpath.Spec(_fast_ccg_model, lambda robot, q, qd: joint_arrays(robot, q=q, qd=qd),
-                          _ccg_numpy)
-
-_COMPILED: dict = {}
-
-
-@keyword_options()
-def compiled_idm(robot, *, gravity=True, rotor=True, friction=True, wrench=True, velocity=True,
-                 base_motion=True, acceleration=True):
-    """The compiled customized IDM of a numeric robot (:class:`~robmod.symbolic.compile.
-    CompiledModel`: batched over leading dimensions, ``.single`` for one state), generated and
-    compiled once per process for each robot *content* and set of switches (looked up by
-    :attr:`Robot.content_hash`, then compared by :attr:`Robot.content_key`, never by id():
-    an equal robot built again reuses it, a changed one does not).  The robot's values are
-    substituted first (:meth:`Robot.numeric`)."""
-    switches = switched_off(compiled_idm, gravity=gravity, rotor=rotor, friction=friction,
-                            wrench=wrench, velocity=velocity, base_motion=base_motion,
-                            acceleration=acceleration)
-    sw = tuple(sorted(switches.items()))
-    bucket = _COMPILED.get((robot.content_hash, sw), ())
-    for key, fn in bucket:
-        if key == robot.content_key:
-            return fn
-    numeric = require_numeric(robot.numeric(), "compiled_idm")
-    fn = _idm_model(numeric, switches).compile()
-    if len(_COMPILED) >= 16:
-        _COMPILED.pop(next(iter(_COMPILED)))
-    _COMPILED[(robot.content_hash, sw)] = bucket + ((robot.content_key, fn),)
-    return fn
-
-
-ne_algorithm = renamed(idm_algorithm, "ne_algorithm")
+_CCG_SPEC = fastpath.Spec(lambda robot, opts: ccg_model(robot),
+                          lambda robot, q, qd: robot_arrays(robot, q=q, qd=qd), _ccg_numpy)
 
 __all__ = ["idm", "idm_model", "idm_algorithm", "ccg", "ccg_model", "ccg_algorithm"]

@@ -38,11 +38,10 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from ..deprecation import renamed
 from ..description.arguments import check_arrays, keyword_options, records, switched_off
 from ..description.expr import as_expr
 from ..description.robot import FIXED, REVOLUTE, symbol
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from ..kinematics.recursion import forward, named
 from ..symbolic.algebra import add, cross, dot, mul
 from ..symbolic.model import Output, customize
@@ -84,7 +83,7 @@ def _check_rotors(robot, rotors) -> tuple:
     seen = set()
     for r in rotors:
         if not isinstance(r, Rotor):
-            raise RobmodError(f"expected Rotor objects, got {type(r).__name__}")
+            raise ArgumentError(f"expected Rotor objects, got {type(r).__name__}")
         if not 1 <= r.j <= robot.n_links or robot.frame(r.j).sigma == FIXED:
             raise RobmodError(f"rotor {r.j}: robot {robot.name!r} has no moving joint {r.j} "
                               "in its tree structure")
@@ -331,8 +330,6 @@ def idm_with_rotors_model(robot, rotors, *, name="idm_rotors"):
                      title=f"Inverse dynamic model of {robot.name} with Siciliano's rotors")
 
 
-rotor_model = renamed(rotor_torques_model, "rotor_model")
-rotor_algorithm = renamed(rotor_torques_algorithm, "rotor_algorithm")
 
 __all__ = ["Rotor", "rotor_torques", "rotor_kinetic_energy", "rotor_inertia_matrix",
            "rotor_coriolis_matrix", "idm_with_rotors", "inertia_matrix_with_rotors",

@@ -49,7 +49,7 @@ from typing import Mapping
 
 import sympy as sp
 
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from ..description.expr import as_expr
 from ..description.build import make_robot
 from ..description.robot import FIXED, PRISMATIC, REVOLUTE, Link, Tool, transform_matrix
@@ -129,7 +129,7 @@ def tensor_parameters(tensor) -> dict:
     try:
         T = sp.Matrix(tensor)
     except (TypeError, ValueError, sp.SympifyError) as e:
-        raise RobmodError(f"an inertia tensor is a 3x3 matrix, got {type(tensor).__name__}: "
+        raise ArgumentError(f"an inertia tensor is a 3x3 matrix, got {type(tensor).__name__}: "
                           f"{e}") from None
     if T.shape != (3, 3):
         raise RobmodError(f"an inertia tensor is 3x3, got shape {T.shape}")
@@ -160,21 +160,21 @@ class SicilianoMotor:
 class SicilianoArm:
     """A serial arm in Siciliano et al. conventions (what :func:`to_siciliano` returns).
 
-    ``gravity`` is g_0 in frame 0 (Siciliano et al.'s); ``base`` the pose of frame 0 in the
-    world (robmod's Z; a robmod robot's ``gravity`` is the world's, fR_0 g_0).
+    ``gravity`` is g_0 in frame 0 (Siciliano et al.'s); ``Z`` the pose of frame 0 in the world
+    (robmod's Z; a robmod robot's ``gravity`` is the world's, fR_0 g_0).
     """
 
     name: str
     links: tuple
     motors: tuple | None = None
     gravity: tuple = (0, 0, -9.81)
-    base: sp.ImmutableMatrix = field(default_factory=lambda: sp.ImmutableMatrix(sp.eye(4)))
+    Z: sp.ImmutableMatrix = field(default_factory=lambda: sp.ImmutableMatrix(sp.eye(4)))
     values: Mapping = field(default_factory=lambda: MappingProxyType({}))
 
     def to_robot(self, rotor_model: str = "khalil", **kw):
         """:func:`from_siciliano` of this arm: ``(Robot, rotors)``."""
         return from_siciliano(self.name, self.links, self.motors, self.gravity,
-                              rotor_model=rotor_model, base=self.base, values=self.values, **kw)
+                              rotor_model=rotor_model, Z=self.Z, values=self.values, **kw)
 
 
 def _rx(alpha):
@@ -208,21 +208,22 @@ def _unit_check(z, what):
 def _fields(value, what: str) -> dict:
     """A Siciliano link's or motor's fields given as a mapping."""
     if not isinstance(value, Mapping):
-        raise RobmodError(f"a Siciliano {what} is a Siciliano{what.title()} or a mapping of its "
+        raise ArgumentError(f"a Siciliano {what} is a Siciliano{what.title()} or a mapping of its "
                           f"fields, got {type(value).__name__}")
     return dict(value)
 
 
 @keyword_options()
 def from_siciliano(name: str, links, motors=None, gravity=(0, 0, -9.81), *,
-                   rotor_model: str = "khalil", base=None, values=None, tool: str | None = "tip",
+                   rotor_model: str = "khalil", Z=None, values=None, tool: str | None = "tip",
                    source: str = "", description: str = ""):
     """A robmod :class:`~robmod.description.robot.Robot` from a Siciliano et al. description.
 
     ``links``: :class:`SicilianoLink` (or dicts of its fields) for links 1..n;
     ``motors``: None or n :class:`SicilianoMotor` (or dicts, or None entries);
-    ``gravity``: g_0 in frame 0 (Siciliano et al. writes ``[0, 0, -g]``); ``base``: pose
-    of frame 0 in the world (the robot's gravity is then the world's, fR_0 g_0); ``values``: numeric values of the symbols used;
+    ``gravity``: g_0 in frame 0 (Siciliano et al. writes ``[0, 0, -g]``); ``Z``: the pose
+    of frame 0 in the world (the robot's gravity is then the world's, fR_0 g_0); ``values``:
+    numeric values of the symbols used;
     ``tool``: name of the tool frame placed at Siciliano's frame n (None: no tool).
 
     Returns ``(robot, rotors)``: ``rotors`` is empty for ``rotor_model='khalil'``
@@ -286,8 +287,8 @@ def from_siciliano(name: str, links, motors=None, gravity=(0, 0, -9.81), *,
     if tool:
         last = links[-1]
         tools = (Tool(tool, n, transform_matrix(alpha=last.alpha, d=last.a)),)
-    robot = make_robot(name, frames, robot_links, base=base, tools=tools,
-                       gravity=_turned(base, gravity),
+    robot = make_robot(name, frames, robot_links, Z=Z, tools=tools,
+                       gravity=_turned(Z, gravity),
                        values=values, source=source or "Siciliano et al. conventions (from_siciliano)",
                        description=description)
     return robot, tuple(rotors)
@@ -342,7 +343,7 @@ def to_siciliano(robot, *, tool: str | None = None) -> SicilianoArm:
     frame j+1 give Siciliano's frame j (``theta_j = theta^K_j + gamma_(j+1)``,
     ``d_j = r^K_j + b_(j+1)``, ``a_j = d^K_(j+1)``, ``alpha_j = alpha^K_(j+1)``);
     frame 1's part goes into the base (frame 0 becomes Siciliano's frame 0, with
-    ``base`` and ``gravity`` changed accordingly), and frame n is Khalil's frame n
+    ``Z`` and ``gravity`` changed accordingly), and frame n is Khalil's frame n
     or the tool ``tool`` when it has that form.  Rotors become motors with
     ``k_r = 1, I_m = IA``, so ``to_robot('khalil')`` gives back the same dynamics.
     """
@@ -355,8 +356,8 @@ def to_siciliano(robot, *, tool: str | None = None) -> SicilianoArm:
     R0, P0 = _pre_transform(*pre[0])
     T0 = sp.eye(4)
     T0[:3, :3], T0[:3, 3] = R0, P0
-    base = sp.Matrix(robot.base) * T0
-    gravity = tuple(R0.T * sp.Matrix(_turned(robot.base, robot.gravity, back=True)))
+    base = sp.Matrix(robot.Z) * T0
+    gravity = tuple(R0.T * sp.Matrix(_turned(robot.Z, robot.gravity, back=True)))
     links, motors = [], []
     for j in range(1, n + 1):
         f, L = robot.frame(j), robot.link(j)

@@ -1,14 +1,12 @@
-"""Simulation: the direct dynamic model integrated in time, and the one result of every
-simulation of robmod.
+"""The one result of robmod's simulations, and its tracking metrics.
 
-:func:`simulate` integrates (9.65), x = [q, qd], under a torque law ``tau_fn(t, x)``.  Every
-simulator returns a :class:`SimulationResult` — this one, the closed-loop robots'
-(:func:`~robmod.dynamics.closed_loop_simulate`) and the controlled runs of
-:func:`robmod.control.simulate` —: the times t, the joint positions q and velocities qd, the
-torques tau applied, the robot, and, for a run that follows a desired motion, that motion
-(a :class:`~robmod.kinematics.Sample`), the controller and its final state, the torque limits.
-Tracking metrics (RMS, maximum and final error, settling time, overshoot) compare a run with
-its desired motion.
+:func:`robmod.control.simulate` (the one simulator: every robot, every torque law, integrated
+by :mod:`.integration`) returns a :class:`SimulationResult`: the times t, the robot's
+configurations q and velocities qd (a floating robot's: 7 + n and 6 + n values, the base's
+first), the torques tau applied, the robot, and, for a run that follows a desired motion,
+that motion (a :class:`~robmod.kinematics.Sample` of the joints), the torque law and its final
+state, the torque limits.  Tracking metrics (RMS, maximum and final error, settling time,
+overshoot) compare a run's joints with their desired motion.
 """
 from __future__ import annotations
 
@@ -16,12 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..description.arguments import (finite_array, keyword_options, positive_scalar,
-                                     require_numeric, switched_off)
+from ..description.arguments import finite_array, keyword_options, positive_scalar
+from ..description.base import BASE_Q, BASE_V, moving_base
+from ..description.scene import Scene
 from ..errors import ArgumentError, RobmodError
 from ..kinematics.motion import Sample
-from .direct import METHODS, state_derivative
-from .integration import integrate_states
 
 
 @dataclass(frozen=True)
@@ -75,16 +72,17 @@ def tracking_metrics(t, q, q_des, *, band: float = 0.02) -> TrackingMetrics:
 
 @dataclass(frozen=True, eq=False)
 class SimulationResult:
-    """The result of every simulation: ``t`` (T,), ``q``, ``qd`` (T, ..., n_q; a floating
-    robot's, :func:`~robmod.dynamics.floating_simulate`: 7 + n_q and 6 + n_q, the base's first),
-    ``tau`` the torques applied (T, ..., n; a closed loop's: of its actuated joints), the
-    ``robot``; for a run that follows a desired motion, that motion at t (``reference``, a
-    :class:`~robmod.kinematics.Sample`, also as ``q_des``, ``qd_des``, ``qdd_des``), the
-    ``controller`` (or torque law) and its final state, the torque limits applied.
+    """The result of every simulation (:func:`robmod.control.simulate`): ``t`` (T,), ``q``,
+    ``qd`` (T, ..., n_q; a floating robot's 7 + n_q and 6 + n_q, the base's first; a closed
+    loop's: its actuated joints), ``tau`` the joint torques applied (T, ..., n), the
+    ``robot``; for a run that follows a desired motion, that motion of the joints at t
+    (``reference``, a :class:`~robmod.kinematics.Sample`, also as ``q_des``, ``qd_des``,
+    ``qdd_des``), the ``controller`` (the torque law) and its final state, the torque limits
+    applied.
 
-    ``x`` is the state [q, qd] (T, ..., 2 n_q) (``np.asarray(result)`` too, the array
-    :func:`simulate` returned in earlier releases); the result unpacks as ``q, qd = result``
-    (the pair :func:`~robmod.dynamics.closed_loop_simulate` returned)."""
+    ``x`` is the state [q, qd] (T, ..., nq + nv) (``np.asarray(result)`` too); the result
+    unpacks as ``q, qd = result``; ``joint_q``, ``joint_qd`` are the joints' values (a floating
+    robot's without its base)."""
 
     t: np.ndarray
     q: np.ndarray
@@ -95,6 +93,7 @@ class SimulationResult:
     controller: object = None
     controller_state: np.ndarray | None = None
     tau_limit: np.ndarray | None = None
+    contact_forces: np.ndarray | None = None     # (T, k, 3): simulate(..., contacts=...)
 
     @property
     def x(self) -> np.ndarray:
@@ -110,6 +109,23 @@ class SimulationResult:
 
     def __len__(self):
         return 2
+
+    @property
+    def floating(self) -> bool:
+        """Whether q and qd begin with a floating base's 7 and 6 values (a scene's: its robots'
+        states in order, :meth:`~robmod.description.Scene.split`)."""
+        return self.robot is not None and not isinstance(self.robot, Scene) \
+            and moving_base(self.robot)
+
+    @property
+    def joint_q(self) -> np.ndarray:
+        """The joints' positions (T, ..., n): q without a floating base's 7 values."""
+        return self.q[..., BASE_Q:] if self.floating else self.q
+
+    @property
+    def joint_qd(self) -> np.ndarray:
+        """The joints' velocities (T, ..., n): qd without a floating base's twist."""
+        return self.qd[..., BASE_V:] if self.floating else self.qd
 
     @property
     def q_des(self) -> np.ndarray | None:
@@ -129,27 +145,34 @@ class SimulationResult:
             raise RobmodError("this run followed no desired motion (a torque law of its own): "
                               "it has no tracking error")
         qdes = self.q_des
-        return qdes.reshape(qdes.shape[:1] + (1,) * (self.q.ndim - 2) + qdes.shape[-1:])
+        q = self.joint_q
+        return qdes.reshape(qdes.shape[:1] + (1,) * (q.ndim - 2) + qdes.shape[-1:])
 
     @property
     def error(self) -> np.ndarray:
-        """e = q_des - q (T, ..., n)."""
-        return self._desired() - self.q
+        """e = q_des - q of the joints (T, ..., n)."""
+        return self._desired() - self.joint_q
 
     @keyword_options()
     def metrics(self, *, band: float = 0.02) -> TrackingMetrics:
-        """The :class:`TrackingMetrics` of the run against its desired motion."""
-        return tracking_metrics(self.t, self.q, np.broadcast_to(self._desired(), self.q.shape),
+        """The :class:`TrackingMetrics` of the run's joints against their desired motion."""
+        q = self.joint_q
+        return tracking_metrics(self.t, q, np.broadcast_to(self._desired(), q.shape),
                                 band=band)
 
     def to_csv(self, path) -> None:
-        """t, q1..qn, qd1..qdn, then tau1..taun and qdes1..qdesn when known (one run)."""
+        """t, q1..qn, qd1..qdn, then tau1..taun and qdes1..qdesn when known (one run); a
+        floating robot's base first: x, y, z, Q0..Q3 before q1, V01..W03 before qd1."""
         if self.q.ndim != 2:
             raise RobmodError("to_csv writes one run: index the batch first")
-        cols = [("q", self.q), ("qd", self.qd), ("tau", self.tau), ("qdes", self.q_des)]
-        cols = [(k, np.asarray(v)) for k, v in cols if v is not None]
-        head = ["t"] + [f"{k}{j}" for k, v in cols for j in range(1, v.shape[1] + 1)]
-        data = np.column_stack([self.t] + [v for _, v in cols])
+        base = (("x", "y", "z", "Q0", "Q1", "Q2", "Q3"), ("V01", "V02", "V03", "W01", "W02",
+                                                          "W03")) if self.floating else ((), ())
+        cols = [("q", self.q, base[0]), ("qd", self.qd, base[1]), ("tau", self.tau, ()),
+                ("qdes", self.q_des, ())]
+        cols = [(k, np.asarray(v), b) for k, v, b in cols if v is not None]
+        head = ["t"] + [name for k, v, b in cols for name in
+                        list(b) + [f"{k}{j}" for j in range(1, v.shape[1] - len(b) + 1)]]
+        data = np.column_stack([self.t] + [v for _, v, _ in cols])
         np.savetxt(path, data, delimiter=",", header=",".join(head), comments="")
 
     def plot(self, path=None, *, joints=None, ax=None):
@@ -160,75 +183,4 @@ class SimulationResult:
         return simulation_plot(self, path, joints=joints, ax=ax)
 
 
-@keyword_options()
-def simulate(robot, tau_fn, x0, t, *, method: str = "rk4", substeps: int = 1,
-             ddm_method: str = "recursive", bound: float = 1e6, gravity=True, rotor=True,
-             friction=True, wrench=True, velocity=True, base_motion=True) -> SimulationResult:
-    """The motion under torques ``tau_fn(t, x)`` (..., n_q) from the state ``x0`` = [q, qd]
-    (..., 2 n_q), on the grid ``t``: a :class:`SimulationResult` (q, qd (len(t), ..., n_q),
-    the torques at the grid's times, ``x`` the states (len(t), ..., 2 n_q)).
-
-    ``method='rk4'``: fixed-step Runge-Kutta 4 on the grid t (``substeps`` per interval),
-    batched over leading dimensions of x0; otherwise a ``scipy.integrate.solve_ivp`` method
-    (``'RK45'``, ``'DOP853'``, ...) on one state.  A simulation that blows up (a state or a
-    torque not finite, or a state beyond ``bound`` in absolute value, e.g. a too stiff PD law
-    for the step) stops with a RobmodError giving the time and the joint.  ``ddm_method`` and
-    the switches are those of :func:`ddm`.
-    """
-    switches = switched_off(simulate, gravity=gravity, rotor=rotor, friction=friction,
-                            wrench=wrench, velocity=velocity, base_motion=base_motion)
-    if ddm_method not in METHODS:
-        raise ArgumentError(f"simulate: ddm_method must be one of {', '.join(METHODS)}, got "
-                            f"{ddm_method!r}")
-    require_numeric(robot, "simulate", scope="geometry")
-    nj = robot.n_q
-    t = finite_array("t", t, shape_text="an increasing 1-D array of times")
-    if t.ndim != 1 or t.size == 0 or np.any(np.diff(t) <= 0):
-        raise RobmodError(f"argument t must be a non-empty increasing 1-D array of times, "
-                          f"got shape {t.shape}")
-    x = finite_array("x0", x0, shape_text=f"a state [q, qd] of shape (..., {2 * nj})")
-    if x.ndim == 0 or x.shape[-1] != 2 * nj:
-        raise RobmodError(f"argument x0 must be a state [q, qd] of shape (..., {2 * nj}), "
-                          f"got shape {x.shape}")
-    if not isinstance(substeps, (int, np.integer)) or substeps < 1:
-        raise RobmodError(f"argument substeps must be an integer >= 1, got {substeps!r}")
-    bound = positive_scalar("bound", bound)
-
-    def torque(tt, xx):
-        _check_state(robot, tt, xx, bound)
-        try:
-            return finite_array("tau", tau_fn(tt, xx), shape_text=f"{nj} joint torques")
-        except RobmodError as e:
-            raise RobmodError(f"simulate: at t = {tt:.6g} the torque law gave a bad value: "
-                              f"{e.message}") from None
-
-    def f(tt, xx, tau):
-        return state_derivative(robot, xx, tau, method=ddm_method, **switches)
-
-    def checked(tt, xx):
-        _check_state(robot, tt, xx, bound)
-        return xx
-
-    states, taus = integrate_states(f, torque, x, t, method=method, substeps=substeps,
-                                    name="simulate", project=checked)
-    return SimulationResult(t, states[..., :nj], states[..., nj:], taus, robot,
-                            controller=tau_fn)
-
-
-def _check_state(robot, tt, x, bound):
-    """Raise if the state x (..., 2 n_q) at time tt is not finite or beyond ``bound``."""
-    bad = ~np.isfinite(x) | (np.abs(np.nan_to_num(x, nan=np.inf)) > bound)
-    if not np.any(bad):
-        return
-    c = int(np.argwhere(bad)[0][-1])
-    nj = robot.n_q
-    what = "position" if c < nj else "velocity"
-    j = robot.joints[c % nj]
-    value = np.asarray(x)[np.unravel_index(int(np.flatnonzero(bad)[0]), x.shape)]
-    raise RobmodError(
-        f"simulate: the simulation blew up at t = {tt:.6g}: joint {j} {what} is {value:.3g} "
-        f"(bound {bound:.3g}); the torque law may be too stiff for the step (reduce the step "
-        "or raise substeps)")
-
-
-__all__ = ["SimulationResult", "TrackingMetrics", "tracking_metrics", "simulate"]
+__all__ = ["SimulationResult", "TrackingMetrics", "tracking_metrics"]

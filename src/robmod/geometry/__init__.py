@@ -3,8 +3,7 @@
 and loops, the inverse robot, orientation sets, screws."""
 from .chain import serial_chain
 from .direct import dgm, dgm_model, dgm_algorithm, frame_origins
-from .floating import (BaseState, floating_dgm, floating_dgm_model, floating_dgm_algorithm,
-                       neutral, integrate, difference, velocity_from_derivatives)
+from .floating import neutral, integrate, difference, velocity_from_derivatives
 from .igm_result import IGMResult
 from .inverse import igm_model, igm, IGMSolution, IGMStep
 from .robot_inversion import inverse_robot, inverse_joint_values
@@ -29,8 +28,7 @@ __all__ = [
     # direct
     "dgm", "dgm_model", "dgm_algorithm", "frame_origins",
     # floating
-    "BaseState", "floating_dgm", "floating_dgm_model", "floating_dgm_algorithm", "neutral",
-    "integrate", "difference", "velocity_from_derivatives",
+    "neutral", "integrate", "difference", "velocity_from_derivatives",
     # igm_result
     "IGMResult",
     # inverse

@@ -32,7 +32,7 @@ def serial_chain(robot, *, j: int):
             raise RobmodError(f"frame {j} of {robot.name!r} is a closing frame (its chain "
                               "crosses a cut joint); take the chain of a link frame")
     tools = [dataclasses.replace(t, frame=len(ch)) for t in robot.tools if t.frame == j]
-    chain = make_robot(f"{robot.name}_chain{j}", frames, links, base=robot.base, tools=tools,
+    chain = make_robot(f"{robot.name}_chain{j}", frames, links, Z=robot.Z, tools=tools,
                        gravity=robot.gravity, values=dict(robot.values),
                        source=robot.source, description=f"chain 0..{j} of {robot.name}")
     return chain, ch

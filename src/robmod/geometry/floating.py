@@ -1,6 +1,6 @@
-"""A floating base: its configuration, integration on SE(3), the DGM including the base.
+"""The configuration of a mobile or floating base: the base's state in the models, SE(3).
 
-The configuration of a floating robot (:mod:`robmod.description.base`) is
+The configuration of a robot with a mobile or floating base (:mod:`robmod.description.base`) is
 ``q = [x, y, z, Q0, Q1, Q2, Q3, q_1..q_n]``: the origin of frame 0 in the world frame and the
 unit quaternion of its orientation (scalar first, Khalil & Dombre §3.6.3), then the joints; its
 velocity ``qd = [V0, W0, qd_1..qd_n]``: the twist of frame 0 expressed in frame 0 (linear
@@ -15,62 +15,65 @@ to ``wT0 exp(dt [hat(W0) V0; 0 0])``; :func:`integrate` does exactly this (the e
 SE(3), as Pinocchio's ``integrate`` on a free-flyer), :func:`difference` its inverse (the
 logarithm), so that ``integrate(robot, q, difference(robot, q, q1), 1) == q1``.
 
-:class:`BaseState` carries the base's values into an algorithm: SymPy symbols in a customized
-model (``PB1..PB3``, ``QB0..QB3``, ``V01..V03``, ``W01..W03``, ``VD01..VD03``, ``WP01..WP03``),
-the columns of the arrays in a numeric evaluation.
+:class:`BaseState` carries the base's values into an algorithm, read from the context
+(``ctx.base(group)``): SymPy symbols in a customized model (``PB1..PB3``, ``QB0..QB3``,
+``V01..V03``, ``W01..W03``, ``VD01..VD03``, ``WP01..WP03``), the columns of the robot's arrays
+in a numeric evaluation, dual numbers for the derivatives.
 """
 from __future__ import annotations
 
 import numpy as np
 import sympy as sp
 
-from ..description.arguments import (checked_options, finite_array, floating_arrays,
-                                     joint_array, keyword_options, robot_argument)
-from ..description.base import BASE_Q, BASE_V, configuration_size, is_floating
+from ..description.arguments import (finite_array, joint_array, keyword_options, robot_argument,
+                                     robot_arrays)
+from ..description.base import (BASE_INPUTS, BASE_Q, BASE_V, configuration_size, moving_base)
 from ..errors import ArgumentError
-from ..symbolic import fastpath
-from ..symbolic.algebra import add, htm_mul, mul, stack
-from ..symbolic.context import NumericContext
-from ..symbolic.model import Output, customize
-from .direct import dgm_algorithm
+from ..symbolic.algebra import add, mul
 from ..spatial import quaternion_conjugate, quaternion_multiply
-
-#: the names of the base's inputs in the customized models
-POSITION = ("PB1", "PB2", "PB3")
-QUATERNION = ("QB0", "QB1", "QB2", "QB3")
-TWIST = ("V01", "V02", "V03", "W01", "W02", "W03")
-ACCELERATION = ("VD01", "VD02", "VD03", "WP01", "WP02", "WP03")
+from ..spatial.orientation import quaternion_product
+from ..spatial.rotations import cross
 
 
 class BaseState:
-    """The base of a floating robot as context scalars: ``position`` (3), ``quaternion``
-    (4, scalar first), ``twist`` (V0 then W0, in frame 0) and ``acceleration`` (its time
-    derivative), each a list (None when the model does not take it)."""
+    """The base of a mobile or floating robot as context scalars: ``position`` (3),
+    ``quaternion`` (4, scalar first), ``twist`` (V0 then W0, in frame 0) and ``acceleration``
+    (its time derivative), each a list (None when the model does not take it).  ``of(ctx)``
+    reads them from a context, the twist and acceleration when first used."""
 
     def __init__(self, position, quaternion, twist=None, acceleration=None):
         self.position = _entries(position, 3, "position")
         self.quaternion = _entries(quaternion, 4, "quaternion")
-        self.twist = None if twist is None else _entries(twist, 6, "twist")
-        self.acceleration = None if acceleration is None else _entries(acceleration, 6,
-                                                                       "acceleration")
+        self._twist = None if twist is None else _entries(twist, 6, "twist")
+        self._acceleration = None if acceleration is None else _entries(acceleration, 6,
+                                                                        "acceleration")
         self._R = None
+        self._ctx = None
 
     @classmethod
-    def symbols(cls, twist: bool = True, acceleration: bool = True) -> "BaseState":
-        """The symbols of a customized model's inputs."""
-        def syms(names):
-            return [sp.Symbol(n) for n in names]
+    def of(cls, ctx) -> "BaseState":
+        """The base of ``ctx``'s robot (``ctx.base``: its pose now, its twist and
+        acceleration on demand)."""
+        q = ctx.base("q")
+        state = cls(q[:3], q[3:7])
+        state._ctx = ctx
+        return state
 
-        return cls(syms(POSITION), syms(QUATERNION), syms(TWIST) if twist else None,
-                   syms(ACCELERATION) if acceleration else None)
+    @property
+    def twist(self):
+        if self._twist is None and self._ctx is not None:
+            self._twist = self._ctx.base("qd")
+        return self._twist
 
-    @classmethod
-    def from_arrays(cls, q, qd=None, qdd=None) -> "BaseState":
-        """The base entries of floating arrays q (..., 7 + n), qd, qdd (..., 6 + n)."""
-        def cols(a, k0, k1):
-            return None if a is None else [a[..., k] for k in range(k0, k1)]
+    @property
+    def acceleration(self):
+        if self._acceleration is None and self._ctx is not None:
+            self._acceleration = self._ctx.base("qdd")
+        return self._acceleration
 
-        return cls(cols(q, 0, 3), cols(q, 3, 7), cols(qd, 0, 6), cols(qdd, 0, 6))
+    @acceleration.setter
+    def acceleration(self, value):
+        self._acceleration = None if value is None else _entries(value, 6, "acceleration")
 
     @property
     def V(self):
@@ -85,6 +88,11 @@ class BaseState:
         if self._R is None:
             self._R = _quaternion_rotation(ctx, self.quaternion, "RB")
         return self._R
+
+    def transform(self, ctx):
+        """wT0: the world pose of frame 0 (3x4 rows)."""
+        R = self.rotation(ctx)
+        return [R[r] + [self.position[r]] for r in range(3)]
 
 
 def _entries(value, size: int, name: str) -> list:
@@ -118,94 +126,35 @@ def _quaternion_rotation(ctx, Q, name):
     return [[ctx.var(R[r][c], f"{name}{r + 1}{c + 1}") for c in range(3)] for r in range(3)]
 
 
-def floating_inputs(robot, groups=("q",), base_qdd: bool = True) -> dict:
-    """The input groups of a floating model: the base's symbols, then the joints' (``qdd``:
-    base acceleration and joint accelerations, or the joint accelerations only)."""
+def base_seeds(ctx) -> dict:
+    """The seeds of a :class:`~robmod.symbolic.DualContext` for a mobile or floating base's
+    pose in the tangent space (Pinocchio's derivatives: q (+) delta = q exp(delta), the base
+    frame moved in itself): along TB1..TB3, dP = R e_k; along TB4..TB6, dQ = Q (0, e_k) / 2
+    (R(Q) turns into R exp(hat(e_k)), |Q| unchanged); ``ctx``: a context with the base's
+    values (its statements shared with the derivative's: a DualContext without seeds and the
+    same memo)."""
+    q = ctx.base("q")
+    Q = q[3:7]
+    R = _quaternion_rotation(ctx, Q, "RB")
+    q0, q1, q2, q3 = Q
+    dQ = [[-q1, q0, q3, -q2], [-q2, -q3, q0, q1], [-q3, q2, -q1, q0]]       # Q (0, e_k)
+    pos = [{f"TB{k + 1}": R[r][k] for k in range(3)} for r in range(3)]
+    quat = [{f"TB{k + 4}": mul(0.5, dQ[k][m]) for k in range(3)} for m in range(4)]
+    return {("base", "q"): pos + quat}
+
+
+def robot_inputs(robot, groups=("q",), base_groups=("q", "qd", "qdd")) -> dict:
+    """The input groups of a customized model in the plain API's order: the base's symbols
+    (a mobile or floating base; for the groups of ``base_groups``) then the joint variables
+    (``robot.joints``); ``tau``: the joint torques ``GAM``."""
     from ..description.robot import joint_acceleration, joint_variable, joint_velocity
 
-    joints = [j for j in robot.joints if j <= robot.n_links]
-    table = {"q": (POSITION + QUATERNION, joint_variable), "qd": (TWIST, joint_velocity),
-             "qdd": (ACCELERATION if base_qdd else (), joint_acceleration),
-             "tau": ((), lambda j: sp.Symbol(f"GAM{j}"))}
-    return {g: tuple(sp.Symbol(x) for x in table[g][0]) + tuple(table[g][1](j) for j in joints)
-            for g in groups}
-
-
-def floating_context(robot, q, qd=None, qdd=None, base_qdd: bool = True):
-    """(NumericContext of the joint entries, BaseState of the base entries) of floating
-    arrays q (..., 7 + n), qd (..., 6 + n), qdd (..., 6 + n; or the joint accelerations
-    (..., n) when ``base_qdd`` is False)."""
-    joint_qdd = qdd if qdd is None or not base_qdd else qdd[..., BASE_V:]
-    ctx = NumericContext(robot, q=q[..., BASE_Q:], qd=None if qd is None else qd[..., BASE_V:],
-                         qdd=joint_qdd)
-    return ctx, BaseState.from_arrays(q, qd, qdd if base_qdd else None)
-
-
-# -- the DGM including the base ------------------------------------------------------------
-
-def _base_transform(ctx, base):
-    """wT0: the world pose of frame 0 (3x4)."""
-    R = base.rotation(ctx)
-    return [R[r] + [base.position[r]] for r in range(3)]
-
-
-@keyword_options()
-def floating_dgm_algorithm(ctx, robot, base, *, j=None, tool=None):
-    """wTj (or wTE with a tool): the world pose of frame j of a floating robot, 3x4 nested
-    list of context scalars: ``wT0 0Tj`` (``base``: a :class:`BaseState`)."""
-    U = dgm_algorithm(ctx, robot, j=j, tool=tool)
-    return htm_mul(ctx, _base_transform(ctx, base), U, "TW")
-
-
-@keyword_options(j=None, tool=None)
-def floating_dgm(robot, q, **options) -> np.ndarray:
-    """World pose wTj (..., 4, 4) of frame j (default the last link; a number or a frame name)
-    or of a tool frame E, at the configuration q (..., 7 + n_q) of a floating robot
-    (:mod:`robmod.description.base`: base position, quaternion, joints)."""
-    opts = (None, None)
-    if options:
-        o = checked_options(floating_dgm, options)
-        opts = (o["j"], o["tool"])
-    key = ("floating_dgm", opts[0], None if opts[1] is None else repr(opts[1]))
-    return fastpath.evaluate(robot, key, _DGM_SPEC, opts, q)
-
-
-def _dgm_numpy(robot, opts, q):
-    (q,) = floating_arrays(robot, q=q)
-    ctx, base = floating_context(robot, q)
-    U = floating_dgm_algorithm(ctx, robot, base, j=opts[0], tool=opts[1])
-    return stack([list(r) for r in U] + [[0, 0, 0, 1]], q.shape[:-1])
-
-
-def _fast_dgm_model(robot, opts):
-    if robot.mimic or robot.n_loops:
-        return None
-
-    def algorithm(ctx):
-        U = floating_dgm_algorithm(ctx, robot, BaseState.symbols(False, False), j=opts[0],
-                                   tool=opts[1])
-        return [Output.matrix("T", [list(r) for r in U] + [[0, 0, 0, 1]])]
-
-    return customize(f"{robot.name}_floating_dgm_fast", algorithm, robot,
-                     inputs=floating_inputs(robot))
-
-
-_DGM_SPEC = fastpath.Spec(_fast_dgm_model, lambda robot, q: floating_arrays(robot, q=q),
-                          _dgm_numpy)
-
-
-@keyword_options()
-def floating_dgm_model(robot, *, j=None, tool=None):
-    """Customized symbolic wTj of a floating robot (inputs: the base position PB1..PB3 and
-    quaternion QB0..QB3, then the joint variables)."""
-    def algorithm(ctx):
-        U = floating_dgm_algorithm(ctx, robot, BaseState.symbols(False, False), j=j, tool=tool)
-        names = [f"TW{r + 1}{c + 1}" for r in range(3) for c in range(4)]
-        return [Output.matrix("wT", [list(r) for r in U], names)]
-
-    return customize(f"{robot.name}_floating_dgm", algorithm, robot,
-                     inputs=floating_inputs(robot),
-                     title=f"Direct geometric model with the floating base of {robot.name}")
+    fns = {"q": joint_variable, "qd": joint_velocity, "qdd": joint_acceleration,
+           "tau": lambda j: sp.Symbol(f"GAM{j}")}
+    moving = moving_base(robot)
+    return {g: tuple(sp.Symbol(x) for x in (BASE_INPUTS.get(g, ()) if moving and g in
+                                            base_groups else ()))
+            + tuple(fns[g](j) for j in robot.joints) for g in groups}
 
 
 # -- the configuration space ---------------------------------------------------------------
@@ -214,7 +163,7 @@ def neutral(robot) -> np.ndarray:
     """The neutral configuration: zero joints (and, for a floating robot, frame 0 at the
     world origin with the identity quaternion (1, 0, 0, 0))."""
     q = np.zeros(configuration_size(robot))
-    if is_floating(robot):
+    if moving_base(robot):
         q[3] = 1.0
     return q
 
@@ -230,8 +179,8 @@ def _exp_se3(xi):
     ts = np.where(small, 1.0, t)
     a = np.where(small, 0.5 - t2 / 24 + t2 * t2 / 720, (1 - np.cos(ts)) / ts ** 2)
     b = np.where(small, 1 / 6 - t2 / 120 + t2 * t2 / 5040, (ts - np.sin(ts)) / ts ** 3)
-    wxv = np.cross(w, v)
-    dP = v + a[..., None] * wxv + b[..., None] * np.cross(w, wxv)
+    wxv = cross(w, v)
+    dP = v + a[..., None] * wxv + b[..., None] * cross(w, wxv)
     half = np.where(small, 0.5 - t2 / 48 + t2 * t2 / 3840, np.sin(ts / 2) / ts)
     dQ = np.concatenate([np.cos(t / 2)[..., None], half[..., None] * w], axis=-1)
     return dP, dQ
@@ -240,8 +189,8 @@ def _exp_se3(xi):
 def _rotate(Q, v):
     """R(Q) v for unit quaternions Q (..., 4) (scalar first) and vectors v (..., 3)."""
     u, w = Q[..., 1:], Q[..., :1]
-    t = 2 * np.cross(u, v)
-    return v + w * t + np.cross(u, t)
+    t = 2 * cross(u, v)
+    return v + w * t + cross(u, t)
 
 
 def _unit(Q):
@@ -254,15 +203,20 @@ def integrate(robot, q, qd, *, dt=1.0) -> np.ndarray:
     (default 1: q "plus" qd).  Joints: q + qd dt; a floating base: the exponential of SE(3)
     of its twist (frame 0 turns and moves along a screw), the quaternion kept unit."""
     dt = finite_array("dt", dt, shape_text="a time step (a number or an array of the batch)")
-    if not is_floating(robot):
+    if not moving_base(robot_argument(robot)):
         q, qd = (joint_array(robot, k, v) for k, v in (("q", q), ("qd", qd)))
         return q + qd * dt[..., None]
-    q, qd = floating_arrays(robot, q=q, qd=qd)
-    step = qd * dt[..., None]
+    q, qd = robot_arrays(robot, q=q, qd=qd)
+    return configuration_step(q, qd * dt[..., None])
+
+
+def configuration_step(q, step) -> np.ndarray:
+    """:func:`integrate` of a mobile or floating robot's checked arrays q (..., 7 + n) and the
+    displacement ``step`` = qd dt (..., 6 + n) that broadcast (the simulations' stages)."""
     dP, dQ = _exp_se3(step[..., :BASE_V])
     Q = _unit(q[..., 3:7])
     P = q[..., :3] + _rotate(Q, dP)
-    Qn = _unit(quaternion_multiply(Q, dQ))
+    Qn = _unit(quaternion_product(Q, dQ))
     return np.concatenate([P, Qn, q[..., BASE_Q:] + step[..., BASE_V:]], axis=-1)
 
 
@@ -270,10 +224,10 @@ def difference(robot, q_start, q_end) -> np.ndarray:
     """The velocity that goes from ``q_start`` to ``q_end`` in unit time: ``integrate(robot,
     q_start, difference(robot, q_start, q_end)) == q_end`` (the logarithm of SE(3) for a
     floating base, the shortest rotation: |angle| <= pi)."""
-    if not is_floating(robot_argument(robot)):
+    if not moving_base(robot_argument(robot)):
         a, b = (joint_array(robot, k, v) for k, v in (("q_start", q_start), ("q_end", q_end)))
         return b - a
-    a, b = floating_arrays(robot, q_start=q_start, q_end=q_end)
+    a, b = robot_arrays(robot, q_start=q_start, q_end=q_end)
     Qa, Qb = _unit(a[..., 3:7]), _unit(b[..., 3:7])
     dQ = quaternion_multiply(quaternion_conjugate(Qa), Qb)
     dQ = np.where(dQ[..., :1] < 0, -dQ, dQ)
@@ -321,5 +275,4 @@ def velocity_from_derivatives(q, q_dot, q_ddot):
             np.concatenate([VD, WP, q_ddot[..., BASE_Q:]], axis=-1))
 
 
-__all__ = ["BaseState", "floating_dgm", "floating_dgm_model", "floating_dgm_algorithm",
-           "neutral", "integrate", "difference", "velocity_from_derivatives"]
+__all__ = ["neutral", "integrate", "difference", "velocity_from_derivatives"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.arguments import joint_array, keyword_options, require_numeric
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from ..symbolic.algebra import stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
@@ -26,7 +26,7 @@ from .direct import dgm, dgm_algorithm
 
 def _loops(robot):
     if not robot.n_loops:
-        raise RobmodError(f"robot {robot.name!r} has no closed loop")
+        raise ArgumentError(f"robot {robot.name!r} has no closed loop")
     return robot.loop_pairs
 
 

@@ -21,7 +21,6 @@ from .consistency import consistent_fit, ConsistentEstimate
 from .cutoff import choose_cutoff, CutoffChoice
 from .data import MeasuredData, clean, join_logs, resample
 from .estimator import DynamicIdentification, cross_validate
-from .floating import floating_regressor, floating_regressor_model, floating_regressor_algorithm
 from .excitation import FourierTrajectory, exciting_trajectory
 from .least_squares import identify
 from .logfile import load_log
@@ -52,8 +51,6 @@ __all__ = [
     "MeasuredData", "clean", "resample", "join_logs",
     # estimator
     "DynamicIdentification", "cross_validate",
-    # floating
-    "floating_regressor", "floating_regressor_model", "floating_regressor_algorithm",
     # excitation
     "FourierTrajectory", "exciting_trajectory",
     # least_squares

@@ -22,6 +22,7 @@ import numpy as np
 import sympy as sp
 
 from ..description.arguments import keyword_options, robot_argument
+from ..description.base import moving_base
 from ..errors import ArgumentError
 from ..description.expr import symbol
 from ..description.robot import GEOMETRIC, PRISMATIC, REVOLUTE
@@ -108,32 +109,30 @@ def numeric_robot(robot, rng=None, values=None):
 
     frames = tuple(replace(f, **{k: sub(getattr(f, k)) for k in GEOMETRIC}) for f in robot.frames)
     return replace(robot, frames=frames, gravity=tuple(sub(g) for g in robot.gravity),
-                   base=robot.base.xreplace(vals)), vals
+                   Z=robot.Z.xreplace(vals)), vals
 
 
 def stacked_regressor(robot, names, n_states=None, rng=None, equations=None):
-    """Phi stacked at random states: (n_states * NJ, p); robot numeric in its geometry.  A
-    floating robot: the floating regressor's rows, ``equations`` ``"all"`` (6 + NJ) or
-    ``"base"`` (the base's six)."""
+    """Phi stacked at random states: (n_states * rows, p); robot numeric in its geometry.  A
+    mobile or floating robot: random base motions too, the rows of ``equations`` (``"all"``,
+    the default: 6 + NJ; ``"base"``: the base's six; ``"joints"``)."""
     rng = rng or np.random.default_rng(0)
     nj = robot.n_q
     p = len(names)
-    floating = robot.base_kind == "floating"
-    rows = nj + 6 if floating else nj
+    equations = equations or "all"
+    moving = moving_base(robot)
+    rows = {"base": 6, "joints": nj}.get(equations, nj + (6 if moving else 0))
     n_states = n_states or max(40, 4 * p // max(1, rows) + 10)
     q = rng.uniform(-np.pi, np.pi, (n_states, nj))
     qd, qdd = rng.uniform(-2, 2, (2, n_states, nj))
-    if not floating:
-        return regressor(robot, q, qd, qdd, params=names).reshape(-1, p)
-    from .floating import floating_regressor
-
-    Q = rng.normal(size=(n_states, 4))
-    Q /= np.linalg.norm(Q, axis=1, keepdims=True)
-    pose = np.column_stack([rng.uniform(-1, 1, (n_states, 3)), Q])
-    twist, acc = rng.uniform(-2, 2, (2, n_states, 6))
-    W = floating_regressor(robot, np.column_stack([pose, q]), np.column_stack([twist, qd]),
-                           np.column_stack([acc, qdd]), params=names)
-    return (W[:, :6] if equations == "base" else W).reshape(-1, p)
+    if moving:
+        Q = rng.normal(size=(n_states, 4))
+        Q /= np.linalg.norm(Q, axis=1, keepdims=True)
+        pose = np.column_stack([rng.uniform(-1, 1, (n_states, 3)), Q])
+        twist, acc = rng.uniform(-2, 2, (2, n_states, 6))
+        q, qd, qdd = (np.column_stack(x) for x in ((pose, q), (twist, qd), (acc, qdd)))
+    W = regressor(robot, q, qd, qdd, params=names, equations=equations)
+    return W.reshape(-1, p)
 
 
 @keyword_options()
@@ -143,9 +142,10 @@ def numeric_base(robot, names=None, *, n_states=None, seed=0, tol=1e-8, values=N
     floating robot's from its base's six equations (``equations="base"``, Ayusawa et al.
     2014) or from all 6 + n (``"all"``, the default)."""
     if equations not in (None, "all", "base") or \
-            equations == "base" and robot_argument(robot).base_kind != "floating":
-        raise ArgumentError(f"numeric_base: equations must be None, 'all' or, for a floating "
-                            f"robot, 'base' (its base's six equations), got {equations!r}")
+            equations == "base" and not moving_base(robot_argument(robot)):
+        raise ArgumentError(f"numeric_base: equations must be None, 'all' or, for a mobile or "
+                            f"floating robot, 'base' (its base's six equations), got "
+                            f"{equations!r}")
     rng = np.random.default_rng(seed)
     num, geo = numeric_robot(robot, rng, values)
     names = tuple(names) if names is not None else standard_names(robot, rotor=rotor,

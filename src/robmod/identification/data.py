@@ -51,7 +51,7 @@ class MeasuredData:
         t = number_array(self.t, "t")
         object.__setattr__(self, "t", t)
         if t.ndim != 1 or t.size < 2:
-            raise RobmodError(f"{self.source}: the time must be a vector of at least 2 "
+            raise ArgumentError(f"{self.source}: the time must be a vector of at least 2 "
                               f"samples, got shape {t.shape}")
         for name in ("q", "qd", "tau", "qdd"):
             v = getattr(self, name)

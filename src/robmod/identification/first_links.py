@@ -248,7 +248,7 @@ def _random_geometry(robot, rng):
 
     frames = tuple(replace(f, **{k: sub(getattr(f, k)) for k in GEOMETRIC}) for f in robot.frames)
     return replace(robot, frames=frames, gravity=tuple(sub(g) for g in robot.gravity),
-                   base=robot.base.xreplace(vals), links=tuple(replace(l, **{k: sp.Integer(0) for k in _FIELDS})
+                   Z=robot.Z.xreplace(vals), links=tuple(replace(l, **{k: sp.Integer(0) for k in _FIELDS})
                                for l in robot.links))
 
 

@@ -50,9 +50,9 @@ def _identify(robot, q, qd, qdd, tau, params, weights, known, fixed, tau_known, 
         try:
             x = np.asarray(x, dtype=float)
         except (TypeError, ValueError):
-            raise RobmodError(f"{name} must be an array of numbers (N, {n})") from None
+            raise ArgumentError(f"{name} must be an array of numbers (N, {n})") from None
         if x.ndim != 2 or x.shape[1] != n:
-            raise RobmodError(f"{name} must have shape (N, {n}), got {x.shape}")
+            raise ArgumentError(f"{name} must have shape (N, {n}), got {x.shape}")
         bad = ~np.all(np.isfinite(x), axis=1)
         if bad.any():
             raise RobmodError(f"{name} holds NaN or infinite values (sample "

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..description.arguments import keyword_options, path_argument
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from .data import MeasuredData, clean
 
 #: default column name patterns (first match wins)
@@ -120,12 +120,12 @@ def _read_table(path: Path):
         except ImportError:
             raise RobmodError(f"{path}: reading Parquet needs pyarrow: pip install "
                               "'robmod[data]'") from None
-        table = pq._read_table(path)
+        table = pq.read_table(path)
         return list(table.column_names), [table.column(k).to_numpy() for k in
                                           table.column_names]
     if suffix in (".csv", ".txt", ".tsv", ".dat"):
         return _read_csv(path)
-    raise RobmodError(f"{path}: unknown log format {suffix!r}: expected .csv, .txt, .npz or "
+    raise ArgumentError(f"{path}: unknown log format {suffix!r}: expected .csv, .txt, .npz or "
                       ".parquet")
 
 
@@ -203,7 +203,7 @@ def load_log(path, *, n_joints: int | None = None, columns=None, torque_constant
         raise RobmodError(f"torque must be 'link', 'motor' or None, got {torque!r}")
     path = Path(path_argument(path))
     if not path.exists():
-        raise RobmodError(f"{path}: no such file")
+        raise ArgumentError(f"{path}: no such file")
     header, table = _read_table(path)
     spec = dict(DEFAULT_COLUMNS)
     unknown = sorted(set(columns or {}) - set(spec))

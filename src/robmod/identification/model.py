@@ -17,7 +17,6 @@ consistent fit and the design of exciting motions.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import replace
 
 import numpy as np
@@ -29,9 +28,8 @@ from .base_numeric import numeric_base, numeric_robot
 from .parameters import FIELDS, description_values, known_values, parameter_set, split_name
 from .processing import Processed, butter_lowpass
 from .regressors import regressor_function
+from ..symbolic.cache import cached
 from .solver import one_blas_thread
-
-_CACHE: OrderedDict = OrderedDict()
 
 
 def _numeric_geometry(robot):
@@ -124,12 +122,10 @@ class IdentificationModel:
         self._known_names = tuple(self.known)
         geometry = _geometry_only(num)
         columns = self.columns + self._known_names
-        if self.equations == "joints":
-            self._phi = _cached(("regressor", geometry.content_key, columns),
-                                lambda: regressor_function(geometry, params=columns))
-        else:
-            self._phi = _cached(("floating_regressor", geometry.content_key, columns),
-                                lambda: _floating_function(geometry, columns, self.n_rows))
+        equations = "all" if self.equations == "joints" else self.equations
+        self._phi = _cached(("regressor", geometry.content_key, columns, equations),
+                            lambda: regressor_function(geometry, params=columns,
+                                                       equations=equations))
         self._known_vec = np.array([self.known[n] for n in self._known_names])
         top = 6 if self.equations == "all" else 0
         self._fc_columns = [(c, top + num.joint_index[split_name(n)[1]])
@@ -257,6 +253,10 @@ def _equations(num, equations):
     """'joints' for a fixed or mobile base; a floating robot's 'base' (its six equations,
     Ayusawa et al. 2014: no joint torque needed) or 'all' (6 + n)."""
     floating = num.base_kind == "floating"
+    if num.base_kind == "mobile":
+        raise ArgumentError(f"robot {num.name!r} has a mobile base: the identification model "
+                            "takes a fixed or floating one (the base's motion of a mobile one is "
+                            "not in the logs it reads)")
     if equations is None:
         return "base" if floating else "joints"
     allowed = ("base", "all") if floating else ("joints",)
@@ -264,14 +264,6 @@ def _equations(num, equations):
         raise ArgumentError(f"equations must be {' or '.join(map(repr, allowed))} for robot "
                           f"{num.name!r} ({num.base_kind} base), got {equations!r}")
     return equations
-
-
-def _floating_function(robot, columns, rows):
-    """The compiled floating regressor, its first ``rows`` rows."""
-    from .floating import floating_regressor_model
-
-    f = floating_regressor_model(robot, params=columns).compile()
-    return lambda q, qd, qdd: f(q, qd, qdd)[..., :rows, :]
 
 
 def _coulomb(qd, still):
@@ -307,17 +299,14 @@ def _geometry_only(num):
 
 
 def _cached(key, make):
-    """The rank computation and the compiled regressor, kept for the last robots used (a
-    model differing only by its offsets or its prior shares them)."""
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        return _CACHE[key]
-    with one_blas_thread():
-        value = make()
-    _CACHE[key] = value
-    while len(_CACHE) > 24:
-        _CACHE.popitem(last=False)
-    return value
+    """The rank computation and the compiled regressor, in the one cache
+    (:mod:`robmod.symbolic.cache`: a model differing only by its offsets or its prior shares
+    them)."""
+    def made():
+        with one_blas_thread():
+            return make()
+
+    return cached(("identification",) + tuple(key), made)
 
 
 @keyword_options(**keyword_defaults(IdentificationModel))

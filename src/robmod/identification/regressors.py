@@ -26,12 +26,15 @@ from __future__ import annotations
 
 import numpy as np
 from ..description.arguments import (checked_options, finite_array, finite_output,
-                                     joint_arrays, keyword_options, records, require_numeric)
+                                     joint_arrays, keyword_options, records, require_numeric,
+                                     robot_argument, robot_arrays)
+from ..description.base import moving_base
 from ..description.expr import symbol
-from ..description.robot import (FIXED, INERTIAL, PRISMATIC, REVOLUTE, joint_acceleration,
-                                 joint_variable, joint_velocity)
-from ..dynamics.layout import coordinates, reduce_mimic
-from ..kinematics.recursion import forward
+from ..description.robot import FIXED, INERTIAL, PRISMATIC, REVOLUTE
+from ..dynamics.layout import BASE_LABELS, coordinates, model_inputs, reduce_mimic
+from ..errors import ArgumentError
+from ..geometry.floating import BaseState
+from ..kinematics.recursion import base_start, forward
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, dot
 from ..symbolic.context import NumericContext
@@ -70,7 +73,7 @@ def standard_vector(robot, names=None) -> np.ndarray:
                      for n in names])
 
 
-def columns_of(robot, params):
+def _columns_of(robot, params):
     if params is None:
         names = standard_names(robot)
     elif hasattr(params, "standard_names"):
@@ -80,29 +83,51 @@ def columns_of(robot, params):
     return [(split_name(n)[1], split_name(n)[0]) for n in names], tuple(names)
 
 
-@keyword_options()
-def regressor_algorithm(ctx, robot, *, params=None, gravity=True, base=None):
-    """Phi as nested lists (NJ rows of the tree's joints, one column per parameter): the
-    columns of ``params`` (standard parameter names, or a BaseParameters; default every
-    standard parameter present).
+#: the rows of the regressor: every equation (the base's six, for a mobile or floating base,
+#: then the joints'), the base's six only (Ayusawa, Venture & Nakamura 2014: no joint torque
+#: needed), the joints' only
+EQUATIONS = ("all", "base", "joints")
 
-    ``base``: (W_0, WP_0, VP_0 - g) of a floating or mobile base (context scalars, frame 0;
-    :func:`robmod.dynamics.floating.base_start`): six rows first, the wrench the world exerts
-    on link 0 (the rows of :func:`~robmod.dynamics.floating_idm`), and link 0's parameters
-    (XX0..M0) may be columns.  Returns (rows, row labels: ``"b1".."b6"`` then the joints).
+
+def _check_equations(what, robot, equations):
+    """``equations`` if it is one of :data:`EQUATIONS` (``"base"``: a mobile or floating
+    robot's), else an ArgumentError."""
+    if equations not in EQUATIONS:
+        raise ArgumentError(f"{what}: equations must be one of {', '.join(map(repr, EQUATIONS))}, "
+                            f"got {equations!r}")
+    if equations == "base" and not moving_base(robot):
+        raise ArgumentError(f"{what}: equations='base' are the six equations of a mobile or "
+                            f"floating base; robot {robot.name!r} has a fixed base")
+    return equations
+
+
+@keyword_options()
+def regressor_algorithm(ctx, robot, *, params=None, gravity=True, equations="all"):
+    """Phi as nested lists (one row per equation, one column per parameter): the columns of
+    ``params`` (standard parameter names, or a BaseParameters; default every standard
+    parameter present).  Returns (rows, row labels).
+
+    The rows (``equations``: :data:`EQUATIONS`): the tree's joints; a mobile or floating base
+    (its motion read from ``ctx``: :mod:`robmod.dynamics.base_motion`) adds six rows first,
+    ``"b1".."b6"``, the wrench the world exerts on link 0 (those of
+    :func:`~robmod.dynamics.idm`), and link 0's parameters (XX0..M0) may be columns;
+    ``equations="base"`` computes those six only.
     """
-    cols, _ = columns_of(robot, params)
+    cols, _ = _columns_of(robot, params)
+    moving = moving_base(robot)
     n = robot.n_links
     frames = robot.frames[:n]
-    kin = forward(ctx, robot, frames, gravity=gravity, base=base)
+    start = base_start(ctx, robot, BaseState.of(ctx), gravity=gravity) if moving else None
+    kin = forward(ctx, robot, frames, gravity=gravity, start=start)
     W, WP, VP = kin.W, kin.WP, kin.VP
     U = {}
     # twists of the antecedent joints at O_j in frame j: J[j][i] = (v, w); a floating base's
     # six unit twists are the antecedents of every link
     units = [[1 if r == k else 0 for r in range(6)] for k in range(6)]
-    Jt = {0: {} if base is None else {f"b{k + 1}": (e[:3], e[3:]) for k, e in enumerate(units)}}
-    if base is not None:
+    Jt = {0: {b: (e[:3], e[3:]) for b, e in zip(BASE_LABELS, units)} if moving else {}}
+    if moving:
         U[0] = kin.U(0)
+    joint_rows = equations != "base"
     for f in frames:
         j, a = f.j, f.ant
         R, P = kin.R[j], kin.P[j]
@@ -117,15 +142,19 @@ def regressor_algorithm(ctx, robot, *, params=None, gravity=True, base=None):
             vv = _add_vec(v, cross(om, P))
             Jt[j][i] = ([ctx.var(x, f"JV{k + 1}{i}_{j}") for k, x in enumerate(rt(vv))],
                         [ctx.var(x, f"JW{k + 1}{i}_{j}") for k, x in enumerate(rt(om))])
-        if f.sigma == REVOLUTE:
+        if f.sigma == REVOLUTE and joint_rows:
             Jt[j][j] = ([0, 0, 0], [0, 0, 1])
-        elif f.sigma == PRISMATIC:
+        elif f.sigma == PRISMATIC and joint_rows:
             Jt[j][j] = ([0, 0, 1], [0, 0, 0])
-    joints = ([f"b{k}" for k in range(1, 7)] if base is not None else []) + \
-        [f.j for f in frames if f.sigma != FIXED]
+    heads = list(BASE_LABELS) if moving and equations != "joints" else []
+    joints = heads + ([f.j for f in frames if f.sigma != FIXED] if joint_rows else [])
     rows = {i: [] for i in joints}
     for (j, k) in cols:
         if k in ("IA", "FC", "FV"):
+            if not joint_rows:
+                for i in joints:
+                    rows[i].append(0)
+                continue
             qd = ctx.joint(j, "qd")
             val = {"IA": ctx.joint(j, "qdd"), "FV": qd,
                    "FC": ctx.fn("sign", qd)}[k]
@@ -139,9 +168,9 @@ def regressor_algorithm(ctx, robot, *, params=None, gravity=True, base=None):
                 rows[i].append(add(dot(om, N), dot(v, F)))
             else:
                 rows[i].append(0)
-    if robot.mimic:     # rows of the joint variables: Φ_i + Σ m Φ_j over the joints mimicking i
-        red = [reduce_mimic(robot, {i: rows[i][c] for i in joints}) for c in range(len(cols))]
-        heads = joints[:6] if base is not None else []     # the base's rows as they are
+    if robot.mimic and joint_rows:  # rows of the joint variables: Φ_i + Σ m Φ_j (mimicking i)
+        red = [reduce_mimic(robot, {i: rows[i][c] for i in joints[len(heads):]})
+               for c in range(len(cols))]
         coords = list(coordinates(robot))
         return ([rows[i] for i in heads]
                 + [[red[c][i] for c in range(len(cols))] for i in coords]), heads + coords
@@ -167,29 +196,35 @@ def _unit_wrench(k, w, wp, vp, U):
     return list(vp), [0, 0, 0]
 
 
-@keyword_options(params=None)
-def regressor(robot, q, qd, qdd, *legacy, **options) -> np.ndarray:
-    """Numeric Phi (..., n_q, p), batched over leading dimensions: the columns of ``params``
-    (standard parameter names, or a BaseParameters; default every standard parameter present).
+@keyword_options(params=None, equations="all")
+def regressor(robot, q, qd, qdd, **options) -> np.ndarray:
+    """Numeric Phi (..., rows, p) at the robot's q, qd, qdd, batched over leading dimensions:
+    the columns of ``params`` (standard parameter names, or a BaseParameters; default every
+    standard parameter present), ``idm = Phi chi``.
 
-    One row per joint variable (``robot.joints`` order, fixed frames excluded).  Runs the
-    robot's compiled :func:`regressor_model` (the fast path, see
-    :mod:`robmod.symbolic.fastpath`), else the same algorithm in NumPy.
+    One row per joint variable (``robot.joints`` order, fixed frames excluded), after the six
+    of the base's wrench for a mobile or floating base (``equations``: ``"all"``, ``"base"``
+    those six only, ``"joints"`` the joints' only).  Runs the robot's compiled
+    :func:`regressor_model` (the fast path, see :mod:`robmod.symbolic.fastpath`), else the same
+    algorithm in NumPy.
     """
-    params = checked_options(regressor, options, legacy)["params"] \
-        if options or legacy else None
-    key = ("regressor", None if params is None else columns_of(robot, params)[1])
-    return fastpath.evaluate(robot, key, _REGRESSOR_SPEC, params, q, qd, qdd)
+    params, equations = None, "all"
+    if options:
+        opts = checked_options(regressor, options)
+        params = opts["params"]
+        equations = _check_equations("regressor", robot_argument(robot), opts["equations"])
+    key = ("regressor", None if params is None else _columns_of(robot, params)[1], equations)
+    return fastpath.evaluate(robot, key, _REGRESSOR_SPEC, (params, equations), q, qd, qdd)
 
 
-def _regressor_numpy(robot, params, q, qd, qdd):
+def _regressor_numpy(robot, opts, q, qd, qdd):
+    params, equations = opts
     require_numeric(robot, "the regressor", scope="geometry")
-    q, qd, qdd = joint_arrays(robot, q=q, qd=qd, qdd=qdd)
-    shape = q.shape
+    q, qd, qdd = robot_arrays(robot, q=q, qd=qd, qdd=qdd)
     ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)
-    rows, joints = regressor_algorithm(ctx, robot, params=params)
+    rows, joints = regressor_algorithm(ctx, robot, params=params, equations=equations)
     p = len(rows[0]) if rows else 0
-    out = np.zeros(shape[:-1] + (len(joints), p))
+    out = np.zeros(q.shape[:-1] + (len(joints), p))
     for r, row in enumerate(rows):
         for c, x in enumerate(row):
             if not (isinstance(x, (int, float)) and x == 0):
@@ -198,30 +233,29 @@ def _regressor_numpy(robot, params, q, qd, qdd):
 
 
 _REGRESSOR_SPEC = fastpath.Spec(
-    lambda robot, params: None if robot.mimic else regressor_model(robot, params=params,
-                                                                    name="regressor_fast"),
-    lambda robot, q, qd, qdd: joint_arrays(robot, q=q, qd=qd, qdd=qdd), _regressor_numpy)
+    lambda robot, opts: regressor_model(robot, params=opts[0], equations=opts[1],
+                                        name="regressor_fast"),
+    lambda robot, q, qd, qdd: robot_arrays(robot, q=q, qd=qd, qdd=qdd), _regressor_numpy)
 
 
-@keyword_options(params=None, name="regressor")
-def regressor_model(robot, *legacy, **options):
-    """Customized symbolic regressor (output PHI, NJ x p): the columns of ``params`` (see
-    :func:`regressor`), the model named ``{robot}_{name}``."""
-    opts = checked_options(regressor_model, options, legacy)
+@keyword_options(params=None, equations="all", name="regressor")
+def regressor_model(robot, **options):
+    """Customized symbolic regressor (output PHI, rows x p): the columns of ``params`` and the
+    rows of ``equations`` (see :func:`regressor`), the model named ``{robot}_{name}``."""
+    opts = checked_options(regressor_model, options)
     params, name = opts["params"], opts["name"]
-    _, names = columns_of(robot, params)
-    joints = coordinates(robot)
-    inputs = {"q": tuple(joint_variable(j) for j in joints),
-              "qd": tuple(joint_velocity(j) for j in joints),
-              "qdd": tuple(joint_acceleration(j) for j in joints)}
+    equations = _check_equations("regressor_model", robot_argument(robot), opts["equations"])
+    _, names = _columns_of(robot, params)
 
     def algorithm(ctx):
-        rows, js = regressor_algorithm(ctx, robot, params=params)
-        el = [f"PHI{i}_{c}" for i in js for c in names]
+        rows, js = regressor_algorithm(ctx, robot, params=params, equations=equations)
+        el = [f"PHI{str(i).upper()}_{c}" for i in js for c in names]
         return [Output.matrix("PHI", rows, el)]
 
-    return customize(f"{robot.name}_{name}", algorithm, robot, inputs=inputs,
-                     title=f"Identification model Gamma = PHI chi of {robot.name} "
+    kind = f" with a {robot.base_kind} base" if moving_base(robot) else ""
+    return customize(f"{robot.name}_{name}", algorithm, robot,
+                     inputs=model_inputs(robot, ("q", "qd", "qdd")),
+                     title=f"Identification model Gamma = PHI chi of {robot.name}{kind} "
                            f"(columns {', '.join(names)})")
 
 
@@ -230,7 +264,7 @@ def _regressor_model_derivative(robot, params=None):
     from ..dynamics.newton_euler import idm_model
     from ..symbolic.differentiation import derivative
 
-    _, names = columns_of(robot, params)
+    _, names = _columns_of(robot, params)
     std = standard_names(robot)
     from dataclasses import replace
 
@@ -247,12 +281,14 @@ def _regressor_model_derivative(robot, params=None):
     return model.substituted({symbol(s): 0 for s in std})
 
 
-@keyword_options(params=None, backend="auto")
-def regressor_function(robot, *legacy, **options):
-    """Compiled batched regressor: ``f(q, qd, qdd) -> (..., NJ, p)`` (numeric robot; the
-    columns of ``params``, see :func:`regressor`; ``backend``: see ``CustomModel.compile``)."""
-    opts = checked_options(regressor_function, options, legacy)
-    return regressor_model(robot, params=opts["params"]).compile(backend=opts["backend"])
+@keyword_options(params=None, equations="all", backend="auto")
+def regressor_function(robot, **options):
+    """Compiled batched regressor: ``f(q, qd, qdd) -> (..., rows, p)`` (numeric robot; the
+    columns of ``params`` and the rows of ``equations``, see :func:`regressor`; ``backend``:
+    see ``CustomModel.compile``)."""
+    opts = checked_options(regressor_function, options)
+    return regressor_model(robot, params=opts["params"],
+                           equations=opts["equations"]).compile(backend=opts["backend"])
 
 
 # -- energy model ------------------------------------------------------------------------------
@@ -265,7 +301,7 @@ def energy_regressor(robot, q, qd, *, params=None) -> np.ndarray:
     require_numeric(robot, "the energy regressor", scope="geometry")
     q, qd = joint_arrays(robot, q=q, qd=qd)
     shape = q.shape
-    cols, _ = columns_of(robot, params)
+    cols, _ = _columns_of(robot, params)
     ctx = NumericContext(robot, q=q, qd=qd)
     fns, _ = energy_functions(ctx, robot)
     out = np.zeros(shape[:-1] + (len(cols),))
@@ -288,7 +324,7 @@ def energy_identification_rows(robot, t, q, qd, tau, intervals, *, params=None):
     t = finite_array("t", t, shape_text="the times (N,)")
     q, qd, tau = joint_arrays(robot, q=q, qd=qd, tau=tau)
     intervals = [(int(a), int(b)) for a, b in records(intervals, "intervals")]
-    cols, _ = columns_of(robot, params)
+    cols, _ = _columns_of(robot, params)
     h = energy_regressor(robot, q, qd, params=params)
     power = (tau * qd).sum(-1)
     Y, y = [], []

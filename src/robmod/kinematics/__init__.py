@@ -2,21 +2,22 @@
 J̇q̇, J̇ and ∂J/∂q, task-coordinate Jacobians, analysis (SVD, ellipsoids, singularities),
 statics, inverse kinematic models, task description, the numeric inverse geometric model
 (§6.6); what a joint motion is (``Sample``, ``Motion``)."""
+from .contacts import (contact_jacobian, contact_jacobian_model, contact_jacobian_algorithm,
+                       contact_jdot_qdot, contact_jdot_qdot_model, contact_jdot_qdot_algorithm,
+                       contact_poses)
 from .analysis import (task_rows_jacobian, JacobianSVD, jacobian_svd, singular_values, rank,
                        min_singular_value, condition_number, is_singular, task_space_dimension,
                        manipulability, Ellipsoid, velocity_ellipsoid, force_ellipsoid,
                        velocity_bounds, velocity_polytope, SymbolicSingularities,
                        singularities_symbolic)
-from .drawing import draw_robot, frame_origins
 from .ellipsoids import ELLIPSOID_KINDS
-from .floating import floating_jacobian, floating_jacobian_model, floating_jacobian_algorithm
 from .ik_numeric import igm_numeric
 from .ikm import (pinv, null_space_projector, ikm_pinv, damping_factor, dls_inverse, ikm_dls,
                   weighted_pinv, ikm_weighted, ikm_null_space, numerical_gradient,
                   JointLimitCriterion, ManipulabilityCriterion, ikm_task_priority, ikm_extended,
                   greville_pinv, PseudoInverse, DampedLeastSquares, WeightedPseudoInverse,
                   NullSpaceOptimization, TaskPriority, ExtendedJacobian)
-from .ikm_analytic import BlockIKM, block_ikm
+from .ikm_analytic import BlockIKM
 from .block_inverse import ikm_block, ikm_block_model, ikm_block_algorithm
 from .motion import Sample, Motion
 from .jacobians import jacobian, jacobian_model, jacobian_algorithm, pose_and_jacobian
@@ -24,9 +25,9 @@ from .jacobian_rates import (jacobian_derivatives, jacobian_derivatives_model,
                              jacobian_derivatives_algorithm, jacobian_dot, jacobian_dot_model,
                              jacobian_dot_algorithm)
 from .recursion import forward, LinkKinematics, u_matrix
-from .resolved_motion import resolved_rate, ResolvedRateResult, planar3r
+from .resolved_motion import resolved_rate, ResolvedRateResult
 from .second_order import (jdot_qdot, jdot_qdot_model, jdot_qdot_algorithm, acceleration,
-                           acceleration_model, acceleration_algorithm, second_order_algorithm)
+                           acceleration_model, acceleration_algorithm)
 from .workspace import (INDICES, PLANES, manipulability_index, ManipulabilityMap,
                         manipulability_map, WorkspaceSlice, workspace_slice)
 from .statics import (joint_torques, wrench_from_torques, wrench_transport_matrix,
@@ -36,8 +37,6 @@ from .task_description import (TABLE_6_2, PointContact, VirtualJoint, virtual_jo
 from .task_kinematics import (task_jacobian, task_jacobian_model, task_jacobian_algorithm,
                             task_coordinates, omega_matrix, omega_inverse, representation_singular)
 
-# deprecated names (robmod.deprecation.ALIASES), listed in no public API: block_ikm,
-# second_order_algorithm, planar3r, draw_robot, frame_origins
 
 __all__ = [
     # analysis
@@ -45,10 +44,11 @@ __all__ = [
     "min_singular_value", "condition_number", "is_singular", "task_space_dimension",
     "manipulability", "Ellipsoid", "velocity_ellipsoid", "force_ellipsoid", "velocity_bounds",
     "velocity_polytope", "SymbolicSingularities", "singularities_symbolic",
+    # contacts
+    "contact_jacobian", "contact_jacobian_model", "contact_jacobian_algorithm", "contact_jdot_qdot",
+    "contact_jdot_qdot_model", "contact_jdot_qdot_algorithm", "contact_poses",
     # ellipsoids
     "ELLIPSOID_KINDS",
-    # floating
-    "floating_jacobian", "floating_jacobian_model", "floating_jacobian_algorithm",
     # ik_numeric
     "igm_numeric",
     # ikm

@@ -4,8 +4,6 @@ the numeric function; the block structure itself is :class:`~robmod.kinematics.B
 (:mod:`robmod.kinematics.ikm_analytic`)."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import sympy as sp
 
@@ -79,16 +77,12 @@ def ikm_block_model(robot, *, j=None, i=None, tool=None, method=2, solve="substi
                     velocity_frame="i"):
     """Customized model of the analytic IKM (inputs q and X1..X6, or X0_1..X0_6 in frame 0) of
     the block structure :meth:`BlockIKM.from_robot` ``(robot, j=, i=, tool=)``."""
-    if isinstance(robot, BlockIKM):
-        warnings.warn("ikm_block_model(block, ...) is deprecated: give the robot, "
-                      "ikm_block_model(robot, j=..., i=..., tool=...), or call block.model()",
-                      DeprecationWarning, stacklevel=2)
-        return block_model(robot, method, solve, velocity_frame)
-    return block_model(BlockIKM.from_robot(robot, j=j, i=i, tool=tool), method, solve, velocity_frame)
+    return _block_model(BlockIKM.from_robot(robot, j=j, i=i, tool=tool), method, solve,
+                        velocity_frame)
 
 
-def block_model(blk, method, solve, velocity_frame):
-    """The customized model of the block structure ``blk`` (:meth:`BlockIKM.model`)."""
+def _block_model(blk, method, solve, velocity_frame):
+    """The customized model of the block structure ``blk``."""
     robot = blk.robot
     q = tuple(robot.frame(k).q for k in robot.joints)
     xs = X_SYMBOLS if velocity_frame == "i" else sp.symbols("X0_1:7")

@@ -1,7 +1,7 @@
 """Numeric inverse geometric model (Khalil & Dombre §6.6): damped least squares with restarts.
 
 For a desired location ``0T_E^d`` (frame j or tool E, relative to frame 0, or
-to the world frame with ``base=True``) and a current configuration ``q^c``:
+to the world frame with ``i="world"``) and a current configuration ``q^c``:
 
 1. ``0T_E^c = DGM(q^c)``;
 2. pose error in frame 0: ``dXp = P^d - P^c`` and ``dXr = theta u`` with
@@ -39,6 +39,7 @@ import numpy as np
 import sympy as sp
 
 from ..description.arguments import joint_array, keyword_options, pose_array
+from ..description.base import world_target
 from ..description.robot import PRISMATIC, REVOLUTE
 from ..errors import RobmodError
 from ..geometry.direct import dgm
@@ -172,11 +173,12 @@ def _dedupe(Q, ok, active, is_rev, tol):
 
 
 @keyword_options()
-def igm_numeric(robot, T, q0=None, *, tool=None, j=None, base=False, n_restarts=16,
+def igm_numeric(robot, T, q0=None, *, tool=None, j=None, i=0, n_restarts=16,
                 tol=1e-10, max_iter=200, step_limits=(0.2, 0.2), damping=0.05,
                 joint_limits=True, rng=None, batch=True, prismatic_range=(-1.0, 1.0),
                 patience=30, dedup_tol=1e-6):
-    """All the solutions found for 0T_E = ``T`` (4x4, or (..., 4, 4) for many targets).
+    """All the solutions found for iT_E = ``T`` (4x4, or (..., 4, 4) for many targets; ``i``:
+    0, the default, or ``"world"``).
 
     Returns an :class:`~robmod.geometry.IGMResult` (``method="numeric"``), which unpacks as
     ``q, valid``: q (..., n_solutions, n_q) the distinct solutions of each target, sorted,
@@ -190,8 +192,8 @@ def igm_numeric(robot, T, q0=None, *, tool=None, j=None, base=False, n_restarts=
     Td = pose_array("T", T, rotation_tol=1e-6)
     shape = Td.shape[:-2]
     Td = Td.reshape(-1, 4, 4)
-    if base:
-        Z = transform_to_numpy(robot.base)
+    if world_target("igm_numeric", robot, i):
+        Z = transform_to_numpy(robot.Z)
         Td = np.linalg.solve(Z, Td)
     N = len(Td)
     nj = robot.n_q  # joint vectors: one entry per joint variable (Robot.joint_index)

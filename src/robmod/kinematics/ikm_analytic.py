@@ -45,9 +45,9 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ..deprecation import renamed
 from ..errors import RobmodError
 from ..geometry.direct import groups
+from ..symbolic.cache import cached
 from ..symbolic.count import count_ops
 from .analysis import expanded_outputs, factorize_singular, reduce_pythagoras
 from .jacobians import resolve_frame, jacobian_model
@@ -348,22 +348,14 @@ class BlockIKM:
             left = [b for b in left if b not in S]
             rows_left = [a for a in rows_left if a not in R]
 
-    def model(self, method=2, solve="substitution", velocity_frame="i"):
-        """The customized model (:class:`~robmod.symbolic.model.CustomModel`), output QP."""
-        from .block_inverse import block_model
-
-        return block_model(self, method, solve, velocity_frame)
-
-
-_CACHE: dict = {}
-
-
 def _block_ikm(robot, i=None, j=None, tool=None) -> BlockIKM:
     tool_obj, jj = resolve_frame(robot, j, tool)
-    key = (robot.content_key, i, jj, getattr(tool_obj, "name", None))
-    hit = _CACHE.get(key)
-    if hit is not None:
-        return hit
+    key = ("block ikm", robot.content_key, i, jj, getattr(tool_obj, "name", None))
+    return cached(key, lambda: _search(robot, i, jj, tool_obj))
+
+
+def _search(robot, i, jj, tool_obj):
+    """The BlockIKM of the Jacobian of frame jj (or tool) in frame i (or the cheapest)."""
     joints = [k for k in robot.chain(jj) if robot.frame(k).is_joint and k <= robot.n_joints]
     if len(joints) != 6:
         raise RobmodError(f"the block-triangular inverse needs 6 joints on the chain of frame "
@@ -395,13 +387,8 @@ def _block_ikm(robot, i=None, j=None, tool=None) -> BlockIKM:
         det = sp.expand(J.extract(rr, cc).det().xreplace(tr.unfold))
         const, fl = factorize_singular(reduce_pythagoras(det, tr.base_pairs), tr.base_pairs, qsyms)
         facs.append((const, tuple((tr.best(f), m) for f, m in fl)))
-    out = BlockIKM(robot, ii, jj, tool_obj, tuple(joints), ra, ca, rb, cb, J, tr.trig,
-                   facs[0], facs[1], tr)
-    if len(_CACHE) > 16:
-        _CACHE.clear()
-    _CACHE[key] = out
-    return out
+    return BlockIKM(robot, ii, jj, tool_obj, tuple(joints), ra, ca, rb, cb, J, tr.trig,
+                    facs[0], facs[1], tr)
 
 
 
-block_ikm = renamed(_block_ikm, "block_ikm", "BlockIKM.from_robot(robot, j=..., i=..., tool=...)")

@@ -13,65 +13,76 @@ recursion of the positions kP_E, the rotations iA_k) is run on dual numbers
   iR_0 0J̇_j.
 
 Both are customized models (the Jacobian's intermediate variables with their derivative
-variables ``DP03E1_q2``, ...) and plain functions on the fast path.
+variables ``DP03E1_q2``, ...) and plain functions on the fast path.  A mobile or floating
+base: the Jacobian's six base columns first, the derivatives with respect to the base's pose
+on the tangent space (``TB1..TB6``: the base frame moved in itself,
+:func:`~robmod.geometry.floating.base_seeds`), J̇ along its twist too.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..description.arguments import (checked_options, finite_output, joint_array,
-                                     joint_arrays, keyword_options, require_numeric)
+from ..description.arguments import (checked_options, finite_output, keyword_options,
+                                     require_numeric, robot_arrays)
+from ..description.base import moving_base
+from ..geometry.floating import base_seeds, robot_inputs
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.dual import DualContext, tangents_of
 from ..symbolic.model import Output, customize
-from .jacobians import jacobian_algorithm, resolve_frame
+from .jacobians import jacobian_algorithm, joint_columns, resolve_frame
 
 _T = "t"    # the direction of time
 
 
-def _columns(robot, rows):
-    """The 6 x n_q Jacobian of the joint variables (a dependent joint's column added to its
-    leader's: J_i + m J_j) from the frame-indexed rows of :func:`jacobian_algorithm`."""
-    out = [[row[k - 1] for k in robot.joints] for row in rows]
-    index = robot.joint_index
-    for k, (a, m, _) in robot.mimic.items():
-        if k - 1 < len(rows[0]):
-            for r, row in enumerate(rows):
-                out[r][index[a]] = add(out[r][index[a]], mul(m, row[k - 1]))
-    return out
+def _head(robot):
+    return 6 if moving_base(robot) else 0
+
+
+def _directions(robot):
+    """The directions of the robot's velocity coordinates: the base's pose on the tangent
+    space ``TB1..TB6`` (a mobile or floating base), then the joint variables ``qk``."""
+    return [f"TB{k}" for k in range(1, 7)][:_head(robot)] + [str(robot.frame(k).q)
+                                                            for k in robot.joints]
+
+
+def _seeded(ctx, robot, time=False):
+    """The DualContext of the joint variables and the base's pose: unit tangents in their own
+    directions, or (``time``) one direction, the time, along the velocities."""
+    memo = {}
+    qd = [ctx.joint(k, "qd") for k in robot.joints] if time else None
+    seeds = {(k, "q"): {_T: qd[c]} if time else {str(robot.frame(k).q): 1}
+             for c, k in enumerate(robot.joints)}
+    if moving_base(robot):
+        base = base_seeds(DualContext(ctx, {}, memo=memo))
+        if time:       # d/dt along the base's twist: the sum of its tangents, times V0, W0
+            twist = ctx.base("qd")
+            base = {key: [{_T: add(*[mul(t.get(f"TB{k + 1}", 0), twist[k]) for k in range(6)])}
+                          for t in entries] for key, entries in base.items()}
+        seeds |= base
+    return DualContext(ctx, seeds, memo=memo,
+                       name=(lambda n, w: f"D{n}") if time else None)
 
 
 @keyword_options()
 def jacobian_derivatives_algorithm(ctx, robot, *, j=None, i=0, tool=None):
-    """``∂J/∂q`` as nested lists ``[r][c][k]`` (6 x n_q x n_q) of the context's scalars: the
-    derivative of element (r, c) of iJ_j with respect to joint variable k (frames as
-    :func:`~robmod.kinematics.jacobian_algorithm`)."""
-    d = DualContext(ctx, {(k, "q"): {str(robot.frame(k).q): 1} for k in robot.joints})
-    J = _columns(robot, jacobian_algorithm(d, robot, j=j, i=i, tool=tool))
-    names = [str(robot.frame(k).q) for k in robot.joints]
+    """``∂J/∂q`` as nested lists ``[r][c][k]`` (6 x n_v x n_v) of the context's scalars: the
+    derivative of element (r, c) of iJ_j with respect to the velocity coordinate k (a base's
+    pose on the tangent space; frames as :func:`~robmod.kinematics.jacobian_algorithm`)."""
+    d = _seeded(ctx, robot)
+    J = joint_columns(robot, jacobian_algorithm(d, robot, j=j, i=i, tool=tool), _head(robot))
+    names = _directions(robot)
     return [[[tangents_of(x).get(w, 0) for w in names] for x in row] for row in J]
 
 
 @keyword_options()
 def jacobian_dot_algorithm(ctx, robot, *, j=None, i=0, tool=None):
-    """``J̇`` (6 x n_q nested lists): iJ_j differentiated along the joint velocities (the
+    """``J̇`` (6 x n_v nested lists): iJ_j differentiated along the robot's velocity (the
     statements ``D{name}`` are the time derivatives of the Jacobian's)."""
-    d = DualContext(ctx, {(k, "q"): {_T: ctx.joint(k, "qd")} for k in robot.joints},
-                    name=lambda n, w: f"D{n}")
-    J = _columns(robot, jacobian_algorithm(d, robot, j=j, i=i, tool=tool))
+    d = _seeded(ctx, robot, time=True)
+    J = joint_columns(robot, jacobian_algorithm(d, robot, j=j, i=i, tool=tool), _head(robot))
     return [[tangents_of(x).get(_T, 0) for x in row] for row in J]
-
-
-def _q(robot):
-    return tuple(robot.frame(k).q for k in robot.joints)
-
-
-def _qd(robot):
-    from ..description.robot import joint_velocity
-
-    return tuple(joint_velocity(k) for k in robot.joints)
 
 
 def _end(robot, j, tool):
@@ -81,11 +92,11 @@ def _end(robot, j, tool):
 
 @keyword_options()
 def jacobian_derivatives_model(robot, *, j=None, i=0, tool=None):
-    """Customized ``∂(iJ_j)/∂q``: input q, output ``dJ_dq`` (6, n_q, n_q), elements
-    ``DJ{r}{c}_q{k}``; the frames as :func:`~robmod.kinematics.jacobian`."""
+    """Customized ``∂(iJ_j)/∂q``: input q, output ``dJ_dq`` (6, n_v, n_v), elements
+    ``DJ{r}{c}_{direction}``; the frames as :func:`~robmod.kinematics.jacobian`."""
     tool_obj, jj, end = _end(robot, j, tool)
-    n = robot.n_q
-    cols = [str(robot.frame(k).q) for k in robot.joints]
+    cols = _directions(robot)
+    n = len(cols)
 
     def algorithm(ctx):
         D = jacobian_derivatives_algorithm(ctx, robot, j=jj, i=i, tool=tool_obj)
@@ -94,7 +105,7 @@ def jacobian_derivatives_model(robot, *, j=None, i=0, tool=None):
                        tuple(_sym(x) for row in D for col in row for x in col))]
 
     return customize(f"{robot.name}_jacobian_derivatives", algorithm, robot,
-                     inputs={"q": _q(robot)},
+                     inputs=robot_inputs(robot, ("q",)),
                      title=f"Derivatives of the Jacobian {i}J{end} of {robot.name}")
 
 
@@ -110,7 +121,7 @@ def jacobian_dot_model(robot, *, j=None, i=0, tool=None):
                                              for c in range(len(rows[0]))])]
 
     return customize(f"{robot.name}_jacobian_dot", algorithm, robot,
-                     inputs={"q": _q(robot), "qd": _qd(robot)},
+                     inputs=robot_inputs(robot, ("q", "qd")),
                      title=f"Time derivative of the Jacobian {i}J{end} of {robot.name}")
 
 
@@ -130,8 +141,9 @@ _OPTS = (None, 0, None)
 
 @keyword_options(j=None, i=0, tool=None)
 def jacobian_derivatives(robot, q, **options) -> np.ndarray:
-    """``∂(iJ_j)/∂q`` at q (..., n_q): (..., 6, n_q, n_q), ``[..., r, c, k] = ∂J_rc/∂q_k``;
-    the frames as :func:`~robmod.kinematics.jacobian`."""
+    """``∂(iJ_j)/∂q`` at the robot's q: (..., 6, n_v, n_v), ``[..., r, c, k] = ∂J_rc/∂q_k``
+    (n_v = n_q, or 6 + n_q for a mobile or floating base: its pose on the tangent space); the
+    frames as :func:`~robmod.kinematics.jacobian`."""
     opts = _OPTS
     if options:
         o = checked_options(jacobian_derivatives, options)
@@ -141,7 +153,7 @@ def jacobian_derivatives(robot, q, **options) -> np.ndarray:
 
 @keyword_options(j=None, i=0, tool=None)
 def jacobian_dot(robot, q, qd, **options) -> np.ndarray:
-    """``J̇`` of iJ_j at q, qd (..., n_q): (..., 6, n_q) (for i = 0, ``J̇ q̇`` is
+    """``J̇`` of iJ_j at the robot's q, qd: (..., 6, n_v) (for i = 0, ``J̇ q̇`` is
     :func:`~robmod.kinematics.jdot_qdot`); the frames as :func:`~robmod.kinematics.jacobian`."""
     opts = _OPTS
     if options:
@@ -158,17 +170,17 @@ def _resolved(robot, opts):
 
 def _dj_numpy(robot, opts, q):
     require_numeric(robot, "jacobian_derivatives", scope="geometry")
-    q = joint_array(robot, "q", q)
+    (q,) = robot_arrays(robot, q=q)
     j, i, tool = _resolved(robot, opts)
     D = jacobian_derivatives_algorithm(NumericContext(robot, q=q), robot, j=j, i=i, tool=tool)
-    n = robot.n_q
+    n = len(_directions(robot))
     out = stack([[x for row in D for col in row for x in col]], q.shape[:-1])[..., 0, :]
     return finite_output("jacobian_derivatives", out.reshape(q.shape[:-1] + (6, n, n)), q=q)
 
 
 def _jd_numpy(robot, opts, q, qd):
     require_numeric(robot, "jacobian_dot", scope="geometry")
-    q, qd = joint_arrays(robot, q=q, qd=qd)
+    q, qd = robot_arrays(robot, q=q, qd=qd)
     j, i, tool = _resolved(robot, opts)
     rows = jacobian_dot_algorithm(NumericContext(robot, q=q, qd=qd), robot, j=j, i=i, tool=tool)
     return finite_output("jacobian_dot", stack(rows, q.shape[:-1]), q=q, qd=qd)
@@ -176,17 +188,15 @@ def _jd_numpy(robot, opts, q, qd):
 
 def _fast(make):
     def build(robot, opts):
-        if robot.mimic:
-            return None
         j, i, tool = _resolved(robot, opts)
         return make(robot, j=j, i=i, tool=tool)
     return build
 
 
 _DJ_SPEC = fastpath.Spec(_fast(jacobian_derivatives_model),
-                         lambda robot, q: [joint_array(robot, "q", q)], _dj_numpy)
+                         lambda robot, q: robot_arrays(robot, q=q), _dj_numpy)
 _JD_SPEC = fastpath.Spec(_fast(jacobian_dot_model),
-                         lambda robot, q, qd: joint_arrays(robot, q=q, qd=qd), _jd_numpy)
+                         lambda robot, q, qd: robot_arrays(robot, q=q, qd=qd), _jd_numpy)
 
 __all__ = ["jacobian_derivatives", "jacobian_derivatives_model", "jacobian_derivatives_algorithm",
            "jacobian_dot", "jacobian_dot_model", "jacobian_dot_algorithm"]

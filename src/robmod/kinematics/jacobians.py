@@ -30,10 +30,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.arguments import (checked_options, joint_array, keyword_options,
-                                     require_numeric, robot_argument)
+                                     require_numeric, robot_argument, robot_arrays)
+from ..description.base import is_world, moving_base
 from ..description.robot import PRISMATIC
-from ..errors import RobmodError
-from ..geometry.direct import common_ancestor, chain_path, frame_matrix, resolve_tool
+from ..errors import ArgumentError
+from ..geometry.direct import (common_ancestor, chain_path, dgm_algorithm, frame_matrix,
+                               resolve_tool)
+from ..geometry.floating import BaseState, robot_inputs
 from ..symbolic.algebra import add, dot, htm_from_matrix, mul, stack
 from ..symbolic import fastpath
 from ..symbolic.context import NumericContext
@@ -47,7 +50,7 @@ def resolve_frame(robot, j, tool):
     whose Jacobian has no joint column: a floating base's takes the base's six)."""
     tool, j = resolve_tool(robot, j, tool)
     if not 0 <= j <= robot.n_frames:
-        raise RobmodError(f"robot {robot.name!r} has no frame {j}")
+        raise ArgumentError(f"robot {robot.name!r} has no frame {j}")
     return tool, j
 
 
@@ -128,75 +131,126 @@ def jacobian_parts(ctx, robot, j=None, i=0, tool=None):
 
 @keyword_options()
 def jacobian_algorithm(ctx, robot, *, j=None, i=0, tool=None):
-    """iJ_j (or iJ_E) as a 6 x NJ nested list of the context's scalars (elements ``J{r}{c}``).
+    """iJ_j (or iJ_E) as a nested list of the context's scalars (elements ``J{r}{c}``).
 
-    Rows: linear velocity of O_j (O_E) then angular velocity, both in frame i;
-    columns: joints 1..NJ (zero for joints not on the chain of j).
+    Rows: linear velocity of O_j (O_E) then angular velocity, both in frame i (a frame, or
+    ``"world"``); columns: joints 1..NJ (zero for joints not on the chain of j), after the six
+    of the base's twist (V0, W0 in frame 0) for a mobile or floating base::
+
+        [V_E; w_j] = [[I, -hat(0P_E)], [0, I]] [V0; W0] + 0J_E qd_joints      (in frame 0)
+
+    (the velocity of O_E gets W0 x 0P_E from the base's rotation), turned into frame i.
     """
-    columns, *_ = jacobian_parts(ctx, robot, j, i, tool)
+    moving, world = moving_base(robot), is_world(robot, i)
+    if not (moving or world):
+        columns, *_ = jacobian_parts(ctx, robot, j, i, tool)
+        return _rows(ctx, robot, columns, "J")
+    columns, _, P, _, _ = jacobian_parts(ctx, robot, j, 0, tool)
+    rows = _rows(ctx, robot, columns, None)
+    if moving:
+        p = P[0]
+        hat = [[0, -p[2], p[1]], [p[2], 0, -p[0]], [-p[1], p[0], 0]]
+        head = [[1 if r == c else 0 for c in range(3)] + [-hat[r][c] for c in range(3)]
+                for r in range(3)]
+        head += [[0, 0, 0] + [1 if r == c else 0 for c in range(3)] for r in range(3)]
+        rows = [head[r] + rows[r] for r in range(6)]
+    if world:        # wR0: the base's rotation, or Z's
+        R = BaseState.of(ctx).rotation(ctx) if moving else \
+            [row[:3] for row in htm_from_matrix(robot.Z, ctx)]
+    elif robot.frame_number(i) != 0:
+        U = dgm_algorithm(ctx, robot, j=robot.frame_number(i))
+        R = [[U[0][r], U[1][r], U[2][r]] for r in range(3)]          # iR0 = (0Ri)^T
+    else:
+        R = None
+    if R is not None:
+        cols = range(len(rows[0]))
+        rows = [[dot(R[r], [rows[3 * b + k][c] for k in range(3)]) for c in cols]
+                for b in range(2) for r in range(3)]
+    return [[ctx.var(x, f"J{r + 1}{c + 1}") for c, x in enumerate(row)]
+            for r, row in enumerate(rows)]
+
+
+def _rows(ctx, robot, columns, name):
+    """6 x NJ rows of the columns ``{joint k: 6 scalars}`` (zero off the chain), each element
+    named ``{name}{r}{k}`` (unnamed: None)."""
     nj = robot.n_joints
     rows = [[0] * nj for _ in range(6)]
     for k, col in columns.items():
         if k > nj:
             continue
         for r in range(6):
-            rows[r][k - 1] = ctx.var(col[r], f"J{r + 1}{k}")
+            rows[r][k - 1] = col[r] if name is None else ctx.var(col[r], f"{name}{r + 1}{k}")
     return rows
 
 
-def _joint_columns(robot) -> list[int]:
-    """Columns of a 6 x NJ frame-indexed matrix that hold joint variables (fixed ones dropped)."""
-    return [j - 1 for j in robot.joints]
+def joint_columns(robot, rows, head=0):
+    """The plain API's columns of ``rows`` (nested lists of context scalars: ``head`` columns,
+    then one per frame 1..NJ): the ``head`` ones, then one per joint variable
+    (``robot.joints``), a dependent (mimic) joint's column added to its leader's, m times
+    (J E, E = d q_frames / d q)."""
+    followers = {}
+    for k, (a, m, _) in robot.mimic.items():
+        if k <= robot.n_joints:
+            followers.setdefault(a, []).append((k, m))
+    out = []
+    for row in rows:
+        new = list(row[:head])
+        for j in robot.joints:
+            new.append(add(row[head + j - 1], *[mul(m, row[head + k - 1])
+                                                 for k, m in followers.get(j, ())]))
+        out.append(new)
+    return out
 
 
 _JACOBIAN_KEY, _JACOBIAN_OPTS = ("jacobian", None, 0, None), (None, 0, None)
 
 
 @keyword_options(j=None, i=0, tool=None)
-def jacobian(robot, q, *legacy, **options) -> np.ndarray:
-    """Numeric iJ_j at ``q`` of shape (..., n_q): array (..., 6, n_q).
+def jacobian(robot, q, **options) -> np.ndarray:
+    """Numeric iJ_j at the configuration ``q`` (:func:`~robmod.geometry.dgm`'s): array
+    (..., 6, n_v).
 
-    One column per joint variable (``robot.joints`` order); fixed frames take none.  ``j``
-    the end frame (default the last link), ``i`` the frame of the velocities, ``tool`` a tool
-    frame E on j (as :func:`~robmod.geometry.dgm`).
+    One column per joint variable (``robot.joints`` order; fixed frames take none, a mimic
+    joint's adds to its leader's), after the six of the base's twist for a mobile or floating
+    base (n_v = 6 + n_q: the velocity qd = [V0, W0, joint rates]).  ``j`` the end frame
+    (default the last link), ``i`` the frame of the velocities (default 0; ``"world"``),
+    ``tool`` a tool frame E on j (as :func:`~robmod.geometry.dgm`).
     """
-    if not (legacy or options):
+    if not options:
         return fastpath.evaluate(robot, _JACOBIAN_KEY, _JACOBIAN_SPEC, _JACOBIAN_OPTS, q)
-    o = checked_options(jacobian, options, legacy)
+    o = checked_options(jacobian, options)
     j, i, tool = o["j"], o["i"], o["tool"]
     key = ("jacobian", j, i, None if tool is None else repr(tool))
     return fastpath.evaluate(robot, key, _JACOBIAN_SPEC, (j, i, tool), q)
 
 
+def _head(robot):
+    return 6 if moving_base(robot) else 0
+
+
 def _jacobian_numpy(robot, opts, q):
     j, i, tool = opts
     require_numeric(robot, "the Jacobian", scope="geometry")
-    q = joint_array(robot, "q", q)
+    (q,) = robot_arrays(robot, q=q)
     ctx = NumericContext(robot, q=q)
-    J = stack(jacobian_algorithm(ctx, robot, j=j, i=i, tool=tool), q.shape[:-1])
-    out = J[..., _joint_columns(robot)]
-    for k, (a, m, _) in robot.mimic.items():      # a dependent joint: J_a + m J_k
-        if k - 1 < J.shape[-1]:
-            out[..., robot.joint_index[a]] += m * J[..., k - 1]
-    return out
+    rows = joint_columns(robot, jacobian_algorithm(ctx, robot, j=j, i=i, tool=tool),
+                         _head(robot))
+    return stack(rows, q.shape[:-1])
 
 
 def _fast_jacobian_model(robot, opts):
-    """The customized iJ_j with the plain function's 6 x n_q output (for the fast path)."""
+    """The customized iJ_j with the plain function's 6 x n_v output (for the fast path)."""
     j, i, tool = opts
-    if robot.mimic:
-        return None           # the NumPy path adds the mimic joints' columns
-    cols = _joint_columns(robot)
 
     def algorithm(ctx):
         rows = jacobian_algorithm(ctx, robot, j=j, i=i, tool=tool)
-        return [Output.matrix("J", [[r[c] for c in cols] for r in rows])]
+        return [Output.matrix("J", joint_columns(robot, rows, _head(robot)))]
 
     return customize(f"{robot.name}_jacobian_fast", algorithm, robot,
-                     inputs={"q": tuple(robot.frame(k).q for k in robot.joints)})
+                     inputs=robot_inputs(robot, ("q",)))
 
 
-_JACOBIAN_SPEC = fastpath.Spec(_fast_jacobian_model, lambda robot, q: [joint_array(robot, "q", q)],
+_JACOBIAN_SPEC = fastpath.Spec(_fast_jacobian_model, lambda robot, q: robot_arrays(robot, q=q),
                                _jacobian_numpy)
 
 
@@ -212,33 +266,29 @@ def pose_and_jacobian(robot, q, *, j=None, tool=None):
         RE = [row[:3] for row in htm_from_matrix(tool.T, ctx)]
         R = [[dot(R[r], [RE[0][c], RE[1][c], RE[2][c]]) for c in range(3)] for r in range(3)]
     T = [R[r] + [P[0][r]] for r in range(3)] + [[0, 0, 0, 1]]
-    nj = robot.n_joints
-    rows = [[0] * nj for _ in range(6)]
-    for k, col in columns.items():
-        if k <= nj:
-            for r in range(6):
-                rows[r][k - 1] = col[r]
-    return stack(T, batch), stack(rows, batch)[..., _joint_columns(robot)]
+    rows = joint_columns(robot, _rows(ctx, robot, columns, None))
+    return stack(T, batch), stack(rows, batch)
 
 
 @keyword_options(j=None, i=0, tool=None)
-def jacobian_model(robot, *legacy, **options):
+def jacobian_model(robot, **options):
     """Customized symbolic iJ_j: a :class:`~robmod.symbolic.model.CustomModel` (output 6 x NJ);
     the frames as :func:`jacobian`."""
-    o = checked_options(jacobian_model, options, legacy)
+    o = checked_options(jacobian_model, options)
     robot_argument(robot)
     j, i, tool = o["j"], o["i"], o["tool"]
     tool_obj, jj = resolve_frame(robot, j, tool)
     end = "E" if tool_obj is not None else str(jj)
-    q = tuple(robot.frame(k).q for k in robot.joints)
+    start = "W" if is_world(robot, i) else i
 
     def algorithm(ctx):
         rows = jacobian_algorithm(ctx, robot, j=jj, i=i, tool=tool_obj)
-        return [Output.matrix(f"{i}J{end}", rows,
+        return [Output.matrix(f"{start}J{end}", rows,
                               [f"J{r + 1}{c + 1}" for r in range(6) for c in range(len(rows[0]))])]
 
-    return customize(f"{robot.name}_jacobian", algorithm, robot, inputs={"q": q},
-                     title=f"Kinematic Jacobian {i}J{end} of {robot.name}")
+    return customize(f"{robot.name}_jacobian", algorithm, robot,
+                     inputs=robot_inputs(robot, ("q",)),
+                     title=f"Kinematic Jacobian {start}J{end} of {robot.name}")
 
 
 __all__ = ["jacobian", "jacobian_model", "jacobian_algorithm", "pose_and_jacobian"]

@@ -13,7 +13,6 @@ below the trajectory package).
 """
 from __future__ import annotations
 
-import warnings
 from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
@@ -27,13 +26,6 @@ class Sample(NamedTuple):
     qd: np.ndarray
     qdd: np.ndarray
     qddd: np.ndarray | None = None
-
-    @property
-    def jerk(self) -> np.ndarray | None:
-        """Deprecated name of :attr:`qddd`."""
-        warnings.warn("Sample.jerk is deprecated and will be removed in the next release: use "
-                      "Sample.qddd", DeprecationWarning, stacklevel=2)
-        return self.qddd
 
 
 @runtime_checkable

@@ -14,11 +14,16 @@ DV, U; numeric: batched arrays).  For frame j with antecedent a = a(j), in frame
     VP_j  = jR_a VSP_j + sigma_j (qdd_j a_j + 2 WI_j x qd_j a_j)         (7.54)
 
 with W_0, WP_0, VP_0 the base motion and gravity taken as an acceleration of the base,
-VP_0 - 0g ((7.47)).  ``robot.gravity`` is the world's gravity g; the recursion takes it in
-frame 0, 0g = 0R_f g (:func:`gravity_in_frame0`: Z = fT0 places frame 0 in the world; a
-floating base's orientation is its configuration's) -- the one place where gravity enters the
-models.  The velocity of the origin O_j, for the kinetic energy ((7.18); Gautier &
-Khalil (1990) (10)), on demand::
+VP_0 - 0g ((7.47)): a fixed base's constants (the robot's W0, WP0, VP0), or a mobile or
+floating base's state (:func:`base_start`, docs/floating.md)::
+
+    W_0 = W0,  WP_0 = WP0,  VP_0 = VD0 + W0 x V0 - 0g
+
+``robot.gravity`` is the world's gravity g; the recursion takes it in frame 0, 0g = 0R_f g
+(:func:`gravity_in_frame0`: Z = fT0 places frame 0 in the world; a mobile or floating base's
+orientation is its configuration's) -- the one place where gravity enters the models.  The
+velocity of the origin O_j, for the kinetic energy ((7.18); Gautier & Khalil (1990) (10)), on
+demand::
 
     VI_j  = jR_a (V_a + W_a x aP_j),   V_j = VI_j + sigma_j qd_j a_j      (7.18)
 
@@ -102,25 +107,26 @@ def gravity_in_frame0(ctx, robot, rotation=None):
     p = ctx.param
     g = [p(x) for x in robot.gravity]
     R = rotation if rotation is not None else \
-        [[p(robot.base[r, c]) for c in range(3)] for r in range(3)]
+        [[p(robot.Z[r, c]) for c in range(3)] for r in range(3)]
     return [ctx.var(x, f"G0{r + 1}") for r, x in enumerate(rot_t(R, g))]
 
 
 @keyword_options()
 def forward(ctx, robot, frames=None, *, velocity=True, acceleration=True, base_motion=True,
             gravity=True, linear=True, angular_acceleration=True, linear_velocity=False,
-            moving=None, names=("WI", "W", "WP"), state=None, base=None) -> LinkKinematics:
+            moving=None, names=("WI", "W", "WP"), state=None, start=None) -> LinkKinematics:
     """Run (7.51)-(7.57) over ``frames`` (default: the links of the tree, 1..NL, in order).
 
     ``velocity`` / ``acceleration``: False sets every qd / qdd to 0; ``base_motion``: W0, WP0,
-    VP0 of the base (else 0); ``gravity``: VP_0 -= 0g (:func:`gravity_in_frame0`); ``linear``: compute VSP, VP;
+    VP0 of the base (else 0); ``gravity``: VP_0 -= 0g (:func:`gravity_in_frame0`);
+    ``linear``: compute VSP, VP;
     ``angular_acceleration``: compute WP; ``linear_velocity``: compute VI, V (the velocity of
     the frames' origins, (7.18)); ``moving(frame)``: whether a frame's joint moves
     (default: sigma != 2); ``names``: the names of WI, W3 and WP (models that join two
     recursions in one customized model give one of them other names); ``state``: a
     :class:`LinkKinematics` of an earlier call (same options) to continue on further
     ``frames`` (their antecedents computed already): a model that meets the links on demand
-    runs the recursion once; ``base``: (W_0, WP_0, VP_0 - g[, V_0]) of a floating or mobile
+    runs the recursion once; ``start``: (W_0, WP_0, VP_0 - g[, V_0]) of a floating or mobile
     base given as inputs (context scalars, in frame 0), instead of the robot's W0, WP0, VP0,
     gravity (and V0, needed with ``linear_velocity``).
     """
@@ -129,13 +135,13 @@ def forward(ctx, robot, frames=None, *, velocity=True, acceleration=True, base_m
         return _run(ctx, robot, frames, state, velocity, acceleration, linear,
                     angular_acceleration, linear_velocity, moving, names)
     k = LinkKinematics(ctx)
-    if base is not None:
-        k.W[0], k.WP[0], k.VP[0] = (list(v) for v in base[:3])
+    if start is not None:
+        k.W[0], k.WP[0], k.VP[0] = (list(v) for v in start[:3])
         if linear_velocity:
-            if len(base) < 4:
-                raise RobmodError("forward: linear_velocity needs the base's V_0 (base = (W_0, "
+            if len(start) < 4:
+                raise RobmodError("forward: linear_velocity needs the base's V_0 (start = (W_0, "
                                   "WP_0, VP_0 - g, V_0))")
-            k.V[0] = list(base[3])
+            k.V[0] = list(start[3])
     else:
         k.W[0] = [p(x) for x in robot.W0] if base_motion else list(_ZERO3)
         k.WP[0] = [p(x) for x in robot.WP0] if base_motion else list(_ZERO3)
@@ -186,6 +192,28 @@ def _run(ctx, robot, frames, k, velocity, acceleration, linear, angular_accelera
                       add(vp[2], qdd)]
             k.VP[j] = named(ctx, vp, "VP", j)
     return k
+
+
+def _base_gravity(ctx, robot, base, gravity=True):
+    """0R_w g: the world's gravity (``robot.gravity``) in frame 0, frame 0 turned by the base's
+    orientation (zero without gravity)."""
+    if not gravity:
+        return [0, 0, 0]
+    return gravity_in_frame0(ctx, robot, base.rotation(ctx))
+
+
+def base_start(ctx, robot, base, *, gravity=True, velocity=True, acceleration=True):
+    """(W_0, WP_0, VP_0 - g): the start of the forward recursion from the base's state
+    ``base`` (a :class:`~robmod.geometry.floating.BaseState`), in frame 0 (``velocity``: its
+    twist, else 0; ``acceleration``: its acceleration, else 0)."""
+    zero = [0, 0, 0]
+    W0 = base.W if velocity else zero
+    wxv = [ctx.var(x, f"WV0{r + 1}") for r, x in enumerate(cross(W0, base.V))] \
+        if velocity else zero
+    acc = base.acceleration if acceleration else [0] * 6
+    g0 = _base_gravity(ctx, robot, base, gravity)
+    vp = [ctx.var(add(acc[r], wxv[r], -g0[r]), f"VP{r + 1}0") for r in range(3)]
+    return W0, acc[3:], vp
 
 
 __all__ = ["forward", "LinkKinematics", "u_matrix"]

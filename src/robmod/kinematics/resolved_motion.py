@@ -29,8 +29,6 @@ from typing import Callable
 import numpy as np
 
 from ..description.arguments import joint_array, keyword_options
-from ..deprecation import renamed
-from ..description.library import planar3r as _planar3r
 from ..errors import RobmodError
 from ..spatial.pose_errors import rotation_error
 from .ikm import PseudoInverse
@@ -131,7 +129,6 @@ def resolved_rate(robot, q0, path: Callable, t, solver=None, *, j=None, tool=Non
     return ResolvedRateResult(t, Q, QD, E, rows)
 
 
-planar3r = renamed(_planar3r, "planar3r", "robmod.description.planar3r", module=__name__)
 
 
 __all__ = ["resolved_rate", "ResolvedRateResult"]

@@ -52,18 +52,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..deprecation import renamed
-from ..description.arguments import (checked_options, finite_output, joint_arrays,
-                                     keyword_options, require_numeric, robot_argument)
-from ..description.robot import (FIXED, REVOLUTE, joint_acceleration, joint_variable,
-                                 joint_velocity)
-from ..errors import RobmodError
+from ..description.arguments import (checked_options, finite_output, keyword_options,
+                                     require_numeric, robot_argument, robot_arrays)
+from ..description.base import is_world, moving_base
+from ..description.robot import FIXED, REVOLUTE
+from ..errors import ArgumentError
 from ..geometry.direct import common_ancestor, chain_path, frame_matrix, resolve_tool
+from ..geometry.floating import BaseState, robot_inputs
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, cross, dot, htm_from_matrix, mul, stack
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
-from .recursion import forward, named, rot, rot_t
+from .recursion import base_start, forward, named, rot, rot_t
 
 _ZERO3 = [0, 0, 0]
 
@@ -71,19 +71,25 @@ _ZERO3 = [0, 0, 0]
 def _resolve(robot, j, i, tool):
     tool, j = resolve_tool(robot, j, tool)
     if not 1 <= j <= robot.n_frames:
-        raise RobmodError(f"robot {robot.name!r} has no frame {j}")
-    if not 0 <= i <= robot.n_frames:
-        raise RobmodError(f"robot {robot.name!r} has no frame {i}")
+        raise ArgumentError(f"robot {robot.name!r} has no frame {j}")
+    if not is_world(robot, i):
+        robot.frame_number(i)
     return tool, j
 
 
 def _second_order(ctx, robot, j, i, tool, qdd):
-    """``[VP; WP]`` of frame j (or tool E) relative to frame 0, expressed in frame i ([5.47]).
+    """``[VP; WP]`` of frame j (or tool E) relative to frame 0 (to the world for a mobile or
+    floating base, its motion the recursion's start), expressed in frame i ([5.47]).
 
     With ``qdd=False`` the joint accelerations are zero and the result is ``Jdot qd``;
     with ``qdd=True`` it is ``J qdd + Jdot qd`` ([5.46]).  Returns 6 context scalars.
     """
     tool, j = _resolve(robot, j, i, tool)
+    world = is_world(robot, i)
+    i = 0 if world else robot.frame_number(i)
+    base = BaseState.of(ctx) if moving_base(robot) else None
+    start = None if base is None else base_start(ctx, robot, base, gravity=False,
+                                                 acceleration=qdd)
     chain = robot.chain(j)
     nj = robot.n_joints
     c = common_ancestor(robot, i, j)
@@ -91,7 +97,7 @@ def _second_order(ctx, robot, j, i, tool, qdd):
     shortcut = tool is None and c != j
     frames = [robot.frame(k) for k in (chain[:-1] if shortcut else chain)]
     kin = forward(ctx, robot, frames, acceleration=qdd, base_motion=False, gravity=False,
-                  moving=lambda f: f.sigma != FIXED and f.j <= nj)
+                  moving=lambda f: f.sigma != FIXED and f.j <= nj, start=start)
     R, W, WP, VP = kin.R, kin.W, kin.WP, kin.VP
     if shortcut:
         f = robot.frame(j)
@@ -130,6 +136,10 @@ def _second_order(ctx, robot, j, i, tool, qdd):
         Rk = R[k] if k in R else [row[:3] for row in frame_matrix(ctx, robot, k)]
         vp = named(ctx, rot_t(Rk, vp), "VPF", k)
         wp = named(ctx, rot_t(Rk, wp), "WPF", k)
+    if world:       # wR0: the base's rotation, or Z's
+        R0 = base.rotation(ctx) if base is not None else \
+            [row[:3] for row in htm_from_matrix(robot.Z, ctx)]
+        vp, wp = named(ctx, rot(R0, vp), "VPF", "W"), named(ctx, rot(R0, wp), "WPF", "W")
     return list(vp) + list(wp)
 
 
@@ -153,7 +163,7 @@ def jdot_qdot_algorithm(ctx, robot, *, j=None, i=0, tool=None):
 
 def _arrays(robot, *arrays):
     require_numeric(robot, "the second-order kinematics", scope="geometry")
-    arrays = joint_arrays(robot, **dict(zip(("q", "qd", "qdd"), arrays)))
+    arrays = robot_arrays(robot, **dict(zip(("q", "qd", "qdd"), arrays)))
     return arrays, arrays[0].shape[:-1]
 
 
@@ -161,13 +171,13 @@ _JDOT_KEY, _JDOT_OPTS = ("jdot_qdot", None, 0, None), (None, 0, None)
 
 
 @keyword_options(j=None, i=0, tool=None)
-def jdot_qdot(robot, q, qd, *legacy, **options) -> np.ndarray:
-    """Numeric ``Jdot qd`` (..., 6) at q, qd of shape (..., NJ) (broadcast together); the
-    robot's compiled :func:`jdot_qdot_model` when the fast path has it.  The frames as
-    :func:`~robmod.kinematics.jacobian`."""
-    if not (legacy or options):
+def jdot_qdot(robot, q, qd, **options) -> np.ndarray:
+    """Numeric ``Jdot qd`` (..., 6) at the robot's q, qd (broadcast together; a mobile or
+    floating base's twist in qd); the robot's compiled :func:`jdot_qdot_model` when the fast
+    path has it.  The frames as :func:`~robmod.kinematics.jacobian`."""
+    if not options:
         return fastpath.evaluate(robot, _JDOT_KEY, _JDOT_SPEC, _JDOT_OPTS, q, qd)
-    o = checked_options(jdot_qdot, options, legacy)
+    o = checked_options(jdot_qdot, options)
     j, i, tool = o["j"], o["i"], o["tool"]
     key = ("jdot_qdot", j, i, None if tool is None else repr(tool))
     return fastpath.evaluate(robot, key, _JDOT_SPEC, (j, i, tool), q, qd)
@@ -181,19 +191,15 @@ def _jdot_qdot_numpy(robot, opts, q, qd):
     return finite_output("jdot_qdot", out, q=q, qd=qd)
 
 
-def _fast_jdot_qdot_model(robot, opts):
-    return None if robot.mimic else _model(robot, *opts, False)
-
-
-_JDOT_SPEC = fastpath.Spec(_fast_jdot_qdot_model,
-                           lambda robot, q, qd: joint_arrays(robot, q=q, qd=qd), _jdot_qdot_numpy)
+_JDOT_SPEC = fastpath.Spec(lambda robot, opts: _model(robot, *opts, False),
+                           lambda robot, q, qd: robot_arrays(robot, q=q, qd=qd), _jdot_qdot_numpy)
 
 
 @keyword_options(j=None, i=0, tool=None)
-def acceleration(robot, q, qd, qdd, *legacy, **options) -> np.ndarray:
-    """Numeric ``J qdd + Jdot qd`` (..., 6): classical linear and angular accelerations
-    ([5.46]); the frames as :func:`~robmod.kinematics.jacobian`."""
-    o = checked_options(acceleration, options, legacy)
+def acceleration(robot, q, qd, qdd, **options) -> np.ndarray:
+    """Numeric ``J qdd + Jdot qd`` (..., 6) at the robot's q, qd, qdd: classical linear and
+    angular accelerations ([5.46]); the frames as :func:`~robmod.kinematics.jacobian`."""
+    o = checked_options(acceleration, options)
     (q, qd, qdd), batch = _arrays(robot, q, qd, qdd)
     ctx = NumericContext(robot, q=q, qd=qd, qdd=qdd)
     out = stack([_second_order(ctx, robot, o["j"], o["i"], o["tool"], True)],
@@ -202,13 +208,13 @@ def acceleration(robot, q, qd, qdd, *legacy, **options) -> np.ndarray:
 
 
 @keyword_options(j=None, i=0, tool=None)
-def jdot_qdot_model(robot, *legacy, **options):
+def jdot_qdot_model(robot, **options):
     """Customized symbolic ``iJdot_j qd``: a :class:`~robmod.symbolic.model.CustomModel`.
 
     Inputs: ``q`` and ``qd`` (``QPk``); output ``JPQP`` with elements ``JPQP1..JPQP6``; the
     frames as :func:`~robmod.kinematics.jacobian`.
     """
-    o = checked_options(jdot_qdot_model, options, legacy)
+    o = checked_options(jdot_qdot_model, options)
     robot_argument(robot)
     return _model(robot, o["j"], o["i"], o["tool"], False)
 
@@ -223,32 +229,20 @@ def acceleration_model(robot, *, j=None, i=0, tool=None):
 def _model(robot, j, i, tool, qdd):
     tool_obj, jj = _resolve(robot, j, i, tool)
     end = "E" if tool_obj is not None else str(jj)
-    joints = robot.joints
     out = "ACC" if qdd else "JPQP"
 
     def algorithm(ctx):
         vals = _second_order(ctx, robot, jj, i, tool_obj, qdd)
         return [Output.vector(out, vals, [f"{out}{r + 1}" for r in range(6)])]
 
-    inputs = {"q": tuple(joint_variable(k) for k in joints),
-              "qd": tuple(joint_velocity(k) for k in joints)}
+    inputs = robot_inputs(robot, ("q", "qd", "qdd") if qdd else ("q", "qd"))
     if qdd:
-        inputs["qdd"] = tuple(joint_acceleration(k) for k in joints)
         title = f"Acceleration {i}J{end} qdd + {i}Jdot{end} qd of {robot.name} ([5.46])"
     else:
         title = f"Second-order term {i}Jdot{end} qd of {robot.name} ([5.47], qdd = 0)"
     return customize(f"{robot.name}_{'acceleration' if qdd else 'jdot_qdot'}", algorithm, robot,
                      inputs=inputs, title=title)
 
-
-def _second_order_algorithm(ctx, robot, j=None, i=0, tool=None, qdd=False):
-    return _second_order(ctx, robot, j, i, tool, qdd)
-
-
-second_order_algorithm = renamed(
-    _second_order_algorithm, "second_order_algorithm",
-    "acceleration_algorithm(ctx, robot, j=..., i=..., tool=...) (qdd=True) or "
-    "jdot_qdot_algorithm (qdd=False)")
 
 __all__ = ["jdot_qdot", "jdot_qdot_model", "jdot_qdot_algorithm", "acceleration",
            "acceleration_model", "acceleration_algorithm"]

@@ -60,7 +60,7 @@ from typing import Callable
 import numpy as np
 
 from ..description.arguments import joint_array, keyword_options
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from ..spatial.pose_errors import rotation_error
 from .ikm import pinv
 from .jacobians import pose_and_jacobian
@@ -296,7 +296,7 @@ def virtual_joint(kind: str, **geometry) -> VirtualJoint:
     built from the geometry keywords of its factory."""
     key = _ALIASES.get(kind, kind) if isinstance(kind, str) else None
     if key not in _FACTORIES:
-        raise RobmodError(f"unknown virtual joint {kind!r}; one of {', '.join(_FACTORIES)}")
+        raise ArgumentError(f"unknown virtual joint {kind!r}; one of {', '.join(_FACTORIES)}")
     try:
         return _FACTORIES[key](**geometry)
     except TypeError as e:

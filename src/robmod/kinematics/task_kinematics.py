@@ -69,7 +69,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.arguments import joint_array, keyword_options
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from ..spatial.orientation import matrix_to_euler_zxz, matrix_to_quaternion, matrix_to_rpy
 from ..spatial.rotations import rotation_part
 from ..symbolic.algebra import add, dot, htm_from_matrix, mul, stack
@@ -89,7 +89,7 @@ def _representation_name(representation: str) -> str:
     key = str(representation).lower()
     key = _ALIASES.get(key, key)
     if key not in _ROWS:
-        raise RobmodError(f"unknown orientation representation {representation!r}; "
+        raise ArgumentError(f"unknown orientation representation {representation!r}; "
                           f"use one of {', '.join(_ROWS)}")
     return key
 

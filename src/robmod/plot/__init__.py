@@ -22,13 +22,10 @@ drawn is computed by the model layers; the ``plot()`` methods of their results d
   cross-validation that chose the identification filter's cut-off.
 """
 from .identification import cutoff_plot, identification_plot, parameters_plot
-from .robot import robot_plot, draw_robot, manipulability_ellipsoid
+from .robot import robot_plot
 from .simulation import simulation_plot
 from .trajectory import trajectory_plot
-from .workspace import manipulability_plot, workspace_plot, manipulability_index
-
-# deprecated names (robmod.deprecation.ALIASES), listed in no public API: draw_robot,
-# manipulability_ellipsoid, manipulability_index
+from .workspace import manipulability_plot, workspace_plot
 
 __all__ = [
     # identification

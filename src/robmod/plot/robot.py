@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..deprecation import deprecated, renamed
-from ..description.arguments import joint_array, keyword_options
+from ..description.arguments import configuration, keyword_options
 from ..dynamics.operational import manipulability_ellipsoid as _ellipsoid
 from ..geometry.direct import dgm, frame_origins
+from ..geometry.floating import neutral
 from ..kinematics.ellipsoids import ellipsoid_kinds, end_frame
 from .canvas import finish, panels
 
@@ -80,14 +80,15 @@ def _draw_links(ax, robot, poses, length, labels):
 @keyword_options()
 def robot_plot(robot, q=None, path=None, *, ax=None, ellipsoid=None, ellipsoid_scale=None,
                j=None, tool=None, axis_length=None, labels=True):
-    """The robot at ``q`` (default zeros): links, joint axes, frame labels, tools, with the
+    """The robot at its configuration ``q`` (default zeros; a mobile or floating robot's, the
+    base's pose first, drawn in frame 0): links, joint axes, frame labels, tools, with the
     ``ellipsoid`` asked for — "velocity" (or True), "force", "dynamic", a list of them, or
     ``{label: Ellipsoid}`` — at the origin of frame ``j`` / ``tool`` (default: the first tool
     on the last link, else the last link).  ``axis_length``: of the drawn z_j (default 1/6 of
     the robot's size); each ellipsoid's largest semi-axis is drawn at ``axis_length`` unless
     ``ellipsoid_scale`` (drawing units per unit) is given.  Returns the figure (``path``:
     written; ``ax``: a 3D Axes to draw on)."""
-    q = np.zeros(robot.n_q) if q is None else joint_array(robot, "q", q, allow_batch=False)
+    q = neutral(robot) if q is None else configuration(robot, q)
     kinds = ellipsoid_kinds(ellipsoid)
     chosen = [(k, _ellipsoid(robot, q, kind=k, j=j, tool=tool))
               if isinstance(k, str) else k for k in kinds]
@@ -112,20 +113,13 @@ def robot_plot(robot, q=None, path=None, *, ax=None, ellipsoid=None, ellipsoid_s
     ax.set_xlabel("x0")
     ax.set_ylabel("y0")
     ax.set_zlabel("z0")
-    ax.set_title(f"{robot.name} at q = {np.round(q, 3).tolist()}", fontsize=9)
+    joints = q[len(q) - robot.n_q:]
+    ax.set_title(f"{robot.name} at q = {np.round(joints, 3).tolist()}", fontsize=9)
     legend = ax.legend(loc="upper left", fontsize="small")
     for handle in getattr(legend, "legend_handles", ()):   # the wireframes' lines are thin
         if hasattr(handle, "set_linewidth"):
             handle.set_linewidth(max(float(np.max(handle.get_linewidth())), 1.5))
     return finish(fig, path, layout=False)
-
-
-draw_robot = renamed(robot_plot, "draw_robot")
-
-
-@deprecated(__name__, "robmod.dynamics.manipulability_ellipsoid(robot, q, kind=...)")
-def manipulability_ellipsoid(robot, q, kind="velocity", *, j=None, tool=None):
-    return _ellipsoid(robot, q, kind=kind, j=j, tool=tool)
 
 
 __all__ = ["robot_plot"]

@@ -1,7 +1,7 @@
-"""A simulated run (:class:`robmod.dynamics.SimulationResult`, of :func:`robmod.dynamics.simulate`,
-:func:`~robmod.dynamics.closed_loop_simulate` or :func:`robmod.control.simulate`): the joint
-positions against the desired ones and the tracking errors when the run followed a desired
-motion (else the velocities), and the torques against their limits."""
+"""A simulated run (:class:`robmod.dynamics.SimulationResult` of :func:`robmod.control.simulate`):
+the joint positions against the desired ones and the tracking errors when the run followed a
+desired motion (else the velocities), and the torques against their limits (a floating
+robot's joints: its base's pose and twist are not drawn)."""
 from __future__ import annotations
 
 import numpy as np
@@ -19,7 +19,8 @@ def simulation_plot(result, path=None, *, ax=None, joints=None):
     if not all(hasattr(result, k) for k in ("t", "q", "qd", "tau")):
         raise ArgumentError(f"simulation_plot takes a SimulationResult, got "
                             f"{type(result).__name__}")
-    q = np.asarray(result.q)
+    q = np.asarray(getattr(result, "joint_q", result.q))
+    qd = np.asarray(getattr(result, "joint_qd", result.qd))
     if q.ndim != 2:
         raise RobmodError("simulation_plot draws one run: index the batch first")
     n = q.shape[1]
@@ -40,7 +41,7 @@ def simulation_plot(result, path=None, *, ax=None, joints=None):
             axes[0].plot(result.t, q_des[:, j], "--", color=color)
             axes[1].plot(result.t, q_des[:, j] - q[:, j], color=color)
         else:
-            axes[1].plot(result.t, result.qd[:, j], color=color)
+            axes[1].plot(result.t, qd[:, j], color=color)
         if tau is not None and j < tau.shape[-1]:
             axes[2].plot(result.t, tau[:, j], color=color)
             if limit is not None:

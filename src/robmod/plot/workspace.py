@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..deprecation import deprecated
 from ..description.arguments import keyword_options
-from ..kinematics.workspace import manipulability_index as _index
 from ..kinematics.workspace import manipulability_map, plane_axes, workspace_slice
 from .canvas import finish, panels
 
@@ -110,11 +108,6 @@ def _map_slices(m, path, pa, pb, pn, ax):
         a.set_ylabel(f"{'xyz'[pb]}0")
         a.set_title(title, fontsize=9)
     return finish(fig, path, layout=ax is None)
-
-
-@deprecated(__name__, "robmod.kinematics.manipulability_index(J, index=...)")
-def manipulability_index(J, index="manipulability"):
-    return _index(J, index=index)
 
 
 __all__ = ["manipulability_plot", "workspace_plot"]

@@ -38,7 +38,7 @@ import numpy as np
 
 from ..arguments import broadcast, keyword_options, number_array, vector_array
 from ..errors import ArgumentError
-from .rotations import (SINGULAR_TOL, AngleAxis, matrix_of, angle_axis, rot_axis,
+from .rotations import (SINGULAR_TOL, AngleAxis, cross, matrix_of, angle_axis, rot_axis,
                         rotation_part)
 
 
@@ -280,11 +280,15 @@ def matrix_to_quaternion(R) -> np.ndarray:
 
 def quaternion_multiply(Q1, Q2) -> np.ndarray:
     """Hamilton product ``Q1 * Q2`` (scalar first): the quaternion of R(Q1) R(Q2)."""
-    a, b = broadcast(vector_array(Q1, 4, "Q1"), vector_array(Q2, 4, "Q2"))
+    return quaternion_product(*broadcast(vector_array(Q1, 4, "Q1"), vector_array(Q2, 4, "Q2")))
+
+
+def quaternion_product(a, b) -> np.ndarray:
+    """:func:`quaternion_multiply` of float arrays (..., 4) that broadcast, unchecked."""
     a0, av = a[..., 0], a[..., 1:]
     b0, bv = b[..., 0], b[..., 1:]
     s = a0 * b0 - np.einsum("...i,...i->...", av, bv)
-    v = a0[..., None] * bv + b0[..., None] * av + np.cross(av, bv)
+    v = a0[..., None] * bv + b0[..., None] * av + cross(av, bv)
     return np.concatenate([s[..., None], v], axis=-1)
 
 

@@ -28,6 +28,14 @@ from ..errors import ArgumentError
 SINGULAR_TOL = 1e-13
 
 
+def cross(a, b) -> np.ndarray:
+    """a x b over the last axis of float arrays (..., 3), broadcast (what ``np.cross`` gives,
+    without its axis handling: several times faster on the small arrays of one state)."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
 def matrix_of(entries, rows: int, cols: int) -> np.ndarray:
     """Row-major list of rows*cols broadcastable scalars/arrays -> array (..., rows, cols)."""
     arrs = broadcast(*[number_array(e) for e in entries])

@@ -7,8 +7,9 @@ from .differentiation import derivative
 from .dual import Dual, DualContext
 from .export_casadi import to_casadi, casadi_operations
 from .export_jax import to_jax, jit_function, CPU_COMPILER_OPTIONS
+from .cache import clear
 from .export_torch import to_torch
-from .fastpath import set_backend, backend, clear
+from .fastpath import set_backend, backend
 from .model import CustomModel, Output, customize
 
 __all__ = [
@@ -23,8 +24,8 @@ __all__ = [
     # export_casadi, export_jax, export_torch
     "to_casadi", "casadi_operations", "to_jax", "jit_function", "CPU_COMPILER_OPTIONS",
     "to_torch",
-    # fastpath
-    "set_backend", "backend", "clear",
+    # cache, fastpath
+    "clear", "set_backend", "backend",
     # model
     "CustomModel", "Output", "customize",
 ]

@@ -139,6 +139,14 @@ class SymbolicContext:
             return m * fn(i) + (c if group == "q" else 0)
         return fn(j)
 
+    def base(self, group: str = "q") -> list:
+        """The base's entries of ``group`` of a mobile or floating robot (its position and
+        quaternion, twist, or the twist's derivative): the symbols ``PB1``.. ``QB3``,
+        ``V01``.. ``W03``, ``VD01``.. ``WP03``."""
+        from ..description.base import BASE_INPUTS
+
+        return [sp.Symbol(name) for name in BASE_INPUTS[group]]
+
     def param(self, expr):
         """A robot parameter, as this context's scalar."""
         return expr
@@ -182,8 +190,13 @@ class SymbolicContext:
         return out
 
 
+_NO_OFFSETS = {"q": 0, "qd": 0, "qdd": 0}
+
+
 class NumericContext:
-    """Runs an algorithm on NumPy arrays (batched over leading dimensions)."""
+    """Runs an algorithm on NumPy arrays (batched over leading dimensions): the robot's arrays
+    ``q``, ``qd``, ``qdd`` (a mobile or floating base's entries first, 7 in q, 6 in the
+    others: :meth:`base`)."""
 
     symbolic = False
 
@@ -191,6 +204,8 @@ class NumericContext:
     def __init__(self, robot=None, *, q=None, qd=None, qdd=None):
         self.robot = robot
         self.arrays = {"q": q, "qd": qd, "qdd": qdd}
+        moving = robot is not None and robot.base_kind != "fixed"
+        self.offsets = {"q": 7, "qd": 6, "qdd": 6} if moving else _NO_OFFSETS
 
     def var(self, expr, name: str):
         return expr
@@ -209,12 +224,21 @@ class NumericContext:
         if index is None:
             return arr[..., j - 1]
         k = index.get(j)
+        o = self.offsets[group]
         if k is None:
             if j in self.robot.mimic:      # a dependent joint: q_j = m q_i + c
                 i, m, c = self.robot.mimic[j]
-                return m * arr[..., index[i]] + (c if group == "q" else 0.0)
+                return m * arr[..., o + index[i]] + (c if group == "q" else 0.0)
             raise RobmodError(f"frame {j} is fixed (sigma = 2): it has no joint variable")
-        return arr[..., k]
+        return arr[..., o + k]
+
+    def base(self, group: str = "q") -> list:
+        """The base's entries of ``group`` (the first 7 of q, 6 of qd and qdd) of a mobile or
+        floating robot."""
+        arr = self.arrays[group]
+        if arr is None or not self.offsets[group]:
+            raise RobmodError(f"numeric evaluation needs the base's {group}")
+        return [arr[..., k] for k in range(self.offsets[group])]
 
     def param(self, expr):
         if isinstance(expr, sp.Basic):

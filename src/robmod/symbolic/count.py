@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ..errors import RobmodError
+from ..errors import ArgumentError
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def _strip_sign(e):
 def count_ops(expr) -> OpCount:
     """The multiplications, additions and function calls of a SymPy expression."""
     if not isinstance(expr, (sp.Basic, int, float)):
-        raise RobmodError(f"count_ops counts the operations of a SymPy expression, got "
+        raise ArgumentError(f"count_ops counts the operations of a SymPy expression, got "
                           f"{type(expr).__name__}")
     m, a, f = _count(sp.sympify(expr))  # safe: a SymPy expression or a number
     return OpCount(m, a, f)

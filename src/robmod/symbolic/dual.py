@@ -128,7 +128,9 @@ class DualContext:
     """A context whose joint variables carry tangents (see the module's docstring).
 
     ``ctx``: the context of the values and tangents; ``seeds``: ``{(j, group): {direction:
-    scalar}}`` (group ``"q"``, ``"qd"``, ``"qdd"``), the tangents of the joint variables;
+    scalar}}`` (group ``"q"``, ``"qd"``, ``"qdd"``), the tangents of the joint variables, and
+    ``{("base", group): [{direction: scalar}, ...]}`` those of the base's entries (one dict
+    per entry) of a mobile or floating robot;
     a dependent (mimic) joint without seeds of its own takes m times its leader's;
     ``name(name, direction)``: the name of a tangent variable (default ``D{name}_{w}``).
     In a symbolic base, an expression named twice gets one variable, and one named as the
@@ -142,7 +144,9 @@ class DualContext:
         if not all(hasattr(ctx, a) for a in ("var", "joint", "param", "symbolic")):
             raise ArgumentError(f"DualContext: ctx must be a context (SymbolicContext, "
                                 f"NumericContext), got {type(ctx).__name__}")
-        if not (isinstance(seeds, dict) and all(isinstance(t, dict) for t in seeds.values())):
+        if not (isinstance(seeds, dict) and all(
+                isinstance(t, dict) or k[0] == "base" and all(isinstance(x, dict) for x in t)
+                for k, t in seeds.items())):
             raise ArgumentError("DualContext: seeds must be a dict {(joint, group): {direction: "
                                 f"tangent}}, got {type(seeds).__name__}")
         if name is not None and not callable(name):
@@ -150,7 +154,7 @@ class DualContext:
                                 f"str, got {type(name).__name__}")
         if memo is not None and not isinstance(memo, dict):
             raise ArgumentError(f"DualContext: memo must be a dict, got {type(memo).__name__}")
-        self.base = ctx
+        self.inner = ctx
         self.seeds = seeds
         self.symbolic = ctx.symbolic
         self.robot = getattr(ctx, "robot", None)
@@ -167,7 +171,7 @@ class DualContext:
             minus = self.memo.get(_negated(key))
             if minus is not None:   # the rotation's derivative: d(Rz(q)^T v)/dq = v' x z
                 return -minus
-            sym = self.memo[key] = self.base.var(key, name)
+            sym = self.memo[key] = self.inner.var(key, name)
         return sym
 
     def var(self, x, name: str):
@@ -180,11 +184,11 @@ class DualContext:
         return [self.var(e, f"{name}{s}") for e, s in zip(exprs, suffixes)]
 
     def reserve(self, *names):
-        self.base.reserve(*names)
+        self.inner.reserve(*names)
 
     # -- inputs -----------------------------------------------------------------------------
     def joint(self, j: int, group: str = "q"):
-        v = self.base.joint(j, group)
+        v = self.inner.joint(j, group)
         t = self.seeds.get((j, group))
         mimic = self.robot.mimic if self.robot is not None else {}
         if t is None and j in mimic:    # q_j = m q_i + c: tangents m times q_i's
@@ -192,24 +196,29 @@ class DualContext:
             t = {k: mul(m, s) for k, s in self.seeds.get((i, group), {}).items()}
         return dual(v, t or {})
 
+    def base(self, group: str = "q") -> list:
+        values = self.inner.base(group)
+        tangents = self.seeds.get(("base", group)) or [{}] * len(values)
+        return [dual(v, t) for v, t in zip(values, tangents)]
+
     def param(self, x):
-        return self.base.param(x)
+        return self.inner.param(x)
 
     def const(self, x):
-        return self.base.const(x)
+        return self.inner.const(x)
 
     # -- functions --------------------------------------------------------------------------
     def sincos(self, angle, tag: str):
         if not isinstance(angle, Dual):
-            return self.base.sincos(angle, tag)
-        s, c = self.base.sincos(angle.v, tag)
+            return self.inner.sincos(angle, tag)
+        s, c = self.inner.sincos(angle.v, tag)
         return (Dual(s, {k: mul(c, x) for k, x in angle.t.items()}),
                 Dual(c, {k: -mul(s, x) for k, x in angle.t.items()}))
 
     def fn(self, name: str, *args):
         if not any(isinstance(a, Dual) for a in args):
-            return self.base.fn(name, *args)
-        f = self.base.fn
+            return self.inner.fn(name, *args)
+        f = self.inner.fn
         if name == "sign":          # constant almost everywhere (Coulomb friction)
             return f("sign", value_of(args[0]))
         if name == "atan2":         # (x dy - y dx) / (x^2 + y^2)
@@ -236,18 +245,34 @@ class DualContext:
 
 # -- seeds and tangents of the joint variables ------------------------------------------
 
-def direction(group: str, j: int) -> str:
+def direction(group: str, j) -> str:
     """The name of the direction of joint j's variable of ``group`` (that of the input:
-    ``q3``, ``QP3``, ``QDP3``, ``GAM3``), which names the tangent variables ``D..._q3``."""
+    ``q3``, ``QP3``, ``QDP3``, ``GAM3``), which names the tangent variables ``D..._q3``; a
+    mobile or floating base's velocity coordinates ``"b1".."b6"``: ``TB1..TB6`` (its pose in
+    the tangent space), ``V01..W03``, ``VD01..WP03`` (its twist, acceleration), ``FB1..FB6``
+    (a wrench on it)."""
+    from ..description.base import BASE_INPUTS
     from ..description.robot import joint_acceleration, joint_variable, joint_velocity
 
+    if isinstance(j, str):
+        k = int(j[1:])
+        return BASE_INPUTS[group][k - 1] if group in ("qd", "qdd") else \
+            f"{'TB' if group == 'q' else 'FB'}{k}"
     symbol = {"q": joint_variable, "qd": joint_velocity, "qdd": joint_acceleration}.get(group)
     return f"GAM{j}" if symbol is None else str(symbol(j))
 
 
 def seeds(order, groups) -> dict:
-    """The seeds of a :class:`DualContext`: a unit tangent for each variable of ``groups``."""
-    return {(j, g): {direction(g, j): 1} for g in groups for j in order}
+    """The seeds of a :class:`DualContext`: a unit tangent for each variable of ``groups``
+    (a base's twist and acceleration, ``"b1".."b6"`` in ``order``, too: its pose's
+    are :func:`robmod.geometry.floating.base_seeds`)."""
+    out = {(j, g): {direction(g, j): 1} for g in groups for j in order
+           if not isinstance(j, str)}
+    base = [j for j in order if isinstance(j, str)]
+    for g in groups:
+        if base and g != "q":
+            out["base", g] = [{direction(g, j): 1} for j in base]
+    return out
 
 
 def tangent_matrix(values, order, group):

@@ -330,12 +330,20 @@ def c_function_body(model, names, pr, replaced=None, *, inputs=True, skip=frozen
     return body
 
 
-def to_c(model, function_name: str | None = None) -> tuple[str, str]:
+#: the lines the C source of every model starts with (once in a unit of several models)
+C_PREAMBLE = "\n".join(["#include <math.h>", "#ifndef M_PI",
+                        "#define M_PI 3.14159265358979323846", "#endif",
+                        "static inline double rm_sign(double x) { return (x > 0) - (x < 0); }"])
+
+
+def to_c(model, function_name: str | None = None, *, preamble: bool = True) -> tuple[str, str]:
     """(source, header): ``void NAME(const double *q, ..., double *out)`` and a batched loop.
 
     Inputs are one pointer per input group (``params`` last, never batched);
     outputs are written row-major one after the other into ``out``.
     ``NAME_batch(long n, ...)`` evaluates n configurations stored one after the other.
+    ``preamble=False``: without the lines every such source shares (``math.h``, ``M_PI``,
+    ``rm_sign``: :data:`C_PREAMBLE`), for a translation unit of several models.
     """
     names = Names("c")
     pr = Printer("c", names)
@@ -349,10 +357,8 @@ def to_c(model, function_name: str | None = None) -> tuple[str, str]:
     header = "\n".join([f"/* {h} */" for h in _header_lines(model)] + [
         f"#ifndef {guard}", f"#define {guard}", f"#define {fname.upper()}_NOUT {total}",
         f"{sig};", f"{bsig};", "#endif", ""])
-    body = ["#include <math.h>", f'/* {model.title or model.name} */',
-            "#ifndef M_PI", "#define M_PI 3.14159265358979323846", "#endif",
-            "static inline double rm_sign(double x) { return (x > 0) - (x < 0); }", "",
-            f"{sig}", "{"]
+    body = ([C_PREAMBLE] if preamble else []) + [f'/* {model.title or model.name} */', "",
+                                                 f"{sig}", "{"]
     body += c_function_body(model, names, pr)
     body.append("}")
     body += ["", bsig, "{", "    long i;", "    for (i = 0; i < n; i++) {"]

@@ -19,8 +19,18 @@ When compilation happens (policy: ``ROBMOD_BACKEND`` or :func:`set_backend`):
 * ``"numpy"``: never compile (also what happens without a C compiler).
 
 :func:`warmup` compiles a robot's models ahead of time (CLI: ``robmod warmup ROBOT``);
-:func:`clear` forgets the compiled functions of this process; the shared objects live in the
-cache directory (``$ROBMOD_CACHE`` or ``~/.cache/robmod``), which may be deleted at any time.
+:func:`robmod.symbolic.clear` forgets the compiled functions of this process (their entries
+live in the one cache, :mod:`.cache`, keyed by the robot's content); the shared objects live
+in the cache directory (``$ROBMOD_CACHE`` or ``~/.cache/robmod``), which may be deleted at any
+time.
+
+Whether the fast path applies is one predicate, :func:`_applies`: the robot is a tree (a
+closed loop's models are those of its actuated joints, NumPy functions of their own); every
+plain function's customized model takes and gives its arrays (mimic joints, mobile and
+floating bases included).  A fast path that cannot build -- no C compiler, a compiler that
+fails -- says so once (a :class:`~robmod.errors.RobmodWarning` naming why and what to
+install), never runs 100-1000 times slower in silence, and never swallows robmod's own errors
+(a model that cannot be generated raises them).
 """
 from __future__ import annotations
 
@@ -31,25 +41,33 @@ import os
 import sys
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import ArgumentError, RobmodError
+from ..errors import ArgumentError, RobmodError, RobmodWarning
+from .cache import cached, on_clear
 
 _POLICIES = ("auto", "compiled", "numpy")
 _THREAD_MIN = 20000          # batches at least this large are split over the cores
 _STATE = {"policy": os.environ.get("ROBMOD_BACKEND", "auto"), "told": False, "pool": None}
 _NUMPY_ONLY = [_STATE["policy"] == "numpy"]   # read on every call: a list, not a lookup
-_GLOBAL: dict = {}          # (content key, model key) -> Entry, shared by equal robots
+_ENTRIES: list = []         # the entries made in this process (reset by clear())
 _LOCK = threading.Lock()
+
+
+def _applies(robot) -> bool:
+    """The one predicate of the fast path: the robot's plain functions have a compiled model
+    (a tree; closed loops take the models of their actuated joints)."""
+    return not robot.n_loops
 
 
 def set_backend(policy: str) -> str:
     """Set the policy (``"auto"``, ``"compiled"`` or ``"numpy"``); returns the previous one."""
     if not isinstance(policy, str) or policy not in _POLICIES:
-        raise RobmodError(f"backend must be one of {', '.join(_POLICIES)}, got {policy!r}")
+        raise ArgumentError(f"backend must be one of {', '.join(_POLICIES)}, got {policy!r}")
     old, _STATE["policy"] = _STATE["policy"], policy
     _NUMPY_ONLY[0] = policy == "numpy"
     return old
@@ -172,6 +190,9 @@ class _Entry:
     def __init__(self, index):
         self.fn, self.spent, self.unsupported, self.index = None, 0.0, False, index
 
+    def reset(self):
+        self.fn, self.spent, self.unsupported, self.index = None, 0.0, False, None
+
 
 def source_stamp() -> str:
     """A stamp of robmod's own source files: an edited generator never reuses an old index."""
@@ -194,20 +215,21 @@ def _index_path(robot, key) -> Path:
 
 
 def entry(robot, key) -> _Entry:
-    """The entry of ``robot`` and model ``key`` (kept on the robot: immutable data)."""
+    """The entry of ``robot`` and model ``key``: in the one cache (:mod:`.cache`, shared by
+    equal robots), and kept on the robot (immutable data) for the next calls."""
     own = robot.__dict__.get("_fastpath")
     if own is None:
         own = robot.__dict__["_fastpath"] = {}
     e = own.get(key)
     if e is None:
-        gkey = (robot.content_key, key)
-        with _LOCK:
-            e = _GLOBAL.get(gkey)
-            if e is None:
-                if len(_GLOBAL) > 256:
-                    _GLOBAL.clear()
-                e = _GLOBAL[gkey] = _Entry(None)
-        own[key] = e
+        e = own[key] = cached(("fastpath", robot.content_key, key), _new_entry)
+    return e
+
+
+def _new_entry():
+    e = _Entry(None)
+    with _LOCK:
+        _ENTRIES.append(e)
     return e
 
 
@@ -242,22 +264,18 @@ def _load_indexed(e, robot, key):
 
 def _compile(e, robot, key, build):
     """Generate and compile; None (and the entry marked unsupported) when impossible."""
-    from .compile import python_include, build_from_source, compiler, extension_source
+    from .compile import (python_include, build_from_source, compiler, compiler_description,
+                          extension_source)
     from .export import c_layout
 
     if compiler() is None or python_include() is None:
         e.unsupported = True
-        if not _STATE.get("told_no_cc"):
-            _STATE["told_no_cc"] = True
-            sys.stderr.write("robmod: no C compiler (or Python headers) found: the numeric "
-                             "functions use their NumPy path, 100-1000x slower; install gcc "
-                             "(or pip install 'robmod[compiler]', a clang for every "
-                             "platform) and the Python headers for the compiled path\n")
+        _warn_once("no_cc", "no C compiler (or no Python headers) found: the numeric functions "
+                   "use their NumPy path, 100-1000 times slower; install gcc (or pip install "
+                   "'robmod[compiler]': a clang for every platform) and the Python headers "
+                   "for the compiled path")
         return None
-    try:
-        model = build()
-    except RobmodError:
-        model = None
+    model = build()          # robmod's own errors are the caller's to see
     if model is None:
         e.unsupported = True
         return None
@@ -275,6 +293,11 @@ def _compile(e, robot, key, build):
     ext = build_from_source(modname, source)
     if ext is None:
         e.unsupported = True
+        _warn_once("cc_failed", f"the C compiler could not build the model {model.name} "
+                   f"({compiler_description()}): its NumPy path serves, 100-1000 times "
+                   "slower; robmod.symbolic.compile.build_from_source(*extension_source(model), "
+                   "verbose=True) prints the compiler's message; pip install "
+                   "'robmod[compiler]' gives a clang that builds for every platform")
         return None
     groups, sizes = c_layout(model)
     shape = model.outputs[0].shape if len(model.outputs) == 1 else (sum(sizes),)
@@ -291,6 +314,13 @@ def _compile(e, robot, key, build):
     return _FastFunction(ext, gsizes, shape, params)
 
 
+def _warn_once(what, message) -> None:
+    """A RobmodWarning, once per process for each ``what``."""
+    if not _STATE.get(what):
+        _STATE[what] = True
+        warnings.warn(RobmodWarning(f"robmod: {message}"), stacklevel=4)
+
+
 def _lookup(robot, key, build, *, force=False):
     """The compiled function of ``robot`` for model ``key`` if the policy gives one now, else
     None (the caller takes its NumPy path and reports the time with :func:`_spent`).
@@ -300,6 +330,9 @@ def _lookup(robot, key, build, *, force=False):
     if e.fn is not None:
         return e.fn
     if e.unsupported:
+        return None
+    if not _applies(robot):
+        e.unsupported = True
         return None
     policy = "compiled" if force else backend()
     if policy == "numpy":
@@ -384,13 +417,15 @@ def _timed(robot, key, fn, *args, **kw):
         _spent(robot, key, time.perf_counter() - t0)
 
 
-def clear() -> None:
-    """Forget every compiled function of this process and the outputs it keeps for reuse (the
-    disk cache stays)."""
+def _reset() -> None:
+    """The entries of this process reset in place (robots hold them): no compiled function,
+    no output kept for reuse."""
     with _LOCK:
-        for e in _GLOBAL.values():   # robots hold their entries: reset them in place
-            e.fn, e.spent, e.unsupported, e.index = None, 0.0, False, None
-        _GLOBAL.clear()
+        for e in _ENTRIES:
+            e.reset()
+        _ENTRIES.clear()
 
 
-__all__ = ["set_backend", "backend", "clear"]
+on_clear(_reset)
+
+__all__ = ["set_backend", "backend"]

@@ -74,7 +74,7 @@ def _hoisted(model) -> set:
     return out
 
 
-def lanes_source(model, fname: str) -> str | None:
+def lanes_source(model, fname: str, *, preamble: bool = True) -> str | None:
     """C source of ``int {fname}_vbatch(long n, inputs..., double *out)`` (the arguments of
     ``{fname}_batch``; returns 0 when an input, a parameter or an output value is not finite:
     checked on the rows of each block, in the cache, by ``rm_nf`` of the extension's prelude),
@@ -148,7 +148,7 @@ def lanes_source(model, fname: str) -> str | None:
              "        }", "    }", "    return rm_bad == 0;", "}"]
     call = ", ".join(["n"] + [f"B_{names(sp.Symbol(g))}" for g in groups] + ["out"])
     return "\n".join([
-        PREPASS if args else "",
+        PREPASS if args and preamble else "",
         # a compiler targeting this very processor (RM_NATIVE: zig cc) compiles one copy
         "#if defined(__x86_64__) && defined(__GNUC__) && !defined(RM_NATIVE)",
         f"__attribute__((target(\"avx2\"))) static int {fname}_lanes_avx2{sig}",

@@ -27,7 +27,7 @@ import sympy as sp
 from sympy.core.parameters import distribute
 
 from ..arguments import keyword_options
-from ..errors import RobmodError
+from ..errors import ArgumentError
 from .context import SymbolicContext, is_trivial
 from .count import OpCount, count_ops
 
@@ -293,7 +293,7 @@ def customize(name: str, algorithm: Callable, robot=None, *,
     added as the group ``params``.
     """
     if not isinstance(name, str) or not callable(algorithm):
-        raise RobmodError(f"customize(name, algorithm, ...): a name (str) and an algorithm "
+        raise ArgumentError(f"customize(name, algorithm, ...): a name (str) and an algorithm "
                           f"(a function of a context), got {type(name).__name__}, "
                           f"{type(algorithm).__name__}")
     ctx = SymbolicContext(robot, trig_names=trig_names)

@@ -79,9 +79,10 @@ def trig_prepass(model):
     return args, where
 
 
-def batch_source(model, fname: str) -> str | None:
+def batch_source(model, fname: str, *, preamble: bool = True) -> str | None:
     """C source of ``void {fname}_vbatch(long n, inputs..., double *out)`` (same signature as
-    ``{fname}_batch``), or None when the model has no movable sin/cos."""
+    ``{fname}_batch``), or None when the model has no movable sin/cos; ``preamble=False``:
+    without :data:`PREPASS` (once in a unit of several models)."""
     args, where = trig_prepass(model)
     if not args:
         return None
@@ -93,7 +94,8 @@ def batch_source(model, fname: str) -> str | None:
     params = [f"const double *{names(sp.Symbol(g))}" for g in groups]
     decl = c_input_lines(model, names)
     reads = {lhs: f"rm_{kind}[{k * BLOCK}]" for lhs, (kind, k) in where.items()}
-    body = [PREPASS, f"static void {fname}_t({', '.join(params)}, const double *rm_s, "
+    body = [PREPASS if preamble else "",
+            f"static void {fname}_t({', '.join(params)}, const double *rm_s, "
             "const double *rm_c, double *out)", "{"]
     body += c_function_body(model, names, pr, reads)
     body.append("}")

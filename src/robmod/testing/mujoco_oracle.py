@@ -162,17 +162,13 @@ class MujocoOracle:
         """The largest relative difference between robmod's IDM (``friction=False``) and
         inertia matrix and MuJoCo's, on ``samples`` random states (each relative to the
         largest entry of MuJoCo's result)."""
-        from ..dynamics import floating_idm, floating_inertia_matrix, idm, inertia_matrix
+        from ..dynamics import idm, inertia_matrix
 
         worst = 0.0
         for _ in range(samples):
             q, qd, qdd = self.random_state(rng)
-            if self.floating:
-                tau = floating_idm(self.robot, q, qd, qdd, friction=False)
-                A = floating_inertia_matrix(self.robot, q)
-            else:
-                tau = idm(self.robot, q, qd, qdd, friction=False)
-                A = inertia_matrix(self.robot, q)
+            tau = idm(self.robot, q, qd, qdd, friction=False)
+            A = inertia_matrix(self.robot, q)
             for ours, theirs in ((tau, self.idm(q, qd, qdd)), (A, self.inertia_matrix(q))):
                 scale = max(float(np.abs(theirs).max()), 1e-300)
                 worst = max(worst, float(np.abs(ours - theirs).max()) / scale)

@@ -51,7 +51,7 @@ class PinocchioRobot:
         model = pin.Model()
         model.name = robot.name
         # Pinocchio's universe is frame 0: the world's gravity in frame 0, 0R_f g (Z = fT0)
-        g = transform_to_numpy(robot.base)[:3, :3].T @ np.array([float(x) for x in robot.gravity])
+        g = transform_to_numpy(robot.Z)[:3, :3].T @ np.array([float(x) for x in robot.gravity])
         model.gravity = pin.Motion(g, np.zeros(3))
         # where each robmod frame lives: (pinocchio joint id, placement in that joint frame)
         where = {0: (0, np.eye(4))}
@@ -198,16 +198,16 @@ def toppra_parameterization(robot, W, lim, N, discretization="collocation"):
     import toppra.algorithm as ta
     import toppra.constraint as tc
 
-    from ..dynamics.newton_euler import compiled_idm
+    from ..dynamics.newton_euler import idm
 
     logging.getLogger("toppra").setLevel(logging.ERROR)
     scheme = {"collocation": tc.DiscretizationType.Collocation,
               "interpolation": tc.DiscretizationType.Interpolation}[discretization]
-    f = compiled_idm(robot, friction=False)
+    num = robot.numeric()
     tau = lim["tau_max"]
     cons = [tc.JointVelocityConstraint(lim["qd_max"]),
             tc.JointAccelerationConstraint(lim["qdd_max"], discretization_scheme=scheme),
-            tc.JointTorqueConstraint(lambda q, qd, qdd: f.single(q, qd, qdd),
+            tc.JointTorqueConstraint(lambda q, qd, qdd: idm(num, q, qd, qdd, friction=False),
                                      np.column_stack([-tau, tau]), np.zeros(len(tau)),
                                      discretization_scheme=scheme)]
     path = toppra.SplineInterpolator(np.linspace(0, 1, len(W)), W)

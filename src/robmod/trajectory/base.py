@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from ..kinematics.motion import Sample
 
 
@@ -28,7 +28,7 @@ class Trajectory:
     def sample(self, t) -> Sample:
         t = np.asarray(t, dtype=float)
         if not np.all(np.isfinite(t)):
-            raise RobmodError("sample: the times must be finite numbers")
+            raise ArgumentError("sample: the times must be finite numbers")
         raw = t.ravel()
         flat = np.clip(raw, 0.0, self.duration)
         q, qd, qdd, jerk = self._sample(flat)
@@ -53,7 +53,7 @@ class Trajectory:
     def times(self, rate: float) -> np.ndarray:
         """Sample times at ``rate`` Hz from 0 to the duration (both included)."""
         if not (np.isfinite(rate) and rate > 0):
-            raise RobmodError(f"rate must be a positive number of samples per second, got {rate}")
+            raise ArgumentError(f"rate must be a positive number of samples per second, got {rate}")
         k = int(np.ceil(self.duration * rate - 1e-9))
         return np.minimum(np.arange(k + 1) / rate, self.duration)
 
@@ -97,12 +97,12 @@ def joint_vector(value, n: int | None, name: str) -> np.ndarray:
     try:
         v = np.atleast_1d(np.asarray(value, dtype=float))
     except (TypeError, ValueError):
-        raise RobmodError(f"{name}: expected joint values (numbers), got {value!r}") from None
+        raise ArgumentError(f"{name}: expected joint values (numbers), got {value!r}") from None
     if v.ndim != 1 or (n is not None and v.size != n):
-        raise RobmodError(f"{name}: expected {n if n is not None else 'a vector of'} joint values, "
+        raise ArgumentError(f"{name}: expected {n if n is not None else 'a vector of'} joint values, "
                           f"got shape {v.shape}")
     if not np.all(np.isfinite(v)):
-        raise RobmodError(f"{name} has NaN or infinite values")
+        raise ArgumentError(f"{name} has NaN or infinite values")
     return v
 
 
@@ -114,15 +114,15 @@ def limit_vector(value, n: int, name: str, unbounded: bool = False) -> np.ndarra
     try:
         v = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise RobmodError(f"{name}: expected a positive number or one per joint, got "
+        raise ArgumentError(f"{name}: expected a positive number or one per joint, got "
                           f"{value!r}") from None
     v = np.full(n, float(v)) if v.ndim == 0 else v
     if v.shape != (n,):
-        raise RobmodError(f"{name}: expected a scalar or {n} values, got shape {v.shape}")
+        raise ArgumentError(f"{name}: expected a scalar or {n} values, got shape {v.shape}")
     bad = np.isnan(v) | (v <= 0) | (np.isinf(v) if not unbounded else False)
     if np.any(bad):
         what = "positive (or inf: no limit)" if unbounded else "positive and finite"
-        raise RobmodError(f"{name} must be {what}, got {v.tolist()}")
+        raise ArgumentError(f"{name} must be {what}, got {v.tolist()}")
     return v
 
 
@@ -132,11 +132,11 @@ def via_point_rows(points, qd_max, qdd_max, robot):
     try:
         P = np.asarray(points, dtype=float)
     except (TypeError, ValueError):
-        raise RobmodError("points: expected rows of joint values") from None
+        raise ArgumentError("points: expected rows of joint values") from None
     if P.ndim != 2 or P.shape[0] < 2:
-        raise RobmodError(f"points: expected at least 2 rows of joint values, got shape {P.shape}")
+        raise ArgumentError(f"points: expected at least 2 rows of joint values, got shape {P.shape}")
     if not np.all(np.isfinite(P)):
-        raise RobmodError("points have NaN or infinite values")
+        raise ArgumentError("points have NaN or infinite values")
     if robot is not None and (qd_max is None or qdd_max is None):
         rv, ra = robot_limits(robot, P.shape[1])
         qd_max = rv if qd_max is None else qd_max
@@ -153,7 +153,7 @@ def robot_limits(robot, n: int):
         vals = [getattr(robot.link(j).limits, field) for j in dofs(robot)]
         out.append(None if any(v is None for v in vals) else np.array([float(v) for v in vals]))
     if len(dofs(robot)) != n:
-        raise RobmodError(f"the robot has {len(dofs(robot))} joints, the motion {n}")
+        raise ArgumentError(f"the robot has {len(dofs(robot))} joints, the motion {n}")
     return out
 
 

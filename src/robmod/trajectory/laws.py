@@ -35,7 +35,7 @@ import numpy as np
 
 from ..description.arguments import (checked_options, keyword_defaults, keyword_options,
                                      number_array)
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from .base import StraightLine, joint_vector, limit_vector, robot_limits
 from .s_curves import JerkLimited, jerk_limited
 
@@ -106,7 +106,7 @@ def minimum_time(law: str, D, qd_max, qdd_max) -> np.ndarray:
     if law == "continuous-acceleration":
         kv2 = _reachable_velocity(law, D, kv, ka)
         return np.where(D > 0, 1.5 * kv2 / ka + D / np.where(kv2 > 0, kv2, 1), 0.0)
-    raise RobmodError(f"law must be one of {', '.join(LAWS)}, got {law!r} (the jerk-limited law: "
+    raise ArgumentError(f"law must be one of {', '.join(LAWS)}, got {law!r} (the jerk-limited law: "
                       f"minimum_time_jerk)")
 
 
@@ -209,7 +209,7 @@ def point_to_point(q0, q1, law: str = "quintic", *, duration=None, qd_max=None, 
     ``jerk-limited`` law only (required there).
     """
     if law not in LAWS and law != JERK_LAW:
-        raise RobmodError(f"law must be one of {', '.join(LAWS + (JERK_LAW,))}, got {law!r}")
+        raise ArgumentError(f"law must be one of {', '.join(LAWS + (JERK_LAW,))}, got {law!r}")
     if qddd_max is not None and law != JERK_LAW:
         raise RobmodError(f"qddd_max: a jerk limit is used by the {JERK_LAW} law only, not {law}")
     q0 = joint_vector(q0, None, "q0")

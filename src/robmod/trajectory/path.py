@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import RobmodError
+from ..errors import ArgumentError
 from .base import Trajectory
 
 
@@ -21,20 +21,20 @@ class JointPath:
         if isinstance(source, Trajectory):
             T = float(source.duration)
             if not (np.isfinite(T) and T > 0):
-                raise RobmodError(f"path: a trajectory of positive duration is needed, got "
+                raise ArgumentError(f"path: a trajectory of positive duration is needed, got "
                                   f"duration {T}")
             self.n, self._T, self._spline = int(source.n), T, None
             return
         try:
             P = np.asarray(source, dtype=float)
         except (TypeError, ValueError):
-            raise RobmodError("path: expected a robmod Trajectory or waypoints (rows of joint "
+            raise ArgumentError("path: expected a robmod Trajectory or waypoints (rows of joint "
                               f"values), got {type(source).__name__}") from None
         if P.ndim != 2 or P.shape[0] < 2 or P.shape[1] < 1:
-            raise RobmodError(f"path: expected waypoints of shape (m + 1, n), m >= 1, got "
+            raise ArgumentError(f"path: expected waypoints of shape (m + 1, n), m >= 1, got "
                               f"shape {P.shape}")
         if not np.all(np.isfinite(P)):
-            raise RobmodError("path: the waypoints have NaN or infinite values")
+            raise ArgumentError("path: the waypoints have NaN or infinite values")
         from scipy.interpolate import CubicSpline
 
         self.n, self._T = P.shape[1], None
@@ -67,17 +67,17 @@ def path_grid(grid, default: int = 200) -> np.ndarray:
         grid = default
     if isinstance(grid, (int, np.integer)) and not isinstance(grid, bool):
         if grid < 2:
-            raise RobmodError(f"grid: at least 2 intervals are needed, got {grid}")
+            raise ArgumentError(f"grid: at least 2 intervals are needed, got {grid}")
         return np.linspace(0.0, 1.0, int(grid) + 1)
     try:
         s = np.asarray(grid, dtype=float)
     except (TypeError, ValueError):
-        raise RobmodError(f"grid: expected a number of intervals or increasing values of s "
+        raise ArgumentError(f"grid: expected a number of intervals or increasing values of s "
                           f"from 0 to 1, got {grid!r}") from None
     if s.ndim != 1 or s.size < 3 or not np.all(np.isfinite(s)):
-        raise RobmodError(f"grid: expected at least 3 finite values of s, got shape {s.shape}")
+        raise ArgumentError(f"grid: expected at least 3 finite values of s, got shape {s.shape}")
     if s[0] != 0.0 or s[-1] != 1.0 or np.any(np.diff(s) <= 0):
-        raise RobmodError("grid: the values of s must increase strictly from 0 to 1")
+        raise ArgumentError("grid: the values of s must increase strictly from 0 to 1")
     return s
 
 

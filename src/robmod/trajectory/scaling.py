@@ -10,7 +10,6 @@ infeasible is refused, saying where.
 """
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 
@@ -62,15 +61,9 @@ def scale_to_torques(robot, traj: Trajectory, *, tau_max=None, rate: float = 100
     """The smallest uniform slow-down of ``traj`` whose IDM torques of ``robot`` stay within
     ``tau_max`` (default: the robot's ``taumax``) on a sampling at ``rate`` Hz; ``traj`` itself
     when it already does.  Friction is left out of the scaling law (its velocity terms do not
-    scale as 1/c²): check the result with the full IDM when friction matters.  (The order
-    ``scale_to_torques(traj, robot)`` of earlier releases is accepted for one release, with a
-    DeprecationWarning.)"""
+    scale as 1/c²): check the result with the full IDM when friction matters."""
     from ..dynamics.layout import dofs
 
-    if hasattr(robot, "sample") and hasattr(traj, "links"):
-        warnings.warn("scale_to_torques(traj, robot) is deprecated: the robot comes first, "
-                      "scale_to_torques(robot, traj)", DeprecationWarning, stacklevel=3)
-        robot, traj = traj, robot
     if not (hasattr(robot, "links") and hasattr(robot, "n_q")):
         raise ArgumentError(f"scale_to_torques: robot must be a robmod Robot, got "
                             f"{type(robot).__name__}")

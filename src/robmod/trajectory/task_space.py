@@ -45,7 +45,7 @@ from functools import cached_property
 import numpy as np
 
 from ..description.arguments import pose_array
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from ..geometry.direct import dgm
 from ..description.arguments import keyword_options, number_array
 from ..spatial.rotations import angle_axis, rotation_part
@@ -238,7 +238,7 @@ def task_line(robot, start, end, law: str = "quintic", *, duration=None, v_max=N
     joint-limit-violating point of the line.
     """
     if law not in LAWS:
-        raise RobmodError(f"law must be one of {', '.join(LAWS)}, got {law!r}")
+        raise ArgumentError(f"law must be one of {', '.join(LAWS)}, got {law!r}")
     if method not in ("igm", "ikm"):
         raise RobmodError(f"method must be 'igm' (analytic IGM) or 'ikm' (inverse kinematic "
                           f"model), got {method!r}")

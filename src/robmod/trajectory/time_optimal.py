@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..description.arguments import keyword_options
-from ..dynamics.newton_euler import compiled_idm
+from ..description.arguments import keyword_options, require_numeric
+from ..dynamics.newton_euler import idm
 from ..dynamics.layout import joint_limit_vector
 from ..errors import RobmodError
 from .base import Trajectory, limit_vector
@@ -180,6 +180,13 @@ def _speed(name, value) -> float:
     return v
 
 
+def _idm_function(robot):
+    """The robot's inverse model without friction (the plain ``idm``: compiled when hot), its
+    values substituted; a RobmodError if a parameter it reads is symbolic."""
+    num = require_numeric(robot.numeric(), "topp with torque limits")
+    return lambda q, qd, qdd: idm(num, q, qd, qdd, friction=False)
+
+
 def _rows(q, dq, ddq, qdd_max, tau_max, idm_fn):
     """Two-sided rows lo <= a u + b x <= hi at every grid point (N+1, p), their names and
     the gravity torques (None without torque limits)."""
@@ -261,10 +268,10 @@ def topp(path, robot=None, *, qd_max=None, qdd_max=None, tau_max=None, grid=None
             raise RobmodError(f"robot has {nj} joints, the path {n}")
     qd_lim, qdd_lim, tau_lim = _limits(robot, n, qd_max, qdd_max, tau_max)
     if robot is not None and np.any(np.isfinite(tau_lim)):
-        idm_fn = compiled_idm(robot, friction=False)
+        idm_fn = _idm_function(robot)
     elif robot is not None:   # for torques() and constraint_use(), when the model is numeric
         try:
-            idm_fn = compiled_idm(robot, friction=False)
+            idm_fn = _idm_function(robot)
         except RobmodError:
             idm_fn = None
     x_start = _speed("start_velocity", start_velocity) ** 2

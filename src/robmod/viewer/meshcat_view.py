@@ -21,12 +21,22 @@ from pathlib import Path
 import numpy as np
 
 from ..description.arguments import keyword_options
+from ..description.base import BASE_Q, configuration_size, moving_base
 from ..description.urdf_visuals import attach_visuals
 from ..errors import ArgumentError, RobmodError
 from ..geometry.direct import dgm
-from ..dynamics.operational import dynamic_ellipsoid
-from ..kinematics.ellipsoids import ellipsoid_kinds, end_frame, translational_ellipsoid
-from .scene import ELLIPSOID_COLOURS, JOINT_COLOUR, LINK_COLOUR, build_scene, frame_poses
+from ..geometry.floating import neutral
+from ..dynamics.operational import manipulability_ellipsoid
+from ..kinematics.ellipsoids import ellipsoid_kinds, end_frame
+from .scene import (ELLIPSOID_COLOURS, JOINT_COLOUR, LINK_COLOUR, base_pose, build_scene,
+                    camera_view, frame_poses, joints_of)
+
+#: MeshCat's camera, a child of a frame turned by +90 degrees about x (three.js's y up): a
+#: point (x, y, z) of the world is (x, z, -y) there
+_CAMERA = "/Cameras/default/rotated/<object>"
+#: the nodes moved so that the orbit's centre (the world's origin for MeshCat's controls) is
+#: the robot's centre: robmod's scene, the grid and the axes
+_SHIFTED = ("/meshcat", "/Grid", "/Axes")
 
 _MISSING = ("the 3D viewer needs MeshCat: pip install 'robmod[viewer]' "
             "(meshcat, and trimesh for STL/OBJ meshes)")
@@ -119,7 +129,10 @@ class Viewer:
         self.kinds = ellipsoid_kinds(ellipsoid)
         if any(not isinstance(k, str) for k in self.kinds):
             raise ArgumentError("ellipsoid: give names (velocity, force, dynamic) to the viewer")
-        self.end = end_frame(robot, j, tool)
+        # the arm on its base: the frames' poses in frame 0 from the joints (a mobile or
+        # floating robot's base pose moves the root node)
+        self.arm = robot.with_base("fixed") if moving_base(robot) else robot
+        self.end = end_frame(self.arm, j, tool)
         self._server = None
         if visualizer is None:
             meshcat, _, _ = _meshcat_modules()
@@ -129,12 +142,17 @@ class Viewer:
         visuals = ()
         if urdf is not None:
             zero = np.zeros(robot.n_q)
-            visuals = attach_visuals(urdf, robot, lambda f: frame_poses(robot, zero, {"x": f})["x"])
+            visuals = attach_visuals(urdf, robot,
+                                     lambda f: frame_poses(self.arm, zero, {"x": f})["x"])
         self.visuals = visuals
-        self.scene = build_scene(robot, visuals, q0=q0, frames=frames, axes=axes)
+        self.nq = configuration_size(robot)
+        self.scene = build_scene(self.arm, visuals, q0=None if q0 is None else
+                                 joints_of(robot, self._configuration(q0)), frames=frames,
+                                 axes=axes)
         self.ellipsoid_scale = ellipsoid_scale
         self._send_scene()
         self.q = None
+        self.camera = None
 
     # -- the scene ----------------------------------------------------------------------------
     def _send_scene(self):
@@ -158,14 +176,14 @@ class Viewer:
                 color=ELLIPSOID_COLOURS[kind], opacity=0.35, transparent=True))
 
     def _ellipsoid_poses(self, q):
-        """{kind: (4x4 pose of the axes, 3 semi-axes drawn)} of the overlays at q."""
+        """{kind: (4x4 pose of the axes, 3 semi-axes drawn)} of the overlays at the joints'
+        q, in frame 0."""
         tool, j = self.end
-        T = dgm(self.robot, q, j=j, tool=tool.name if tool is not None else None)
+        name = tool.name if tool is not None else None
+        T = dgm(self.arm, q, j=j, tool=name)
         out = {}
         for kind in self.kinds:
-            name = tool.name if tool is not None else None
-            e = dynamic_ellipsoid(self.robot, q, j=j, tool=name, rows=(0, 1, 2)) \
-                if kind == "dynamic" else translational_ellipsoid(self.robot, q, kind, j, name)
+            e = manipulability_ellipsoid(self.arm, q, kind=kind, j=j, tool=name)
             lengths = np.asarray(e.lengths, dtype=float)
             finite = lengths[np.isfinite(lengths)]
             scale = self.ellipsoid_scale
@@ -180,18 +198,54 @@ class Viewer:
             out[kind] = (P, np.maximum(drawn, 1e-4 * self.scene.scale))
         return out
 
+    def _configuration(self, q):
+        """q checked: the robot's configuration (a floating robot's 7 + n values; its n joint
+        values alone put the base at the origin), default the neutral one."""
+        n, nq = self.robot.n_q, self.nq
+        if q is None:
+            return neutral(self.robot)
+        q = np.asarray(q, dtype=float)
+        if nq != n and q.shape == (n,):
+            q = np.concatenate([neutral(self.robot)[:BASE_Q], q])
+        if q.shape != (nq,) or not np.all(np.isfinite(q)):
+            what = f"{nq} values (the base's 7 then {n} joint values)" if nq != n else \
+                f"{n} joint values"
+            raise ArgumentError(f"q: expected {what}, got shape {q.shape}")
+        return q
+
     def show(self, q=None) -> "Viewer":
-        """Put the robot at q (default zeros): each frame's node gets 0T_j(q)."""
-        q = np.zeros(self.robot.n_q) if q is None else np.asarray(q, dtype=float)
-        if q.shape != (self.robot.n_q,):
-            raise ArgumentError(f"q: expected {self.robot.n_q} joint values, got shape {q.shape}")
-        for label, T in frame_poses(self.robot, q, self.scene.frames).items():
+        """Put the robot at q (default zeros; a floating robot's 7 + n values, its base's
+        pose first): each frame's node gets 0T_j(q), the root the base's pose.  The first
+        time, the camera frames the robot."""
+        q = self._configuration(q)
+        joints = joints_of(self.robot, q)
+        root = base_pose(self.robot, q)
+        self.vis[self.scene.root].set_transform(root)
+        poses = frame_poses(self.arm, joints, self.scene.frames)
+        for label, T in poses.items():
             self.vis[self.scene.path(label)].set_transform(T)
-        for kind, (P, axes) in self._ellipsoid_poses(q).items():
+        for kind, (P, axes) in self._ellipsoid_poses(joints).items():
             self.vis[self.scene.path(f"ellipsoid_{kind}")].set_transform(P)
             self.vis[self.scene.path(f"ellipsoid_{kind}")]["shape"].set_transform(
                 np.diag(list(axes) + [1.0]))
+        if self.camera is None:
+            self.look_at(_world_points(root, poses))
         self.q = q
+        return self
+
+    def look_at(self, points) -> "Viewer":
+        """Point the camera at ``points`` (..., 3, world coordinates) and frame them, looking
+        across their plane (:func:`robmod.viewer.scene.camera_view`): MeshCat's controls orbit
+        about the world's origin, so the scene, its grid and axes are moved to put the points'
+        centre there."""
+        target, position = camera_view(points)
+        shift = np.eye(4)
+        shift[:3, 3] = -target
+        for node in _SHIFTED:
+            self.vis[node].set_transform(shift)
+        x, y, z = position - target
+        self.vis[_CAMERA].set_property("position", [float(x), float(z), float(-y)])
+        self.camera = (target, position)
         return self
 
     @keyword_options()
@@ -201,14 +255,19 @@ class Viewer:
         frames at ``fps`` -- as a MeshCat animation at ``fps`` frames per second of motion
         time (the viewer's controls play, pause, scrub and change the speed)."""
         _, _, animation = _meshcat_modules()
-        t, Q = _motion_samples(self.robot, motion, fps)
+        t, Q = _motion_samples(self.robot, motion, fps, self._configuration(self.q))
         anim = animation.Animation(default_framerate=float(fps))
-        poses = frame_poses(self.robot, Q, self.scene.frames)
+        joints = joints_of(self.robot, Q)
+        poses = frame_poses(self.arm, joints, self.scene.frames)
+        roots = base_pose(self.robot, Q)
+        self.look_at(_world_points(roots, poses))
         for k in range(len(t)):
             with anim.at_frame(self.vis, k) as frame:
+                if self.nq != self.robot.n_q:          # a floating base moves
+                    frame[self.scene.root].set_transform(roots[k])
                 for label, T in poses.items():
                     frame[self.scene.path(label)].set_transform(T[k])
-                for kind, (P, axes) in self._ellipsoid_poses(Q[k]).items():
+                for kind, (P, axes) in self._ellipsoid_poses(joints[k]).items():
                     frame[self.scene.path(f"ellipsoid_{kind}")].set_transform(P)
                     frame[self.scene.path(f"ellipsoid_{kind}")]["shape"].set_property(
                         "scale", "vector3", [float(a) for a in axes])
@@ -245,12 +304,19 @@ class Viewer:
         return f"Viewer({self.robot.name!r}, {len(self.scene.frames)} frames, {where})"
 
 
-def _motion_samples(robot, motion, fps):
-    """(t, q (T, n_q)) of a motion resampled at ``fps`` (see :meth:`Viewer.animate`)."""
+def _world_points(roots, poses):
+    """The world positions (..., 3) of every frame origin: root @ 0T_j."""
+    return np.stack([(roots @ T)[..., :3, 3] for T in poses.values()], axis=-2)
+
+
+def _motion_samples(robot, motion, fps, q_now):
+    """(t, q (T, nq)) of a motion resampled at ``fps`` (see :meth:`Viewer.animate`); a
+    floating robot's motion of its joints only keeps its base where ``q_now`` has it."""
     fps = float(fps)
     if not np.isfinite(fps) or fps <= 0:
         raise ArgumentError(f"fps must be a positive number of frames per second, got {fps}")
-    n = robot.n_q
+    n = configuration_size(robot)
+    joints = robot.n_q
     if callable(getattr(motion, "sample", None)) and getattr(motion, "duration", None) is not None:
         t = np.arange(0.0, float(motion.duration) + 0.5 / fps, 1.0 / fps)
         s = motion.sample(t)
@@ -263,18 +329,30 @@ def _motion_samples(robot, motion, fps):
         else:
             Q = np.asarray(motion, dtype=float)
             t = np.arange(len(Q)) / fps
+        if n != joints and Q.ndim == 2 and Q.shape[1] == joints:
+            Q = _with_base(Q, q_now)
         if Q.ndim != 2 or Q.shape[1] != n or len(t) != len(Q) or len(t) < 1:
-            raise ArgumentError(f"motion: expected one run of {n} joint values per time, got q "
-                                f"of shape {Q.shape} and {len(t)} times (index a batch first)")
+            raise ArgumentError(f"motion: expected one run of {n} configuration values per "
+                                f"time, got q of shape {Q.shape} and {len(t)} times (index a "
+                                "batch first)")
         if not (np.all(np.isfinite(Q)) and np.all(np.isfinite(t)) and np.all(np.diff(t) > 0)):
             raise ArgumentError("motion: the times must increase and every value be finite")
         grid = np.arange(t[0], t[-1] + 0.5 / fps, 1.0 / fps)
         Q = np.column_stack([np.interp(grid, t, Q[:, k]) for k in range(n)]) if len(t) > 1 \
             else Q
         t = grid if len(t) > 1 else t
+    if n != joints and Q.ndim == 2 and Q.shape[1] == joints:
+        Q = _with_base(Q, q_now)
     if Q.shape != (len(t), n) or not np.all(np.isfinite(Q)):
-        raise ArgumentError(f"motion: expected {n} finite joint values per sample")
+        raise ArgumentError(f"motion: expected {n} finite configuration values per sample")
+    if n != joints:                 # interpolated quaternions back to unit norm
+        Q[:, 3:7] /= np.linalg.norm(Q[:, 3:7], axis=-1, keepdims=True)
     return t, Q
+
+
+def _with_base(Q, q_now):
+    """The joints' values Q (T, n) with the base's 7 values of q_now."""
+    return np.concatenate([np.broadcast_to(q_now[:BASE_Q], (len(Q), BASE_Q)), Q], axis=1)
 
 
 def _robot_and_urdf(robot, urdf):

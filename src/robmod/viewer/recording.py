@@ -1,23 +1,64 @@
-"""A visualizer that records what MeshCat would be sent: headless tests, documentation, CI.
+"""A visualizer that records what MeshCat would be sent: headless tests, documentation, CI,
+and self-contained pages written without a server.
 
 :class:`RecordingVisualizer` has the part of ``meshcat.Visualizer``'s interface the viewer
 uses (``vis[path]``, ``set_object``, ``set_transform``, ``set_property``, ``delete``,
 ``set_animation``) and keeps every command in order; :meth:`RecordingVisualizer.transforms`
 and :meth:`~RecordingVisualizer.objects` give the resulting scene tree, and
 :meth:`~RecordingVisualizer.animation_poses` the poses of an animation frame by frame, so a
-test checks them against the DGM without a browser.
+test checks them against the DGM without a browser.  :meth:`~RecordingVisualizer.static_html`
+is the page MeshCat's server would give for that scene (its viewer's JavaScript and the
+commands, replayed in order when the page loads): no server started, no address.
 """
 from __future__ import annotations
 
+import base64
+from pathlib import Path as _FilePath
+
 import numpy as np
 
+from ..spatial import quaternion_to_matrix
 
-def _quaternion_matrix(q) -> np.ndarray:
-    """The rotation of a quaternion in three.js order (x, y, z, w)."""
-    x, y, z, w = q
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+_PAGE = """<!DOCTYPE html>
+<html>
+<head><meta charset="utf-8"><title>{title}</title>
+<style>body {{ margin: 0; }} #meshcat-pane {{ width: 100vw; height: 100vh; overflow: hidden; }}
+</style></head>
+<body>
+<div id="meshcat-pane"></div>
+<script>
+{viewer}
+</script>
+<script>
+var viewer = new MeshCat.Viewer(document.getElementById("meshcat-pane"));
+function rm_bytes(text) {{
+    var raw = atob(text), out = new Uint8Array(raw.length);
+    for (var k = 0; k < raw.length; k++) out[k] = raw.charCodeAt(k);
+    return out;
+}}
+{commands}
+</script>
+</body>
+</html>
+"""
+
+
+def _command(entry):
+    """The MeshCat command object of a recorded ``(command, path, *data)``."""
+    from meshcat import commands
+    from meshcat.path import Path
+
+    kind, key, *data = entry
+    path = Path(tuple(x for x in key.split("/") if x))
+    if kind == "set_object":
+        return commands.SetObject(data[0], data[1], path)
+    if kind == "set_transform":
+        return commands.SetTransform(data[0], path)
+    if kind == "set_property":
+        return commands.SetProperty(data[0], data[1], path)
+    if kind == "delete":
+        return commands.Delete(path)
+    return commands.SetAnimation(data[0], play=data[1], repetitions=data[2])
 
 
 class RecordingVisualizer:
@@ -51,8 +92,19 @@ class RecordingVisualizer:
     def set_animation(self, animation, play=True, repetitions=1):
         self.log.append(("set_animation", self._key(), animation, play, repetitions))
 
-    def static_html(self) -> str:
-        return f"<!-- {len(self.log)} MeshCat commands recorded -->"
+    def static_html(self, title: str = "robmod") -> str:
+        """A self-contained HTML page of the recorded scene (and its animation): MeshCat's
+        viewer and the commands, replayed in their order (no server)."""
+        import meshcat
+        import umsgpack
+
+        viewer = (_FilePath(meshcat.__file__).parent / "viewer" / "dist" /
+                  "main.min.js").read_text(encoding="utf-8")
+        lines = []
+        for entry in self.log:
+            data = base64.b64encode(umsgpack.packb(_command(entry).lower())).decode("ascii")
+            lines.append(f'viewer.handle_command_bytearray(rm_bytes("{data}"));')
+        return _PAGE.format(title=title, viewer=viewer, commands="\n".join(lines))
 
     def url(self):
         return None
@@ -89,7 +141,8 @@ class RecordingVisualizer:
         pos, quat = clip.tracks["position"], clip.tracks["quaternion"]
         out = np.tile(np.eye(4), (len(pos.frames), 1, 1))
         for k, (p, q) in enumerate(zip(pos.values, quat.values)):
-            out[k, :3, :3] = _quaternion_matrix(q)
+            x, y, z, w = q                               # three.js order
+            out[k, :3, :3] = quaternion_to_matrix([w, x, y, z])
             out[k, :3, 3] = p
         return out
 

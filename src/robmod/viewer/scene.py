@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..geometry.direct import dgm
+from ..description.base import BASE_Q, moving_base
+from ..geometry.direct import frame_origins
+from ..spatial import quaternion_to_matrix
 
 #: colours of the default geometry (RGB)
 LINK_COLOUR = 0xE0A030
@@ -64,18 +66,69 @@ def _label_of(frame) -> str:
 
 
 def frame_poses(robot, q, frames) -> dict:
-    """{label: 0T_frame(q)} for each frame (number or tool name) of ``frames``, q (..., n_q):
-    arrays (..., 4, 4), from the batched DGM."""
+    """{label: 0T_frame(q)} for each frame (number or tool name) of ``frames``, q (..., n_q)
+    (the joints): arrays (..., 4, 4), from the batched DGM of every frame
+    (:func:`robmod.geometry.frame_origins`)."""
+    origins = frame_origins(robot, q)
+    return {label: np.asarray(origins[f], dtype=float) for label, f in frames.items()}
+
+
+def base_pose(robot, q) -> np.ndarray:
+    """The pose of the robot's root node (..., 4, 4) at the configurations q: a floating
+    robot's base from its first 7 values (position, unit quaternion), else Z (``robot.Z``:
+    frame 0 in the world)."""
     q = np.asarray(q, dtype=float)
-    out = {}
-    for label, f in frames.items():
-        if f == 0:
-            out[label] = np.broadcast_to(np.eye(4), q.shape[:-1] + (4, 4)).copy()
-        elif isinstance(f, str):
-            out[label] = np.asarray(dgm(robot, q, tool=f), dtype=float)
-        else:
-            out[label] = np.asarray(dgm(robot, q, j=f), dtype=float)
-    return out
+    if not moving_base(robot):
+        return np.broadcast_to(np.array(robot.Z, dtype=float), q.shape[:-1] + (4, 4))
+    T = np.broadcast_to(np.eye(4), q.shape[:-1] + (4, 4)).copy()
+    T[..., :3, :3] = quaternion_to_matrix(q[..., 3:7])
+    T[..., :3, 3] = q[..., :3]
+    return T
+
+
+def joints_of(robot, q):
+    """The joints' values of configurations q (a floating robot's after its base's 7)."""
+    return np.asarray(q, dtype=float)[..., BASE_Q:] if moving_base(robot) else q
+
+
+#: the vertical field of view of MeshCat's camera (a three.js PerspectiveCamera of 75 degrees)
+FIELD_OF_VIEW = np.radians(75.0)
+
+
+def camera_view(points, *, aspect: float = 4 / 3, fill: float = 0.75):
+    """(target, position) of a camera that frames ``points`` (..., 3, world) and looks across
+    their plane: the normal of the plane that fits them best (the principal direction of least
+    spread; a robot moving in a plane is seen flat, not edge-on), tilted 20 degrees up and 25
+    degrees aside for depth (or from above, tilted 35 degrees, for a horizontal plane), at the
+    distance where the points fill ``fill`` of the smaller side of the picture."""
+    P = np.asarray(points, dtype=float).reshape(-1, 3)
+    lo, hi = P.min(axis=0), P.max(axis=0)
+    target = 0.5 * (lo + hi)
+    X = P - target
+    _, s, Vt = np.linalg.svd(X, full_matrices=False) if len(X) > 1 else (None, [0.0],
+                                                                           np.eye(3))
+    normal = Vt[-1] if len(X) > 2 and s[0] > 1e-9 else np.array([0.0, -1.0, 0.0])
+    up = np.array([0.0, 0.0, 1.0])
+    if abs(normal[2]) > 0.8:                      # a horizontal plane: from above, tilted
+        side = np.array([0.3, -1.0, 0.0]) / np.hypot(0.3, 1.0)
+        view = np.cos(np.radians(35)) * up + np.sin(np.radians(35)) * side
+    else:
+        n = normal - normal[2] * up
+        n /= np.linalg.norm(n)
+        if n @ np.array([0.5, -1.0, 0.0]) < 0:   # the side of -y (+x for a plane across x)
+            n = -n
+        aside = np.radians(25)
+        n = np.cos(aside) * n + np.sin(aside) * np.cross(up, n)
+        view = np.cos(np.radians(20)) * n + np.sin(np.radians(20)) * up
+    right = np.cross(view, up)
+    right = right / np.linalg.norm(right) if np.linalg.norm(right) > 1e-9 else \
+        np.array([1.0, 0.0, 0.0])
+    vertical = np.cross(right, view)
+    half = max(np.abs(X @ vertical).max(initial=0.0),
+               np.abs(X @ right).max(initial=0.0) / aspect, 1e-3)
+    depth = np.abs(X @ view).max(initial=0.0)
+    distance = depth + half / (np.tan(FIELD_OF_VIEW / 2) * fill)
+    return target, target + distance * view
 
 
 def _robot_scale(robot) -> float:
@@ -112,7 +165,7 @@ def build_scene(robot, visuals=(), *, name=None, q0=None, frames=True, axes=True
     given (:class:`robmod.description.Visual`), else capsules along the links (from O_a(j) to O_j at ``q0``); joint axes and frame
     triads as overlays."""
     name = name or robot.name or "robot"
-    base = np.array(robot.base, dtype=float)
+    base = np.array(robot.Z, dtype=float)
     scene = Scene(robot, f"robmod/{name}", base, _all_frames(robot))
     scene.scale = _robot_scale(robot)
     radius = 0.03 * scene.scale

@@ -26,11 +26,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...description.arguments import keyword_options, pose_array
+from ...description.base import world_target
 from ...errors import RobmodError
+from ...symbolic.cache import cached
 from .paul import paul_search
 from .solution import IGMSolution, IGMStep
 
-_CACHE: dict = {}
 _ALL_FAMILIES = ("elem", "inv", "norm")
 
 
@@ -85,31 +86,30 @@ def igm_model(robot, *, fixed=None, j=None, families=None) -> IGMSolution:
         sol = igm_model(chain, fixed=cj or None, families=families)
         sol.robot_joints = ch
         return sol
-    key = (robot.content_key, joints, None if families is None else tuple(families))
-    hit = _CACHE.get(key)
-    if isinstance(hit, RobmodError):   # the search already failed for this content: fail fast
-        raise hit
-    if hit is not None:
-        return hit
+    key = ("igm", robot.content_key, joints, None if families is None else tuple(families))
     passes = (("elem",), _ALL_FAMILIES) if families is None else (tuple(families),)
-    try:
-        system, steps = paul_search(robot, joints, passes=passes)
-    except RobmodError as e:
-        _CACHE[key] = e
-        raise
-    sol = IGMSolution(system, steps)
-    _CACHE[key] = sol
-    return sol
+
+    def search():
+        try:
+            return IGMSolution(*paul_search(robot, joints, passes=passes))
+        except RobmodError as e:       # kept: the search fails fast for this content again
+            return e
+
+    hit = cached(key, search)
+    if isinstance(hit, RobmodError):
+        raise hit
+    return hit
 
 
 @keyword_options()
-def igm(robot, T, *, fixed=None, j=None, tool=None, base=False, params=None, tol=1e-9,
+def igm(robot, T, *, fixed=None, j=None, i=0, tool=None, params=None, tol=1e-9,
         method="auto"):
     """Numeric analytic IGM: an :class:`~robmod.geometry.IGMResult`, which unpacks as
     ``q, valid`` with q (..., n_branches, n_joints) and valid (..., n_branches).
 
-    ``T`` (..., 4, 4) is 0Tn, or fTE with ``base=True`` / ``tool=name`` (the world
-    frame Z and the tool matrix E are removed numerically first).  ``fixed`` is a dict
+    ``T`` (..., 4, 4) is iTn (``i`` 0, the default, or ``"world"``: the pose in the world,
+    the fixed base's Z = fT0 removed numerically first), or iTE with ``tool=name`` (the tool
+    matrix E removed too).  ``fixed`` is a dict
     ``{joint: value}`` (values scalars or arrays broadcast over the batch) for
     redundant robots.  Tree and closed-loop robots: ``j`` (see :func:`igm_model`);
     the columns of q are then the joints of the chain, ``robot.chain(j)``.
@@ -132,11 +132,12 @@ def igm(robot, T, *, fixed=None, j=None, tool=None, base=False, params=None, tol
 
             tool = find_tool(robot, tool).name
         return igm(chain, T, fixed={c: values[j] for c, j in zip(cj, joints)} if joints else None,
-                   tool=tool, base=base, params=params, tol=tol, method=method)
+                   tool=tool, i=i, params=params, tol=tol, method=method)
     sol, method = _choose(robot, joints, method)
     T = pose_array("T", T, finite=False)    # a NaN target: its branches are invalid
-    if base or tool is not None:
-        T = _strip(robot, T, tool, base)
+    world = world_target("igm", robot, i)
+    if world or tool is not None:
+        T = _strip(robot, T, tool, world)
     qf = None
     if joints:
         qf = np.stack([np.asarray(values[j], dtype=float) *
@@ -183,7 +184,7 @@ def _strip(robot, T, tool, base):
         return np.array(M.tolist(), dtype=float) if hasattr(M, "tolist") else np.asarray(M)
 
     if base:
-        T = np.linalg.inv(num(robot.base.evalf())) @ T
+        T = np.linalg.inv(num(robot.Z.evalf())) @ T
     if tool is not None:
         t = tool if hasattr(tool, "T") else find_tool(robot, tool)
         if t.frame != robot.n_frames:

@@ -1,0 +1,96 @@
+"""Gaits of a legged robot: which feet stand when, and where a swing foot goes.
+
+:class:`Trot` is the diagonal gait of a quadruped: the pairs (front-left, hind-right) and
+(front-right, hind-left) swing in turn, each for half of the ``period``.  A swinging foot
+leaves where it stood and lands where Raibert's rule puts it (Raibert 1986, ch. 2): under its
+hip at the middle of the coming stance, moved by half the stance's travel at the desired
+velocity and by ``k_v`` times the velocity error (a robot pushed too fast steps further to
+catch itself), on the ground.  Its path in between is a quintic in the horizontal plane (zero
+velocity and acceleration at both ends) and a bump of ``height`` in the vertical (64 h s^3
+(1 - s)^3, as smooth at its ends).
+:class:`Stand` keeps every foot down.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..description.arguments import keyword_options, positive_scalar
+
+__all__ = ["Trot", "Stand"]
+
+
+class Stand:
+    """Every foot in stance, forever."""
+
+    def __init__(self, n_feet: int = 4):
+        self.n_feet = int(n_feet)
+
+    def stance(self, t) -> np.ndarray:
+        """(n_feet,) True where the foot stands at time t."""
+        return np.ones(self.n_feet, dtype=bool)
+
+    def swing_phase(self, t, foot):
+        """(progress s in [0, 1) of the foot's swing, its duration), or None in stance."""
+        return None
+
+
+class Trot(Stand):
+    """The trot: feet (0, 3) swing in the first half of each ``period``, (1, 2) in the
+    second (the order FL, FR, HL, HR), after ``start`` s standing; ``height`` of the swing,
+    ``k_v`` Raibert's velocity gain, ``touchdown``: the swing ends that far below the ground
+    (the foot lands before its stance begins, though it lags its path)."""
+
+    @keyword_options()
+    def __init__(self, *, period: float = 0.4, height: float = 0.03, start: float = 0.2,
+                 k_v: float = 0.0, touchdown: float = 0.005, pairs=((0, 3), (1, 2))):
+        super().__init__(4)
+        self.period = positive_scalar("period", period)
+        self.height = positive_scalar("height", height, allow_zero=True)
+        self.start = positive_scalar("start", start, allow_zero=True)
+        self.k_v = float(k_v)
+        self.touchdown = positive_scalar("touchdown", touchdown, allow_zero=True)
+        self.pairs = tuple(tuple(p) for p in pairs)
+
+    def _half(self, t):
+        if t < self.start:
+            return None, 0.0
+        tau = (t - self.start) % self.period
+        half = self.period / 2
+        return int(tau // half), (tau % half) / half
+
+    def stance(self, t) -> np.ndarray:
+        which, _ = self._half(t)
+        out = np.ones(4, dtype=bool)
+        if which is not None:
+            out[list(self.pairs[which])] = False
+        return out
+
+    def swing_phase(self, t, foot):
+        which, s = self._half(t)
+        if which is None or foot not in self.pairs[which]:
+            return None
+        return s, self.period / 2
+
+    def landing(self, hip, velocity, velocity_des):
+        """Raibert's foothold (3,) of a foot whose hip is at ``hip`` (3,) at the landing time:
+        the hip's ground point, + v_des T_stance / 2 + k_v (v - v_des) (horizontal)."""
+        v, vd = np.asarray(velocity, float), np.asarray(velocity_des, float)
+        p = np.array(hip, dtype=float) + (vd * self.period / 4 + self.k_v * (v - vd))
+        p[2] = -self.touchdown
+        return p
+
+    def swing(self, start, end, s, duration):
+        """(position, velocity, acceleration) (3,) of a swing foot from ``start`` to ``end``
+        at the progress s of a swing of ``duration`` s."""
+        start, end = np.asarray(start, float), np.asarray(end, float)
+        d = end - start
+        h = (10 * s ** 3 - 15 * s ** 4 + 6 * s ** 5, (30 * s ** 2 - 60 * s ** 3 + 30 * s ** 4)
+             / duration, (60 * s - 180 * s ** 2 + 120 * s ** 3) / duration ** 2)
+        # the bump 64 h s^3 (1 - s)^3: height h at the middle, zero velocity and
+        # acceleration at lift-off and touch-down
+        u = 1 - s
+        bump = (64 * self.height * s ** 3 * u ** 3,
+                192 * self.height * s ** 2 * u ** 2 * (u - s) / duration,
+                384 * self.height * s * u * (u * u - 3 * s * u + s * s) / duration ** 2)
+        return tuple(np.array([k * d[0], k * d[1], k * d[2] + b]) + (start if i == 0 else 0)
+                     for i, (k, b) in enumerate(zip(h, bump)))

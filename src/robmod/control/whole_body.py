@@ -1,0 +1,227 @@
+"""A whole-body controller of a floating robot with contacts: task-space PD on the base and
+the swing feet, and the contact forces by a quadratic program.
+
+At each sample, with the robot's M, h, the feet's Jacobians J and J̇qd (compiled models), the
+QP over the accelerations and the stance feet's forces x = (qdd, f) (Herzog et al. 2016;
+Wensing & Orin 2013) is
+
+    min  w_b |qdd_base - a_b|^2 + w_f sum |J_i qdd + J̇_i qd - a_i|^2 (swing feet)
+         + w_p |qdd_joints - a_p|^2 + w_l |f|^2
+    s.t. (M qdd + h)_base = J_s,base^T f              (the base holds no torque)
+         J_s qdd + J̇_s qd = -k_c J_s qd               (the stance feet do not move)
+         f in the friction pyramids, f_n >= f_min;  |(M qdd + h - J_s^T f)_joints| <= tau_max
+
+and the torques are tau = (M qdd + h - J_s^T f)_joints: the inverse dynamics with contacts
+(:mod:`robmod.dynamics.contact_qp`) of the accelerations the tasks ask, within the limits of
+the contacts and the motors.  The tasks are PD laws in the world frame: the base's position
+and orientation toward the desired (a height, a velocity to follow, level, no yaw), the swing
+feet along the gait's paths (:mod:`.gait`), the joints toward a posture (a weak task that
+makes the problem well posed).  A sole is given as its vertices (point contacts).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..description.arguments import finite_array, keyword_options
+from ..description.base import moving_base
+from ..description.contacts import contact_list
+from ..dynamics.contact_qp import friction_pyramid, solve_qp
+from ..dynamics.inertia import inertia_matrix
+from ..dynamics.newton_euler import idm
+from ..errors import ArgumentError
+from ..kinematics.contacts import checked_contacts, contact_kinematics
+from ..spatial import angle_axis, quaternion_to_matrix
+from .base import Controller, DEFAULT_DT, sample_time
+from .gait import Stand
+
+__all__ = ["WholeBodyController"]
+
+
+def _log(R):
+    """The rotation vector theta u of R (3,) (Khalil & Dombre [2.34]-[2.36]; the exact
+    :func:`~robmod.spatial.angle_axis` beyond 90 degrees)."""
+    w = np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
+    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)
+    if c < 0:
+        a = angle_axis(R, tol=0.0)
+        return a.theta * a.u
+    s = 0.5 * np.sqrt(w @ w)
+    theta = np.arctan2(s, c)
+    return w * (0.5 if s < 1e-12 else theta / (2 * s))
+
+
+class WholeBodyController(Controller):
+    """The whole-body controller of a floating ``robot`` standing or walking on the point
+    contacts ``feet`` (module doc).  ``gait``: which feet stand when (:class:`~robmod.control.
+    Stand` by default, :class:`~robmod.control.Trot`); ``q_ref``: the posture (7 + n_q: its
+    joints, and the base's height and position to hold; default the configuration at the
+    first call); ``velocity``: the base's desired horizontal velocity (3,) in the world;
+    gains ``base`` (K_p, K_d) of the base's position and orientation, ``foot`` of the swing
+    feet, ``posture`` of the joints; ``tau_max`` (default the robot's ``taumax`` where it has
+    them); ``mu`` the friction coefficient assumed (default the feet's); a foot that the gait
+    stands but is still ``touch_height`` above the ground keeps coming down at
+    ``touchdown_speed`` (a late touchdown) and holds no force until it lands.  Called as a
+    torque law ``tau = controller(t, q, qd)`` or by :func:`~robmod.control.simulate` (a
+    digital controller of period ``dt``; it follows no reference: its tasks are its own)."""
+
+    follows_reference = False
+
+    @keyword_options()
+    def __init__(self, robot, feet, *, gait=None, q_ref=None, velocity=(0.0, 0.0, 0.0),
+                 base=(400.0, 40.0), foot=(300.0, 35.0), posture=(50.0, 10.0),
+                 weights=(100.0, 1.0, 1e-2, 1e-5), tau_max=None, mu=None,
+                 min_normal_force: float = 0.0, contact_damping: float = 0.0,
+                 touch_height: float = 0.002, touchdown_speed: float = 0.3,
+                 dt: float = DEFAULT_DT):
+        if not moving_base(robot):
+            raise ArgumentError("WholeBodyController: the robot must have a floating base "
+                                f"(read it with base='floating'); {robot.name!r} has a "
+                                f"{robot.base_kind} base")
+        self.robot, self.n, self.dt = robot, robot.n_q, sample_time(dt)
+        self.feet = checked_contacts(robot, contact_list(feet, "feet"), "feet")
+        if any(c.size != 3 for c in self.feet):
+            raise ArgumentError("WholeBodyController: feet must be point contacts (a sole: its "
+                                "vertices, ContactSurface.points())")
+        self.gait = gait if gait is not None else Stand(len(self.feet))
+        self.q_ref = None if q_ref is None else finite_array("q_ref", q_ref)
+        self.velocity = np.asarray(finite_array("velocity", velocity), float).reshape(3)
+        self.base, self.foot, self.posture = (tuple(float(x) for x in g)
+                                              for g in (base, foot, posture))
+        self.weights = tuple(float(w) for w in weights)
+        self.mu = np.array([c.friction if mu is None else float(mu) for c in self.feet])
+        self.tau_max = tau_max
+        self.min_normal_force = float(min_normal_force)
+        self.contact_damping = float(contact_damping)
+        self.touch_height = float(touch_height)
+        self.touchdown_speed = float(touchdown_speed)
+        self.reset()
+
+    def reset(self):
+        """Forget the run's state (the reference captured at the first call, the swings)."""
+        self._start = None
+        self._lift = {}
+        self._land = {}
+        self._qps = {}
+        self.forces = np.zeros((len(self.feet), 3))
+
+    def _limits(self):
+        from ..dynamics.layout import joint_limit_vector
+
+        lim = self.tau_max if self.tau_max is not None else joint_limit_vector(self.robot,
+                                                                              "taumax")
+        return None if lim is None else np.broadcast_to(np.asarray(lim, float),
+                                                         (self.robot.n_q,))
+
+    def _base_targets(self, t, q):
+        """(p_des, v_des, R_des) of the base at t."""
+        p0, yaw0 = self._start
+        p = p0 + self.velocity * t
+        c, s = np.cos(yaw0), np.sin(yaw0)
+        return p, self.velocity, np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+    def __call__(self, t, q, qd, ref=None, z=None):
+        return self.output(t, q, qd)
+
+    def output(self, t, q, qd, ref=None, z=None):
+        """The joint torques (n_q,) at time t and the state (q, qd) (one sample)."""
+        robot, n = self.robot, self.robot.n_q
+        q, qd = np.asarray(q, float), np.asarray(qd, float)
+        R = quaternion_to_matrix(q[3:7] / np.linalg.norm(q[3:7]))
+        if self._start is None:
+            ref_q = q if self.q_ref is None else self.q_ref
+            Rr = quaternion_to_matrix(ref_q[3:7] / np.linalg.norm(ref_q[3:7]))
+            self._start = (ref_q[:3].copy(), np.arctan2(Rr[1, 0], Rr[0, 0]))
+            self._posture = ref_q[7:].copy()
+        M = inertia_matrix(robot, q)
+        h = idm(robot, q, qd, np.zeros(6 + n))
+        J, drift, X = contact_kinematics(robot, q, qd, self.feet)
+        stance = self.gait.stance(t)
+        nv = 6 + n
+        # the base's task: world PD, then in the base's own coordinates (VD0, WP0)
+        kp, kd = self.base
+        p_des, v_des, R_des = self._base_targets(t, q)
+        V, W = qd[:3], qd[3:6]
+        v_w, w_w = R @ V, R @ W
+        a_w = kp * (p_des - q[:3]) + kd * (v_des - v_w)
+        al_w = kp * _log(R_des @ R.T) - kd * w_w
+        a_base = np.r_[R.T @ a_w - np.cross(W, V), R.T @ al_w]
+        wb, wf, wp, wl = self.weights
+        rows, targets, w = [np.c_[np.eye(6), np.zeros((6, n))]], [a_base], [wb * np.ones(6)]
+        kpf, kdf = self.foot
+        stance = stance.copy()
+        for i, down in enumerate(stance):
+            if down and i in self._lift and X[i, 2] > self.touch_height:
+                # a late touchdown: the gait stands the foot but it is still in the air:
+                # it keeps coming down (at touchdown_speed) and holds no force yet
+                stance[i] = False
+                Ji = J[3 * i:3 * i + 3]
+                target = self._land[i].copy()
+                v = np.array([0.0, 0.0, -self.touchdown_speed])
+                rows.append(Ji)
+                targets.append(kpf * np.r_[target[:2] - X[i, :2], 0.0] + kdf * (v - Ji @ qd)
+                               - drift[3 * i:3 * i + 3])
+                w.append(wf * np.ones(3))
+                continue
+            if down:
+                self._lift.pop(i, None)
+                continue
+            phase = self.gait.swing_phase(t, i)
+            if i not in self._lift:           # lift-off: from here to Raibert's foothold
+                self._lift[i] = X[i].copy()
+                hip = q[:3] + R @ self._hip(i) + self.velocity * (phase[1] if phase else 0.0)
+                self._land[i] = self.gait.landing(hip, v_w, self.velocity) \
+                    if hasattr(self.gait, "landing") else X[i].copy()
+            if phase is None:
+                continue
+            p, v, a = self.gait.swing(self._lift[i], self._land[i], *phase)
+            Ji = J[3 * i:3 * i + 3]
+            rows.append(Ji)
+            targets.append(a + kpf * (p - X[i]) + kdf * (v - Ji @ qd) - drift[3 * i:3 * i + 3])
+            w.append(wf * np.ones(3))
+        kpp, kdp = self.posture
+        rows.append(np.c_[np.zeros((n, 6)), np.eye(n)])
+        targets.append(kpp * (self._posture - q[7:]) - kdp * qd[6:])
+        w.append(wp * np.ones(n))
+        A_t, b_t, w = np.vstack(rows), np.concatenate(targets), np.concatenate(w)
+        idx = np.flatnonzero(stance)
+        ns = len(idx)
+        srows = (3 * idx[:, None] + np.arange(3)).ravel()
+        Js = J[srows]
+        nx = nv + 3 * ns
+        H = np.zeros((nx, nx))
+        H[:nv, :nv] = A_t.T @ (w[:, None] * A_t)
+        H[nv:, nv:] = wl * np.eye(3 * ns)
+        g = np.zeros(nx)
+        g[:nv] = -A_t.T @ (w * b_t)
+        Aeq = np.zeros((6 + 3 * ns, nx))
+        beq = np.zeros(6 + 3 * ns)
+        Aeq[:6, :nv] = M[:6]
+        Aeq[:6, nv:] = -Js[:, :6].T
+        beq[:6] = -h[:6]
+        Aeq[6:, :nv] = Js
+        beq[6:] = -drift[srows] - self.contact_damping * (Js @ qd)
+        C, lo, up = friction_pyramid(self.mu[idx], np.tile([0.0, 0.0, 1.0], (ns, 1)),
+                                     min_normal_force=self.min_normal_force)
+        Cin = np.zeros((len(C), nx))
+        Cin[:, nv:] = C
+        lim = self._limits()
+        if lim is not None:
+            T = np.c_[M[6:], -Js[:, 6:].T]
+            Cin = np.vstack([Cin, T])
+            lo = np.r_[lo, -lim - h[6:]]
+            up = np.r_[up, lim - h[6:]]
+        x = solve_qp(H, g, Aeq, beq, Cin, lo, up, cache=self._qps)
+        qdd, f = x[:nv], x[nv:]
+        self.forces = np.zeros((len(self.feet), 3))
+        self.forces[idx] = f.reshape(-1, 3)
+        return M[6:] @ qdd + h[6:] - Js[:, 6:].T @ f
+
+    def _hip(self, i):
+        """The foot's nominal position in the base frame (where it stood at the start)."""
+        if not hasattr(self, "_hips"):
+            from ..kinematics.contacts import contact_poses
+
+            ref = np.r_[0, 0, 0, 1, 0, 0, 0, self._posture]
+            self._hips = contact_poses(self.robot, ref, self.feet)[:, :3, 3]
+            self._hips[:, 2] = 0.0
+        return self._hips[i]

@@ -1,0 +1,157 @@
+"""Inverse dynamics with contacts (the QP) and the whole-body controller on Solo-12."""
+import numpy as np
+import pytest
+
+import robmod
+from robmod.control import Trot, WholeBodyController
+from robmod.description import ContactPoint
+from robmod.control import simulate
+from robmod.dynamics import constrained_ddm, contact_idm, idm
+from robmod.errors import ArgumentError
+from robmod.geometry import neutral
+from robmod.kinematics import contact_jacobian
+from robmod.testing import example_robot_data
+
+pytest.importorskip("proxsuite")
+
+FEET = tuple(ContactPoint(f"{leg}_FOOT", friction=0.8) for leg in ("FL", "FR", "HL", "HR"))
+
+
+@pytest.fixture(scope="module")
+def solo():
+    return robmod.read_robot(example_robot_data("solo_description/robots/solo12.urdf"),
+                             base="floating").numeric()
+
+
+def standing(solo):
+    q = neutral(solo)
+    q[7:] = np.tile([0.0, 0.8, -1.6], 4)
+    q[2] = 0.22294615             # the feet on the ground
+    return q
+
+
+def test_contact_inverse_dynamics_gives_the_motion_asked(solo):
+    q = standing(solo)
+    rng = np.random.default_rng(0)
+    qd = np.zeros(18)
+    qdd = np.r_[rng.normal(size=6) * 0.3, np.zeros(12)]
+    J = contact_jacobian(solo, q, FEET)
+    # accelerations that keep the feet still: the null space of J
+    qdd = qdd - np.linalg.pinv(J) @ (J @ qdd)
+    out = contact_idm(solo, q, qd, qdd, FEET)
+    assert np.abs(out.base_wrench).max() < 1e-6          # the contacts give the base's wrench
+    f = out.forces.reshape(4, 3)
+    assert np.all(f[:, 2] >= -1e-9)
+    assert np.all(np.abs(f[:, :2]) <= 0.8 / np.sqrt(2) * f[:, 2:] + 1e-9)
+    # forward: these torques give that motion
+    fwd = constrained_ddm(solo, q, qd, out.tau, FEET)
+    assert np.allclose(fwd.qdd, qdd, atol=1e-6)
+    # forces given: Pinocchio's rnea less J^T f
+    given = contact_idm(solo, q, qd, qdd, FEET, forces=out.forces)
+    full = idm(solo, q, qd, qdd) - J.T @ out.forces
+    assert np.allclose(given.tau, full[6:]) and np.allclose(given.base_wrench, full[:6])
+
+
+def test_torque_limits_and_friction_are_constraints(solo):
+    q = standing(solo)
+    with pytest.raises(robmod.RobmodError, match="no solution"):
+        contact_idm(solo, q, np.zeros(18), np.zeros(18), FEET, tau_max=0.1)
+    with pytest.raises(ArgumentError, match="point contacts"):
+        contact_idm(solo, q, np.zeros(18), np.zeros(18),
+                    [robmod.description.ContactSurface.rectangle("FL_FOOT", 0.1, 0.1)])
+
+
+def test_solo_stands_under_the_whole_body_controller(solo):
+    q = standing(solo)
+    wbc = WholeBodyController(solo, FEET, tau_max=2.7)
+    run = simulate(solo, wbc, None, 0.5, x0=np.r_[q, np.zeros(18)], contacts=FEET)
+    assert np.abs(run.q[:, :3] - q[:3]).max() < 1e-6
+    mass = float(solo.base_link.M + sum(link.M for link in solo.links))
+    assert np.isclose(run.contact_forces[-1, :, 2].sum(), 9.81 * mass, rtol=1e-6)
+    assert np.abs(run.tau).max() <= 2.7 + 1e-9
+
+
+def test_the_controller_wants_a_floating_robot_and_point_feet(solo):
+    with pytest.raises(ArgumentError, match="floating base"):
+        WholeBodyController(robmod.load_robot("rx90", numeric=True), [ContactPoint(6)])
+    with pytest.raises(ArgumentError, match="point contacts"):
+        WholeBodyController(solo, [robmod.description.ContactSurface.rectangle(
+            "FL_FOOT", 0.1, 0.1)])
+    assert Trot().stance(0.0).all() and Trot().stance(0.25).tolist() == [False, True, True,
+                                                                          False]
+
+
+SLOW = pytest.mark.skipif(__import__("os").environ.get("ROBMOD_SLOW") != "1",
+                          reason="a long run: ROBMOD_SLOW=1")
+
+
+def test_solo_at_rest_stays_at_rest_for_10_s(solo):
+    q = standing(solo)
+    run = simulate(solo, WholeBodyController(solo, FEET, tau_max=2.7), None, 10.0,
+                   x0=np.r_[q, np.zeros(18)], contacts=FEET, record_every=100)
+    assert np.abs(run.q[:, :3] - q[:3]).max() < 1e-6
+
+
+def test_solo_recovers_from_a_push(solo):
+    q = standing(solo)
+    kick = np.zeros(18)
+    kick[1], kick[3] = 0.4, 1.0
+    run = simulate(solo, WholeBodyController(solo, FEET, tau_max=2.7), None, 1.0,
+                   x0=np.r_[q, kick], contacts=FEET)
+    assert np.abs(run.q[-1, :3] - q[:3]).max() < 1e-3
+    assert np.abs(run.q[-1, 4:7]).max() < 1e-3           # level again
+    assert np.abs(run.tau).max() <= 2.7 + 1e-9
+
+
+def trot(solo, duration):
+    q = standing(solo)
+    wbc = WholeBodyController(solo, FEET, gait=Trot(), velocity=(0.2, 0, 0), tau_max=2.7)
+    return simulate(solo, wbc, None, duration, x0=np.r_[q, np.zeros(18)], contacts=FEET)
+
+
+def test_solo_trots(solo, tmp_path):
+    run = trot(solo, 1.5)
+    # the viewer plays it: the base's node follows the simulated base
+    pytest.importorskip("meshcat")
+    from robmod.spatial import quaternion_to_matrix
+    from robmod.viewer import RecordingVisualizer, view
+
+    rec = RecordingVisualizer()
+    viewer = view(solo, run.q[0], visualizer=rec)
+    viewer.animate(run, fps=20)
+    poses = rec.animation_poses("/meshcat/robmod/solo")
+    np.testing.assert_allclose(poses[:, :3, 3], run.q[::50, :3], atol=1e-12)
+    np.testing.assert_allclose(poses[-1, :3, :3], quaternion_to_matrix(run.q[-1, 3:7]),
+                               atol=1e-12)
+    (tmp_path / "trot.html").write_text(viewer.static_html())
+    assert abs(run.q[-1, 0] - 0.3) < 0.03 and abs(run.q[-1, 1]) < 0.03
+    assert abs(run.q[-1, 2] - 0.223) < 0.01 and np.abs(run.tau).max() <= 2.7 + 1e-9
+    # the diagonal pairs alternate on the ground
+    down = run.contact_forces[:, :, 2] > 0
+    assert down[900:, 0].mean() < 0.8 and down[900:, 1].mean() < 0.8
+
+
+@SLOW
+def test_solo_trots_10_s_at_1_khz(solo):
+    run = trot(solo, 10.0)
+    assert abs(run.q[-1, 0] - 2.0) < 0.05 and abs(run.q[-1, 1]) < 0.05
+    assert np.abs(run.q[:, 2] - 0.223).max() < 0.02
+
+
+@SLOW
+def test_talos_stands_on_both_feet():
+    from robmod.description import ContactSurface
+    from robmod.kinematics import contact_poses
+
+    talos = robmod.read_robot(example_robot_data("talos_data/robots/talos_reduced.urdf"),
+                              base="floating").numeric()
+    soles = [ContactSurface.rectangle(f"{s}_sole_link", 0.2, 0.1, friction=0.8)
+             for s in ("left", "right")]
+    points = soles[0].points() + soles[1].points()
+    q = neutral(talos)
+    q[2] = -contact_poses(talos, q, points)[:, 2, 3].min()
+    run = simulate(talos, WholeBodyController(talos, points), None, 2.0,
+                   x0=np.r_[q, np.zeros(38)], contacts=points)
+    assert np.abs(run.q[:, :3] - q[:3]).max() < 1e-5
+    mass = float(talos.base_link.M + sum(link.M for link in talos.links))
+    assert np.isclose(run.contact_forces[-1, :, 2].sum(), 9.81 * mass, rtol=1e-6)
