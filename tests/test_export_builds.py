@@ -6,6 +6,7 @@ jvp, grad, inputs of different batch shapes) and agrees with SymPy's own evaluat
 import numpy as np
 import pytest
 import sympy as sp
+from test_export_graphs import jax64  # noqa: F401 - the fixture (float64 JAX)
 
 from robmod.symbolic.model import CustomModel, Output
 
@@ -97,15 +98,6 @@ def test_every_kind_of_expression_exports_to_casadi():
         for a, b in zip(got, _reference(model, q, params)):
             a = np.array(a)
             assert np.abs(a.reshape(b.shape) - b).max() < 1e-13
-
-
-@pytest.fixture
-def jax64():
-    jax = pytest.importorskip("jax")
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", old)
 
 
 def test_every_kind_of_expression_exports_to_jax(jax64):
