@@ -23,144 +23,39 @@ IDM's derivatives (∂τ/∂q, ∂τ/∂q̇, ∂τ/∂q̈: robmod's derivative m
 * CasADi: the SX graph (nodes, build time), one call of the ``casadi.Function``, and per
   configuration of the C code CasADi generates for it (gcc -O3, ``Function.map``);
 
-the derivative model also against ``jax.jacfwd`` of robmod's own IDM export ("vs jacfwd" rows:
-that time / the derivative model's); with the ratios adam / robmod of each row (goals: JAX and PyTorch >= 10 per configuration
-batched for the IDM and M, > 1 for one call; CasADi's C >= 2).  Each timing is the best of
-``--repeat`` runs, the two libraries alternated.
+and robmod against itself, in the same run (the "adam" column then holds the other side):
+
+* "vs jacfwd": the derivative model against ``jax.jacfwd`` of robmod's own IDM export, its
+  first call split into trace and lower, and XLA's compilation (fresh functions, alternated,
+  the best of ``--repeat`` and the spread printed), one call, per configuration of a batch;
+* "M vs IDM": the JAX inertia matrix against the IDM, one call, per configuration of a batch
+  (the export's own batch axis) and under ``jax.vmap``, for each ``--n``;
+* "build vs casadi AD": robmod's CasADi derivative graph against CasADi's ``jacobian`` of the
+  exported IDM (its graph built and differentiated), the best of ``--repeat``;
+
+with the ratios adam / robmod of each row (goals: JAX and PyTorch >= 10 per configuration
+batched for the IDM and M, > 1 for one call; CasADi's C >= 2; >= 1 for robmod against
+itself).  Each timing is the best of ``--repeat`` runs, the two sides alternated (the C code
+CasADi generates: the best of at least 15, its calls being short).
 """
 from __future__ import annotations
 
 import argparse
-import glob
 import os
 import subprocess
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from exports_common import FILES, ROWS, Setup, alternated, fmt, row  # noqa: E402
 
 import robmod  # noqa: E402
-from robmod.description.mimic import frame_matrix_E  # noqa: E402
-from robmod.dynamics import (idm, idm_derivatives, idm_derivatives_model, idm_model,  # noqa: E402
-                             inertia_matrix, inertia_matrix_model)
-
-FILES = {"panda": "panda_description/urdf/panda.urdf",
-         "ur5": "ur_description/urdf/ur5_robot.urdf"}
-
-
-def robots_dir():
-    import cmeel
-
-    for d in glob.glob(os.path.join(os.path.dirname(os.path.dirname(cmeel.__file__)),
-                                    "cmeel.prefix", "share", "example-robot-data", "robots")):
-        return d
-    raise SystemExit("example-robot-data is not installed (pip install example-robot-data)")
-
-
-def arm_file(path, workdir):
-    """A copy of the URDF ``path`` without its prismatic joints and the links they carry (a
-    gripper's fingers): adam 0.5 does not model prismatic joints (its motion subspace and joint
-    transform of one fail to build), so both libraries read this copy (the Panda's 7-joint arm
-    and hand)."""
-    tree = ET.parse(path)
-    root = tree.getroot()
-    drop = {j.find("child").get("link") for j in root.iter("joint")
-            if j.get("type") == "prismatic"}
-    if not drop:
-        return path
-    for j in list(root.iter("joint")):
-        if j.find("child").get("link") in drop:
-            root.remove(j)
-    for link in list(root.iter("link")):
-        if link.get("name") in drop:
-            root.remove(link)
-    out = os.path.join(workdir, os.path.basename(path).replace(".urdf", "_arm.urdf"))
-    tree.write(out)
-    return out
-
-
-class Setup:
-    """One URDF read by both libraries: robmod's robot and models, adam's joints and the
-    mimic map q_adam = E q + c."""
-
-    def __init__(self, name):
-        self.name = name
-        self.path = arm_file(os.path.join(robots_dir(), FILES[name]),
-                             tempfile.mkdtemp(prefix="rm_bench_urdf_"))
-        self.robot = robmod.read_robot(self.path)
-        movable = {j.get("name") for j in ET.parse(self.path).getroot().iter("joint")
-                   if j.get("type") != "fixed"}
-        frames = sorted(self.robot.frame_names[j] for j in movable)
-        names = {v: k for k, v in self.robot.frame_names.items() if k in movable}
-        self.joints = [names[f] for f in frames]
-        self.E = frame_matrix_E(self.robot, frames)
-        self.c = np.array([self.robot.mimic[f][2] if f in self.robot.mimic else 0.0
-                           for f in frames])
-        # adam's gravity: a 6-vector (linear, angular) in the world frame, robmod's the file's
-        self.gravity = np.array([float(g) for g in self.robot.gravity] + [0.0, 0.0, 0.0])
-        t0 = time.perf_counter()
-        # adam models no joint friction (the Panda's file has a damping): the terms both have
-        self.models = {"IDM": idm_model(self.robot, friction=False),
-                       "M": inertia_matrix_model(self.robot)}
-        self.t_models = time.perf_counter() - t0
-        self.derivatives = None
-
-    def derivative_model(self):
-        if self.derivatives is None:
-            t0 = time.perf_counter()
-            self.derivatives = idm_derivatives_model(self.robot, friction=False)
-            self.t_derivative_model = time.perf_counter() - t0
-        return self.derivatives
-
-
-def best(fn, repeat, number=1):
-    out = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        out = min(out, (time.perf_counter() - t0) / number)
-    return out
-
-
-def alternated(fns, repeat, number=1):
-    """The best time of each function, the functions run in turn (same machine load)."""
-    out = [np.inf] * len(fns)
-    for _ in range(repeat):
-        for k, fn in enumerate(fns):
-            t0 = time.perf_counter()
-            for _ in range(number):
-                fn()
-            out[k] = min(out[k], (time.perf_counter() - t0) / number)
-    return out
-
-
-ROWS = []
-
-
-def row(robot, framework, quantity, what, robmod_value, adam_value, unit, better="lower"):
-    ratio = (adam_value / robmod_value if better == "lower" else robmod_value / adam_value) \
-        if robmod_value and adam_value and np.isfinite(adam_value) else float("nan")
-    ROWS.append((robot, framework, quantity, what, robmod_value, adam_value, unit, ratio))
-    print(f"  {framework:7s} {quantity:12s} {what:24s} robmod {fmt(robmod_value, unit):>12s}  "
-          f"adam {fmt(adam_value, unit):>12s}  adam/robmod {ratio:8.1f}", flush=True)
-
-
-def fmt(v, unit):
-    if v is None or not np.isfinite(v):
-        return "n/a"
-    if unit == "s":
-        return f"{v:.2f} s"
-    if unit == "us":
-        return f"{v * 1e6:.1f} us"
-    if unit == "ns":
-        return f"{v * 1e9:.0f} ns"
-    return f"{int(v)}"
+from robmod.dynamics import idm, idm_derivatives, inertia_matrix  # noqa: E402
 
 
 # ------------------------------------------------------------------------------------ JAX
@@ -259,13 +154,11 @@ def bench_jax(s, args):
             row(s.name, "JAX", qn, f"batch {N:.0e}, per conf.", t_r / N, t_a / N, "ns")
         if qn == "dIDM":          # robmod's derivative model against JAX's jacfwd of robmod's
             own_ad = jit_function(jax.jacfwd(ours["IDM"], argnums=(0, 1, 2)))   # IDM export
-            t0 = time.perf_counter()
             jax.block_until_ready(own_ad(*x1))
-            first_ad = time.perf_counter() - t0
             t_r, t_ad = alternated([lambda: jax.block_until_ready(fr(*x1)),
                                     lambda: jax.block_until_ready(own_ad(*x1))],
                                    args.repeat, number=20)
-            row(s.name, "JAX", "dIDM", "first call vs jacfwd", first_r, first_ad, "s")
+            first_calls(s, x1, args.repeat)
             row(s.name, "JAX", "dIDM", "one call vs jacfwd", t_r, t_ad, "us")
             N = args.n[0]
             xb = [jnp.asarray(a) for a in rng.uniform(-1.2, 1.2, (3, N, n))]
@@ -277,7 +170,79 @@ def bench_jax(s, args):
             row(s.name, "JAX", "dIDM", f"batch {N:.0e} vs jacfwd", t_r / N, t_ad / N, "ns")
         jr = jax.make_jaxpr(ours[qn])(*x1[:k])
         ja = jax.make_jaxpr(theirs[qn])(*x1[:k])
-        row(s.name, "JAX", qn, "jaxpr equations", len(jr.jaxpr.eqns), len(ja.jaxpr.eqns), "n")
+        row(s.name, "JAX", qn, "jaxpr equations", n_equations(jr.jaxpr), n_equations(ja.jaxpr),
+            "n")
+    mass_against_idm(s, ours, rng, args)
+
+
+def n_equations(jaxpr) -> int:
+    """The equations of a jaxpr, those of the functions it calls (jit, custom_jvp, ...)
+    counted instead of the call."""
+    n = 0
+    for e in jaxpr.eqns:
+        subs = [getattr(v, "jaxpr", v) for v in e.params.values()
+                if hasattr(v, "eqns") or hasattr(getattr(v, "jaxpr", None), "eqns")]
+        if subs and ("call" in e.primitive.name or e.primitive.name in ("pjit", "jit")):
+            n += sum(n_equations(j) for j in subs)
+        else:
+            n += 1
+    return n
+
+
+def first_calls(s, x1, repeat):
+    """The first call (trace and lower, compile) of fresh jitted functions: robmod's derivative
+    model against ``jax.jacfwd`` of robmod's IDM export, alternated ``repeat`` times (the
+    export's source made beforehand on both sides); rows: the best, and the spread printed."""
+    import jax
+
+    from robmod.symbolic import jit_function
+
+    makers = [lambda: s.derivative_model().to_jax(),
+              lambda: jax.jacfwd(s.models["IDM"].to_jax(), argnums=(0, 1, 2))]
+    times = [[], []]
+    for _ in range(repeat):
+        for k, make in enumerate(makers):
+            f = jit_function(make())
+            t0 = time.perf_counter()
+            lowered = f.trace(*x1).lower()
+            t1 = time.perf_counter()
+            jax.block_until_ready(lowered.compile()(*x1))
+            t2 = time.perf_counter()
+            times[k].append((t1 - t0, t2 - t1, t2 - t0))
+    for j, what in enumerate(("trace and lower", "compile", "first call")):
+        r, a = ([t[j] for t in times[k]] for k in (0, 1))
+        row(s.name, "JAX", "dIDM", f"{what} vs jacfwd", min(r), min(a), "s")
+        print(f"    spread over {repeat}: robmod {min(r):.2f}-{max(r):.2f} s, jacfwd "
+              f"{min(a):.2f}-{max(a):.2f} s, ratio of the runs "
+              f"{min(x / y for x, y in zip(a, r)):.2f}-{max(x / y for x, y in zip(a, r)):.2f}",
+              flush=True)
+
+
+def mass_against_idm(s, ours, rng, args):
+    """robmod's inertia matrix against its IDM (JAX): one call, per configuration of a batch
+    (the function's own batch axis) and under ``jax.vmap`` (one configuration each), the two
+    alternated; the "adam" column of these rows holds the IDM (ratio IDM / M)."""
+    import jax
+    import jax.numpy as jnp
+
+    from robmod.symbolic import jit_function
+
+    n = s.robot.n_q
+    cases = [("one call", lambda f: f, [jnp.asarray(a) for a in rng.uniform(-1.2, 1.2, (3, n))],
+              1)]
+    for N in args.n:
+        xb = [jnp.asarray(a) for a in rng.uniform(-1.2, 1.2, (3, N, n))]
+        cases += [(f"batch {N:.0e}, per conf.", lambda f: f, xb, N),
+                  (f"vmap {N:.0e}, per conf.", jax.vmap, xb, N)]
+    for what, wrap, x, per in cases:
+        fm, fi = jit_function(wrap(ours["M"])), jit_function(wrap(ours["IDM"]))
+        jax.block_until_ready(fm(x[0]))
+        jax.block_until_ready(fi(*x))
+        # calls of 10 us to 10 ms: each timing about 20 ms of them, the best of at least 5
+        t_m, t_i = alternated([lambda: jax.block_until_ready(fm(x[0])),
+                               lambda: jax.block_until_ready(fi(*x))], max(5, args.repeat),
+                              number=max(1, 200_000 // per) if per > 1 else 2000)
+        row(s.name, "JAX", "M vs IDM", what, t_m / per, t_i / per, "us" if per == 1 else "ns")
 
 
 # -------------------------------------------------------------------------------- PyTorch
@@ -399,20 +364,18 @@ def bench_casadi(s, args):
     rows = [("IDM", r_idm, a_idm, t_r_idm, t_a_idm, 3), ("M", r_M, a_M, t_r_M, t_a_M, 1)]
     if not args.no_derivatives:
         dm = s.derivative_model()
-        t0 = time.perf_counter()
-        r_d = dm.to_casadi()
-        t_r_d = time.perf_counter() - t0
-        # CasADi's own AD of robmod's exported IDM: graph plus jacobian
-        t0 = time.perf_counter()
-        g = s.models["IDM"].to_casadi()
-        tau_r = g(*x)
-        r_ad = ca.Function("robmod_ad", x, [ca.jacobian(tau_r, v) for v in x])
-        t_ad = time.perf_counter() - t0
+
+        def robmod_ad():      # CasADi's own AD of robmod's exported IDM: graph plus jacobian
+            tau_r = s.models["IDM"].to_casadi()(*x)
+            return ca.Function("robmod_ad", x, [ca.jacobian(tau_r, v) for v in x])
+
+        t_r_d, t_ad = alternated([dm.to_casadi, robmod_ad], args.repeat)
+        r_d, r_ad = dm.to_casadi(), robmod_ad()
         rows.append(("dIDM", r_d, a_d, t_r_d, t_a_d, 3))
         o = casadi_operations(r_ad)["nodes"]
-        print(f"  robmod's derivative graph: built in {t_r_d:.3f} s, {casadi_operations(r_d)['nodes']}"
-              f" nodes; CasADi's jacobian of robmod's exported IDM: {t_ad:.3f} s (graph and "
-              f"jacobian), {o} nodes", flush=True)
+        print(f"  robmod's derivative graph: built in {t_r_d:.3f} s (best of {args.repeat}), "
+              f"{casadi_operations(r_d)['nodes']} nodes; CasADi's jacobian of robmod's exported "
+              f"IDM: {t_ad:.3f} s (graph and jacobian), {o} nodes", flush=True)
         row(s.name, "CasADi", "dIDM", "build vs casadi AD", t_r_d, t_ad, "s")
     rng = np.random.default_rng(2)
     xs = rng.uniform(-1.2, 1.2, (3, n))
@@ -434,8 +397,11 @@ def bench_casadi(s, args):
             print(f"  CasADi's C code: {e}")
             continue
         xb = [ca.DM(rng.uniform(-1.2, 1.2, (n, N))) for _ in range(k)]   # no conversion timed
-        t_r, t_a = alternated([lambda: cr(*xb), lambda: ca_(*xb)], args.repeat)
-        row(s.name, "CasADi", qn, "generated C, per conf.", t_r / N, t_a / N, "ns")
+        # short calls (a few ms), unstable run to run on a shared machine: the best of many
+        reps = max(15, 3 * args.repeat)
+        t_r, t_a = alternated([lambda: cr(*xb), lambda: ca_(*xb)], reps, number=3)
+        row(s.name, "CasADi", qn, f"generated C, per conf. (best of {reps})", t_r / N, t_a / N,
+            "ns")
 
 
 def main(argv=None):

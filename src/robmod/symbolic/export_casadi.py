@@ -13,9 +13,11 @@ and CasADi's own automatic differentiation applies to it.
 """
 from __future__ import annotations
 
+import gc
 import math
 
 import sympy as sp
+from mpmath.libmp import round_nearest as _round_nearest, to_float as _to_float
 
 from ..arguments import keyword_options, model_argument
 from ..errors import ArgumentError, RobmodError
@@ -43,119 +45,213 @@ def _out_shape(shape):
     return (math.prod(shape[:-1]), shape[-1])
 
 
-class _SXBuilder:
-    """SymPy expressions of a model -> SX nodes (statement symbols by reference).
+def _float(c) -> float:
+    """float(c) of a SymPy number: a Float's binary value rounded to the nearest double as
+    SymPy's float() does, without its normalization at every call (30 times faster)."""
+    mpf = getattr(c, "_mpf_", None)
+    if mpf is not None:
+        return _to_float(mpf, rnd=_round_nearest)
+    if c.is_Rational:
+        return c.p / c.q if c.q != 1 else float(c.p)
+    return float(c)
 
-    A lean walk over the expressions' own structure (no SymPy comparison, no new SymPy
-    expression): a sum of k terms is k - 1 additions and subtractions (a term with a negative
-    coefficient is subtracted), a product of k factors k - 1 multiplications and divisions
-    (a negative integer power divides), ``x**2`` one multiplication."""
 
-    def __init__(self, ca, env):
-        self.ca, self.env = ca, env
-        # SX.binary / SX.unary with CasADi's operation codes: the same nodes as x * y, about
-        # eight times faster through the Python bindings (no operand-kind checks)
-        binary, unary = ca.SX.binary, ca.SX.unary
-        self.mul = lambda x, y: binary(ca.OP_MUL, x, y)
-        self.add = lambda x, y: binary(ca.OP_ADD, x, y)
-        self.sub = lambda x, y: binary(ca.OP_SUB, x, y)
-        self.div = lambda x, y: binary(ca.OP_DIV, x, y)
-        self.neg = lambda x: unary(ca.OP_NEG, x)
-        self.funcs = {f: (lambda op: lambda x: unary(op, x))(op) for f, op in (
+class _Program:
+    """A model's statements as element-wise operations on numbered values (three-address
+    code), read in one lean walk over the SymPy expressions' own structure (no SymPy
+    comparison, no new SymPy expression): a sum of k terms is k - 1 additions and subtractions
+    (a term with a negative coefficient is subtracted), a product of k factors k - 1
+    multiplications and divisions (a negative integer power divides), ``x**2`` one
+    multiplication.  The values are the inputs, the constants and the operations' results,
+    numbered as met; each operation is filed under its level (1 + its operands' highest, the
+    inputs' and constants' being 0) and CasADi's operation code."""
+
+    def __init__(self, ca, model, inputs):
+        self.ca = ca
+        self.mul, self.add, self.sub, self.div, self.neg = (
+            ca.OP_MUL, ca.OP_ADD, ca.OP_SUB, ca.OP_DIV, ca.OP_NEG)
+        self.env = dict(inputs)                 # symbol -> value
+        self.n_inputs = len(inputs)
+        self.level: list = [0] * self.n_inputs  # value -> level
+        self.ops: dict = {}                     # (level, code) -> (first operands, second
+        self.numbers: dict = {}                 # operands or -1, values); float -> value
+        self.signed: dict = {}                  # id(SymPy number) -> (negative, value or -1)
+        self.keep: list = []                    # the SymPy numbers of ``signed``, kept alive
+        self.funcs = {f: op for f, op in (
             (sp.sin, ca.OP_SIN), (sp.cos, ca.OP_COS), (sp.tan, ca.OP_TAN), (sp.exp, ca.OP_EXP),
             (sp.sign, ca.OP_SIGN), (sp.Abs, ca.OP_FABS), (sp.asin, ca.OP_ASIN),
             (sp.acos, ca.OP_ACOS), (sp.atan, ca.OP_ATAN), (sp.tanh, ca.OP_TANH))}
-        self.numbers: dict = {}
-        self.signed: dict = {}
+        self.unary = {ca.OP_NEG, ca.OP_SQRT, *self.funcs.values()}
         self.constants = {sp.pi: float(sp.pi), sp.E: float(sp.E)}
+        env = self.env
+        for lhs, rhs in model.statements:
+            env[lhs] = self(rhs)
+        self.outputs = [[self(e) for e in o.exprs] for o in model.outputs]
 
-    def number(self, v: float):
-        """The SX constant v (one node per value)."""
-        x = self.numbers.get(v)
-        if x is None:
-            x = self.numbers[v] = self.ca.SX(v)
-        return x
+    def op(self, code, a, b=-1):
+        """A new value: the operation ``code`` of the values a (and b)."""
+        lv = self.level
+        level = lv[a]
+        if b >= 0 and lv[b] > level:
+            level = lv[b]
+        level += 1
+        k = len(lv)
+        lv.append(level)
+        group = self.ops.get((level, code))
+        if group is None:
+            group = self.ops[(level, code)] = ([], [], [])
+        group[0].append(a)
+        group[1].append(b)
+        group[2].append(k)
+        return k
+
+    def number(self, v: float) -> int:
+        """The constant v (one value per number)."""
+        k = self.numbers.get(v)
+        if k is None:
+            k = self.numbers[v] = len(self.level)
+            self.level.append(0)
+        return k
 
     def coefficient(self, c):
-        """(negative, |c| as an SX constant or None for 1) of a SymPy number, converted once
-        (SymPy's float() of a Float costs more than the node)."""
-        out = self.signed.get(c)
+        """(negative, |c| as a value or -1 for 1) of a SymPy number, converted once per
+        object (SymPy's float() of a Float costs more than the operation)."""
+        out = self.signed.get(id(c))
         if out is None:
-            v = float(c)
-            out = self.signed[c] = (v < 0, None if abs(v) == 1.0 else self.number(abs(v)))
+            v = _float(c)
+            out = self.signed[id(c)] = (v < 0, -1 if abs(v) == 1.0 else self.number(abs(v)))
+            self.keep.append(c)
         return out
 
-    def __call__(self, e):
+    def __call__(self, e) -> int:
         if e.is_Symbol:
-            try:
-                return self.env[e]
-            except KeyError:
-                raise RobmodError(f"to_casadi: symbol {e} is neither an input nor a statement "
-                                  "of the model") from None
-        if e.is_Number:
-            neg, x = self.coefficient(e)
-            x = self.number(1.0) if x is None else x
-            return self.neg(x) if neg else x
+            return self._symbol(e)
         if e.is_Add:
-            out = None
+            out, op, env = -1, self.op, self.env
             for t in e.args:
-                neg, x = self._term(t)
-                if out is None:
-                    out = self.neg(x) if neg else x
+                if t.is_Mul:
+                    neg, x = self._product(t)
+                elif t.is_Symbol:
+                    neg, x = False, env.get(t)
+                    if x is None:
+                        x = self._symbol(t)
+                elif t.is_Number:
+                    neg, x = self.coefficient(t)
+                    x = self.number(1.0) if x < 0 else x
                 else:
-                    out = self.sub(out, x) if neg else self.add(out, x)
+                    neg, x = False, self(t)
+                if out < 0:
+                    out = op(self.neg, x) if neg else x
+                else:
+                    out = op(self.sub if neg else self.add, out, x)
             return out
         if e.is_Mul:
-            neg, x = self._term(e)
-            return self.neg(x) if neg else x
+            neg, x = self._product(e)
+            return self.op(self.neg, x) if neg else x
+        if e.is_Number:
+            neg, x = self.coefficient(e)
+            x = self.number(1.0) if x < 0 else x
+            return self.op(self.neg, x) if neg else x
         if e.is_Pow:
             return self._pow(e.base, e.exp)
         if e is sp.pi or e is sp.E:
             return self.number(self.constants[e])
         if isinstance(e, sp.atan2):
-            return self.ca.SX.binary(self.ca.OP_ATAN2, self(e.args[0]), self(e.args[1]))
-        f = self.funcs.get(type(e))
-        if f is None:
+            return self.op(self.ca.OP_ATAN2, self(e.args[0]), self(e.args[1]))
+        code = self.funcs.get(type(e))
+        if code is None:
             raise RobmodError(f"to_casadi: function {type(e).__name__} cannot be exported")
-        return f(self(e.args[0]))
+        return self.op(code, self(e.args[0]))
 
-    def _term(self, t):
-        """(negative, node of |t|) of a term: a number, or a product whose numeric coefficient
-        (SymPy keeps it first) may be negative."""
-        if t.is_Number:
-            neg, x = self.coefficient(t)
-            return neg, self.number(1.0) if x is None else x
-        if not t.is_Mul:
-            return False, self(t)
-        factors, neg, out = t.args, False, None
+    def _symbol(self, e) -> int:
+        try:
+            return self.env[e]
+        except KeyError:
+            raise RobmodError(f"to_casadi: symbol {e} is neither an input nor a statement "
+                              "of the model") from None
+
+    def _product(self, t):
+        """(negative, value of |t|) of a product, whose numeric coefficient (SymPy keeps it
+        first) may be negative."""
+        factors, neg, out = t.args, False, -1
         if factors[0].is_Number:
             neg, out = self.coefficient(factors[0])
             factors = factors[1:]
         den = []
+        op, mul, env = self.op, self.mul, self.env
         for f in factors:
-            if f.is_Pow and f.exp.is_Integer and f.exp < 0:
-                den.append(f)
-                continue
-            x = self(f)
-            out = x if out is None else self.mul(out, x)
-        if out is None:
+            x = env.get(f) if f.is_Symbol else None
+            if x is None:
+                if f.is_Pow and f.exp.is_Integer and f.exp.p < 0:     # no SymPy comparison
+                    den.append(f)
+                    continue
+                x = self(f)
+            out = x if out < 0 else op(mul, out, x)
+        if out < 0:
             out = self.number(1.0)
         for f in den:
-            out = self.div(out, self._pow(f.base, -f.exp))
+            out = op(self.div, out, self._pow(f.base, -f.exp))
         return neg, out
 
     def _pow(self, base, exp):
-        if exp.is_Integer and exp > 0:
+        if exp.is_Integer and exp.p > 0:
             b = self(base)
             out = b
-            for _ in range(int(exp) - 1):
-                out = self.mul(out, b)
+            for _ in range(exp.p - 1):
+                out = self.op(self.mul, out, b)
             return out
-        if exp.is_Integer and exp < 0:
-            return self.div(self.number(1.0), self._pow(base, -exp))
-        if exp == sp.Rational(1, 2):
-            return self.ca.sqrt(self(base))
-        return self(base) ** self(exp)
+        if exp.is_Integer and exp.p < 0:
+            return self.op(self.div, self.number(1.0), self._pow(base, -exp))
+        if exp is sp.S.Half:
+            return self.op(self.ca.OP_SQRT, self(base))
+        return self.op(self.ca.OP_POW, self(base), self(exp))
+
+    def build(self, args):
+        """SX vectors of the output values.  The operations of one level and one code are made
+        by one element-wise SX operation on the vectors of their operands, which CasADi turns
+        into the same nodes as one scalar operation each, in C++: a few calls through the
+        Python bindings per level instead of one per node (each costs as much as the node).
+        Value k is element ``pos[k]`` of one SX vector: the inputs, the constants, then the
+        operations level by level."""
+        ca = self.ca
+        n, n_in = len(self.level), self.n_inputs
+        store = ca.SX.zeros(n)
+        get, put, Slice = store.get_nz, store.set_nz, ca.Slice
+        pos = list(range(n_in)) + [0] * (n - n_in)
+        if n_in:
+            put(ca.vertcat(*args), False, Slice(0, n_in))
+        p = n_in
+        if self.numbers:
+            for k in self.numbers.values():
+                pos[k] = p
+                p += 1
+            put(ca.SX(ca.DM(list(self.numbers))), False, Slice(n_in, p))
+        binary, unary, unary_codes = ca.SX.binary, ca.SX.unary, self.unary
+        levels: dict = {}
+        for key in sorted(self.ops):
+            levels.setdefault(key[0], []).append(key)
+        for keys in levels.values():
+            # every operand of the level in one vector (the second operands in another)
+            groups = [(key[1], *self.ops[key]) for key in keys]
+            xa = get(False, [pos[a] for _, firsts, _, _ in groups for a in firsts])
+            seconds = [pos[b] for c, _, sec, _ in groups if c not in unary_codes for b in sec]
+            xb = get(False, seconds) if seconds else None
+            ia = ib = 0
+            for c, _, _, values in groups:
+                m = len(values)
+                x = xa if len(groups) == 1 else xa.get_nz(False, Slice(ia, ia + m))
+                ia += m
+                if c in unary_codes:
+                    part = unary(c, x)
+                else:
+                    y = xb if len(seconds) == m else xb.get_nz(False, Slice(ib, ib + m))
+                    ib += m
+                    part = binary(c, x, y)
+                put(part, False, Slice(p, p + m))
+                for k in values:
+                    pos[k] = p
+                    p += 1
+        return [get(False, [pos[k] for k in values]) for values in self.outputs]
 
 
 @keyword_options()
@@ -166,24 +262,24 @@ def to_casadi(model, *, name: str | None = None):
     if name is not None and not (isinstance(name, str) and name.isidentifier()):
         raise ArgumentError(f"to_casadi: name must be an identifier (str), got {name!r}")
     ca = _casadi()
-    env, args, arg_names = {}, [], []
+    inputs, args, arg_names = {}, [], []
     for g in _groups(model):
         syms = model.inputs[g]
-        x = ca.SX.sym(g, len(syms))
-        for k, s in enumerate(syms):
-            env[s] = x[k]
-        args.append(x)
+        for s in syms:
+            inputs[s] = len(inputs)
+        args.append(ca.SX.sym(g, len(syms)))
         arg_names.append(g)
-    build = _SXBuilder(ca, env)
-    for lhs, rhs in model.statements:
-        env[lhs] = build(rhs)
+    enabled = gc.isenabled()
+    gc.disable()        # many short-lived objects: no full collection of a large heap meanwhile
+    try:
+        values = _Program(ca, model, inputs).build(args)
+    finally:
+        if enabled:
+            gc.enable()
     outs, out_names = [], []
-    for o in model.outputs:
+    for o, v in zip(model.outputs, values):
         rows, cols = _out_shape(o.shape)
-        m = ca.SX.zeros(rows, cols)
-        for k, e in enumerate(o.exprs):
-            m[k // cols, k % cols] = build(e)
-        outs.append(m)
+        outs.append(ca.reshape(v, cols, rows).T)      # row-major values
         out_names.append(o.name)
     return ca.Function(name or _ident(model.name), args, outs, arg_names, out_names)
 
