@@ -19,8 +19,10 @@ robmod; the benchmark only reads it):
   ``measurements_1.npz`` .. ``measurements_3.npz`` -- github.com/kjyv/FloBaRoID (``model/``;
   ``data/KUKA/HW/`` as first committed, before the files moved to Git LFS); a KUKA LWR4+ (7
   axes, joint torque sensors on the link side) at 200 Hz, the logs filtered by the recording
-  software, one frequency per joint, three logs -- the third twice as fast as the other two;
-  fitted on two, validated on the third (three splits); the published model: the identified
+  software, one frequency per joint, three logs -- the first two recordings of one motion
+  (same phase, positions correlated at 0.99999), the third twice as fast; fitted on two,
+  validated on the third (three splits: 1+2 -> 3 predicts a motion not seen, 2+3 -> 1 and
+  1+3 -> 2 a repeat of a fit log); the published model: the identified
   URDF (physically consistent inertias, its friction as the file gives it).  The CAD file
   holds a joint with two ``<origin>`` (robmod refuses it, naming the line): the copy read
   here keeps the first, as urdfdom does;

@@ -242,12 +242,23 @@ class Programs:
             self.budget.value = budget
             try:
                 status = _solve(self.toward, self.cp, self.solver)
-                break
+                values, full = self._solution()
             except RobmodError:
                 budget *= 1.5
-        else:
-            raise RobmodError("the consistent estimation failed: no rigid bodies within the "
-                              "bounds fit the data (mass bounds too tight?)")
+                continue
+            # a solver that stops short of optimality ('optimal_inaccurate') may return bodies
+            # whose projection onto the constraints no longer fits the data: not handed over
+            rise = float(np.sum((self.Fs @ full[self.columns] - self.c.value) ** 2))
+            if status == "optimal" or rise <= 1.1 * budget + 1e-9:
+                return values, full, status, d1
+            budget *= 1.5
+        raise RobmodError("the consistent estimation failed: no rigid bodies within the "
+                          "bounds fit the data (mass bounds too tight?), or the solver stopped "
+                          "short of a solution that fits them")
+
+    def _solution(self):
+        """(standard values, full parameter vector) of the second program's solution,
+        projected onto the constraints (:func:`_project`)."""
         model = self.model
         values = _project(model, self.second, self.margins)
         chi = np.array([values[n] for n in model.free])
@@ -256,7 +267,7 @@ class Programs:
             full = np.concatenate([full, np.asarray(self.second.off.value, float)])
         dropped = [c for c in range(len(model.names)) if c not in self.columns]
         full[dropped] = 0.0
-        return values, full, status, d1
+        return values, full
 
 
 def _project(model, prog, margins) -> dict:
