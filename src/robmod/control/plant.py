@@ -101,9 +101,10 @@ class CompiledFunction:
         return self.f(*args)
 
 
-#: the plant of each kind of robot that is not a tree on a fixed or mobile base, handed over
-#: by :mod:`.closed_plant` ("closed") and :mod:`.floating_plant` ("floating") when the package
-#: is imported, so that this module imports neither (they import it)
+#: the plant of each kind of robot that is not a tree on a fixed base, handed over by
+#: :mod:`.closed_plant` ("closed"), :mod:`.floating_plant` ("floating") and
+#: :mod:`.mobile_plant` ("mobile") when the package is imported, so that this module imports
+#: none of them (they import it)
 PLANT_KINDS: dict = {}
 
 #: the customized models the controllers and the plant call per sample, by name (the compiled
@@ -135,8 +136,9 @@ class Dynamics:
         """The (shared) compiled models of ``robot``, keyed by the robot's content (the one
         cache, :mod:`robmod.symbolic.cache`): a :class:`~robmod.control.ClosedLoopDynamics`
         for a closed-loop robot (its actuated joints), a :class:`~robmod.control.
-        FloatingDynamics` for a floating one (the joints, the base free), else this class (a
-        fixed or mobile base)."""
+        FloatingDynamics` for a floating one (the joints, the base free), a
+        :class:`~robmod.control.MobileDynamics` for a mobile one (the joints, the base's
+        motion given), else this class (a fixed base)."""
         from ..description.mimic import refuse as refuse_mimic
 
         refuse_mimic(robot_argument(robot, "the robot of a controller or a simulation"),
@@ -144,7 +146,7 @@ class Dynamics:
 
         def make():
             kind = PLANT_KINDS["closed"] if robot.n_loops else \
-                PLANT_KINDS["floating"] if moving_base(robot) else Dynamics
+                PLANT_KINDS[robot.base_kind] if moving_base(robot) else Dynamics
             return kind(robot, what)
 
         return cached(("plant", robot.content_key), make)
@@ -292,8 +294,8 @@ class CheckedDDM:
     def __init__(self, f, error_at):
         self.f, self.error_at = f, error_at
 
-    def __call__(self, q, qd, tau):
-        out = self.f(q, qd, tau)
+    def __call__(self, q, qd, tau, *given):     # given: a mobile base's acceleration
+        out = self.f(q, qd, tau, *given)
         if not np.all(np.isfinite(out)) and np.all(np.isfinite(q)) and np.all(np.isfinite(qd)):
             raise self.error_at(q) or RobmodError(
                 "ddm: the direct dynamic model gave accelerations that are not finite")
