@@ -50,14 +50,17 @@ FLOATING_MODELS = {
 
 def joint_inertia(robot, q):
     """The inertia matrix of the joints (..., n, n) at their positions q (..., n): A(q) of a
-    fixed or mobile base; a floating robot's with its base free, the Schur complement
-    M_jj - M_jb M_bb^-1 M_bj of its (6 + n)^2 matrix (the torques that accelerate the joints
-    alone, the base following: Umetani & Yoshida 1989's generalized inertia)."""
+    fixed base, M_jj of a mobile one (its motion given); a floating robot's with its base
+    free, the Schur complement M_jj - M_jb M_bb^-1 M_bj of its (6 + n)^2 matrix (the torques
+    that accelerate the joints alone, the base following: Umetani & Yoshida 1989's
+    generalized inertia)."""
     if not moving_base(robot):
         return inertia_matrix(robot, q)
     q = np.asarray(q, dtype=float)
     base = np.broadcast_to(neutral(robot)[:BASE_Q], q.shape[:-1] + (BASE_Q,))
     M = inertia_matrix(robot, np.concatenate([base, q], axis=-1))
+    if robot.base_kind == MOBILE_BASE:
+        return M[..., BASE_V:, BASE_V:]
     Mbb, Mbj = M[..., :BASE_V, :BASE_V], M[..., :BASE_V, BASE_V:]
     return M[..., BASE_V:, BASE_V:] - np.swapaxes(Mbj, -1, -2) @ np.linalg.solve(Mbb, Mbj)
 

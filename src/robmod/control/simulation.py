@@ -11,11 +11,12 @@ under a torque law:
 * a function ``law(t, q, qd) -> tau`` of the state, a continuous law (the same thing as a
   controller without state nor desired motion, :class:`~robmod.control.base.TorqueLaw`).
 
-The state is the robot's: a tree on a fixed or mobile base, its joints; a closed-loop robot,
-its actuated joints, the passive ones solved from the loops at every evaluation
+The state is the robot's: a tree on a fixed base, its joints; a closed-loop robot, its
+actuated joints, the passive ones solved from the loops at every evaluation
 (:mod:`robmod.control.closed_plant`); a floating robot, its base's pose and twist then its
 joints, the base free (:mod:`robmod.control.floating_plant`), integrated on SE(3)
-(:mod:`robmod.dynamics.integration`).  A joint-space controller acts on the joints; the torques
+(:mod:`robmod.dynamics.integration`); a robot on a mobile base, the same layout, the base's
+entries its given motion's (``base_motion``, :mod:`robmod.control.mobile_plant`).  A joint-space controller acts on the joints; the torques
 are the joints'.  One integrator (:func:`~robmod.dynamics.integration.rk4`: RK4, ``substeps``
 steps per sample, on SE(3) for a floating base; or a ``solve_ivp`` method).
 
