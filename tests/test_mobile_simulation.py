@@ -248,6 +248,10 @@ def test_bad_base_motions_are_refused_by_name(on_a_cart):
     with pytest.raises(ArgumentError, match="model of the robot has a fixed base, the "
                                             "simulated robot .* a mobile one"):
         simulate(robot, ComputedTorque(arm, omega=20.0), reach, 0.1, base_motion=_drive)
+    loops = robmod.load_robot("parallelogram", numeric=True)
+    for kind in ("mobile", "floating"):         # never simulated bolted down without a word
+        with pytest.raises(ArgumentError, match=f"closed loops on a {kind} base"):
+            MobileDynamics.of(loops.with_base(kind, M=5, XX=1, YY=1, ZZ=1))
     # a constant twist: BaseMotion.constant, or the twist of x0 without base_motion
     twist = np.r_[0.5, 0, 0, 0, 0, 0.2]
     x0 = np.r_[neutral(robot), twist, np.zeros(6)]

@@ -25,26 +25,20 @@ from ..description.base import BASE_Q, BASE_V
 from ..description.arguments import robot_argument
 from ..description.robot import MOBILE_BASE
 from ..dynamics.derivatives import DDMDerivatives, ddm_derivatives
-from ..dynamics.direct import ddm_model
 from ..dynamics.newton_euler import idm_model
-from ..errors import ArgumentError, RobmodError
-from ..geometry.floating import configuration_step, neutral
+from ..errors import ArgumentError
+from ..geometry.floating import configuration_step
 from .base import Controller
 from .floating_plant import FloatingDynamics
-from .plant import PLANT_KINDS, CheckedDDM, Dynamics
+from .plant import MODELS, PLANT_KINDS, CheckedDDM, Dynamics
+from .reference import time_function
 
 #: the customized models of a mobile plant, as :data:`~robmod.control.plant.MODELS`: the
 #: direct model with the base's acceleration given, the inverse models of the free-flyer (the
 #: base's wrench, then the joint torques), the gravity torques at the base's orientation
-MOBILE_MODELS = {
-    "ddm": lambda robot: ddm_model(robot, method="fewest"),
-    "idm": lambda robot: idm_model(robot),
-    "idm_nc": lambda robot: idm_model(robot, name="idm_no_coulomb", friction=False),
-    "vel": lambda robot: idm_model(robot, name="velocity_torques", gravity=False,
-                                   friction=False, rotor=False, wrench=False),
-    "grav": lambda robot: idm_model(robot, name="gravity_torques", velocity=False,
-                                    acceleration=False, friction=False),
-}
+MOBILE_MODELS = {**MODELS,
+                 "grav": lambda robot: idm_model(robot, name="gravity_torques", velocity=False,
+                                                 acceleration=False, friction=False)}
 
 _FORM = ("a function t -> (pose (7: x, y, z, Q0..Q3 in the world), twist (6: V0, W0 in frame "
          "0), acceleration (6: d/dt of the twist)), or an object whose sample(t) gives them")
@@ -63,12 +57,8 @@ class BaseMotion:
     def __init__(self, source):
         if isinstance(source, BaseMotion):
             source = source.source
-        self.source = source
-        if callable(getattr(source, "sample", None)):
-            self._fn = source.sample
-        elif callable(source):
-            self._fn = source
-        else:
+        self.source, self._fn = source, time_function(source)
+        if self._fn is None:
             raise ArgumentError(f"base_motion: expected {_FORM}; got {type(source).__name__}"
                                 " (a constant twist from a pose is BaseMotion.constant(pose, "
                                 "twist))")
@@ -207,11 +197,6 @@ class MobileDynamics(FloatingDynamics):
 
     def _rest(self, v):
         return np.zeros(np.shape(v)[:-1] + (BASE_V + self.n,))
-
-    def initial_state(self, q, qd):
-        """The state whose joints are at (q, qd) (..., n), the base at the world's origin, at
-        rest (a run places it at its given motion)."""
-        return super().initial_state(q, qd)
 
     def state_of_joints(self, q, qd):
         """The state at which the joints move as (q, qd) (..., n): the base at the origin, at

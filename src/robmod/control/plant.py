@@ -29,7 +29,7 @@ from ..dynamics.inertia import inertia_matrix
 from ..dynamics.lagrange import gravity_torques_model
 from ..dynamics.newton_euler import idm_model
 from ..dynamics.layout import dofs, joint_limit_vector  # noqa: F401 (used by control)
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from ..symbolic.cache import cached
 from .base import sample_time
 
@@ -143,6 +143,12 @@ class Dynamics:
 
         refuse_mimic(robot_argument(robot, "the robot of a controller or a simulation"),
                      "closed-loop simulation and control")
+
+        if robot.n_loops and moving_base(robot):
+            raise ArgumentError(
+                f"the simulations and controllers take a closed-loop robot on a fixed base: "
+                f"{robot.name!r} has closed loops on a {robot.base_kind} base (not supported "
+                "yet; robot.with_base('fixed') bolts it down)")
 
         def make():
             kind = PLANT_KINDS["closed"] if robot.n_loops else \
