@@ -181,10 +181,10 @@ def test_controllers_that_cannot_apply_refuse_by_name():
     robot = space_arm()
     fixed = robot.with_base("fixed")
     n = robot.n_q
-    with pytest.raises(ArgumentError, match="AdaptivePassivity needs a fixed or mobile base.*"
+    with pytest.raises(ArgumentError, match="AdaptivePassivity needs a fixed base.*"
                                             "not linear in its inertial parameters"):
         AdaptivePassivity(robot, 5.0, 20.0)
-    with pytest.raises(ArgumentError, match="TaskComputedTorque needs a fixed or mobile base"):
+    with pytest.raises(ArgumentError, match="TaskComputedTorque needs a fixed base"):
         TaskComputedTorque(robot, omega=10.0)
     with pytest.raises(ArgumentError, match="predictive.*no state of the base"):
         ComputedTorque(robot, omega=10.0, mode="predictive")
@@ -193,9 +193,18 @@ def test_controllers_that_cannot_apply_refuse_by_name():
         simulate(robot, ComputedTorque(fixed, omega=10.0), np.zeros(n), 0.1)
     with pytest.raises(ArgumentError, match="PID follows a desired motion"):
         simulate(robot, PID(robot, 1.0, 1.0), None, 0.1, x0=start(robot)[0])
-    ship = robot.with_base("mobile")              # its motion an input over time: refused
-    with pytest.raises(ArgumentError, match="mobile robot .* moves as it is given"):
-        simulate(ship, lambda t, q, qd: np.zeros(n), None, 0.1, x0=start(robot)[0])
+    ship = robot.with_base("mobile")              # its motion given: another kind of base
+    with pytest.raises(ArgumentError, match="model of the robot has a floating base, the "
+                                            "simulated robot .* a mobile one"):
+        simulate(ship, ComputedTorque(robot, omega=10.0), np.zeros(n), 0.1)
+    with pytest.raises(ArgumentError, match="base_motion is the given motion of a mobile "
+                                            "base; .* has a floating base"):
+        simulate(robot, lambda t, q, qd: np.zeros(n), None, 0.1, x0=start(robot)[0],
+                 base_motion=lambda t: None)
+    for law in (lambda: AdaptivePassivity(ship, 5.0, 20.0),
+                lambda: TaskComputedTorque(ship, omega=10.0)):
+        with pytest.raises(ArgumentError, match="needs a fixed base.*mobile robot"):
+            law()
 
 
 def _solo12():

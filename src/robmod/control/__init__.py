@@ -8,8 +8,9 @@ reference (:func:`state_matrices`, on the analytical derivatives), in task space
 :class:`AdaptivePassivity` (on the base-parameter regressor).  :func:`simulate`, the one
 simulator of robmod, runs a controller or a function of the state on the robot's compiled
 direct dynamics (a closed-loop robot's on its actuated joints, :class:`ClosedLoopDynamics`; a
-floating robot's with its base free, :class:`FloatingDynamics`), robmod's own controllers as one
-compiled C loop (:mod:`~robmod.control.compiled_loop`), one controller on plants whose
+floating robot's with its base free, :class:`FloatingDynamics`; a robot on a mobile base's
+with the base's given motion, :class:`MobileDynamics` and :class:`BaseMotion`), robmod's own
+controllers as one compiled C loop (:mod:`~robmod.control.compiled_loop`), one controller on plants whose
 parameters differ (``parameters=``); :func:`linearize` gives the closed loop's poles.
 """
 from .analysis import linearize, LinearizedLoop, closed_loop_poles
@@ -21,6 +22,7 @@ from .joint_space import PID, PIDGains, PDGravity, pid_gains, tune_pid, max_diag
 from .passivity import PassivityBased, AdaptivePassivity
 from .closed_plant import ClosedLoopDynamics
 from .floating_plant import FloatingDynamics
+from .mobile_plant import BaseMotion, MobileDynamics
 from .plant import Dynamics, COULOMB_MODES, coulomb_option, coulomb_torque
 from .reference import Desired, Reference  # Desired: the Sample of robmod.kinematics
 from ..dynamics.simulation import SimulationResult, TrackingMetrics, tracking_metrics  # re-exported
@@ -42,8 +44,8 @@ __all__ = [
     "PID", "PIDGains", "PDGravity", "pid_gains", "tune_pid", "max_diagonal_inertia",
     # passivity
     "PassivityBased", "AdaptivePassivity",
-    # closed_plant, floating_plant
-    "ClosedLoopDynamics", "FloatingDynamics",
+    # closed_plant, floating_plant, mobile_plant
+    "ClosedLoopDynamics", "FloatingDynamics", "MobileDynamics", "BaseMotion",
     # plant
     "Dynamics", "COULOMB_MODES", "coulomb_option", "coulomb_torque",
     # reference

@@ -1,7 +1,7 @@
 """Closed-loop simulation at compiled speed: robmod's controllers and the plant in one C loop.
 
 :func:`robmod.control.simulate` hands a run to :func:`run_compiled` first.  When the plant is a
-tree robot -- on a fixed or mobile base, or floating (its base free: the free-floating models,
+tree robot -- on a fixed base, or floating (its base free: the free-floating models,
 the state integrated on SE(3) by Munthe-Kaas's RK4 as :mod:`robmod.dynamics.integration` does)
 -- and the controller one of robmod's own laws (:class:`~robmod.control.PID`,
 :class:`~robmod.control.PDGravity`, :class:`~robmod.control.ComputedTorque`,

@@ -50,14 +50,17 @@ FLOATING_MODELS = {
 
 def joint_inertia(robot, q):
     """The inertia matrix of the joints (..., n, n) at their positions q (..., n): A(q) of a
-    fixed or mobile base; a floating robot's with its base free, the Schur complement
-    M_jj - M_jb M_bb^-1 M_bj of its (6 + n)^2 matrix (the torques that accelerate the joints
-    alone, the base following: Umetani & Yoshida 1989's generalized inertia)."""
+    fixed base, M_jj of a mobile one (its motion given); a floating robot's with its base
+    free, the Schur complement M_jj - M_jb M_bb^-1 M_bj of its (6 + n)^2 matrix (the torques
+    that accelerate the joints alone, the base following: Umetani & Yoshida 1989's
+    generalized inertia)."""
     if not moving_base(robot):
         return inertia_matrix(robot, q)
     q = np.asarray(q, dtype=float)
     base = np.broadcast_to(neutral(robot)[:BASE_Q], q.shape[:-1] + (BASE_Q,))
     M = inertia_matrix(robot, np.concatenate([base, q], axis=-1))
+    if robot.base_kind == MOBILE_BASE:
+        return M[..., BASE_V:, BASE_V:]
     Mbb, Mbj = M[..., :BASE_V, :BASE_V], M[..., :BASE_V, BASE_V:]
     return M[..., BASE_V:, BASE_V:] - np.swapaxes(Mbj, -1, -2) @ np.linalg.solve(Mbb, Mbj)
 
@@ -86,12 +89,9 @@ class FloatingDynamics(Dynamics):
     def __init__(self, robot, what: str = "robot"):
         if robot_argument(robot, what).base_kind == MOBILE_BASE:
             raise ArgumentError(
-                f"the simulations and controllers take fixed and floating bases: the base of "
-                f"the mobile robot {robot.name!r} moves as it is given (its pose, twist and "
-                "acceleration are inputs of its models, a vehicle's motion over time), which "
-                "simulate does not take yet; a base moving at constant velocity is a fixed "
-                "base with that motion (robot.with_base('fixed') and its V0, W0, VP0, WP0), a "
-                "free one a floating base")
+                f"FloatingDynamics: the base of the mobile robot {robot.name!r} moves as it is "
+                "given, not free: its plant is MobileDynamics (Dynamics.of(robot) gives the "
+                "plant of each kind)")
         super().__init__(robot, what)
         self.nq, self.nv = BASE_Q + self.n, BASE_V + self.n
 
@@ -161,14 +161,21 @@ class FloatingDynamics(Dynamics):
         joint_qd = qd[..., BASE_V:]
         v, w = (np.broadcast_to(qd_des, np.shape(joint_qd)), 0.0) if coulomb == "desired" \
             else (joint_qd, width)
-        return (self.compiled("idm_nc")(q, qd, qdd)[..., BASE_V:] + self.fv * joint_qd
-                + self.coulomb(v, w))
+        return self._nc()(q, qd, qdd) + self.fv * joint_qd + self.coulomb(v, w)
+
+    def _nc(self):
+        """The joint torques of the inverse model without Coulomb friction."""
+        return _JointRows(self.compiled("idm_nc"))
+
+    def _rest(self, v):
+        """The accelerations of the velocity model at rest (the joints' only)."""
+        return np.zeros(np.shape(v))
 
     def coriolis_times(self, q, qd, v):
         """C(q, qd) v of the joints by polarization of the free-floating velocity torques
         h(qd) = IDM_ff(q, qd, 0) without gravity nor friction (quadratic in the whole
         velocity, the base's twist included): v moves the joints only."""
-        z = np.zeros(np.shape(v))
+        z = self._rest(v)
         h = self._velocity_model()
         s = np.concatenate([np.zeros(np.shape(v)[:-1] + (BASE_V,)), v], axis=-1)
         return 0.5 * (h(q, qd + s, z) - h(q, qd, z) - h(q, s, z))[..., BASE_V:]

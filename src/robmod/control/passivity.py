@@ -78,12 +78,14 @@ class AdaptivePassivity(Controller):
             raise RobmodError(f"adaptive control of a closed-loop robot ({robot.name!r}) is not "
                               "supported yet (its regressor is the equivalent tree's)")
         if moving_base(self.model):
+            why = ("its regressor at the base's given motion is not supported yet" if
+                   self.model.base_kind == "mobile" else "its joint torques, the base free, "
+                   "are not linear in its inertial parameters (the base's equations eliminate "
+                   "its acceleration through the inverse of its composite inertia), and the "
+                   "adaptive law needs a linear parameterization")
             raise ArgumentError(
-                f"AdaptivePassivity needs a fixed or mobile base: the joint torques of the "
-                f"floating robot {robot.name!r}, its base free, are not linear in its inertial "
-                "parameters (the base's equations eliminate its acceleration through the "
-                "inverse of its composite inertia), and the adaptive law needs a linear "
-                "parameterization; use PassivityBased or ComputedTorque")
+                f"AdaptivePassivity needs a fixed base: for the {self.model.base_kind} robot "
+                f"{robot.name!r}, {why}; use PassivityBased or ComputedTorque")
         self.base = numeric_base(self.model)
         self.names = self.base.base
         self.n = len(self.model.q)

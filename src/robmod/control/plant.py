@@ -29,7 +29,7 @@ from ..dynamics.inertia import inertia_matrix
 from ..dynamics.lagrange import gravity_torques_model
 from ..dynamics.newton_euler import idm_model
 from ..dynamics.layout import dofs, joint_limit_vector  # noqa: F401 (used by control)
-from ..errors import RobmodError
+from ..errors import ArgumentError, RobmodError
 from ..symbolic.cache import cached
 from .base import sample_time
 
@@ -101,9 +101,10 @@ class CompiledFunction:
         return self.f(*args)
 
 
-#: the plant of each kind of robot that is not a tree on a fixed or mobile base, handed over
-#: by :mod:`.closed_plant` ("closed") and :mod:`.floating_plant` ("floating") when the package
-#: is imported, so that this module imports neither (they import it)
+#: the plant of each kind of robot that is not a tree on a fixed base, handed over by
+#: :mod:`.closed_plant` ("closed"), :mod:`.floating_plant` ("floating") and
+#: :mod:`.mobile_plant` ("mobile") when the package is imported, so that this module imports
+#: none of them (they import it)
 PLANT_KINDS: dict = {}
 
 #: the customized models the controllers and the plant call per sample, by name (the compiled
@@ -135,16 +136,23 @@ class Dynamics:
         """The (shared) compiled models of ``robot``, keyed by the robot's content (the one
         cache, :mod:`robmod.symbolic.cache`): a :class:`~robmod.control.ClosedLoopDynamics`
         for a closed-loop robot (its actuated joints), a :class:`~robmod.control.
-        FloatingDynamics` for a floating one (the joints, the base free), else this class (a
-        fixed or mobile base)."""
+        FloatingDynamics` for a floating one (the joints, the base free), a
+        :class:`~robmod.control.MobileDynamics` for a mobile one (the joints, the base's
+        motion given), else this class (a fixed base)."""
         from ..description.mimic import refuse as refuse_mimic
 
         refuse_mimic(robot_argument(robot, "the robot of a controller or a simulation"),
                      "closed-loop simulation and control")
 
+        if robot.n_loops and moving_base(robot):
+            raise ArgumentError(
+                f"the simulations and controllers take a closed-loop robot on a fixed base: "
+                f"{robot.name!r} has closed loops on a {robot.base_kind} base (not supported "
+                "yet; robot.with_base('fixed') bolts it down)")
+
         def make():
             kind = PLANT_KINDS["closed"] if robot.n_loops else \
-                PLANT_KINDS["floating"] if moving_base(robot) else Dynamics
+                PLANT_KINDS[robot.base_kind] if moving_base(robot) else Dynamics
             return kind(robot, what)
 
         return cached(("plant", robot.content_key), make)
@@ -292,8 +300,8 @@ class CheckedDDM:
     def __init__(self, f, error_at):
         self.f, self.error_at = f, error_at
 
-    def __call__(self, q, qd, tau):
-        out = self.f(q, qd, tau)
+    def __call__(self, q, qd, tau, *given):     # given: a mobile base's acceleration
+        out = self.f(q, qd, tau, *given)
         if not np.all(np.isfinite(out)) and np.all(np.isfinite(q)) and np.all(np.isfinite(qd)):
             raise self.error_at(q) or RobmodError(
                 "ddm: the direct dynamic model gave accelerations that are not finite")

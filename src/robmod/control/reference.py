@@ -26,17 +26,20 @@ def _parts(value):
                       f"function t -> (q, qd, qdd) or a set point; got {type(value).__name__}")
 
 
+def time_function(source):
+    """The function of t of a motion (its ``sample``) or of a function; else None."""
+    if callable(getattr(source, "sample", None)):
+        return source.sample
+    return source if callable(source) else None
+
+
 class Reference:
     """``ref(t) -> Sample`` with every array checked: n values, finite."""
 
     def __init__(self, source, n: int):
         self.n = n
-        self.source = source
-        if callable(getattr(source, "sample", None)):
-            self._fn = source.sample
-        elif callable(source):
-            self._fn = source
-        else:
+        self.source, self._fn = source, time_function(source)
+        if self._fn is None:
             try:
                 q = np.asarray(source, dtype=float) if not isinstance(source, str) else None
             except (TypeError, ValueError):

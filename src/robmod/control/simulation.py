@@ -11,11 +11,12 @@ under a torque law:
 * a function ``law(t, q, qd) -> tau`` of the state, a continuous law (the same thing as a
   controller without state nor desired motion, :class:`~robmod.control.base.TorqueLaw`).
 
-The state is the robot's: a tree on a fixed or mobile base, its joints; a closed-loop robot,
-its actuated joints, the passive ones solved from the loops at every evaluation
+The state is the robot's: a tree on a fixed base, its joints; a closed-loop robot, its
+actuated joints, the passive ones solved from the loops at every evaluation
 (:mod:`robmod.control.closed_plant`); a floating robot, its base's pose and twist then its
 joints, the base free (:mod:`robmod.control.floating_plant`), integrated on SE(3)
-(:mod:`robmod.dynamics.integration`).  A joint-space controller acts on the joints; the torques
+(:mod:`robmod.dynamics.integration`); a robot on a mobile base, the same layout, the base's
+entries its given motion's (``base_motion``, :mod:`robmod.control.mobile_plant`).  A joint-space controller acts on the joints; the torques
 are the joints'.  One integrator (:func:`~robmod.dynamics.integration.rk4`: RK4, ``substeps``
 steps per sample, on SE(3) for a floating base; or a ``solve_ivp`` method).
 
@@ -42,6 +43,7 @@ from ..errors import ArgumentError, RobmodError
 from ..kinematics.motion import Sample
 from .base import TorqueLaw
 from .compiled_loop import NotCompiled, run_compiled
+from .mobile_plant import MobileLaw, mobile_start, refuse_base_motion
 from .parameter_sets import one_set, parameter_table, plant_parameters, robot_with
 from .plant import Dynamics
 from .reference import Reference
@@ -108,7 +110,8 @@ def _diverged(t, q, qd, plant=None, q_before=None):
 def simulate(robot, law, reference, duration: float, *, x0=None, method: str = "rk4",
              step: float | None = None, substeps: int = 1, saturation=True, noise=None,
              quantization=None, delay: int = 0, seed: int = 0, record_every: int = 1,
-             parameters=None, contacts=None, environment=None) -> SimulationResult:
+             parameters=None, contacts=None, environment=None,
+             base_motion=None) -> SimulationResult:
     """Simulate ``robot`` under the torque ``law`` following ``reference`` for ``duration``
     seconds: a :class:`~robmod.dynamics.SimulationResult`.
 
@@ -134,8 +137,13 @@ def simulate(robot, law, reference, duration: float, *, x0=None, method: str = "
     axis (after time) the set.  ``contacts``: unilateral contacts with Coulomb friction
     against the ``environment`` (default the ground z = 0): the plant is then advanced by time
     stepping (:mod:`robmod.dynamics.time_stepping`, the law held over each step), the world's
-    forces on the contact points in the result's ``contact_forces``.
+    forces on the contact points in the result's ``contact_forces``.  ``base_motion``: a
+    mobile base's given motion, a function ``t -> (pose (7), twist (6), acceleration (6))`` of
+    frame 0 (a :class:`~robmod.control.BaseMotion`; default: the base at the constant twist
+    of x0, at rest at the origin without one); the state's base entries are its, the law's
+    model takes its acceleration (the Python loop runs it).
     """
+    refuse_base_motion(robot, base_motion, parameters, contacts)
     if isinstance(robot, Scene):
         return _simulate_scene(robot, law, reference, duration, contacts, environment,
                                parameters, dict(x0=x0, method=method, step=step,
@@ -151,7 +159,7 @@ def simulate(robot, law, reference, duration: float, *, x0=None, method: str = "
                                     quantization=quantization, delay=delay, seed=seed,
                                     record_every=record_every))
     run = _Run(plant, controller, reference, duration, x0, method, step, substeps, saturation,
-               noise, quantization, delay, record_every)
+               noise, quantization, delay, record_every, base_motion)
     run.contacts = None if contacts is None else ContactStepper(      # hook: contacts
         robot, contacts, **({} if environment is None else {"environment": environment}))
     return run.result(*(run.contacts is None and run.compiled(seed)) or run.loop(seed))
@@ -204,10 +212,12 @@ class _Run:
     motion, the initial state and the options."""
 
     contacts = None        # a ContactStepper: simulate(..., contacts=)
+    base = None            # a mobile base's BaseMotion
 
     def __init__(self, plant, controller, reference, duration, x0, method, step, substeps,
-                 saturation, noise, quantization, delay, record_every):
+                 saturation, noise, quantization, delay, record_every, base_motion=None):
         self.plant, self.controller = plant, controller
+        self.law = controller          # what the loop runs (a mobile base's: at its motion)
         self._check_kind()
         n = plant.n
         if not isinstance(method, str) or method not in METHODS:
@@ -245,6 +255,10 @@ class _Run:
         self.noise, self.quantization = noise, quantization
         self.delay = whole_number("delay", delay, minimum=0, what="a number of samples")
         q, qd = self._initial(x0)
+        if getattr(plant, "mobile", False):         # the base at its given motion
+            self.base, q, qd = mobile_start(base_motion, q, qd, x0 is not None and np.shape(
+                x0)[-1] == plant.nq + plant.nv)
+            self.law = MobileLaw(controller, self.base)
         batch = np.broadcast_shapes(q.shape[:-1], *[np.shape(g)[:-1] for g in
                                                     _gains(controller)])
         self.q = np.array(np.broadcast_to(q, batch + q.shape[-1:]))
@@ -255,9 +269,9 @@ class _Run:
         """A controller with a model of the robot: the plant's kind of base (its joints'
         values in the same place of the state)."""
         model = getattr(self.controller, "dyn", None)
-        if model is not None and getattr(model, "floating", False) != self.plant.floating:
-            kinds = ("floating" if self.plant.floating else "fixed", "floating"
-                     if getattr(model, "floating", False) else "fixed")
+        kinds = tuple(getattr(getattr(x, "robot", None), "base_kind", "fixed")
+                      for x in (self.plant, model))
+        if model is not None and kinds[0] != kinds[1]:
             raise ArgumentError(
                 f"{type(self.controller).__name__}'s model of the robot has a {kinds[1]} base, "
                 f"the simulated robot {self.plant.robot.name!r} a {kinds[0]} one: build the "
@@ -287,7 +301,7 @@ class _Run:
 
     def compiled(self, seed, plant_parameters=None):
         """(q, qd, tau, z) of the compiled loop, or None."""
-        if self.method != "rk4":
+        if self.method != "rk4" or self.base is not None:
             if plant_parameters is not None:
                 raise NotCompiled()
             return None
@@ -300,7 +314,7 @@ class _Run:
 
     def loop(self, seed):
         """(q, qd, tau, z) of the loop in Python."""
-        plant, controller, tau_lim = self.plant, self.controller, self.tau_lim
+        plant, controller, tau_lim = self.plant, self.law, self.tau_lim
         t, steps, every, continuous, dt = self.t, self.steps, self.every, self.continuous, \
             self.dt
         q, qd, z = self.q, self.qd, self.z
@@ -309,7 +323,7 @@ class _Run:
         Q, QD = np.empty(rows + q.shape), np.empty(rows + qd.shape)
         TAU = np.empty(rows + q.shape[:-1] + (plant.n,))
         Q[0], QD[0] = q, qd
-        ddm = plant.ddm
+        ddm = self._accelerations()
         space = None if self.contacts is not None else configuration_space(plant.robot, plant.n)
         h = dt if continuous else dt / self.substeps
         past = []
@@ -323,12 +337,14 @@ class _Run:
         forces = None if self.contacts is None else np.zeros(rows + self.contacts.forces.shape)
 
         def held(tt, a, b, c):         # the torque held over a sample (zero-order hold)
-            return ddm(a, b, held_tau[0]), c
+            return ddm(tt, a, b, held_tau[0]), c
 
         def closed(tt, a, b, c):       # a continuous law, evaluated at every stage
+            if self.base is not None:
+                a, b = self.base.state(tt, a, b)
             d = None if ref is None else ref(tt)
             tau = _clip(controller.output(tt, a, b, d, c), tau_lim)
-            return ddm(a, b, tau), controller.update(tt, a, b, d, c) if c.shape[-1] else c
+            return ddm(tt, a, b, tau), controller.update(tt, a, b, d, c) if c.shape[-1] else c
 
         for k in range(steps + 1):
             d = None if qt is None else Sample(qt[k], qdt[k], qddt[k])
@@ -358,13 +374,27 @@ class _Run:
                 q, qd, z = advance(space, closed, t[k], h, q, qd, z)
             else:
                 held_tau[0] = tau
-                for _ in range(substeps):
-                    q, qd, _ = advance(space, held, t[k], h, q, qd, empty)
+                for i in range(substeps):
+                    q, qd, _ = advance(space, held, t[k] + i * h, h, q, qd, empty)
+            if self.base is not None:               # the base where its motion puts it
+                q, qd = self.base.state(t[k + 1], q, qd)
             _diverged(t[k + 1], q, qd, plant, q_before)
             if (k + 1) % every == 0:
                 Q[(k + 1) // every], QD[(k + 1) // every] = q, qd
         self.forces = forces
         return Q, QD, TAU, z
+
+    def _accelerations(self):
+        """(t, q, qd, tau) -> the plant's accelerations: its direct model (a mobile base's at
+        its given motion at t: its pose, twist and acceleration)."""
+        f, base = self.plant.ddm, self.base
+        if base is None:
+            return lambda tt, q, qd, tau: f(q, qd, tau)
+
+        def moving(tt, q, qd, tau):
+            q, qd = base.state(tt, q, qd)
+            return f(q, qd, tau, base(tt)[2])
+        return moving
 
     def _interval(self, space, f, t, h, q, qd, z):
         """The state at the next sample by ``solve_ivp`` (the method= of the run)."""

@@ -36,9 +36,10 @@ class _Kinematics:
     def __init__(self, robot, j=None, tool=None, cls="task-space control"):
         if moving_base(robot):
             raise ArgumentError(
-                f"{cls} needs a fixed or mobile base: its task is the frame's location in the "
-                f"base frame, whose own motion the floating robot {robot.name!r} does not "
-                "command; control its joints (ComputedTorque, PID, ...)")
+                f"{cls} needs a fixed base: its task is the frame's location in the base "
+                f"frame, whose own motion the {robot.base_kind} robot {robot.name!r} does not "
+                "command (a mobile base's task in the world is not supported yet); control "
+                "its joints (ComputedTorque, PID, ...)")
         if robot.n_loops:
             raise RobmodError(f"task-space control of a closed-loop robot ({robot.name!r}) is "
                               "not supported yet: use joint-space control of its actuated "

@@ -20,7 +20,7 @@ import numpy as np
 from ..description.arguments import (checked_options, finite_array, keyword_options,
                                      require_numeric, robot_argument, switched_off, switches_set,
                                      tree_arrays)
-from ..description.base import moving_base
+from ..description.base import configuration_size, moving_base, velocity_size
 from ..description.robot import MOBILE_BASE
 from ..errors import ArgumentError, RobmodError
 from ..geometry.floating import BaseState
@@ -33,6 +33,7 @@ from .articulated import articulated, singular_inertia_error
 from .base_motion import ACCELERATION_NAMES
 from ..kinematics.recursion import base_start
 from .inertia import inertia_matrix
+from .integration import configuration_space
 from .newton_euler import SWITCHES, idm
 from .factorization import cholesky_solve
 from .layout import BASE_LABELS, Proxy, coordinates, dofs, model_inputs
@@ -264,20 +265,34 @@ def _fewest(robot, options):
 # -- state space ---------------------------------------------------------------------------
 
 @keyword_options()
-def state_derivative(robot, x, tau, *, method: str = "recursive", gravity=True, rotor=True,
-                     friction=True, wrench=True, velocity=True, base_motion=True) -> np.ndarray:
-    """Khalil & Dombre, eq. (9.65): x = [q, qd] (..., 2 n_q) -> xdot = [qd, qdd] (``method``
-    and switches: those of :func:`ddm`)."""
+def state_derivative(robot, x, tau, *, method: str = "recursive", base_acceleration=None,
+                     gravity=True, rotor=True, friction=True, wrench=True, velocity=True,
+                     base_motion=True) -> np.ndarray:
+    """Khalil & Dombre, eq. (9.65): the state x = [q, qd] -> xdot = [d/dt q, qdd] (``method``,
+    ``base_acceleration`` and the switches: those of :func:`ddm`).
+
+    A fixed base: x (..., 2 n_q), d/dt q = qd.  A mobile or floating base: x (..., 13 + 2 n_q),
+    the robot's q (7 + n_q) and qd (6 + n_q) (:mod:`robmod.description.base`), d/dt q the
+    derivative of its coordinates: d/dt P = R(Q) V0, d/dt Q = Q * (0, W0) / 2 (the
+    quaternion's), the joint rates; qdd the base's acceleration and the joints' -- a floating
+    base's from the dynamics, a mobile base's its given ``base_acceleration`` (..., 6), zero by
+    default (the base at a constant twist).
+    """
     switches = switched_off(state_derivative, gravity=gravity, rotor=rotor, friction=friction,
                             wrench=wrench, velocity=velocity, base_motion=base_motion)
-    nj = robot.n_q
-    x = finite_array("x", x, shape_text=f"a state [q, qd] of shape (..., {2 * nj})")
-    if x.ndim == 0 or x.shape[-1] != 2 * nj:
-        raise RobmodError(f"argument x must be a state [q, qd] of shape (..., {2 * nj}) "
-                          f"({nj} joint values and {nj} velocities), got shape {x.shape}")
-    q, qd = x[..., :nj], x[..., nj:]
-    qdd = ddm(robot, q, qd, tau, method=method, **switches)
-    return np.concatenate([np.broadcast_to(qd, qdd.shape), qdd], axis=-1)
+    robot_argument(robot)
+    nq, nv = configuration_size(robot), velocity_size(robot)
+    what = f"a state [q, qd] of shape (..., {nq + nv})"
+    x = finite_array("x", x, shape_text=what)
+    if x.ndim == 0 or x.shape[-1] != nq + nv:
+        detail = f"{nq} configuration values and {nv} velocities" if moving_base(robot) else \
+            f"{nq} joint values and {nv} velocities"
+        raise ArgumentError(f"argument x must be {what} ({detail}), got shape {x.shape}")
+    q, qd = x[..., :nq], x[..., nq:]
+    qdd = ddm(robot, q, qd, tau, method=method, base_acceleration=base_acceleration,
+              **switches)
+    rates = configuration_space(robot, robot.n_q).rates(q, qd)
+    return np.concatenate([np.broadcast_to(rates, qdd.shape[:-1] + (nq,)), qdd], axis=-1)
 
 
 __all__ = ["ddm", "ddm_model", "ddm_algorithm", "state_derivative"]

@@ -2,8 +2,8 @@
 
 A state is (q, qd) -- and the internal state z of a continuous control law, integrated with
 the plant --; its rates are qd and qdd = DDM(q, qd, tau).  The configuration of a tree on a
-fixed or mobile base (or the actuated joints of a closed loop) is a vector: one step of
-classical Runge-Kutta 4 is the textbook one.  A floating robot's configuration (the base's
+fixed base (or the actuated joints of a closed loop) is a vector: one step of
+classical Runge-Kutta 4 is the textbook one.  A floating (or mobile) robot's configuration (the base's
 position and unit quaternion, then the joints: :mod:`robmod.description.base`) lives on
 SE(3) x R^n and its velocity qd (the base's twist in frame 0, then the joint rates) in the
 tangent space: the step is Munthe-Kaas's Runge-Kutta 4 (Munthe-Kaas 1998; Hairer, Lubich &
@@ -34,8 +34,8 @@ RTOL, ATOL = 1e-10, 1e-12
 
 
 class _JointSpace:
-    """The configuration space of a tree on a fixed or mobile base (or of the actuated joints
-    of a closed loop): vectors, q + c v."""
+    """The configuration space of a tree on a fixed base (or of the actuated joints of a
+    closed loop): vectors, q + c v."""
 
     floating = False
 

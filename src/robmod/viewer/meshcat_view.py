@@ -159,7 +159,7 @@ class Viewer:
         _, g, _ = _meshcat_modules()
         sc = self.scene
         self.vis[sc.root].delete()
-        self.vis[sc.root].set_transform(sc.base)
+        self.vis[sc.root].set_transform(sc.Z)
         for label, shapes in sc.shapes.items():
             for shape in shapes:
                 for sub, geom, mat, T in _shape_objects(g, shape):

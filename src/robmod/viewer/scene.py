@@ -47,12 +47,14 @@ class Shape:
 
 @dataclass
 class Scene:
-    """The nodes of a robot's scene: ``root`` (its path), ``base`` (Z), ``frames`` (label ->
-    frame number or tool name), ``shapes`` (label -> [Shape]) and the robot's scale."""
+    """The nodes of a robot's scene: ``root`` (its path), ``Z`` (the base matrix, frame 0 in
+    the world: the root's pose; a mobile or floating robot's moves with its configuration),
+    ``frames`` (label -> frame number or tool name), ``shapes`` (label -> [Shape]) and the
+    robot's scale."""
 
     robot: object
     root: str
-    base: np.ndarray
+    Z: np.ndarray
     frames: dict
     shapes: dict = field(default_factory=dict)
     scale: float = 1.0
@@ -165,8 +167,7 @@ def build_scene(robot, visuals=(), *, name=None, q0=None, frames=True, axes=True
     given (:class:`robmod.description.Visual`), else capsules along the links (from O_a(j) to O_j at ``q0``); joint axes and frame
     triads as overlays."""
     name = name or robot.name or "robot"
-    base = np.array(robot.Z, dtype=float)
-    scene = Scene(robot, f"robmod/{name}", base, _all_frames(robot))
+    scene = Scene(robot, f"robmod/{name}", np.array(robot.Z, dtype=float), _all_frames(robot))
     scene.scale = _robot_scale(robot)
     radius = 0.03 * scene.scale
     shapes = {label: [] for label in scene.frames}
