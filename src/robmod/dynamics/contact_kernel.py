@@ -20,6 +20,7 @@ _SOURCE = r"""
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 #include <math.h>
+#include <stdlib.h>
 
 /* Projected Gauss-Seidel on v = G lam + c (k contacts, 3 rows each: tangent, tangent,
    normal), friction coefficients mu; lam (in: the warm start, projected; out: the impulses),
@@ -120,8 +121,117 @@ static PyObject *py_pgs(PyObject *self, PyObject *args)
     return Py_BuildValue("NNi", lam, v, it);
 }
 
+/* The contact problem of K contacts given in the world frame (v = G lam + c, 3 rows each),
+   turned into each contact's frame R_a (columns: tangent, tangent, normal; R row-major
+   (K, 3, 3)): Gc = B^T G B, cc = B^T c plus the landing / stabilization term of distances d
+   on the normal rows, the warm start (world forces times dt) turned and projected on the
+   cones, the tangential steps, the sweeps; out: the impulses in the world frame (lamw) and in
+   the contacts' frames (lam) with the velocities v there. */
+static int frame_pgs(int k, const double *G, const double *c, const double *R,
+                     const double *d, const double *mu, const double *warm, double dt,
+                     double stab, double tol, int max_iter, double *work, double *lam,
+                     double *v, double *lamw)
+{
+    const int m = 3 * k;
+    double *T = work, *Gc = work + m * m, *cc = work + 2 * m * m, *st = cc + m;
+    for (int r = 0; r < m; r++)
+        for (int b = 0; b < k; b++)
+            for (int j = 0; j < 3; j++) {
+                double s = 0.0;
+                for (int i = 0; i < 3; i++) s += G[r * m + 3 * b + i] * R[9 * b + 3 * i + j];
+                T[r * m + 3 * b + j] = s;
+            }
+    for (int a = 0; a < k; a++)
+        for (int j = 0; j < 3; j++) {
+            for (int col = 0; col < m; col++) {
+                double s = 0.0;
+                for (int i = 0; i < 3; i++) s += R[9 * a + 3 * i + j] * T[(3 * a + i) * m + col];
+                Gc[(3 * a + j) * m + col] = s;
+            }
+            double s = 0.0, w = 0.0;
+            for (int i = 0; i < 3; i++) {
+                s += R[9 * a + 3 * i + j] * c[3 * a + i];
+                w += R[9 * a + 3 * i + j] * (warm[3 * a + i] * dt);
+            }
+            cc[3 * a + j] = s;
+            lam[3 * a + j] = w;
+        }
+    for (int a = 0; a < k; a++) {
+        const double da = d[a];
+        cc[3 * a + 2] += (da > 0 ? da : stab * da) / dt;
+        double *L = lam + 3 * a;
+        if (L[2] < 0.0) L[2] = 0.0;
+        const double r = sqrt(L[0] * L[0] + L[1] * L[1]), lim = mu[a] * L[2];
+        if (r > lim) {
+            L[0] *= lim / r;
+            L[1] *= lim / r;
+        }
+        const double *B = Gc + 3 * a * m + 3 * a;
+        const double p = B[0], q = 0.5 * (B[1] + B[m]), e = B[m + 1];
+        const double ev = 0.5 * (p + e) + hypot(0.5 * (p - e), q);
+        st[a] = ev > 0 ? 1.0 / ev : 0.0;
+    }
+    const int it = pgs(k, Gc, cc, mu, lam, v, st, tol, max_iter);
+    for (int a = 0; a < k; a++)
+        for (int i = 0; i < 3; i++) {
+            double s = 0.0;
+            for (int j = 0; j < 3; j++) s += R[9 * a + 3 * i + j] * lam[3 * a + j];
+            lamw[3 * a + i] = s;
+        }
+    return it;
+}
+
+static PyObject *py_frame_pgs(PyObject *self, PyObject *args)
+{
+    PyObject *o[6];
+    double dt, stab, tol;
+    int max_iter;
+    if (!PyArg_ParseTuple(args, "OOOOOOdddi", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &dt,
+                          &stab, &tol, &max_iter))
+        return NULL;
+    PyArrayObject *a[6] = {NULL};
+    int ok = 1;
+    for (int i = 0; i < 6; i++) {
+        a[i] = (PyArrayObject *)PyArray_FROM_OTF(o[i], NPY_DOUBLE, NPY_ARRAY_IN_ARRAY);
+        if (!a[i]) ok = 0;
+    }
+    PyObject *result = NULL;
+    if (ok) {
+        const int k = (int)PyArray_SIZE(a[4]), m = 3 * k;
+        if (PyArray_SIZE(a[0]) != (npy_intp)m * m || PyArray_SIZE(a[1]) != m
+            || PyArray_SIZE(a[2]) != 9 * k || PyArray_SIZE(a[3]) != k
+            || PyArray_SIZE(a[5]) != m) {
+            PyErr_SetString(PyExc_ValueError, "frame_pgs: inconsistent sizes");
+        } else {
+            npy_intp dims[1] = {m};
+            PyArrayObject *lam = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+            PyArrayObject *v = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+            PyArrayObject *lamw = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+            double *work = (double *)malloc(sizeof(double) * (2 * (size_t)m * m + m + k + 1));
+            if (lam && v && lamw && work) {
+                int it;
+                Py_BEGIN_ALLOW_THREADS
+                it = frame_pgs(k, (double *)PyArray_DATA(a[0]), (double *)PyArray_DATA(a[1]),
+                               (double *)PyArray_DATA(a[2]), (double *)PyArray_DATA(a[3]),
+                               (double *)PyArray_DATA(a[4]), (double *)PyArray_DATA(a[5]), dt,
+                               stab, tol, max_iter, work, (double *)PyArray_DATA(lam),
+                               (double *)PyArray_DATA(v), (double *)PyArray_DATA(lamw));
+                Py_END_ALLOW_THREADS
+                result = Py_BuildValue("NNNi", lamw, lam, v, it);
+            } else {
+                Py_XDECREF(lam); Py_XDECREF(v); Py_XDECREF(lamw);
+                PyErr_NoMemory();
+            }
+            free(work);
+        }
+    }
+    for (int i = 0; i < 6; i++) Py_XDECREF(a[i]);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"pgs", py_pgs, METH_VARARGS, "projected Gauss-Seidel sweeps"},
+    {"frame_pgs", py_frame_pgs, METH_VARARGS, "the sweeps of a problem in the world frame"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "RM_MODNAME", NULL, -1, methods};
@@ -136,14 +246,27 @@ PyMODINIT_FUNC PyInit_RM_MODNAME(void)
 _STATE = {"module": None, "tried": False}
 
 
-def pgs_kernel():
-    """The compiled ``pgs(G, c, mu, lam, step_t, tol, max_iter) -> (lam, v, sweeps)``, or
-    None (no compiler, or the NumPy backend)."""
+def _module():
     if backend() == "numpy":
         return None
     if not _STATE["tried"]:
         _STATE["tried"] = True
         name = "rm_pgs_" + hashlib.sha1(_SOURCE.encode()).hexdigest()[:16]
-        module = build_from_source(name, _SOURCE.replace("RM_MODNAME", name))
-        _STATE["module"] = None if module is None else module.pgs
+        _STATE["module"] = build_from_source(name, _SOURCE.replace("RM_MODNAME", name))
     return _STATE["module"]
+
+
+def pgs_kernel():
+    """The compiled ``pgs(G, c, mu, lam, step_t, tol, max_iter) -> (lam, v, sweeps)``, or
+    None (no compiler, or the NumPy backend)."""
+    module = _module()
+    return None if module is None else module.pgs
+
+
+def frame_kernel():
+    """The compiled ``frame_pgs(G, c, frames, d, mu, warm, dt, stabilization, tol, max_iter)
+    -> (impulses in the world, impulses and velocities in the contacts' frames, sweeps)``:
+    :func:`~robmod.dynamics.time_stepping.frame_impulses` in one call (the world's problem
+    turned into the contacts' frames, the warm start projected, the sweeps), or None."""
+    module = _module()
+    return None if module is None else module.frame_pgs
