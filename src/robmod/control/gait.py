@@ -82,8 +82,8 @@ class Trot(Stand):
     def swing(self, start, end, s, duration):
         """(position, velocity, acceleration) (3,) of a swing foot from ``start`` to ``end``
         at the progress s of a swing of ``duration`` s."""
-        start, end = np.asarray(start, float), np.asarray(end, float)
-        d = end - start
+        start = np.asarray(start, float)
+        d = (np.asarray(end, float) - start).tolist()
         h = (10 * s ** 3 - 15 * s ** 4 + 6 * s ** 5, (30 * s ** 2 - 60 * s ** 3 + 30 * s ** 4)
              / duration, (60 * s - 180 * s ** 2 + 120 * s ** 3) / duration ** 2)
         # the bump 64 h s^3 (1 - s)^3: height h at the middle, zero velocity and
@@ -92,5 +92,5 @@ class Trot(Stand):
         bump = (64 * self.height * s ** 3 * u ** 3,
                 192 * self.height * s ** 2 * u ** 2 * (u - s) / duration,
                 384 * self.height * s * u * (u * u - 3 * s * u + s * s) / duration ** 2)
-        return tuple(np.array([k * d[0], k * d[1], k * d[2] + b]) + (start if i == 0 else 0)
-                     for i, (k, b) in enumerate(zip(h, bump)))
+        p, v, a = (np.array([k * d[0], k * d[1], k * d[2] + b]) for k, b in zip(h, bump))
+        return p + start, v, a

@@ -80,6 +80,10 @@ class _QPArrays(NamedTuple):
     C: np.ndarray
     lower: np.ndarray
     upper: np.ndarray
+    solver: dict        # solve_qp's cache: ProxQP's solver of this set, warm
+    idx: np.ndarray     # the stance feet
+    srows: np.ndarray   # their rows of J
+    tasks: np.ndarray   # the base's and the posture's part of H (diagonal)
 
 
 class WholeBodyController(Controller):
@@ -133,7 +137,6 @@ class WholeBodyController(Controller):
         self._start = None
         self._lift = {}
         self._land = {}
-        self._qps = {}
         self._shapes = {}
         self.forces = np.zeros((len(self.feet), 3))
 
@@ -173,28 +176,22 @@ class WholeBodyController(Controller):
         J, drift, X = contact_kinematics(robot, q, qd, self.feet)
         stance = self.gait.stance(t).copy()
         wb, wf, wp, wl = self.weights
+        rows, targets = self._feet_tasks(t, q, qd, R, J, drift, X, stance)
+        P = self._structure(stance)
+        idx, srows, ns = P.idx, P.srows, len(P.idx)
         # the tasks' least squares sum w |A qdd - b|^2 as H = sum w A^T A, g = -sum w A^T b:
-        # the base's and the posture's rows are those of the identity
-        H = np.zeros((nv, nv))
-        g = np.empty(nv)
-        H.flat[:6 * (nv + 1):nv + 1] = wb
-        H.flat[6 * (nv + 1)::nv + 1] = wp
+        # the base's and the posture's rows are those of the identity (P.H's diagonal)
+        H, g = P.H[:nv, :nv], P.g[:nv]
+        H[...] = P.tasks
         g[:6] = -wb * self._base_task(t, q, qd, R)
         kpp, kdp = self.posture
         g[6:] = -wp * (kpp * (self._posture - q[7:]) - kdp * qd[6:])
-        rows, targets = self._feet_tasks(t, q, qd, R, J, drift, X, stance)
         if rows:
             A, b = np.vstack(rows), np.concatenate(targets)
-            H[:, :] += wf * (A.T @ A)
+            H += wf * (A.T @ A)
             g -= wf * (A.T @ b)
-        idx = np.flatnonzero(stance)
-        ns = len(idx)
-        srows = (3 * idx[:, None] + np.arange(3)).ravel()
         Js = J[srows]
         nx = nv + 3 * ns
-        P = self._structure(stance, idx)
-        P.H[:nv, :nv] = H
-        P.g[:nv] = g
         P.A[:6, :nv] = M[:6]
         P.A[:6, nv:] = -Js[:, :6].T
         P.b[:6] = -h[:6]
@@ -205,7 +202,7 @@ class WholeBodyController(Controller):
             P.C[5 * ns:, nv:] = -Js[:, 6:].T
             P.lower[5 * ns:] = -self._lim - h[6:]
             P.upper[5 * ns:] = self._lim - h[6:]
-        x = solve_qp(P.H, P.g, P.A, P.b, P.C, P.lower, P.upper, cache=self._qps)
+        x = solve_qp(P.H, P.g, P.A, P.b, P.C, P.lower, P.upper, cache=P.solver)
         qdd, f = x[:nv], x[nv:nx]
         self.forces = np.zeros((len(self.feet), 3))
         self.forces[idx] = f.reshape(-1, 3)
@@ -258,21 +255,25 @@ class WholeBodyController(Controller):
             targets.append(a + kpf * (p - X[i]) + kdf * (v - Ji @ qd) - drift[3 * i:3 * i + 3])
         return rows, targets
 
-    def _structure(self, stance, idx):
+    def _structure(self, stance):
         """The QP's arrays for this set of stance feet, made once (their constant parts: the
-        friction pyramids, the zeros) and refilled at every sample."""
+        friction pyramids, the zeros, the base's and the posture's weights) and refilled at
+        every sample."""
         key = stance.tobytes()
         P = self._shapes.get(key)
         if P is None:
+            idx = np.flatnonzero(stance)
             nv, ns = 6 + self.n, len(idx)
             nx = nv + 3 * ns
             C, lo, up = friction_pyramid(self.mu[idx], np.tile([0.0, 0.0, 1.0], (ns, 1)),
                                          min_normal_force=self.min_normal_force)
             nin = len(C) + (0 if self._lim is None else self.n)
+            wb, _, wp, wl = self.weights
             P = _QPArrays(np.zeros((nx, nx)), np.zeros(nx), np.zeros((6 + 3 * ns, nx)),
                           np.zeros(6 + 3 * ns), np.zeros((nin, nx)), np.zeros(nin),
-                          np.zeros(nin))
-            P.H[nv:, nv:] = self.weights[3] * np.eye(3 * ns)
+                          np.zeros(nin), {}, idx, (3 * idx[:, None] + np.arange(3)).ravel(),
+                          np.diag(np.r_[np.full(6, wb), np.full(self.n, wp)]))
+            P.H[nv:, nv:] = wl * np.eye(3 * ns)
             P.C[:len(C), nv:] = C
             P.lower[:len(C)], P.upper[:len(C)] = lo, up
             self._shapes[key] = P

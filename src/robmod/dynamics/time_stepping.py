@@ -106,15 +106,20 @@ def _step(robot, q, qd, tau, points, mu, dt, env, margin, stabilization, warm, t
     """:func:`contact_step` of checked arguments (``mu`` the points' friction coefficients);
     ``report``: the solver's residual too (else 0)."""
     P = delassus(robot, q, qd, tau, points)
+    floating = moving_base(robot)
     k = len(points)
     qd = np.asarray(qd, dtype=float)
-    d, n = env[0].distance(P.positions) if len(env) == 1 else nearest_surface(env,
-                                                                              P.positions)
+    if len(env) == 1 and type(env[0]) is Plane:      # the ground: one normal for all
+        normal = np.array(env[0].normal)
+        d = (P.positions - env[0].point) @ normal
+        n = np.broadcast_to(normal, P.positions.shape)
+    else:
+        d, n = nearest_surface(env, P.positions)
     active = d < margin
     forces = np.zeros((k, 3))
     if not active.any():
         v = qd + dt * P.a_free
-        return ContactStep(advance(robot, q, v, dt), v, forces, active, 0, 0.0)
+        return ContactStep(advance(robot, q, v, dt, floating), v, forces, active, 0, 0.0)
     if active.all():
         idx = rows = slice(None)
     else:
@@ -125,8 +130,8 @@ def _step(robot, q, qd, tau, points, mu, dt, env, margin, stabilization, warm, t
                               None if warm is None else warm[idx], tol, max_iter, report)
     v = qd + dt * P.a_free + P.minv_jt[:, rows] @ lam
     forces[idx] = lam.reshape(-1, 3) / dt
-    return ContactStep(advance(robot, q, v, dt), v, forces, active, sol.iterations,
-                       sol.residual)
+    return ContactStep(advance(robot, q, v, dt, floating), v, forces, active,
+                       sol.iterations, sol.residual)
 
 
 _FRAMES: dict = {}
@@ -174,10 +179,12 @@ def frame_impulses(G, c, d, normals, mu, dt, stabilization, warm, tol, max_iter,
     return B @ sol.impulses.reshape(-1), sol
 
 
-def advance(robot, q, v, dt):
-    """q (+) dt v: the exponential of SE(3) for a floating base (q checked by the model)."""
+def advance(robot, q, v, dt, floating=None):
+    """q (+) dt v: the exponential of SE(3) for a floating base (q checked by the model);
+    ``floating``: whether the robot's base moves (when the caller knows it)."""
     q = np.asarray(q, dtype=float)
-    return configuration_step(q, dt * v) if moving_base(robot) else q + dt * v
+    floating = moving_base(robot) if floating is None else floating
+    return configuration_step(q, dt * v) if floating else q + dt * v
 
 
 class ContactStepper:
