@@ -205,12 +205,17 @@ _SPEC = fastpath.Spec(lambda robot, contacts: _model(robot, contacts,
                       lambda robot, *xs: checked_arrays(robot, *xs), _numpy)
 
 
+def delassus_flat(robot, q, qd, tau, contacts):
+    """The Delassus model's flat output (:func:`delassus_model`'s ``DEL``) at (q, qd, tau) for
+    the checked ``contacts`` (the compiled contact step reads it as it is)."""
+    xs = (q, qd, tau) if robot.n_q else (q, qd)      # no joint: the models take no tau
+    return fastpath.evaluate(robot, ("delassus", contacts), _SPEC, contacts, *xs)
+
+
 def delassus(robot, q, qd, tau, contacts) -> ContactProblem:
     """The contact problem's terms (:class:`ContactProblem`) at q, qd under the joint torques
     tau (a floating robot: q (..., 7 + n_q), qd (..., 6 + n_q), tau (..., n_q)) for the
     ``contacts`` (rows as :func:`~robmod.kinematics.contact_jacobian`): the robot's compiled
     model when the fast path has it."""
     contacts = checked_contacts(robot, contacts)
-    xs = (q, qd, tau) if robot.n_q else (q, qd)      # no joint: the models take no tau
-    flat = fastpath.evaluate(robot, ("delassus", contacts), _SPEC, contacts, *xs)
-    return _split(robot, contacts, flat)
+    return _split(robot, contacts, delassus_flat(robot, q, qd, tau, contacts))

@@ -34,8 +34,9 @@ from ..description.base import moving_base
 from ..description.contacts import Plane, contact_list, tangent_basis
 from ..errors import ArgumentError, RobmodError
 from ..geometry.floating import configuration_step
-from .contact_problem import delassus
-from .contact_kernel import frame_kernel
+from ..kinematics.contacts import checked_contacts
+from .contact_problem import delassus, delassus_flat
+from .contact_kernel import frame_kernel, plane_kernel
 from .contact_solver import ContactSolution, ncp_residual, solve_contacts
 
 __all__ = ["contact_step", "ContactStep", "unilateral_points", "ContactStepper"]
@@ -105,8 +106,17 @@ def _step(robot, q, qd, tau, points, mu, dt, env, margin, stabilization, warm, t
           report):
     """:func:`contact_step` of checked arguments (``mu`` the points' friction coefficients);
     ``report``: the solver's residual too (else 0)."""
-    P = delassus(robot, q, qd, tau, points)
     floating = moving_base(robot)
+    kernel = None if report or len(env) != 1 or type(env[0]) is not Plane else plane_kernel()
+    if kernel is not None:      # one plane: the whole step in C from the Delassus model
+        flat = delassus_flat(robot, q, qd, tau, points)
+        if flat.ndim == 1:
+            q1, v, f, active, it = kernel(
+                flat, q, qd, env[0].normal, env[0].point, mu,
+                np.zeros(3 * len(points)) if warm is None else warm, int(floating), float(dt),
+                float(margin), float(stabilization), float(tol), int(max_iter))
+            return ContactStep(q1, v, f.reshape(-1, 3), active, it, 0.0)
+    P = delassus(robot, q, qd, tau, points)
     k = len(points)
     qd = np.asarray(qd, dtype=float)
     if len(env) == 1 and type(env[0]) is Plane:      # the ground: one normal for all
@@ -196,7 +206,7 @@ class ContactStepper:
     def __init__(self, robot, contacts, *, environment=(Plane(),), margin: float = 2e-3,
                  stabilization: float = 0.2):
         self.robot = robot
-        self.points = unilateral_points(contacts)
+        self.points = checked_contacts(robot, unilateral_points(contacts))
         self.environment = _environment(environment)
         self.margin = positive_scalar("margin", margin, allow_zero=True)
         self.stabilization = positive_scalar("stabilization", stabilization, allow_zero=True)
