@@ -155,3 +155,29 @@ def test_talos_stands_on_both_feet():
     assert np.abs(run.q[:, :3] - q[:3]).max() < 1e-5
     mass = float(talos.base_link.M + sum(link.M for link in talos.links))
     assert np.isclose(run.contact_forces[-1, :, 2].sum(), 9.81 * mass, rtol=1e-6)
+
+
+def test_the_controllers_terms_in_one_call_are_the_models(solo):
+    """M, h, the feet's J, J̇qd and positions of one compiled call (the controller's) are
+    inertia_matrix's, idm's at qdd = 0 and contact_kinematics', compiled and in NumPy."""
+    from robmod.dynamics.contact_problem import whole_body_terms
+    from robmod.dynamics import inertia_matrix
+    from robmod.kinematics.contacts import contact_kinematics
+    from robmod.symbolic import fastpath
+
+    rng = np.random.default_rng(2)
+    q = standing(solo)
+    q[:3], q[7:] = rng.normal(size=3), rng.normal(size=12)
+    Q = rng.normal(size=4)
+    q[3:7] = Q / np.linalg.norm(Q)
+    qd = rng.normal(size=18)
+    want = (inertia_matrix(solo, q), idm(solo, q, qd, np.zeros(18)),
+            *contact_kinematics(solo, q, qd, FEET))
+    for policy in ("compiled", "numpy"):
+        old = fastpath.set_backend(policy)
+        try:
+            got = whole_body_terms(solo, q, qd, FEET)
+        finally:
+            fastpath.set_backend(old)
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

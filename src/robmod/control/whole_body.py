@@ -1,7 +1,7 @@
 """A whole-body controller of a floating robot with contacts: task-space PD on the base and
 the swing feet, and the contact forces by a quadratic program.
 
-At each sample, with the robot's M, h, the feet's Jacobians J and J̇qd (compiled models), the
+At each sample, with the robot's M, h, the feet's Jacobians J and J̇qd (one compiled model), the
 QP over the accelerations and the stance feet's forces x = (qdd, f) (Herzog et al. 2016;
 Wensing & Orin 2013) is
 
@@ -28,10 +28,9 @@ from ..description.arguments import finite_array, keyword_options
 from ..description.base import moving_base
 from ..description.contacts import contact_list
 from ..dynamics.contact_qp import friction_pyramid, solve_qp
-from ..dynamics.inertia import inertia_matrix
-from ..dynamics.newton_euler import idm
+from ..dynamics.contact_problem import whole_body_terms
 from ..errors import ArgumentError
-from ..kinematics.contacts import checked_contacts, contact_kinematics
+from ..kinematics.contacts import checked_contacts
 from ..spatial import angle_axis
 from .base import Controller, DEFAULT_DT, sample_time
 from .gait import Stand
@@ -171,9 +170,7 @@ class WholeBodyController(Controller):
             self._posture = ref_q[7:].copy()
             self._lim = self._limits()
         nv = 6 + n
-        M = inertia_matrix(robot, q)
-        h = idm(robot, q, qd, np.zeros(nv))
-        J, drift, X = contact_kinematics(robot, q, qd, self.feet)
+        M, h, J, drift, X = whole_body_terms(robot, q, qd, self.feet)   # one compiled call
         stance = self.gait.stance(t).copy()
         wb, wf, wp, wl = self.weights
         rows, targets = self._feet_tasks(t, q, qd, R, J, drift, X, stance)
