@@ -50,6 +50,7 @@ class Trot(Stand):
         self.k_v = float(k_v)
         self.touchdown = positive_scalar("touchdown", touchdown, allow_zero=True)
         self.pairs = tuple(tuple(p) for p in pairs)
+        self._swinging = [list(p) for p in self.pairs]
 
     def _half(self, t):
         if t < self.start:
@@ -62,7 +63,7 @@ class Trot(Stand):
         which, _ = self._half(t)
         out = np.ones(4, dtype=bool)
         if which is not None:
-            out[list(self.pairs[which])] = False
+            out[self._swinging[which]] = False
         return out
 
     def swing_phase(self, t, foot):

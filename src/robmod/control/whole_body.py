@@ -184,7 +184,8 @@ class WholeBodyController(Controller):
         kpp, kdp = self.posture
         g[6:] = -wp * (kpp * (self._posture - q[7:]) - kdp * qd[6:])
         if rows:
-            A, b = np.vstack(rows), np.concatenate(targets)
+            A = J.reshape(-1, 3, nv)[rows].reshape(-1, nv)
+            b = np.concatenate(targets)
             H += wf * (A.T @ A)
             g -= wf * (A.T @ b)
         Js = J[srows]
@@ -219,21 +220,22 @@ class WholeBodyController(Controller):
         return out
 
     def _feet_tasks(self, t, q, qd, R, J, drift, X, stance):
-        """The swing feet's rows (3, nv) and desired accelerations (3,) (lists); a foot late
-        to touch down is taken out of ``stance``."""
+        """The swing feet (their numbers) and their desired accelerations (3,) (lists); a foot
+        late to touch down is taken out of ``stance``."""
         kpf, kdf = self.foot
         rows, targets = [], []
-        for i, down in enumerate(stance):
+        Jv = (J @ qd).reshape(-1, 3)           # the feet's velocities and J̇qd, (k, 3)
+        D = drift.reshape(-1, 3)
+        for i, down in enumerate(stance.tolist()):
             if down and i in self._lift and X[i, 2] > self.touch_height:
                 # a late touchdown: the gait stands the foot but it is still in the air:
                 # it keeps coming down (at touchdown_speed) and holds no force yet
                 stance[i] = False
-                Ji = J[3 * i:3 * i + 3]
                 target = self._land[i]
                 v = np.array([0.0, 0.0, -self.touchdown_speed])
-                rows.append(Ji)
-                targets.append(kpf * np.r_[target[:2] - X[i, :2], 0.0] + kdf * (v - Ji @ qd)
-                               - drift[3 * i:3 * i + 3])
+                rows.append(i)
+                targets.append(kpf * np.r_[target[:2] - X[i, :2], 0.0] + kdf * (v - Jv[i])
+                               - D[i])
                 continue
             if down:
                 self._lift.pop(i, None)
@@ -247,9 +249,8 @@ class WholeBodyController(Controller):
             if phase is None:
                 continue
             p, v, a = self.gait.swing(self._lift[i], self._land[i], *phase)
-            Ji = J[3 * i:3 * i + 3]
-            rows.append(Ji)
-            targets.append(a + kpf * (p - X[i]) + kdf * (v - Ji @ qd) - drift[3 * i:3 * i + 3])
+            rows.append(i)
+            targets.append(a + kpf * (p - X[i]) + kdf * (v - Jv[i]) - D[i])
         return rows, targets
 
     def _structure(self, stance):
