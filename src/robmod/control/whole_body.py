@@ -34,6 +34,7 @@ from ..kinematics.contacts import checked_contacts
 from ..spatial import angle_axis
 from .base import Controller, DEFAULT_DT, sample_time
 from .gait import Stand
+from .whole_body_kernel import as_rows, qp_kernel
 
 __all__ = ["WholeBodyController"]
 
@@ -168,43 +169,59 @@ class WholeBodyController(Controller):
             self._start = (ref_q[:3].copy(), np.array([[c, -s, 0.0], [s, c, 0.0],
                                                        [0.0, 0.0, 1.0]]))
             self._posture = ref_q[7:].copy()
-            self._lim = self._limits()
+            lim = self._limits()
+            self._lim = None if lim is None else np.ascontiguousarray(lim)
         nv = 6 + n
         M, h, J, drift, X = whole_body_terms(robot, q, qd, self.feet)   # one compiled call
         stance = self.gait.stance(t).copy()
-        wb, wf, wp, wl = self.weights
+        wb, wf, wp, _ = self.weights
         rows, targets = self._feet_tasks(t, q, qd, R, J, drift, X, stance)
         P = self._structure(stance)
-        idx, srows, ns = P.idx, P.srows, len(P.idx)
-        # the tasks' least squares sum w |A qdd - b|^2 as H = sum w A^T A, g = -sum w A^T b:
-        # the base's and the posture's rows are those of the identity (P.H's diagonal)
+        idx, srows = P.idx, P.srows
+        kpp, kdp = self.posture
+        a_base = self._base_task(t, q, qd, R)
+        a_posture = kpp * (self._posture - q[7:]) - kdp * qd[6:]
+        kernel = qp_kernel()
+        if kernel is not None:          # the QP's arrays in one C call
+            kernel.fill(M, h, J, drift, qd, srows, as_rows(rows), np.concatenate(targets) if
+                        targets else np.zeros(0), a_base, a_posture, wb, wf, wp,
+                        self.contact_damping, self._lim, P[:7])
+        else:
+            self._fill(P, M, h, J, drift, qd, rows, targets, a_base, a_posture)
+        x = solve_qp(P.H, P.g, P.A, P.b, P.C, P.lower, P.upper, cache=P.solver)
+        self.forces = np.zeros((len(self.feet), 3))
+        self.forces[idx] = x[nv:].reshape(-1, 3)
+        if kernel is not None:
+            return kernel.torques(M, h, J, srows, x)
+        return M[6:] @ x[:nv] + h[6:] - J[srows, 6:].T @ x[nv:]
+
+    def _fill(self, P, M, h, J, drift, qd, rows, targets, a_base, a_posture):
+        """The QP's arrays P of this sample (the NumPy path of :mod:`.whole_body_kernel`):
+        the tasks' least squares sum w |A qdd - b|^2 as H = sum w A^T A, g = -sum w A^T b
+        (the base's and the posture's rows are those of the identity: P.H's diagonal), the
+        equalities, the torque limits."""
+        nv, ns = 6 + self.n, len(P.idx)
+        wb, wf, wp, _ = self.weights
         H, g = P.H[:nv, :nv], P.g[:nv]
         H[...] = P.tasks
-        g[:6] = -wb * self._base_task(t, q, qd, R)
-        kpp, kdp = self.posture
-        g[6:] = -wp * (kpp * (self._posture - q[7:]) - kdp * qd[6:])
+        g[:6] = -wb * a_base
+        g[6:] = -wp * a_posture
         if rows:
             A = J.reshape(-1, 3, nv)[rows].reshape(-1, nv)
             b = np.concatenate(targets)
             H += wf * (A.T @ A)
             g -= wf * (A.T @ b)
-        Js = J[srows]
-        nx = nv + 3 * ns
+        Js = J[P.srows]
         P.A[:6, :nv] = M[:6]
         P.A[:6, nv:] = -Js[:, :6].T
         P.b[:6] = -h[:6]
         P.A[6:, :nv] = Js
-        P.b[6:] = -drift[srows] - self.contact_damping * (Js @ qd)
+        P.b[6:] = -drift[P.srows] - self.contact_damping * (Js @ qd)
         if self._lim is not None:       # the torques M_j qdd + h_j - J_j^T f within limits
             P.C[5 * ns:, :nv] = M[6:]
             P.C[5 * ns:, nv:] = -Js[:, 6:].T
             P.lower[5 * ns:] = -self._lim - h[6:]
             P.upper[5 * ns:] = self._lim - h[6:]
-        x = solve_qp(P.H, P.g, P.A, P.b, P.C, P.lower, P.upper, cache=P.solver)
-        qdd, f = x[:nv], x[nv:nx]
-        self.forces = np.zeros((len(self.feet), 3))
-        self.forces[idx] = f.reshape(-1, 3)
-        return M[6:] @ qdd + h[6:] - Js[:, 6:].T @ f
 
     def _base_task(self, t, q, qd, R):
         """The base's desired acceleration (6,): a PD in the world toward the desired pose,
