@@ -9,11 +9,9 @@ but for the tasks' A^T A, to rounding).  Compiled once per machine by robmod's c
 """
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 
-from ..symbolic.compile import build_from_source
+from ..symbolic.compile import kernel_module
 from ..symbolic.fastpath import backend
 
 __all__ = []
@@ -165,35 +163,17 @@ static PyObject *py_torques(PyObject *self, PyObject *args)
     for (int i = 0; i < 5; i++) Py_XDECREF(a[i]);
     return (PyObject *)tau;
 }
-
-static PyMethodDef methods[] = {
-    {"fill", py_fill, METH_VARARGS, "the whole-body QP's arrays"},
-    {"torques", py_torques, METH_VARARGS, "the torques of the QP's solution"},
-    {NULL, NULL, 0, NULL}};
-
-static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "RM_MODNAME", NULL, -1, methods};
-
-PyMODINIT_FUNC PyInit_RM_MODNAME(void)
-{
-    import_array();
-    return PyModule_Create(&moddef);
-}
 """
 
-_STATE = {"module": None, "tried": False}
+_METHODS = (("fill", "py_fill", "the whole-body QP's arrays"),
+            ("torques", "py_torques", "the torques of the QP's solution"))
 
 
 def qp_kernel():
     """The compiled module (``fill(M, h, J, drift, qd, srows, swing, targets, a_base,
     a_posture, wb, wf, wp, damping, tau_max or None, (H, g, A, b, C, lower, upper))``
     and ``torques(M, h, J, srows, x)``), or None (no compiler, or the NumPy backend)."""
-    if backend() == "numpy":
-        return None
-    if not _STATE["tried"]:
-        _STATE["tried"] = True
-        name = "rm_wbc_" + hashlib.sha1(_SOURCE.encode()).hexdigest()[:16]
-        _STATE["module"] = build_from_source(name, _SOURCE.replace("RM_MODNAME", name))
-    return _STATE["module"]
+    return None if backend() == "numpy" else kernel_module("rm_wbc_", _SOURCE, _METHODS)
 
 
 def as_rows(values) -> np.ndarray:

@@ -5,11 +5,9 @@ a hundred times faster -- the simulation of a walking robot spent most of its ti
 (or with ``ROBMOD_BACKEND=numpy``) the NumPy loop runs."""
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 
-from ..symbolic.compile import build_from_source
+from ..symbolic.compile import kernel_module
 from ..symbolic.fastpath import backend
 
 __all__ = []
@@ -21,6 +19,17 @@ _SOURCE = r"""
 #include <numpy/arrayobject.h>
 #include <math.h>
 #include <stdlib.h>
+
+/* the arrays o[0..n) as C-contiguous doubles (a[i]; 0 when one fails, a Python error set) */
+static int doubles(PyObject **o, PyArrayObject **a, int n)
+{
+    int ok = 1;
+    for (int i = 0; i < n; i++) {
+        a[i] = (PyArrayObject *)PyArray_FROM_OTF(o[i], NPY_DOUBLE, NPY_ARRAY_IN_ARRAY);
+        if (!a[i]) ok = 0;
+    }
+    return ok;
+}
 
 /* Projected Gauss-Seidel on v = G lam + c (k contacts, 3 rows each: tangent, tangent,
    normal), friction coefficients mu; lam (in: the warm start, projected; out: the impulses),
@@ -190,11 +199,7 @@ static PyObject *py_frame_pgs(PyObject *self, PyObject *args)
                           &stab, &tol, &max_iter))
         return NULL;
     PyArrayObject *a[6] = {NULL};
-    int ok = 1;
-    for (int i = 0; i < 6; i++) {
-        a[i] = (PyArrayObject *)PyArray_FROM_OTF(o[i], NPY_DOUBLE, NPY_ARRAY_IN_ARRAY);
-        if (!a[i]) ok = 0;
-    }
+    const int ok = doubles(o, a, 6);
     PyObject *result = NULL;
     if (ok) {
         const int k = (int)PyArray_SIZE(a[4]), m = 3 * k;
@@ -361,11 +366,7 @@ static PyObject *py_plane_step(PyObject *self, PyObject *args)
                           &o[6], &floating, &dt, &margin, &stab, &tol, &max_iter))
         return NULL;
     PyArrayObject *a[7] = {NULL};
-    int ok = 1;
-    for (int i = 0; i < 7; i++) {
-        a[i] = (PyArrayObject *)PyArray_FROM_OTF(o[i], NPY_DOUBLE, NPY_ARRAY_IN_ARRAY);
-        if (!a[i]) ok = 0;
-    }
+    const int ok = doubles(o, a, 7);
     PyObject *result = NULL;
     if (ok) {
         const int nq = (int)PyArray_SIZE(a[1]), nv = (int)PyArray_SIZE(a[2]);
@@ -404,33 +405,15 @@ static PyObject *py_plane_step(PyObject *self, PyObject *args)
     for (int i = 0; i < 7; i++) Py_XDECREF(a[i]);
     return result;
 }
-
-static PyMethodDef methods[] = {
-    {"pgs", py_pgs, METH_VARARGS, "projected Gauss-Seidel sweeps"},
-    {"frame_pgs", py_frame_pgs, METH_VARARGS, "the sweeps of a problem in the world frame"},
-    {"plane_step", py_plane_step, METH_VARARGS, "a time step against a plane"},
-    {NULL, NULL, 0, NULL}};
-
-static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "RM_MODNAME", NULL, -1, methods};
-
-PyMODINIT_FUNC PyInit_RM_MODNAME(void)
-{
-    import_array();
-    return PyModule_Create(&moddef);
-}
 """
 
-_STATE = {"module": None, "tried": False}
+_METHODS = (("pgs", "py_pgs", "projected Gauss-Seidel sweeps"),
+            ("frame_pgs", "py_frame_pgs", "the sweeps of a problem in the world frame"),
+            ("plane_step", "py_plane_step", "a time step against a plane"))
 
 
 def _module():
-    if backend() == "numpy":
-        return None
-    if not _STATE["tried"]:
-        _STATE["tried"] = True
-        name = "rm_pgs_" + hashlib.sha1(_SOURCE.encode()).hexdigest()[:16]
-        _STATE["module"] = build_from_source(name, _SOURCE.replace("RM_MODNAME", name))
-    return _STATE["module"]
+    return None if backend() == "numpy" else kernel_module("rm_pgs_", _SOURCE, _METHODS)
 
 
 def pgs_kernel():
