@@ -1,11 +1,13 @@
 """The projected Gauss-Seidel sweeps of :mod:`.contact_solver` in C (compiled once per
 machine by robmod's compiler, :mod:`robmod.symbolic.compile`, cached on disk like the models):
 the NumPy loop's sweeps (the same results to rounding: the sums are taken in another order),
-a hundred times faster -- the simulation of a walking robot spent most of its time there.  Without a C compiler
-(or with ``ROBMOD_BACKEND=numpy``) the NumPy loop runs."""
+a hundred times faster.  Around them, what a time step of :mod:`.time_stepping` does after the
+Delassus model's call: the world's problem turned into the contacts' frames (``frame_pgs``),
+and against one plane the whole step (``plane_step``: the contacts found, their problem, the
+velocity after the step, the configuration advanced on SE(3)) -- a trotting quadruped's
+simulation spent most of its time in that bookkeeping.  Without a C compiler (or with
+``ROBMOD_BACKEND=numpy``) the NumPy path runs."""
 from __future__ import annotations
-
-import numpy as np
 
 from ..symbolic.compile import kernel_module
 from ..symbolic.fastpath import backend
