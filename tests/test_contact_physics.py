@@ -136,3 +136,38 @@ def test_the_compiled_sweeps_are_the_numpy_ones():
         fastpath.set_backend(old)
     assert abs(fast.iterations - slow.iterations) <= 2
     assert np.allclose(fast.impulses, slow.impulses, rtol=1e-9, atol=1e-12)
+
+
+def test_the_compiled_step_against_a_plane_is_contact_steps():
+    """The simulation's step against one plane (one C call from the Delassus model: the
+    contacts found, their problem, the velocity and the configuration) gives contact_step's
+    state and forces: a tilted box whose two corners touch, a slope, a fixed-base slider."""
+    import sympy as sp
+
+    from robmod.dynamics import ContactStepper
+    from robmod.dynamics.contact_kernel import plane_kernel
+
+    if plane_kernel() is None:
+        pytest.skip("no C compiler")
+    box = box_robot()
+    q = neutral(box)
+    q[2] = H / 2 + 1e-4
+    q[3:7] = [np.cos(0.05), np.sin(0.05), 0.0, 0.0]         # tilted: two corners down
+    qd = np.r_[0.3, -0.1, -0.2, 0.5, 0.0, 0.2]
+    slider = make_robot("slider", [dict(j=1, ant=0, sigma=1, alpha=sp.pi / 2)],
+                        links=[Link(j=1, M=1.0)], gravity=(0.0, 0.0, -9.81)).numeric()
+    cases = [(box, q, qd, np.zeros(0), [sole(0.6)], Plane()),
+             (box, q, qd, np.zeros(0), [sole(0.3)], Plane((0.1, 0.0, 1.0), (0, 0, -0.01))),
+             (slider, np.array([0.0]), np.array([0.5]), np.array([2.0]),     # y = -q
+              [ContactPoint(1, (0, 0, 0))], Plane((0.0, 1.0, 0.0), (0, 0, 0)))]
+    for robot, q0, qd0, tau, contacts, plane in cases:
+        stepper = ContactStepper(robot, contacts, environment=plane)
+        x, v = q0, qd0
+        for _ in range(20):
+            ref = contact_step(robot, x, v, tau, contacts, environment=plane,
+                               warm_start=stepper.forces)
+            x, v = stepper.step(x, v, tau, 1e-3)
+            assert np.allclose(x, ref.q, rtol=0, atol=1e-12)
+            assert np.allclose(v, ref.qd, rtol=1e-9, atol=1e-12)
+            assert np.allclose(stepper.forces, ref.forces, rtol=1e-8, atol=1e-9)
+        assert ref.active.any()

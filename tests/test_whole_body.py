@@ -155,3 +155,56 @@ def test_talos_stands_on_both_feet():
     assert np.abs(run.q[:, :3] - q[:3]).max() < 1e-5
     mass = float(talos.base_link.M + sum(link.M for link in talos.links))
     assert np.isclose(run.contact_forces[-1, :, 2].sum(), 9.81 * mass, rtol=1e-6)
+
+
+def test_the_controllers_terms_in_one_call_are_the_models(solo):
+    """M, h, the feet's J, J̇qd and positions of one compiled call (the controller's) are
+    inertia_matrix's, idm's at qdd = 0 and contact_kinematics', compiled and in NumPy."""
+    from robmod.dynamics.contact_problem import whole_body_terms
+    from robmod.dynamics import inertia_matrix
+    from robmod.kinematics.contacts import contact_kinematics
+    from robmod.symbolic import fastpath
+
+    rng = np.random.default_rng(2)
+    q = standing(solo)
+    q[:3], q[7:] = rng.normal(size=3), rng.normal(size=12)
+    Q = rng.normal(size=4)
+    q[3:7] = Q / np.linalg.norm(Q)
+    qd = rng.normal(size=18)
+    want = (inertia_matrix(solo, q), idm(solo, q, qd, np.zeros(18)),
+            *contact_kinematics(solo, q, qd, FEET))
+    for policy in ("compiled", "numpy"):
+        old = fastpath.set_backend(policy)
+        try:
+            got = whole_body_terms(solo, q, qd, FEET)
+        finally:
+            fastpath.set_backend(old)
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_the_compiled_qp_is_the_numpy_one(solo):
+    """The QP's arrays and the torques filled in C are the NumPy path's (to rounding), with a
+    swing foot and the torque limits: the same trot's sample either way."""
+    from robmod.control.whole_body_kernel import qp_kernel
+    from robmod.symbolic import fastpath
+
+    if qp_kernel() is None:
+        pytest.skip("no C compiler")
+    runs = []
+    for policy in ("compiled", "numpy"):
+        old = fastpath.set_backend(policy)
+        try:
+            wbc = WholeBodyController(solo, FEET, gait=Trot(start=0.0), velocity=(0.2, 0, 0),
+                                      tau_max=2.7)
+            q, qd = standing(solo), np.r_[0.1, 0.0, 0.05, 0.2, -0.1, 0.0, np.zeros(12)]
+            taus = [wbc(t, q, qd) for t in (0.0, 0.05, 0.25)]
+            runs.append((taus, [np.array(a) for P in wbc._shapes.values() for a in P[:7]]))
+        finally:
+            fastpath.set_backend(old)
+    (tau_c, arrays_c), (tau_n, arrays_n) = runs
+    assert len(arrays_c) == len(arrays_n) == 14           # two sets of stance feet
+    for a, b in zip(arrays_c, arrays_n):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(tau_c, tau_n, rtol=1e-7, atol=1e-7)
+    assert np.abs(tau_c).max() <= 2.7 + 1e-9

@@ -50,6 +50,7 @@ class Trot(Stand):
         self.k_v = float(k_v)
         self.touchdown = positive_scalar("touchdown", touchdown, allow_zero=True)
         self.pairs = tuple(tuple(p) for p in pairs)
+        self._swinging = [list(p) for p in self.pairs]
 
     def _half(self, t):
         if t < self.start:
@@ -62,7 +63,7 @@ class Trot(Stand):
         which, _ = self._half(t)
         out = np.ones(4, dtype=bool)
         if which is not None:
-            out[list(self.pairs[which])] = False
+            out[self._swinging[which]] = False
         return out
 
     def swing_phase(self, t, foot):
@@ -82,8 +83,8 @@ class Trot(Stand):
     def swing(self, start, end, s, duration):
         """(position, velocity, acceleration) (3,) of a swing foot from ``start`` to ``end``
         at the progress s of a swing of ``duration`` s."""
-        start, end = np.asarray(start, float), np.asarray(end, float)
-        d = end - start
+        start = np.asarray(start, float)
+        d = (np.asarray(end, float) - start).tolist()
         h = (10 * s ** 3 - 15 * s ** 4 + 6 * s ** 5, (30 * s ** 2 - 60 * s ** 3 + 30 * s ** 4)
              / duration, (60 * s - 180 * s ** 2 + 120 * s ** 3) / duration ** 2)
         # the bump 64 h s^3 (1 - s)^3: height h at the middle, zero velocity and
@@ -92,5 +93,5 @@ class Trot(Stand):
         bump = (64 * self.height * s ** 3 * u ** 3,
                 192 * self.height * s ** 2 * u ** 2 * (u - s) / duration,
                 384 * self.height * s * u * (u * u - 3 * s * u + s * s) / duration ** 2)
-        return tuple(np.array([k * d[0], k * d[1], k * d[2] + b]) + (start if i == 0 else 0)
-                     for i, (k, b) in enumerate(zip(h, bump)))
+        p, v, a = (np.array([k * d[0], k * d[1], k * d[2] + b]) for k, b in zip(h, bump))
+        return p + start, v, a

@@ -471,6 +471,8 @@ def _clip(tau, lim):
 def _measure(q, qd, noise, quantization, rng, n):
     """The joints' measured (q, qd): noise and quantization on the joints' values (a floating
     robot's base state passes as it is)."""
+    if noise is None and quantization is None:
+        return q, qd
     if q.shape[-1] != n:
         b, bd = q.shape[-1] - n, qd.shape[-1] - n
         qm, qdm = _measure(q[..., b:], qd[..., bd:], noise, quantization, rng, n)

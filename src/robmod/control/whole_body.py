@@ -1,7 +1,7 @@
 """A whole-body controller of a floating robot with contacts: task-space PD on the base and
 the swing feet, and the contact forces by a quadratic program.
 
-At each sample, with the robot's M, h, the feet's Jacobians J and J̇qd (compiled models), the
+At each sample, with the robot's M, h, the feet's Jacobians J and J̇qd (one compiled model), the
 QP over the accelerations and the stance feet's forces x = (qdd, f) (Herzog et al. 2016;
 Wensing & Orin 2013) is
 
@@ -20,19 +20,21 @@ makes the problem well posed).  A sole is given as its vertices (point contacts)
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..description.arguments import finite_array, keyword_options
 from ..description.base import moving_base
 from ..description.contacts import contact_list
 from ..dynamics.contact_qp import friction_pyramid, solve_qp
-from ..dynamics.inertia import inertia_matrix
-from ..dynamics.newton_euler import idm
+from ..dynamics.contact_problem import whole_body_terms
 from ..errors import ArgumentError
-from ..kinematics.contacts import checked_contacts, contact_kinematics
-from ..spatial import angle_axis, quaternion_to_matrix
+from ..kinematics.contacts import checked_contacts
+from ..spatial import angle_axis
 from .base import Controller, DEFAULT_DT, sample_time
 from .gait import Stand
+from .whole_body_kernel import as_rows, qp_kernel
 
 __all__ = ["WholeBodyController"]
 
@@ -48,6 +50,40 @@ def _log(R):
     s = 0.5 * np.sqrt(w @ w)
     theta = np.arctan2(s, c)
     return w * (0.5 if s < 1e-12 else theta / (2 * s))
+
+
+def _cross(a, b):
+    """a x b of two vectors (3,)."""
+    a0, a1, a2 = a.tolist()
+    b0, b1, b2 = b.tolist()
+    return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
+
+
+def _rotation(Q):
+    """The rotation matrix of the quaternion Q (4,) (scalar first; normalized), as
+    :func:`~robmod.spatial.quaternion_to_matrix` without its checks (one state per sample)."""
+    q0, q1, q2, q3 = (Q / np.sqrt(Q @ Q)).tolist()
+    return np.array([
+        [1 - 2 * (q2 * q2 + q3 * q3), 2 * (q1 * q2 - q0 * q3), 2 * (q1 * q3 + q0 * q2)],
+        [2 * (q1 * q2 + q0 * q3), 1 - 2 * (q1 * q1 + q3 * q3), 2 * (q2 * q3 - q0 * q1)],
+        [2 * (q1 * q3 - q0 * q2), 2 * (q2 * q3 + q0 * q1), 1 - 2 * (q1 * q1 + q2 * q2)]])
+
+
+class _QPArrays(NamedTuple):
+    """The arrays of the QP of one set of stance feet (module doc): cost H, g; equalities
+    A x = b; inequalities lower <= C x <= upper."""
+
+    H: np.ndarray
+    g: np.ndarray
+    A: np.ndarray
+    b: np.ndarray
+    C: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    solver: dict        # solve_qp's cache: ProxQP's solver of this set, warm
+    idx: np.ndarray     # the stance feet
+    srows: np.ndarray   # their rows of J
+    tasks: np.ndarray   # the base's and the posture's part of H (diagonal)
 
 
 class WholeBodyController(Controller):
@@ -101,7 +137,7 @@ class WholeBodyController(Controller):
         self._start = None
         self._lift = {}
         self._land = {}
-        self._qps = {}
+        self._shapes = {}
         self.forces = np.zeros((len(self.feet), 3))
 
     def _limits(self):
@@ -114,10 +150,8 @@ class WholeBodyController(Controller):
 
     def _base_targets(self, t, q):
         """(p_des, v_des, R_des) of the base at t."""
-        p0, yaw0 = self._start
-        p = p0 + self.velocity * t
-        c, s = np.cos(yaw0), np.sin(yaw0)
-        return p, self.velocity, np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+        p0, R0 = self._start
+        return p0 + self.velocity * t, self.velocity, R0
 
     def __call__(self, t, q, qd, ref=None, z=None):
         return self.output(t, q, qd)
@@ -126,41 +160,99 @@ class WholeBodyController(Controller):
         """The joint torques (n_q,) at time t and the state (q, qd) (one sample)."""
         robot, n = self.robot, self.robot.n_q
         q, qd = np.asarray(q, float), np.asarray(qd, float)
-        R = quaternion_to_matrix(q[3:7] / np.linalg.norm(q[3:7]))
+        R = _rotation(q[3:7])
         if self._start is None:
             ref_q = q if self.q_ref is None else self.q_ref
-            Rr = quaternion_to_matrix(ref_q[3:7] / np.linalg.norm(ref_q[3:7]))
-            self._start = (ref_q[:3].copy(), np.arctan2(Rr[1, 0], Rr[0, 0]))
+            Rr = _rotation(ref_q[3:7])
+            yaw = np.arctan2(Rr[1, 0], Rr[0, 0])
+            c, s = np.cos(yaw), np.sin(yaw)
+            self._start = (ref_q[:3].copy(), np.array([[c, -s, 0.0], [s, c, 0.0],
+                                                       [0.0, 0.0, 1.0]]))
             self._posture = ref_q[7:].copy()
-        M = inertia_matrix(robot, q)
-        h = idm(robot, q, qd, np.zeros(6 + n))
-        J, drift, X = contact_kinematics(robot, q, qd, self.feet)
-        stance = self.gait.stance(t)
+            lim = self._limits()
+            self._lim = None if lim is None else np.ascontiguousarray(lim)
         nv = 6 + n
-        # the base's task: world PD, then in the base's own coordinates (VD0, WP0)
+        M, h, J, drift, X = whole_body_terms(robot, q, qd, self.feet)   # one compiled call
+        stance = self.gait.stance(t).copy()
+        wb, wf, wp, _ = self.weights
+        rows, targets = self._feet_tasks(t, q, qd, R, J, drift, X, stance)
+        P = self._structure(stance)
+        idx, srows = P.idx, P.srows
+        kpp, kdp = self.posture
+        a_base = self._base_task(t, q, qd, R)
+        a_posture = kpp * (self._posture - q[7:]) - kdp * qd[6:]
+        kernel = qp_kernel()
+        if kernel is not None:          # the QP's arrays in one C call
+            kernel.fill(M, h, J, drift, qd, srows, as_rows(rows), np.concatenate(targets) if
+                        targets else np.zeros(0), a_base, a_posture, wb, wf, wp,
+                        self.contact_damping, self._lim, P[:7])
+        else:
+            self._fill(P, M, h, J, drift, qd, rows, targets, a_base, a_posture)
+        x = solve_qp(P.H, P.g, P.A, P.b, P.C, P.lower, P.upper, cache=P.solver)
+        self.forces = np.zeros((len(self.feet), 3))
+        self.forces[idx] = x[nv:].reshape(-1, 3)
+        if kernel is not None:
+            return kernel.torques(M, h, J, srows, x)
+        return M[6:] @ x[:nv] + h[6:] - J[srows, 6:].T @ x[nv:]
+
+    def _fill(self, P, M, h, J, drift, qd, rows, targets, a_base, a_posture):
+        """The QP's arrays P of this sample (the NumPy path of :mod:`.whole_body_kernel`):
+        the tasks' least squares sum w |A qdd - b|^2 as H = sum w A^T A, g = -sum w A^T b
+        (the base's and the posture's rows are those of the identity: P.H's diagonal), the
+        equalities, the torque limits."""
+        nv, ns = 6 + self.n, len(P.idx)
+        wb, wf, wp, _ = self.weights
+        H, g = P.H[:nv, :nv], P.g[:nv]
+        H[...] = P.tasks
+        g[:6] = -wb * a_base
+        g[6:] = -wp * a_posture
+        if rows:
+            A = J.reshape(-1, 3, nv)[rows].reshape(-1, nv)
+            b = np.concatenate(targets)
+            H += wf * (A.T @ A)
+            g -= wf * (A.T @ b)
+        Js = J[P.srows]
+        P.A[:6, :nv] = M[:6]
+        P.A[:6, nv:] = -Js[:, :6].T
+        P.b[:6] = -h[:6]
+        P.A[6:, :nv] = Js
+        P.b[6:] = -drift[P.srows] - self.contact_damping * (Js @ qd)
+        if self._lim is not None:       # the torques M_j qdd + h_j - J_j^T f within limits
+            P.C[5 * ns:, :nv] = M[6:]
+            P.C[5 * ns:, nv:] = -Js[:, 6:].T
+            P.lower[5 * ns:] = -self._lim - h[6:]
+            P.upper[5 * ns:] = self._lim - h[6:]
+
+    def _base_task(self, t, q, qd, R):
+        """The base's desired acceleration (6,): a PD in the world toward the desired pose,
+        then in the base's own coordinates (VD0, WP0)."""
         kp, kd = self.base
         p_des, v_des, R_des = self._base_targets(t, q)
         V, W = qd[:3], qd[3:6]
-        v_w, w_w = R @ V, R @ W
-        a_w = kp * (p_des - q[:3]) + kd * (v_des - v_w)
-        al_w = kp * _log(R_des @ R.T) - kd * w_w
-        a_base = np.r_[R.T @ a_w - np.cross(W, V), R.T @ al_w]
-        wb, wf, wp, wl = self.weights
-        rows, targets, w = [np.c_[np.eye(6), np.zeros((6, n))]], [a_base], [wb * np.ones(6)]
+        a_w = kp * (p_des - q[:3]) + kd * (v_des - R @ V)
+        al_w = kp * _log(R_des @ R.T) - kd * (R @ W)
+        out = np.empty(6)
+        out[:3] = R.T @ a_w - _cross(W, V)
+        out[3:] = R.T @ al_w
+        return out
+
+    def _feet_tasks(self, t, q, qd, R, J, drift, X, stance):
+        """The swing feet (their numbers) and their desired accelerations (3,) (lists); a foot
+        late to touch down is taken out of ``stance``."""
         kpf, kdf = self.foot
-        stance = stance.copy()
-        for i, down in enumerate(stance):
+        rows, targets = [], []
+        Jv = (J @ qd).reshape(-1, 3)           # the feet's velocities and J̇qd, (k, 3)
+        D = drift.reshape(-1, 3)
+        for i, down in enumerate(stance.tolist()):
             if down and i in self._lift and X[i, 2] > self.touch_height:
                 # a late touchdown: the gait stands the foot but it is still in the air:
                 # it keeps coming down (at touchdown_speed) and holds no force yet
                 stance[i] = False
-                Ji = J[3 * i:3 * i + 3]
-                target = self._land[i].copy()
+                target = self._land[i]
                 v = np.array([0.0, 0.0, -self.touchdown_speed])
-                rows.append(Ji)
-                targets.append(kpf * np.r_[target[:2] - X[i, :2], 0.0] + kdf * (v - Ji @ qd)
-                               - drift[3 * i:3 * i + 3])
-                w.append(wf * np.ones(3))
+                rows.append(i)
+                targets.append(kpf * np.r_[target[:2] - X[i, :2], 0.0] + kdf * (v - Jv[i])
+                               - D[i])
                 continue
             if down:
                 self._lift.pop(i, None)
@@ -169,52 +261,38 @@ class WholeBodyController(Controller):
             if i not in self._lift:           # lift-off: from here to Raibert's foothold
                 self._lift[i] = X[i].copy()
                 hip = q[:3] + R @ self._hip(i) + self.velocity * (phase[1] if phase else 0.0)
-                self._land[i] = self.gait.landing(hip, v_w, self.velocity) \
+                self._land[i] = self.gait.landing(hip, R @ qd[:3], self.velocity) \
                     if hasattr(self.gait, "landing") else X[i].copy()
             if phase is None:
                 continue
             p, v, a = self.gait.swing(self._lift[i], self._land[i], *phase)
-            Ji = J[3 * i:3 * i + 3]
-            rows.append(Ji)
-            targets.append(a + kpf * (p - X[i]) + kdf * (v - Ji @ qd) - drift[3 * i:3 * i + 3])
-            w.append(wf * np.ones(3))
-        kpp, kdp = self.posture
-        rows.append(np.c_[np.zeros((n, 6)), np.eye(n)])
-        targets.append(kpp * (self._posture - q[7:]) - kdp * qd[6:])
-        w.append(wp * np.ones(n))
-        A_t, b_t, w = np.vstack(rows), np.concatenate(targets), np.concatenate(w)
-        idx = np.flatnonzero(stance)
-        ns = len(idx)
-        srows = (3 * idx[:, None] + np.arange(3)).ravel()
-        Js = J[srows]
-        nx = nv + 3 * ns
-        H = np.zeros((nx, nx))
-        H[:nv, :nv] = A_t.T @ (w[:, None] * A_t)
-        H[nv:, nv:] = wl * np.eye(3 * ns)
-        g = np.zeros(nx)
-        g[:nv] = -A_t.T @ (w * b_t)
-        Aeq = np.zeros((6 + 3 * ns, nx))
-        beq = np.zeros(6 + 3 * ns)
-        Aeq[:6, :nv] = M[:6]
-        Aeq[:6, nv:] = -Js[:, :6].T
-        beq[:6] = -h[:6]
-        Aeq[6:, :nv] = Js
-        beq[6:] = -drift[srows] - self.contact_damping * (Js @ qd)
-        C, lo, up = friction_pyramid(self.mu[idx], np.tile([0.0, 0.0, 1.0], (ns, 1)),
-                                     min_normal_force=self.min_normal_force)
-        Cin = np.zeros((len(C), nx))
-        Cin[:, nv:] = C
-        lim = self._limits()
-        if lim is not None:
-            T = np.c_[M[6:], -Js[:, 6:].T]
-            Cin = np.vstack([Cin, T])
-            lo = np.r_[lo, -lim - h[6:]]
-            up = np.r_[up, lim - h[6:]]
-        x = solve_qp(H, g, Aeq, beq, Cin, lo, up, cache=self._qps)
-        qdd, f = x[:nv], x[nv:]
-        self.forces = np.zeros((len(self.feet), 3))
-        self.forces[idx] = f.reshape(-1, 3)
-        return M[6:] @ qdd + h[6:] - Js[:, 6:].T @ f
+            rows.append(i)
+            targets.append(a + kpf * (p - X[i]) + kdf * (v - Jv[i]) - D[i])
+        return rows, targets
+
+    def _structure(self, stance):
+        """The QP's arrays for this set of stance feet, made once (their constant parts: the
+        friction pyramids, the zeros, the base's and the posture's weights) and refilled at
+        every sample."""
+        key = stance.tobytes()
+        P = self._shapes.get(key)
+        if P is None:
+            idx = np.flatnonzero(stance)
+            nv, ns = 6 + self.n, len(idx)
+            nx = nv + 3 * ns
+            C, lo, up = friction_pyramid(self.mu[idx], np.tile([0.0, 0.0, 1.0], (ns, 1)),
+                                         min_normal_force=self.min_normal_force)
+            nin = len(C) + (0 if self._lim is None else self.n)
+            wb, _, wp, wl = self.weights
+            P = _QPArrays(np.zeros((nx, nx)), np.zeros(nx), np.zeros((6 + 3 * ns, nx)),
+                          np.zeros(6 + 3 * ns), np.zeros((nin, nx)), np.zeros(nin),
+                          np.zeros(nin), {}, idx, (3 * idx[:, None] + np.arange(3)).ravel(),
+                          np.diag(np.r_[np.full(6, wb), np.full(self.n, wp)]))
+            P.H[nv:, nv:] = wl * np.eye(3 * ns)
+            P.C[:len(C), nv:] = C
+            P.lower[:len(C)], P.upper[:len(C)] = lo, up
+            self._shapes[key] = P
+        return P
 
     def _hip(self, i):
         """The foot's nominal position in the base frame (where it stood at the start)."""

@@ -24,15 +24,16 @@ import sympy as sp
 from ..description.arguments import keyword_options, require_numeric, robot_arrays
 from ..description.base import moving_base
 from ..geometry.floating import BaseState, robot_inputs
-from ..kinematics.contacts import checked_contacts, contact_rows, contact_terms
+from ..kinematics.contacts import (checked_contacts, contact_kinematics, contact_rows,
+                                  contact_terms)
 from ..symbolic import fastpath
 from ..symbolic.algebra import add, dot, mul
 from ..symbolic.context import NumericContext
 from ..symbolic.model import Output, customize
 from .factorization import ltdl_back, ltdl_factor, ltdl_forward
-from .inertia import inertia_matrix_algorithm
-from .layout import dofs
-from .newton_euler import idm_algorithm
+from .inertia import inertia_matrix, inertia_matrix_algorithm
+from .layout import dofs, labels
+from .newton_euler import idm, idm_algorithm
 
 __all__ = ["delassus", "delassus_model", "delassus_algorithm", "ContactProblem"]
 
@@ -205,12 +206,67 @@ _SPEC = fastpath.Spec(lambda robot, contacts: _model(robot, contacts,
                       lambda robot, *xs: checked_arrays(robot, *xs), _numpy)
 
 
+def _whole_body_model(robot, contacts):
+    """The customized model of what a whole-body controller reads at every sample: M (full,
+    row by row), h = the IDM at qdd = 0, the contacts' J, J̇qd and positions."""
+    def algorithm(ctx):
+        A = inertia_matrix_algorithm(ctx, robot)
+        order = labels(robot)
+        M = [A.get((i, j), 0) if r >= c else A.get((j, i), 0)
+             for r, i in enumerate(order) for c, j in enumerate(order)]
+        h = [x for x in idm_algorithm(ctx, robot, acceleration=False) if x is not None]
+        J, drift, X = contact_terms(ctx, robot, contacts)
+        return [Output.vector("WB", M + h + [x for row in J for x in row] + list(drift)
+                              + [x for p in X for x in p])]
+
+    return customize(f"{robot.name}_whole_body_fast", algorithm, robot,
+                     inputs=robot_inputs(robot, ("q", "qd")))
+
+
+def _whole_body_numpy(robot, contacts, q, qd):
+    M = inertia_matrix(robot, q)
+    h = idm(robot, q, qd, np.zeros(np.shape(qd)))
+    J, drift, X = contact_kinematics(robot, q, qd, contacts)
+    batch = M.shape[:-2]
+    return np.concatenate([M.reshape(batch + (-1,)), h, J.reshape(batch + (-1,)), drift,
+                           X.reshape(batch + (-1,))], axis=-1)
+
+
+_WB_SPEC = fastpath.Spec(_whole_body_model,
+                         lambda robot, q, qd: robot_arrays(robot, q=q, qd=qd),
+                         _whole_body_numpy)
+
+
+def whole_body_terms(robot, q, qd, contacts):
+    """(M, h, J, J̇qd, the contacts' positions (k, 3)) at one state (q, qd) of a floating or
+    fixed robot with the point or surface ``contacts``, in one compiled call: what
+    :class:`~robmod.control.WholeBodyController` reads at every sample (the same values as
+    :func:`~robmod.dynamics.inertia_matrix`, :func:`~robmod.dynamics.idm` at qdd = 0 and
+    :func:`~robmod.kinematics.contact_kinematics`)."""
+    contacts = checked_contacts(robot, contacts)
+    flat = fastpath.evaluate(robot, ("whole_body", contacts), _WB_SPEC, contacts, q, qd)
+    nv = robot.n_q + (6 if moving_base(robot) else 0)
+    m = contact_rows(contacts)
+    k = nv * nv
+    M = flat[..., :k].reshape(flat.shape[:-1] + (nv, nv))
+    h = flat[..., k:k + nv]
+    k += nv
+    J = flat[..., k:k + m * nv].reshape(flat.shape[:-1] + (m, nv))
+    k += m * nv
+    return M, h, J, flat[..., k:k + m], flat[..., k + m:].reshape(flat.shape[:-1] + (-1, 3))
+
+
+def delassus_flat(robot, q, qd, tau, contacts):
+    """The Delassus model's flat output (:func:`delassus_model`'s ``DEL``) at (q, qd, tau) for
+    the checked ``contacts`` (the compiled contact step reads it as it is)."""
+    xs = (q, qd, tau) if robot.n_q else (q, qd)      # no joint: the models take no tau
+    return fastpath.evaluate(robot, ("delassus", contacts), _SPEC, contacts, *xs)
+
+
 def delassus(robot, q, qd, tau, contacts) -> ContactProblem:
     """The contact problem's terms (:class:`ContactProblem`) at q, qd under the joint torques
     tau (a floating robot: q (..., 7 + n_q), qd (..., 6 + n_q), tau (..., n_q)) for the
     ``contacts`` (rows as :func:`~robmod.kinematics.contact_jacobian`): the robot's compiled
     model when the fast path has it."""
     contacts = checked_contacts(robot, contacts)
-    xs = (q, qd, tau) if robot.n_q else (q, qd)      # no joint: the models take no tau
-    flat = fastpath.evaluate(robot, ("delassus", contacts), _SPEC, contacts, *xs)
-    return _split(robot, contacts, flat)
+    return _split(robot, contacts, delassus_flat(robot, q, qd, tau, contacts))

@@ -67,8 +67,11 @@ def solve_qp(H, g, A=None, b=None, C=None, lower=None, upper=None, *, eps=1e-9, 
         if cache is not None:
             cache[n, neq, nin] = qp
     else:
+        # the same problem a sample later: the scaling (Ruiz's equilibration) of the first
+        # one kept, the last solution the start (set after a first solve: ProxQP 0.8 crashes
+        # on a warm start that has no previous result)
         qp.settings.initial_guess = proxsuite.proxqp.InitialGuess.WARM_START_WITH_PREVIOUS_RESULT
-        qp.update(H, g, A, b, C, lower, upper)
+        qp.update(H, g, A, b, C, lower, upper, update_preconditioner=False)
     qp.solve()
     status = qp.results.info.status
     if status != proxsuite.proxqp.QPSolverOutput.PROXQP_SOLVED:

@@ -56,7 +56,7 @@ class ContactSolution(NamedTuple):
     residual: float
 
 
-def _ncp_residual(Lam, v, mu) -> float:
+def ncp_residual(Lam, v, mu) -> float:
     """The largest violation of Coulomb's NCP of impulses ``Lam`` (k, 3) and velocities ``v``
     (k, 3) (tangents then normal): a negative normal velocity, a normal velocity where the
     contact pushes, a sliding velocity that the friction does not oppose at full force."""
@@ -115,7 +115,7 @@ def solve_contacts(G, c, mu, *, impulses=None, tol: float = 1e-10,
     if kernel is not None:          # the same sweeps in C
         flat, v, it = kernel(G, c, mu, flat, np.array(step_t), float(tol), int(max_iter))
         V = v.reshape(k, 3)
-        return ContactSolution(flat.reshape(k, 3), V, it, _ncp_residual(flat.reshape(k, 3), V,
+        return ContactSolution(flat.reshape(k, 3), V, it, ncp_residual(flat.reshape(k, 3), V,
                                                                         mu))
     scale = max(np.abs(c).max(), 1e-12)
     it = 0
@@ -145,5 +145,5 @@ def solve_contacts(G, c, mu, *, impulses=None, tol: float = 1e-10,
         if change <= tol * scale:
             break
     V = v.reshape(k, 3)
-    return ContactSolution(flat.reshape(k, 3).copy(), V, it, _ncp_residual(
+    return ContactSolution(flat.reshape(k, 3).copy(), V, it, ncp_residual(
         flat.reshape(k, 3), V, mu))

@@ -22,6 +22,8 @@ in a numeric evaluation, dual numbers for the derivatives.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import sympy as sp
 
@@ -213,11 +215,51 @@ def integrate(robot, q, qd, *, dt=1.0) -> np.ndarray:
 def configuration_step(q, step) -> np.ndarray:
     """:func:`integrate` of a mobile or floating robot's checked arrays q (..., 7 + n) and the
     displacement ``step`` = qd dt (..., 6 + n) that broadcast (the simulations' stages)."""
+    if q.ndim == 1 and step.ndim == 1:
+        return _step_one(q, step)
     dP, dQ = _exp_se3(step[..., :BASE_V])
     Q = _unit(q[..., 3:7])
     P = q[..., :3] + _rotate(Q, dP)
     Qn = _unit(quaternion_product(Q, dQ))
     return np.concatenate([P, Qn, q[..., BASE_Q:] + step[..., BASE_V:]], axis=-1)
+
+
+def _xw(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def _step_one(q, step):
+    """:func:`configuration_step` of one state (1-D arrays), in scalars: the same formulas as
+    :func:`_exp_se3`, :func:`_rotate` and the quaternion's product (a state of a simulation
+    with contacts, stepped a thousand times a second)."""
+    v, w = step[:3].tolist(), step[3:6].tolist()
+    t2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
+    t = math.sqrt(t2)
+    if t < 1e-4:
+        a, b = 0.5 - t2 / 24 + t2 * t2 / 720, 1 / 6 - t2 / 120 + t2 * t2 / 5040
+        half = 0.5 - t2 / 48 + t2 * t2 / 3840
+    else:
+        a, b, half = (1 - math.cos(t)) / t ** 2, (t - math.sin(t)) / t ** 3, math.sin(t / 2) / t
+    wxv = _xw(w, v)
+    wwv = _xw(w, wxv)
+    dP = [v[i] + a * wxv[i] + b * wwv[i] for i in range(3)]
+    c0, d = math.cos(t / 2), [half * x for x in w]
+    Q = q[3:7].tolist()
+    s = math.sqrt(Q[0] * Q[0] + Q[1] * Q[1] + Q[2] * Q[2] + Q[3] * Q[3])
+    Q = [x / s for x in Q]
+    u, w0 = Q[1:], Q[0]
+    tt = [2 * x for x in _xw(u, dP)]
+    ut = _xw(u, tt)
+    P = [q[i] + (dP[i] + w0 * tt[i] + ut[i]) for i in range(3)]
+    ud = _xw(u, d)
+    Qn = [w0 * c0 - (u[0] * d[0] + u[1] * d[1] + u[2] * d[2])] + [
+        w0 * d[i] + c0 * u[i] + ud[i] for i in range(3)]
+    s = math.sqrt(sum(x * x for x in Qn))
+    out = np.empty(q.shape[0])
+    out[:3] = P
+    out[3:7] = [x / s for x in Qn]
+    out[BASE_Q:] = q[BASE_Q:] + step[BASE_V:]
+    return out
 
 
 def difference(robot, q_start, q_end) -> np.ndarray:

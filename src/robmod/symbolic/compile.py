@@ -454,6 +454,37 @@ class CompiledModel:
         return self._ext.single if self._ext is not None else None
 
 
+_MODULE_TAIL = r"""
+static PyMethodDef methods[] = {
+%s
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "RM_MODNAME", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit_RM_MODNAME(void)
+{
+    import_array();
+    return PyModule_Create(&moddef);
+}
+"""
+
+_KERNELS: dict = {}
+
+
+def kernel_module(prefix: str, source: str, methods):
+    """The extension module of the hand-written C ``source`` (its functions ``PyObject
+    *f(PyObject *self, PyObject *args)``) exposing ``methods`` ((name, C function, doc), ...):
+    built once per machine (cached on disk by the hash of the source), loaded once per process;
+    None without a C compiler."""
+    key = (prefix, source, tuple(methods))
+    if key not in _KERNELS:
+        table = "\n".join(f'    {{"{n}", {f}, METH_VARARGS, "{d}"}},' for n, f, d in methods)
+        full = source + _MODULE_TAIL % table
+        name = prefix + hashlib.sha1(full.encode()).hexdigest()[:16]
+        _KERNELS[key] = build_from_source(name, full.replace("RM_MODNAME", name))
+    return _KERNELS[key]
+
+
 def compile_model(model, backend: str = "auto") -> CompiledModel:
     return CompiledModel(model, backend)
 

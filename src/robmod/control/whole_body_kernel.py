@@ -1,0 +1,181 @@
+"""The whole-body controller's QP, filled in C: from the compiled model's M, h, J, J̇qd (one
+call, :func:`~robmod.dynamics.contact_problem.whole_body_terms`) and the tasks' desired
+accelerations, the cost, the equalities and the torque limits of the QP of
+:mod:`.whole_body` written into its arrays in one call, and the torques from its solution in
+another -- what some forty NumPy operations a sample did (the same sums, in the same order
+but for the tasks' A^T A, to rounding).  Compiled once per machine by robmod's compiler
+(:mod:`robmod.symbolic.compile`, cached on disk); without a C compiler (or with
+``ROBMOD_BACKEND=numpy``) the NumPy path of :mod:`.whole_body` runs.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..symbolic.compile import kernel_module
+from ..symbolic.fastpath import backend
+
+__all__ = []
+
+_SOURCE = r"""
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+/* nv = 6 + n velocities, ms = 3 ns stance rows (srows: their rows of J), sw swing feet (rows
+   3 swing[k] .. of J, desired accelerations tg), the base's and the posture's desired
+   accelerations gb (6) and gp (n); out: H (nx, nx) and g (nx) of the cost's qdd block, the
+   equalities A (6 + ms, nx), b, and (lim != NULL) the torque rows C[5 ns:], lo, up. */
+static void fill(int nv, int ms, int sw, const double *M, const double *h, const double *J,
+                 const double *drift, const double *qd, const long *srows, const long *swing,
+                 const double *tg, const double *gb, const double *gp, double wb, double wf,
+                 double wp, double damping, const double *lim, double *H, double *g,
+                 double *A, double *b, double *C, double *lo, double *up)
+{
+    const int nx = nv + ms, n = nv - 6, ns = ms / 3;
+    for (int r = 0; r < nv; r++) {
+        for (int c = 0; c < nv; c++) {
+            double s = 0.0;
+            for (int k = 0; k < 3 * sw; k++) {
+                const double *Jr = J + (3 * swing[k / 3] + k % 3) * nv;
+                s += Jr[r] * Jr[c];
+            }
+            H[r * nx + c] = (r == c ? (r < 6 ? wb : wp) : 0.0) + wf * s;
+        }
+        double s = 0.0;
+        for (int k = 0; k < 3 * sw; k++) s += J[(3 * swing[k / 3] + k % 3) * nv + r] * tg[k];
+        g[r] = (r < 6 ? -wb * gb[r] : -wp * gp[r - 6]) - wf * s;
+    }
+    for (int r = 0; r < 6; r++) {
+        for (int c = 0; c < nv; c++) A[r * nx + c] = M[r * nv + c];
+        for (int k = 0; k < ms; k++) A[r * nx + nv + k] = -J[srows[k] * nv + r];
+        b[r] = -h[r];
+    }
+    for (int k = 0; k < ms; k++) {
+        const double *Jk = J + srows[k] * nv;
+        double v = 0.0;
+        for (int c = 0; c < nv; c++) {
+            A[(6 + k) * nx + c] = Jk[c];
+            v += Jk[c] * qd[c];
+        }
+        b[6 + k] = -drift[srows[k]] - damping * v;
+    }
+    if (lim) {
+        for (int j = 0; j < n; j++) {
+            double *Cr = C + (5 * ns + j) * nx;
+            for (int c = 0; c < nv; c++) Cr[c] = M[(6 + j) * nv + c];
+            for (int k = 0; k < ms; k++) Cr[nv + k] = -J[srows[k] * nv + 6 + j];
+            lo[5 * ns + j] = -lim[j] - h[6 + j];
+            up[5 * ns + j] = lim[j] - h[6 + j];
+        }
+    }
+}
+
+static PyArrayObject *arr(PyObject *o, int type)
+{
+    return (PyArrayObject *)PyArray_FROM_OTF(o, type, NPY_ARRAY_IN_ARRAY);
+}
+
+#define NIN 10
+#define NOUT 7
+static PyObject *py_fill(PyObject *self, PyObject *args)
+{
+    PyObject *o[NIN], *p[NOUT], *olim;
+    double wb, wf, wp, damping;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOddddO(OOOOOOO)", &o[0], &o[1], &o[2], &o[3],
+                          &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &wb, &wf, &wp, &damping,
+                          &olim, &p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &p[6]))
+        return NULL;
+    /* M h J drift qd srows swing tg gb gp */
+    PyArrayObject *a[NIN] = {NULL}, *lim = NULL;
+    int ok = 1;
+    for (int i = 0; i < NIN; i++) {
+        a[i] = arr(o[i], (i == 5 || i == 6) ? NPY_LONG : NPY_DOUBLE);
+        if (!a[i]) ok = 0;
+    }
+    if (ok && olim != Py_None && !(lim = arr(olim, NPY_DOUBLE))) ok = 0;
+    for (int i = 0; ok && i < NOUT; i++)
+        if (!PyArray_Check(p[i]) || PyArray_TYPE((PyArrayObject *)p[i]) != NPY_DOUBLE
+            || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)p[i])
+            || !PyArray_ISWRITEABLE((PyArrayObject *)p[i])) {
+            PyErr_SetString(PyExc_TypeError, "fill: the QP's arrays must be writable doubles");
+            ok = 0;
+        }
+    if (ok) {
+        const int nv = (int)PyArray_SIZE(a[1]), ms = (int)PyArray_SIZE(a[5]);
+        const int sw = (int)PyArray_SIZE(a[6]), nx = nv + ms;
+        if (PyArray_SIZE(a[0]) != (npy_intp)nv * nv || PyArray_SIZE(a[2]) % nv
+            || PyArray_SIZE(a[4]) != nv || PyArray_SIZE(a[7]) != 3 * sw
+            || PyArray_SIZE(a[8]) != 6 || PyArray_SIZE(a[9]) != nv - 6
+            || PyArray_SIZE((PyArrayObject *)p[0]) != (npy_intp)nx * nx
+            || PyArray_SIZE((PyArrayObject *)p[2]) != (npy_intp)(6 + ms) * nx
+            || (lim && (PyArray_SIZE(lim) != nv - 6 || PyArray_SIZE((PyArrayObject *)p[4])
+                        != (npy_intp)(5 * ms / 3 + nv - 6) * nx))) {
+            PyErr_SetString(PyExc_ValueError, "fill: inconsistent sizes");
+            ok = 0;
+        } else {
+            fill(nv, ms, sw, PyArray_DATA(a[0]), PyArray_DATA(a[1]), PyArray_DATA(a[2]),
+                 PyArray_DATA(a[3]), PyArray_DATA(a[4]), PyArray_DATA(a[5]),
+                 PyArray_DATA(a[6]), PyArray_DATA(a[7]), PyArray_DATA(a[8]),
+                 PyArray_DATA(a[9]), wb, wf, wp, damping, lim ? PyArray_DATA(lim) : NULL,
+                 PyArray_DATA((PyArrayObject *)p[0]), PyArray_DATA((PyArrayObject *)p[1]),
+                 PyArray_DATA((PyArrayObject *)p[2]), PyArray_DATA((PyArrayObject *)p[3]),
+                 PyArray_DATA((PyArrayObject *)p[4]), PyArray_DATA((PyArrayObject *)p[5]),
+                 PyArray_DATA((PyArrayObject *)p[6]));
+        }
+    }
+    for (int i = 0; i < NIN; i++) Py_XDECREF(a[i]);
+    Py_XDECREF(lim);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* tau = M_j qdd + h_j - Js_j^T f for the QP's solution x = (qdd, f) */
+static PyObject *py_torques(PyObject *self, PyObject *args)
+{
+    PyObject *o[5];
+    if (!PyArg_ParseTuple(args, "OOOOO", &o[0], &o[1], &o[2], &o[3], &o[4]))
+        return NULL;
+    PyArrayObject *a[5] = {NULL};
+    int ok = 1;
+    for (int i = 0; i < 5; i++)
+        if (!(a[i] = arr(o[i], i == 3 ? NPY_LONG : NPY_DOUBLE))) ok = 0;
+    PyArrayObject *tau = NULL;
+    if (ok) {
+        const int nv = (int)PyArray_SIZE(a[1]), ms = (int)PyArray_SIZE(a[3]);
+        if (PyArray_SIZE(a[0]) != (npy_intp)nv * nv || PyArray_SIZE(a[4]) != nv + ms) {
+            PyErr_SetString(PyExc_ValueError, "torques: inconsistent sizes");
+        } else {
+            npy_intp dims[1] = {nv - 6};
+            tau = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+            const double *M = PyArray_DATA(a[0]), *h = PyArray_DATA(a[1]);
+            const double *J = PyArray_DATA(a[2]), *x = PyArray_DATA(a[4]);
+            const long *srows = PyArray_DATA(a[3]);
+            double *t = tau ? PyArray_DATA(tau) : NULL;
+            for (int j = 0; t && j < nv - 6; j++) {
+                double s = 0.0, c = 0.0;
+                for (int k = 0; k < nv; k++) s += M[(6 + j) * nv + k] * x[k];
+                for (int k = 0; k < ms; k++) c += J[srows[k] * nv + 6 + j] * x[nv + k];
+                t[j] = s + h[6 + j] - c;
+            }
+        }
+    }
+    for (int i = 0; i < 5; i++) Py_XDECREF(a[i]);
+    return (PyObject *)tau;
+}
+"""
+
+_METHODS = (("fill", "py_fill", "the whole-body QP's arrays"),
+            ("torques", "py_torques", "the torques of the QP's solution"))
+
+
+def qp_kernel():
+    """The compiled module (``fill(M, h, J, drift, qd, srows, swing, targets, a_base,
+    a_posture, wb, wf, wp, damping, tau_max or None, (H, g, A, b, C, lower, upper))``
+    and ``torques(M, h, J, srows, x)``), or None (no compiler, or the NumPy backend)."""
+    return None if backend() == "numpy" else kernel_module("rm_wbc_", _SOURCE, _METHODS)
+
+
+def as_rows(values) -> np.ndarray:
+    """Row numbers as the C long integers the kernel reads."""
+    return np.ascontiguousarray(values, dtype=np.int_)
