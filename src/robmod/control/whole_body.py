@@ -92,19 +92,21 @@ class WholeBodyController(Controller):
     Stand` by default, :class:`~robmod.control.Trot`); ``q_ref``: the posture (7 + n_q: its
     joints, and the base's height and position to hold; default the configuration at the
     first call); ``velocity``: the base's desired horizontal velocity (3,) in the world;
-    gains ``base`` (K_p, K_d) of the base's position and orientation, ``foot`` of the swing
-    feet, ``posture`` of the joints; ``tau_max`` (default the robot's ``taumax`` where it has
-    them); ``mu`` the friction coefficient assumed (default the feet's); a foot that the gait
-    stands but is still ``touch_height`` above the ground keeps coming down at
-    ``touchdown_speed`` (a late touchdown) and holds no force until it lands.  Called as a
-    torque law ``tau = controller(t, q, qd)`` or by :func:`~robmod.control.simulate` (a
-    digital controller of period ``dt``; it follows no reference: its tasks are its own)."""
+    gains ``base_gains`` (K_p, K_d) of the base's position and orientation, ``foot_gains`` of
+    the swing feet, ``posture_gains`` of the joints; ``tau_max`` (default the robot's
+    ``taumax`` where it has them); ``mu`` the friction coefficient assumed (default the
+    feet's); a foot that the gait stands but is still ``touch_height`` above the ground keeps
+    coming down at ``touchdown_speed`` (a late touchdown) and holds no force until it lands.
+    Called as a torque law ``tau = controller(t, q, qd)`` or by
+    :func:`~robmod.control.simulate` (a digital controller of period ``dt``; it follows no
+    reference: its tasks are its own)."""
 
     follows_reference = False
 
     @keyword_options()
     def __init__(self, robot, feet, *, gait=None, q_ref=None, velocity=(0.0, 0.0, 0.0),
-                 base=(400.0, 40.0), foot=(300.0, 35.0), posture=(50.0, 10.0),
+                 base_gains=(400.0, 40.0), foot_gains=(300.0, 35.0),
+                 posture_gains=(50.0, 10.0),
                  weights=(100.0, 1.0, 1e-2, 1e-5), tau_max=None, mu=None,
                  min_normal_force: float = 0.0, contact_damping: float = 0.0,
                  touch_height: float = 0.002, touchdown_speed: float = 0.3,
@@ -121,8 +123,8 @@ class WholeBodyController(Controller):
         self.gait = gait if gait is not None else Stand(len(self.feet))
         self.q_ref = None if q_ref is None else finite_array("q_ref", q_ref)
         self.velocity = np.asarray(finite_array("velocity", velocity), float).reshape(3)
-        self.base, self.foot, self.posture = (tuple(float(x) for x in g)
-                                              for g in (base, foot, posture))
+        self.base_gains, self.foot_gains, self.posture_gains = (
+            tuple(float(x) for x in g) for g in (base_gains, foot_gains, posture_gains))
         self.weights = tuple(float(w) for w in weights)
         self.mu = np.array([c.friction if mu is None else float(mu) for c in self.feet])
         self.tau_max = tau_max
@@ -178,7 +180,7 @@ class WholeBodyController(Controller):
         rows, targets = self._feet_tasks(t, q, qd, R, J, drift, X, stance)
         P = self._structure(stance)
         idx, srows = P.idx, P.srows
-        kpp, kdp = self.posture
+        kpp, kdp = self.posture_gains
         a_base = self._base_task(t, q, qd, R)
         a_posture = kpp * (self._posture - q[7:]) - kdp * qd[6:]
         kernel = qp_kernel()
@@ -226,7 +228,7 @@ class WholeBodyController(Controller):
     def _base_task(self, t, q, qd, R):
         """The base's desired acceleration (6,): a PD in the world toward the desired pose,
         then in the base's own coordinates (VD0, WP0)."""
-        kp, kd = self.base
+        kp, kd = self.base_gains
         p_des, v_des, R_des = self._base_targets(t, q)
         V, W = qd[:3], qd[3:6]
         a_w = kp * (p_des - q[:3]) + kd * (v_des - R @ V)
@@ -239,7 +241,7 @@ class WholeBodyController(Controller):
     def _feet_tasks(self, t, q, qd, R, J, drift, X, stance):
         """The swing feet (their numbers) and their desired accelerations (3,) (lists); a foot
         late to touch down is taken out of ``stance``."""
-        kpf, kdf = self.foot
+        kpf, kdf = self.foot_gains
         rows, targets = [], []
         Jv = (J @ qd).reshape(-1, 3)           # the feet's velocities and J̇qd, (k, 3)
         D = drift.reshape(-1, 3)
