@@ -246,10 +246,7 @@ class BaseParameters:
 def _text(e) -> str:
     from ..description.expr import to_text
 
-    try:
-        return to_text(e)
-    except Exception:  # pragma: no cover - printing fallback
-        return str(e)
+    return to_text(e)
 
 
 # ---------------------------------------------------------------------------------------------
