@@ -13,7 +13,7 @@ A layer beside :mod:`robmod.plot` (Matplotlib's still pictures), on top of the o
 """
 from .meshcat_view import Viewer, animate, view
 from .recording import RecordingVisualizer
-from .scene import Scene, Shape
+from .scene import RobotScene, Shape
 
 __all__ = [
     # meshcat_view
@@ -21,5 +21,5 @@ __all__ = [
     # recording
     "RecordingVisualizer",
     # scene
-    "Scene", "Shape",
+    "RobotScene", "Shape",
 ]

@@ -46,7 +46,7 @@ class Shape:
 
 
 @dataclass
-class Scene:
+class RobotScene:
     """The nodes of a robot's scene: ``root`` (its path), ``Z`` (the base matrix, frame 0 in
     the world: the root's pose; a mobile or floating robot's moves with its configuration),
     ``frames`` (label -> frame number or tool name), ``shapes`` (label -> [Shape]) and the
@@ -162,12 +162,12 @@ def _segment(p, radius) -> np.ndarray:
     return T
 
 
-def build_scene(robot, visuals=(), *, name=None, q0=None, frames=True, axes=True) -> Scene:
-    """The :class:`Scene` of ``robot``: the URDF ``visuals`` (:class:`Visual` records) where
+def build_scene(robot, visuals=(), *, name=None, q0=None, frames=True, axes=True) -> RobotScene:
+    """The :class:`RobotScene` of ``robot``: the URDF ``visuals`` (:class:`Visual` records) where
     given (:class:`robmod.description.Visual`), else capsules along the links (from O_a(j) to O_j at ``q0``); joint axes and frame
     triads as overlays."""
     name = name or robot.name or "robot"
-    scene = Scene(robot, f"robmod/{name}", np.array(robot.Z, dtype=float), _all_frames(robot))
+    scene = RobotScene(robot, f"robmod/{name}", np.array(robot.Z, dtype=float), _all_frames(robot))
     scene.scale = _robot_scale(robot)
     radius = 0.03 * scene.scale
     shapes = {label: [] for label in scene.frames}
@@ -198,4 +198,4 @@ def build_scene(robot, visuals=(), *, name=None, q0=None, frames=True, axes=True
     return scene
 
 
-__all__ = ["Scene", "Shape"]
+__all__ = ["RobotScene", "Shape"]
