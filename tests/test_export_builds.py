@@ -51,7 +51,8 @@ def _scalar_casadi(ca, program, args):
                                                                  - program.n_inputs)
     for v, k in program.numbers.items():
         nodes[k] = ca.SX(v)
-    ops = sorted((k, c, a, b) for (_, c), (firsts, seconds, values) in program.ops.items()
+    ops = sorted((k, key % program.CODES, a, b)
+                 for key, (firsts, seconds, values) in program.ops.items()
                  for a, b, k in zip(firsts, seconds, values))
     for k, c, a, b in ops:
         nodes[k] = (ca.SX.unary(c, nodes[a]) if c in program.unary else
@@ -81,7 +82,8 @@ def test_casadi_vector_build_is_the_scalar_graph():
         assert vector.n_nodes() == scalar.n_nodes()
         # the levels: each operation after its operands, the inputs and constants at level 0
         level = program.level
-        for (lv, _), (firsts, seconds, values) in program.ops.items():
+        for key, (firsts, seconds, values) in program.ops.items():
+            lv = key // program.CODES
             assert all(level[k] == lv for k in values)
             assert all(level[a] < lv for a in firsts)
             assert all(level[b] < lv for b in seconds if b >= 0)

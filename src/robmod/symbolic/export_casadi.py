@@ -59,22 +59,22 @@ def _float(c) -> float:
 class _Program:
     """A model's statements as element-wise operations on numbered values (three-address
     code), read in one lean walk over the SymPy expressions' own structure (no SymPy
-    comparison, no new SymPy expression): a sum of k terms is k - 1 additions and subtractions
-    (a term with a negative coefficient is subtracted), a product of k factors k - 1
-    multiplications and divisions (a negative integer power divides), ``x**2`` one
-    multiplication.  The values are the inputs, the constants and the operations' results,
+    comparison, no new SymPy expression, each node read once): a sum of k terms is k - 1
+    additions and subtractions (a term with a negative coefficient is subtracted), a product of
+    k factors k - 1 multiplications and divisions (a negative integer power divides), ``x**2``
+    one multiplication.  The values are the inputs, the constants and the operations' results,
     numbered as met; each operation is filed under its level (1 + its operands' highest, the
-    inputs' and constants' being 0) and CasADi's operation code."""
+    inputs' and constants' being 0) and CasADi's operation code, as the key
+    ``level * CODES + code`` of ``ops``: (first operands, second operands or -1, values)."""
+
+    CODES = 256         # above CasADi's operation codes
 
     def __init__(self, ca, model, inputs):
         self.ca = ca
-        self.mul, self.add, self.sub, self.div, self.neg = (
-            ca.OP_MUL, ca.OP_ADD, ca.OP_SUB, ca.OP_DIV, ca.OP_NEG)
-        self.env = dict(inputs)                 # symbol -> value
         self.n_inputs = len(inputs)
         self.level: list = [0] * self.n_inputs  # value -> level
-        self.ops: dict = {}                     # (level, code) -> (first operands, second
-        self.numbers: dict = {}                 # operands or -1, values); float -> value
+        self.ops: dict = {}                     # level * CODES + code -> (first operands,
+        self.numbers: dict = {}                 # second operands or -1, values); float -> value
         self.signed: dict = {}                  # id(SymPy number) -> (negative, value or -1)
         self.keep: list = []                    # the SymPy numbers of ``signed``, kept alive
         self.funcs = {f: op for f, op in (
@@ -83,10 +83,93 @@ class _Program:
             (sp.acos, ca.OP_ACOS), (sp.atan, ca.OP_ATAN), (sp.tanh, ca.OP_TANH))}
         self.unary = {ca.OP_NEG, ca.OP_SQRT, *self.funcs.values()}
         self.constants = {sp.pi: float(sp.pi), sp.E: float(sp.E)}
-        env = self.env
+        self.env = dict(inputs)                 # symbol -> value
+        self.ids = {id(s): k for s, k in inputs.items()}    # id(symbol) -> value, the same
+        self._walk(model)
+
+    def _walk(self, model):
+        """The statements and outputs read into ``level`` and ``ops``.  The hot paths (a sum of
+        products of symbols and numbers) are written out with local names: one dictionary
+        look-up per symbol, by the object's id first (a symbol met again is the same object;
+        an equal one made apart is found by value)."""
+        ca, ids, env, level, ops = self.ca, self.ids, self.env, self.level, self.ops
+        l_app, ops_get, CODES = level.append, ops.get, self.CODES
+        MUL, ADD, SUB, NEG = ca.OP_MUL, ca.OP_ADD, ca.OP_SUB, ca.OP_NEG
+        Mul, Pow = sp.Mul, sp.Pow
+        coefficient, number, value = self.coefficient, self.number, self.value
+
+        def product(t):
+            """(negative, value of |t|) of a product, whose numeric coefficient (SymPy keeps
+            it first) may be negative."""
+            factors, neg, out, den = t._args, False, -1, None
+            for f in factors:
+                x = ids.get(id(f))
+                if x is None:
+                    if f.is_Number and out < 0 and f is factors[0]:
+                        neg, out = coefficient(f)
+                        continue
+                    if type(f) is Pow and f.exp.is_Integer and f.exp.p < 0:
+                        den = [f] if den is None else den + [f]
+                        continue
+                    x = value(f)
+                if out < 0:
+                    out = x
+                else:
+                    la, lb = level[out], level[x]
+                    lv = (la if la > lb else lb) + 1
+                    k = len(level)
+                    l_app(lv)
+                    g = ops_get(lv * CODES + MUL)
+                    if g is None:
+                        g = ops[lv * CODES + MUL] = ([], [], [])
+                    g[0].append(out)
+                    g[1].append(x)
+                    g[2].append(k)
+                    out = k
+            if out < 0:
+                out = number(1.0)
+            if den is not None:
+                for f in den:
+                    out = self.op(ca.OP_DIV, out, self._pow(f.base, -f.exp))
+            return neg, out
+
+        def add(e):
+            out = -1
+            for t in e._args:
+                x = ids.get(id(t))
+                neg = False
+                if x is None:
+                    if type(t) is Mul:
+                        neg, x = product(t)
+                    elif t.is_Number:
+                        neg, x = coefficient(t)
+                        if x < 0:
+                            x = number(1.0)
+                    else:
+                        x = value(t)
+                if out < 0:
+                    out = self.op(NEG, x) if neg else x
+                else:
+                    la, lb = level[out], level[x]
+                    lv = (la if la > lb else lb) + 1
+                    k = len(level)
+                    l_app(lv)
+                    key = lv * CODES + (SUB if neg else ADD)
+                    g = ops_get(key)
+                    if g is None:
+                        g = ops[key] = ([], [], [])
+                    g[0].append(out)
+                    g[1].append(x)
+                    g[2].append(k)
+                    out = k
+            return out
+
+        self._product, self._add = product, add
+        Add = sp.Add
         for lhs, rhs in model.statements:
-            env[lhs] = self(rhs)
-        self.outputs = [[self(e) for e in o.exprs] for o in model.outputs]
+            x = add(rhs) if type(rhs) is Add else value(rhs)
+            ids[id(lhs)] = env[lhs] = x
+        self.outputs = [[value(e) for e in o.exprs] for o in model.outputs]
 
     def op(self, code, a, b=-1):
         """A new value: the operation ``code`` of the values a (and b)."""
@@ -97,9 +180,10 @@ class _Program:
         level += 1
         k = len(lv)
         lv.append(level)
-        group = self.ops.get((level, code))
+        key = level * self.CODES + code
+        group = self.ops.get(key)
         if group is None:
-            group = self.ops[(level, code)] = ([], [], [])
+            group = self.ops[key] = ([], [], [])
         group[0].append(a)
         group[1].append(b)
         group[2].append(k)
@@ -123,45 +207,32 @@ class _Program:
             self.keep.append(c)
         return out
 
-    def __call__(self, e) -> int:
+    def value(self, e) -> int:
+        """The value of the expression e (new operations for what it computes)."""
+        x = self.ids.get(id(e))
+        if x is not None:
+            return x
         if e.is_Symbol:
             return self._symbol(e)
         if e.is_Add:
-            out, op, env = -1, self.op, self.env
-            for t in e.args:
-                if t.is_Mul:
-                    neg, x = self._product(t)
-                elif t.is_Symbol:
-                    neg, x = False, env.get(t)
-                    if x is None:
-                        x = self._symbol(t)
-                elif t.is_Number:
-                    neg, x = self.coefficient(t)
-                    x = self.number(1.0) if x < 0 else x
-                else:
-                    neg, x = False, self(t)
-                if out < 0:
-                    out = op(self.neg, x) if neg else x
-                else:
-                    out = op(self.sub if neg else self.add, out, x)
-            return out
+            return self._add(e)
         if e.is_Mul:
             neg, x = self._product(e)
-            return self.op(self.neg, x) if neg else x
+            return self.op(self.ca.OP_NEG, x) if neg else x
         if e.is_Number:
             neg, x = self.coefficient(e)
             x = self.number(1.0) if x < 0 else x
-            return self.op(self.neg, x) if neg else x
+            return self.op(self.ca.OP_NEG, x) if neg else x
         if e.is_Pow:
             return self._pow(e.base, e.exp)
         if e is sp.pi or e is sp.E:
             return self.number(self.constants[e])
         if isinstance(e, sp.atan2):
-            return self.op(self.ca.OP_ATAN2, self(e.args[0]), self(e.args[1]))
+            return self.op(self.ca.OP_ATAN2, self.value(e.args[0]), self.value(e.args[1]))
         code = self.funcs.get(type(e))
         if code is None:
             raise RobmodError(f"to_casadi: function {type(e).__name__} cannot be exported")
-        return self.op(code, self(e.args[0]))
+        return self.op(code, self.value(e.args[0]))
 
     def _symbol(self, e) -> int:
         try:
@@ -170,41 +241,18 @@ class _Program:
             raise RobmodError(f"to_casadi: symbol {e} is neither an input nor a statement "
                               "of the model") from None
 
-    def _product(self, t):
-        """(negative, value of |t|) of a product, whose numeric coefficient (SymPy keeps it
-        first) may be negative."""
-        factors, neg, out = t.args, False, -1
-        if factors[0].is_Number:
-            neg, out = self.coefficient(factors[0])
-            factors = factors[1:]
-        den = []
-        op, mul, env = self.op, self.mul, self.env
-        for f in factors:
-            x = env.get(f) if f.is_Symbol else None
-            if x is None:
-                if f.is_Pow and f.exp.is_Integer and f.exp.p < 0:     # no SymPy comparison
-                    den.append(f)
-                    continue
-                x = self(f)
-            out = x if out < 0 else op(mul, out, x)
-        if out < 0:
-            out = self.number(1.0)
-        for f in den:
-            out = op(self.div, out, self._pow(f.base, -f.exp))
-        return neg, out
-
     def _pow(self, base, exp):
         if exp.is_Integer and exp.p > 0:
-            b = self(base)
+            b = self.value(base)
             out = b
             for _ in range(exp.p - 1):
-                out = self.op(self.mul, out, b)
+                out = self.op(self.ca.OP_MUL, out, b)
             return out
         if exp.is_Integer and exp.p < 0:
-            return self.op(self.div, self.number(1.0), self._pow(base, -exp))
+            return self.op(self.ca.OP_DIV, self.number(1.0), self._pow(base, -exp))
         if exp is sp.S.Half:
-            return self.op(self.ca.OP_SQRT, self(base))
-        return self.op(self.ca.OP_POW, self(base), self(exp))
+            return self.op(self.ca.OP_SQRT, self.value(base))
+        return self.op(self.ca.OP_POW, self.value(base), self.value(exp))
 
     def build(self, args):
         """SX vectors of the output values.  The operations of one level and one code are made
@@ -212,7 +260,7 @@ class _Program:
         into the same nodes as one scalar operation each, in C++: a few calls through the
         Python bindings per level instead of one per node (each costs as much as the node).
         Value k is element ``pos[k]`` of one SX vector: the inputs, the constants, then the
-        operations level by level."""
+        operations by level and code."""
         ca = self.ca
         n, n_in = len(self.level), self.n_inputs
         store = ca.SX.zeros(n)
@@ -229,10 +277,10 @@ class _Program:
         binary, unary, unary_codes = ca.SX.binary, ca.SX.unary, self.unary
         levels: dict = {}
         for key in sorted(self.ops):
-            levels.setdefault(key[0], []).append(key)
+            levels.setdefault(key // self.CODES, []).append(key)
         for keys in levels.values():
             # every operand of the level in one vector (the second operands in another)
-            groups = [(key[1], *self.ops[key]) for key in keys]
+            groups = [(key % self.CODES, *self.ops[key]) for key in keys]
             xa = get(False, [pos[a] for _, firsts, _, _ in groups for a in firsts])
             seconds = [pos[b] for c, _, sec, _ in groups if c not in unary_codes for b in sec]
             xb = get(False, seconds) if seconds else None
