@@ -84,6 +84,35 @@ class _QPArrays(NamedTuple):
     idx: np.ndarray     # the stance feet
     srows: np.ndarray   # their rows of J
     tasks: np.ndarray   # the base's and the posture's part of H (diagonal)
+    reduced: tuple      # the C kernel's work arrays and the QP in y (x = x0 + Z y)
+
+
+def _eliminated(P, kernel):
+    """(x0, Z, and the QP in y: Hr, gr, Cr, lower, upper) of the QP P with its equalities
+    eliminated, x = x0 + Z y (Z a basis of the equalities' null space, x0 their solution of
+    least norm: the same optimum in 6 + n - 6 = n unknowns whatever the stance); None when
+    the equalities are rank deficient."""
+    if kernel is not None:
+        W, beta, HZ, Z, x0, *rest = P.reduced
+        return (x0, Z, *rest) if kernel.reduce(P[:7], P.reduced) else None
+    me = len(P.b)
+    Q, R = np.linalg.qr(P.A.T, mode="complete")
+    if np.abs(np.diag(R)).min() < 1e-10 * np.abs(P.A).max():
+        return None
+    x0 = Q[:, :me] @ np.linalg.solve(R[:me].T, P.b)
+    Z = Q[:, me:]
+    c = P.C @ x0
+    return x0, Z, Z.T @ P.H @ Z, Z.T @ (P.H @ x0 + P.g), P.C @ Z, P.lower - c, P.upper - c
+
+
+def _solve(P, kernel):
+    """The solution x = (qdd, f) of the QP P: ProxQP on its n unknowns left once the
+    equalities are eliminated (the full QP when they are rank deficient)."""
+    red = _eliminated(P, kernel)
+    if red is None:
+        return solve_qp(P.H, P.g, P.A, P.b, P.C, P.lower, P.upper, cache=P.solver)
+    x0, Z, *qp = red
+    return x0 + Z @ solve_qp(qp[0], qp[1], None, None, *qp[2:], cache=P.solver)
 
 
 class WholeBodyController(Controller):
@@ -190,7 +219,7 @@ class WholeBodyController(Controller):
                         self.contact_damping, self._lim, P[:7])
         else:
             self._fill(P, M, h, J, drift, qd, rows, targets, a_base, a_posture)
-        x = solve_qp(P.H, P.g, P.A, P.b, P.C, P.lower, P.upper, cache=P.solver)
+        x = _solve(P, kernel)
         self.forces = np.zeros((len(self.feet), 3))
         self.forces[idx] = x[nv:].reshape(-1, 3)
         if kernel is not None:
@@ -286,10 +315,13 @@ class WholeBodyController(Controller):
                                          min_normal_force=self.min_normal_force)
             nin = len(C) + (0 if self._lim is None else self.n)
             wb, _, wp, wl = self.weights
-            P = _QPArrays(np.zeros((nx, nx)), np.zeros(nx), np.zeros((6 + 3 * ns, nx)),
-                          np.zeros(6 + 3 * ns), np.zeros((nin, nx)), np.zeros(nin),
-                          np.zeros(nin), {}, idx, (3 * idx[:, None] + np.arange(3)).ravel(),
-                          np.diag(np.r_[np.full(6, wb), np.full(self.n, wp)]))
+            me, nr = 6 + 3 * ns, nx - 6 - 3 * ns
+            P = _QPArrays(np.zeros((nx, nx)), np.zeros(nx), np.zeros((me, nx)), np.zeros(me),
+                          np.zeros((nin, nx)), np.zeros(nin), np.zeros(nin), {}, idx,
+                          (3 * idx[:, None] + np.arange(3)).ravel(),
+                          np.diag(np.r_[np.full(6, wb), np.full(self.n, wp)]),
+                          tuple(np.zeros(s) for s in ((me, nx), me, (nx, nr), (nx, nr), nx,
+                                                      (nr, nr), nr, (nin, nr), nin, nin)))
             P.H[nv:, nv:] = wl * np.eye(3 * ns)
             P.C[:len(C), nv:] = C
             P.lower[:len(C)], P.upper[:len(C)] = lo, up
