@@ -238,3 +238,29 @@ def test_the_reduced_qp_has_the_full_qps_optimum(solo):
             assert abs(0.5 * x @ P.H @ x + P.g @ x - obj) <= 1e-8 * max(1, abs(obj))
             # the accelerations and forces the same to the solvers' tolerance
             np.testing.assert_allclose(x, full, atol=1e-4 * np.abs(full).max())
+
+
+def test_the_compiled_base_task_is_the_numpy_one(solo):
+    """The base's desired acceleration in C is _base_task's; beyond 90 degrees of rotation
+    error the C kernel hands over to it (None)."""
+    from robmod.control.whole_body import _rotation
+    from robmod.control.whole_body_kernel import qp_kernel
+
+    kernel = qp_kernel()
+    if kernel is None:
+        pytest.skip("no C compiler")
+    rng = np.random.default_rng(4)
+    wbc = WholeBodyController(solo, FEET, velocity=(0.2, 0.1, 0))
+    q = standing(solo)
+    wbc(0.0, q, np.zeros(18))
+    for k in range(20):
+        q[:3] = rng.normal(size=3)
+        Q = np.r_[1.0, rng.normal(size=3) * (0.2 if k < 15 else 3.0)]
+        q[3:7] = Q / np.linalg.norm(Q)
+        qd = rng.normal(size=18)
+        want = wbc._base_task(0.3, q, qd, _rotation(q[3:7]))
+        got = kernel.base_task(q, qd, *wbc._base_targets(0.3, q), *wbc.base_gains)
+        if got is None:
+            assert k >= 15
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -258,6 +258,78 @@ static PyObject *py_reduce(PyObject *self, PyObject *args)
     return PyBool_FromLong(ok);
 }
 
+/* The base's task (whole_body._base_task): q (7 + n: position, quaternion scalar first),
+   qd (6 + n: the base's V, W in its frame), the desired position, velocity and rotation
+   (row by row); out (6): R^T a_w - W x V, R^T al_w.  Returns 0 (out untouched) when the
+   rotation error is beyond 90 degrees (the Python path takes it). */
+static int base_task(const double *q, const double *qd, const double *pd, const double *vd,
+                     const double *Rd, double kp, double kd, double *out)
+{
+    const double n = sqrt(q[3] * q[3] + q[4] * q[4] + q[5] * q[5] + q[6] * q[6]);
+    const double q0 = q[3] / n, q1 = q[4] / n, q2 = q[5] / n, q3 = q[6] / n;
+    const double R[9] = {1 - 2 * (q2 * q2 + q3 * q3), 2 * (q1 * q2 - q0 * q3),
+                         2 * (q1 * q3 + q0 * q2), 2 * (q1 * q2 + q0 * q3),
+                         1 - 2 * (q1 * q1 + q3 * q3), 2 * (q2 * q3 - q0 * q1),
+                         2 * (q1 * q3 - q0 * q2), 2 * (q2 * q3 + q0 * q1),
+                         1 - 2 * (q1 * q1 + q2 * q2)};
+    double E[9], Vw[3], Ww[3], a[3], al[3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)     /* E = Rd R^T */
+            E[3 * i + j] = Rd[3 * i] * R[3 * j] + Rd[3 * i + 1] * R[3 * j + 1]
+                           + Rd[3 * i + 2] * R[3 * j + 2];
+    const double c = 0.5 * (E[0] + E[4] + E[8] - 1.0);
+    if (c < 0) return 0;
+    const double w[3] = {E[7] - E[5], E[2] - E[6], E[3] - E[1]};
+    const double sn = 0.5 * sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    const double f = sn < 1e-12 ? 0.5 : atan2(sn, c) / (2 * sn);
+    for (int i = 0; i < 3; i++) {
+        Vw[i] = R[3 * i] * qd[0] + R[3 * i + 1] * qd[1] + R[3 * i + 2] * qd[2];
+        Ww[i] = R[3 * i] * qd[3] + R[3 * i + 1] * qd[4] + R[3 * i + 2] * qd[5];
+    }
+    for (int i = 0; i < 3; i++) {
+        a[i] = kp * (pd[i] - q[i]) + kd * (vd[i] - Vw[i]);
+        al[i] = kp * f * w[i] - kd * Ww[i];
+    }
+    const double *V = qd, *W = qd + 3;
+    const double wxv[3] = {W[1] * V[2] - W[2] * V[1], W[2] * V[0] - W[0] * V[2],
+                           W[0] * V[1] - W[1] * V[0]};
+    for (int i = 0; i < 3; i++) {
+        out[i] = R[i] * a[0] + R[3 + i] * a[1] + R[6 + i] * a[2] - wxv[i];
+        out[3 + i] = R[i] * al[0] + R[3 + i] * al[1] + R[6 + i] * al[2];
+    }
+    return 1;
+}
+
+static PyObject *py_base_task(PyObject *self, PyObject *args)
+{
+    PyObject *o[5];
+    double kp, kd;
+    if (!PyArg_ParseTuple(args, "OOOOOdd", &o[0], &o[1], &o[2], &o[3], &o[4], &kp, &kd))
+        return NULL;
+    PyArrayObject *a[5] = {NULL};
+    int ok = 1;
+    const npy_intp least[5] = {7, 6, 3, 3, 9};
+    for (int i = 0; i < 5; i++)
+        if (!(a[i] = arr(o[i], NPY_DOUBLE)) || PyArray_SIZE(a[i]) < least[i]) ok = 0;
+    PyObject *res = NULL;
+    if (ok) {
+        npy_intp dims[1] = {6};
+        PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+        if (out && base_task(PyArray_DATA(a[0]), PyArray_DATA(a[1]), PyArray_DATA(a[2]),
+                             PyArray_DATA(a[3]), PyArray_DATA(a[4]), kp, kd,
+                             PyArray_DATA(out))) {
+            res = (PyObject *)out;
+        } else {
+            Py_XDECREF(out);
+            if (!PyErr_Occurred()) { Py_INCREF(Py_None); res = Py_None; }
+        }
+    } else if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_TypeError, "base_task: q (7 + n), qd (6 + n), p, v (3), R (3, 3)");
+    }
+    for (int i = 0; i < 5; i++) Py_XDECREF(a[i]);
+    return res;
+}
+
 /* tau = M_j qdd + h_j - Js_j^T f for the QP's solution x = (qdd, f) */
 static PyObject *py_torques(PyObject *self, PyObject *args)
 {
@@ -295,7 +367,8 @@ static PyObject *py_torques(PyObject *self, PyObject *args)
 
 _METHODS = (("fill", "py_fill", "the whole-body QP's arrays"),
             ("torques", "py_torques", "the torques of the QP's solution"),
-            ("reduce", "py_reduce", "the QP with its equalities eliminated"))
+            ("reduce", "py_reduce", "the QP with its equalities eliminated"),
+            ("base_task", "py_base_task", "the base's desired acceleration"))
 
 
 def qp_kernel():
