@@ -50,7 +50,9 @@ class Trot(Stand):
         self.k_v = float(k_v)
         self.touchdown = positive_scalar("touchdown", touchdown, allow_zero=True)
         self.pairs = tuple(tuple(p) for p in pairs)
-        self._swinging = [list(p) for p in self.pairs]
+        self._stances = [np.ones(4, dtype=bool) for _ in range(len(self.pairs) + 1)]
+        for out, p in zip(self._stances, self.pairs):      # the last: every foot down
+            out[list(p)] = False
 
     def _half(self, t):
         if t < self.start:
@@ -61,10 +63,7 @@ class Trot(Stand):
 
     def stance(self, t) -> np.ndarray:
         which, _ = self._half(t)
-        out = np.ones(4, dtype=bool)
-        if which is not None:
-            out[self._swinging[which]] = False
-        return out
+        return self._stances[-1 if which is None else which].copy()
 
     def swing_phase(self, t, foot):
         which, s = self._half(t)
