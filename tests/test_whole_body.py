@@ -208,3 +208,59 @@ def test_the_compiled_qp_is_the_numpy_one(solo):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(tau_c, tau_n, rtol=1e-7, atol=1e-7)
     assert np.abs(tau_c).max() <= 2.7 + 1e-9
+
+
+def test_the_reduced_qp_has_the_full_qps_optimum(solo):
+    """The QP with its equalities eliminated (x = x0 + Z y, n unknowns; C and NumPy) has the
+    optimum of the full QP by ProxQP, at the samples of a trot with two and four feet down."""
+    from robmod.control.whole_body import _eliminated, _solve
+    from robmod.control.whole_body_kernel import qp_kernel
+    from robmod.dynamics.contact_qp import solve_qp
+
+    wbc = WholeBodyController(solo, FEET, gait=Trot(start=0.1), velocity=(0.2, 0, 0),
+                              tau_max=2.7)
+    q, qd = standing(solo), np.r_[0.1, 0.0, 0.05, 0.2, -0.1, 0.0, np.zeros(12)]
+    kernels = [None] + ([qp_kernel()] if qp_kernel() is not None else [])
+    for t in (0.05, 0.15, 0.35):
+        wbc(t, q, qd)
+        P = wbc._shapes[wbc.gait.stance(t).tobytes()]
+        full = solve_qp(P.H, P.g, P.A, P.b, P.C, P.lower, P.upper)
+        obj = 0.5 * full @ P.H @ full + P.g @ full
+        for kernel in kernels:
+            x0, Z, Hr = _eliminated(P, kernel)[:3]
+            assert Z.shape == (18 + 3 * len(P.idx), 12) and Hr.shape == (12, 12)
+            np.testing.assert_allclose(P.A @ x0, P.b, atol=1e-10)
+            np.testing.assert_allclose(P.A @ Z, 0, atol=1e-10)
+            np.testing.assert_allclose(Z.T @ Z, np.eye(12), atol=1e-12)
+            x = _solve(P, kernel)
+            np.testing.assert_allclose(P.A @ x, P.b, atol=1e-8)
+            assert np.all(P.C @ x >= P.lower - 1e-8) and np.all(P.C @ x <= P.upper + 1e-8)
+            assert abs(0.5 * x @ P.H @ x + P.g @ x - obj) <= 1e-8 * max(1, abs(obj))
+            # the accelerations and forces the same to the solvers' tolerance
+            np.testing.assert_allclose(x, full, atol=1e-4 * np.abs(full).max())
+
+
+def test_the_compiled_base_task_is_the_numpy_one(solo):
+    """The base's desired acceleration in C is _base_task's; beyond 90 degrees of rotation
+    error the C kernel hands over to it (None)."""
+    from robmod.control.whole_body import _rotation
+    from robmod.control.whole_body_kernel import qp_kernel
+
+    kernel = qp_kernel()
+    if kernel is None:
+        pytest.skip("no C compiler")
+    rng = np.random.default_rng(4)
+    wbc = WholeBodyController(solo, FEET, velocity=(0.2, 0.1, 0))
+    q = standing(solo)
+    wbc(0.0, q, np.zeros(18))
+    for k in range(20):
+        q[:3] = rng.normal(size=3)
+        Q = np.r_[1.0, rng.normal(size=3) * (0.2 if k < 15 else 3.0)]
+        q[3:7] = Q / np.linalg.norm(Q)
+        qd = rng.normal(size=18)
+        want = wbc._base_task(0.3, q, qd, _rotation(q[3:7]))
+        got = kernel.base_task(q, qd, *wbc._base_targets(0.3, q), *wbc.base_gains)
+        if got is None:
+            assert k >= 15
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

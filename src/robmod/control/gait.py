@@ -50,7 +50,9 @@ class Trot(Stand):
         self.k_v = float(k_v)
         self.touchdown = positive_scalar("touchdown", touchdown, allow_zero=True)
         self.pairs = tuple(tuple(p) for p in pairs)
-        self._swinging = [list(p) for p in self.pairs]
+        self._stances = [np.ones(4, dtype=bool) for _ in range(len(self.pairs) + 1)]
+        for out, p in zip(self._stances, self.pairs):      # the last: every foot down
+            out[list(p)] = False
 
     def _half(self, t):
         if t < self.start:
@@ -61,10 +63,7 @@ class Trot(Stand):
 
     def stance(self, t) -> np.ndarray:
         which, _ = self._half(t)
-        out = np.ones(4, dtype=bool)
-        if which is not None:
-            out[self._swinging[which]] = False
-        return out
+        return self._stances[-1 if which is None else which].copy()
 
     def swing_phase(self, t, foot):
         which, s = self._half(t)
@@ -83,15 +82,18 @@ class Trot(Stand):
     def swing(self, start, end, s, duration):
         """(position, velocity, acceleration) (3,) of a swing foot from ``start`` to ``end``
         at the progress s of a swing of ``duration`` s."""
-        start = np.asarray(start, float)
-        d = (np.asarray(end, float) - start).tolist()
-        h = (10 * s ** 3 - 15 * s ** 4 + 6 * s ** 5, (30 * s ** 2 - 60 * s ** 3 + 30 * s ** 4)
-             / duration, (60 * s - 180 * s ** 2 + 120 * s ** 3) / duration ** 2)
+        x0, y0, z0 = np.asarray(start, float).tolist()
+        x1, y1, z1 = np.asarray(end, float).tolist()
+        s2, s3 = s * s, s * s * s
+        h = (s3 * (10 - 15 * s + 6 * s2), s2 * (30 - 60 * s + 30 * s2) / duration,
+             s * (60 - 180 * s + 120 * s2) / duration ** 2)
         # the bump 64 h s^3 (1 - s)^3: height h at the middle, zero velocity and
         # acceleration at lift-off and touch-down
-        u = 1 - s
-        bump = (64 * self.height * s ** 3 * u ** 3,
-                192 * self.height * s ** 2 * u ** 2 * (u - s) / duration,
-                384 * self.height * s * u * (u * u - 3 * s * u + s * s) / duration ** 2)
-        p, v, a = (np.array([k * d[0], k * d[1], k * d[2] + b]) for k, b in zip(h, bump))
-        return p + start, v, a
+        u, H = 1 - s, self.height
+        bump = (64 * H * s3 * u ** 3, 192 * H * s2 * u * u * (u - s) / duration,
+                384 * H * s * u * (u * u - 3 * s * u + s2) / duration ** 2)
+        dx, dy, dz = x1 - x0, y1 - y0, z1 - z0
+        (kp, kv, ka), (bp, bv, ba) = h, bump
+        return (np.array([x0 + kp * dx, y0 + kp * dy, z0 + kp * dz + bp]),
+                np.array([kv * dx, kv * dy, kv * dz + bv]),
+                np.array([ka * dx, ka * dy, ka * dz + ba]))

@@ -84,6 +84,35 @@ class _QPArrays(NamedTuple):
     idx: np.ndarray     # the stance feet
     srows: np.ndarray   # their rows of J
     tasks: np.ndarray   # the base's and the posture's part of H (diagonal)
+    reduced: tuple      # the C kernel's work arrays and the QP in y (x = x0 + Z y)
+
+
+def _eliminated(P, kernel):
+    """(x0, Z, and the QP in y: Hr, gr, Cr, lower, upper) of the QP P with its equalities
+    eliminated, x = x0 + Z y (Z a basis of the equalities' null space, x0 their solution of
+    least norm: the same optimum in 6 + n - 6 = n unknowns whatever the stance); None when
+    the equalities are rank deficient."""
+    if kernel is not None:
+        W, beta, HZ, Z, x0, *rest = P.reduced
+        return (x0, Z, *rest) if kernel.reduce(P[:7], P.reduced) else None
+    me = len(P.b)
+    Q, R = np.linalg.qr(P.A.T, mode="complete")
+    if np.abs(np.diag(R)).min() < 1e-10 * np.abs(P.A).max():
+        return None
+    x0 = Q[:, :me] @ np.linalg.solve(R[:me].T, P.b)
+    Z = Q[:, me:]
+    c = P.C @ x0
+    return x0, Z, Z.T @ P.H @ Z, Z.T @ (P.H @ x0 + P.g), P.C @ Z, P.lower - c, P.upper - c
+
+
+def _solve(P, kernel):
+    """The solution x = (qdd, f) of the QP P: ProxQP on its n unknowns left once the
+    equalities are eliminated (the full QP when they are rank deficient)."""
+    red = _eliminated(P, kernel)
+    if red is None:
+        return solve_qp(P.H, P.g, P.A, P.b, P.C, P.lower, P.upper, cache=P.solver)
+    x0, Z, *qp = red
+    return x0 + Z @ solve_qp(qp[0], qp[1], None, None, *qp[2:], cache=P.solver)
 
 
 class WholeBodyController(Controller):
@@ -162,7 +191,6 @@ class WholeBodyController(Controller):
         """The joint torques (n_q,) at time t and the state (q, qd) (one sample)."""
         robot, n = self.robot, self.robot.n_q
         q, qd = np.asarray(q, float), np.asarray(qd, float)
-        R = _rotation(q[3:7])
         if self._start is None:
             ref_q = q if self.q_ref is None else self.q_ref
             Rr = _rotation(ref_q[3:7])
@@ -177,20 +205,22 @@ class WholeBodyController(Controller):
         M, h, J, drift, X = whole_body_terms(robot, q, qd, self.feet)   # one compiled call
         stance = self.gait.stance(t).copy()
         wb, wf, wp, _ = self.weights
-        rows, targets = self._feet_tasks(t, q, qd, R, J, drift, X, stance)
+        rows, targets = self._feet_tasks(t, q, qd, J, drift, X, stance)
         P = self._structure(stance)
         idx, srows = P.idx, P.srows
         kpp, kdp = self.posture_gains
-        a_base = self._base_task(t, q, qd, R)
-        a_posture = kpp * (self._posture - q[7:]) - kdp * qd[6:]
         kernel = qp_kernel()
+        a_base = None if kernel is None else kernel.base_task(q, qd, *self._base_targets(t, q),
+                                                              *self.base_gains)
+        if a_base is None:              # the NumPy path (or a rotation error beyond 90 deg)
+            a_base = self._base_task(t, q, qd, _rotation(q[3:7]))
+        a_posture = kpp * (self._posture - q[7:]) - kdp * qd[6:]
         if kernel is not None:          # the QP's arrays in one C call
-            kernel.fill(M, h, J, drift, qd, srows, as_rows(rows), np.concatenate(targets) if
-                        targets else np.zeros(0), a_base, a_posture, wb, wf, wp,
-                        self.contact_damping, self._lim, P[:7])
+            kernel.fill(M, h, J, drift, qd, srows, as_rows(rows), targets.ravel(), a_base,
+                        a_posture, wb, wf, wp, self.contact_damping, self._lim, P[:7])
         else:
             self._fill(P, M, h, J, drift, qd, rows, targets, a_base, a_posture)
-        x = solve_qp(P.H, P.g, P.A, P.b, P.C, P.lower, P.upper, cache=P.solver)
+        x = _solve(P, kernel)
         self.forces = np.zeros((len(self.feet), 3))
         self.forces[idx] = x[nv:].reshape(-1, 3)
         if kernel is not None:
@@ -210,7 +240,7 @@ class WholeBodyController(Controller):
         g[6:] = -wp * a_posture
         if rows:
             A = J.reshape(-1, 3, nv)[rows].reshape(-1, nv)
-            b = np.concatenate(targets)
+            b = targets.ravel()
             H += wf * (A.T @ A)
             g -= wf * (A.T @ b)
         Js = J[P.srows]
@@ -238,23 +268,19 @@ class WholeBodyController(Controller):
         out[3:] = R.T @ al_w
         return out
 
-    def _feet_tasks(self, t, q, qd, R, J, drift, X, stance):
-        """The swing feet (their numbers) and their desired accelerations (3,) (lists); a foot
-        late to touch down is taken out of ``stance``."""
-        kpf, kdf = self.foot_gains
-        rows, targets = [], []
-        Jv = (J @ qd).reshape(-1, 3)           # the feet's velocities and J̇qd, (k, 3)
-        D = drift.reshape(-1, 3)
+    def _feet_tasks(self, t, q, qd, J, drift, X, stance):
+        """The swing feet (their numbers, a list) and their desired accelerations (k, 3); a
+        foot late to touch down is taken out of ``stance``."""
+        rows, paths = [], []
         for i, down in enumerate(stance.tolist()):
             if down and i in self._lift and X[i, 2] > self.touch_height:
                 # a late touchdown: the gait stands the foot but it is still in the air:
                 # it keeps coming down (at touchdown_speed) and holds no force yet
                 stance[i] = False
                 target = self._land[i]
-                v = np.array([0.0, 0.0, -self.touchdown_speed])
                 rows.append(i)
-                targets.append(kpf * np.r_[target[:2] - X[i, :2], 0.0] + kdf * (v - Jv[i])
-                               - D[i])
+                paths.append((np.array([target[0], target[1], X[i, 2]]),
+                              np.array([0.0, 0.0, -self.touchdown_speed]), np.zeros(3)))
                 continue
             if down:
                 self._lift.pop(i, None)
@@ -262,15 +288,20 @@ class WholeBodyController(Controller):
             phase = self.gait.swing_phase(t, i)
             if i not in self._lift:           # lift-off: from here to Raibert's foothold
                 self._lift[i] = X[i].copy()
+                R = _rotation(q[3:7])
                 hip = q[:3] + R @ self._hip(i) + self.velocity * (phase[1] if phase else 0.0)
                 self._land[i] = self.gait.landing(hip, R @ qd[:3], self.velocity) \
                     if hasattr(self.gait, "landing") else X[i].copy()
             if phase is None:
                 continue
-            p, v, a = self.gait.swing(self._lift[i], self._land[i], *phase)
             rows.append(i)
-            targets.append(a + kpf * (p - X[i]) + kdf * (v - Jv[i]) - D[i])
-        return rows, targets
+            paths.append(self.gait.swing(self._lift[i], self._land[i], *phase))
+        if not rows:
+            return rows, np.zeros((0, 3))
+        kpf, kdf = self.foot_gains
+        p, v, a = (np.array(x) for x in zip(*paths))
+        Jv = J.reshape(-1, 3, J.shape[-1])[rows] @ qd      # the feet's velocities (k, 3)
+        return rows, a + kpf * (p - X[rows]) + kdf * (v - Jv) - drift.reshape(-1, 3)[rows]
 
     def _structure(self, stance):
         """The QP's arrays for this set of stance feet, made once (their constant parts: the
@@ -286,10 +317,13 @@ class WholeBodyController(Controller):
                                          min_normal_force=self.min_normal_force)
             nin = len(C) + (0 if self._lim is None else self.n)
             wb, _, wp, wl = self.weights
-            P = _QPArrays(np.zeros((nx, nx)), np.zeros(nx), np.zeros((6 + 3 * ns, nx)),
-                          np.zeros(6 + 3 * ns), np.zeros((nin, nx)), np.zeros(nin),
-                          np.zeros(nin), {}, idx, (3 * idx[:, None] + np.arange(3)).ravel(),
-                          np.diag(np.r_[np.full(6, wb), np.full(self.n, wp)]))
+            me, nr = 6 + 3 * ns, nx - 6 - 3 * ns
+            P = _QPArrays(np.zeros((nx, nx)), np.zeros(nx), np.zeros((me, nx)), np.zeros(me),
+                          np.zeros((nin, nx)), np.zeros(nin), np.zeros(nin), {}, idx,
+                          (3 * idx[:, None] + np.arange(3)).ravel(),
+                          np.diag(np.r_[np.full(6, wb), np.full(self.n, wp)]),
+                          tuple(np.zeros(s) for s in ((me, nx), me, (nx, nr), (nx, nr), nx,
+                                                      (nr, nr), nr, (nin, nr), nin, nin)))
             P.H[nv:, nv:] = wl * np.eye(3 * ns)
             P.C[:len(C), nv:] = C
             P.lower[:len(C)], P.upper[:len(C)] = lo, up

@@ -49,11 +49,33 @@ def _proxsuite():
     return proxsuite
 
 
+def _daqp():
+    """The daqp package, or None."""
+    try:
+        import daqp
+    except ImportError:
+        return None
+    return daqp
+
+
 def solve_qp(H, g, A=None, b=None, C=None, lower=None, upper=None, *, eps=1e-9, cache=None):
     """argmin 1/2 x^T H x + g^T x subject to A x = b and lower <= C x <= upper, by ProxQP
     (dense); a RobmodError when it fails (infeasible constraints).  ``cache``: a dict that
     keeps the solver of each problem size between calls (a controller's), warm-started from
-    its last solution."""
+    its last solution.  A QP with inequalities only (H positive definite) is solved by DAQP
+    when it is installed (Arnstrom, Bemporad & Axehill 2022: a dual active-set method, whose
+    optimum is exact to rounding and which takes some ten microseconds on the whole-body
+    controller's, ProxQP some fifty)."""
+    daqp = None if A is not None or C is None else _daqp()
+    if daqp is not None:
+        x, _, flag, _ = daqp.solve(np.ascontiguousarray(H), np.ascontiguousarray(g),
+                                   np.ascontiguousarray(C), np.minimum(upper, 1e30),
+                                   np.maximum(lower, -1e30))
+        if flag != 1:
+            raise RobmodError(f"the contact QP has no solution (DAQP's exit flag {flag}): the "
+                              "motion asked needs forces outside the friction cones or torques "
+                              "beyond their limits")
+        return x
     proxsuite = _proxsuite()
     n = H.shape[0]
     neq = 0 if A is None else A.shape[0]
