@@ -295,7 +295,7 @@ def refuse_base_motion(robot, base_motion, parameters, contacts):
                             "(a mobile base's run is one plant without contacts)")
 
 
-def mobile_start(base_motion, q, qd, full: bool):
+def start_on_given_motion(base_motion, q, qd, full: bool):
     """(the :class:`BaseMotion`, q, qd) of a run on a mobile base from its initial state
     (``full``: x0 gave the base's entries): the given motion, the state's base entries its
     motion's at t = 0 (x0's must be those); without one, the base at the constant twist of

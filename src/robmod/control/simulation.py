@@ -43,7 +43,7 @@ from ..errors import ArgumentError, RobmodError
 from ..kinematics.motion import Sample
 from .base import TorqueLaw
 from .compiled_loop import NotCompiled, run_compiled
-from .mobile_plant import MobileLaw, mobile_start, refuse_base_motion
+from .mobile_plant import MobileLaw, start_on_given_motion, refuse_base_motion
 from .parameter_sets import one_set, parameter_table, plant_parameters, robot_with
 from .plant import Dynamics
 from .reference import Reference
@@ -256,7 +256,7 @@ class _Run:
         self.delay = whole_number("delay", delay, minimum=0, what="a number of samples")
         q, qd = self._initial(x0)
         if getattr(plant, "mobile", False):         # the base at its given motion
-            self.base, q, qd = mobile_start(base_motion, q, qd, x0 is not None and np.shape(
+            self.base, q, qd = start_on_given_motion(base_motion, q, qd, x0 is not None and np.shape(
                 x0)[-1] == plant.nq + plant.nv)
             self.law = MobileLaw(controller, self.base)
         batch = np.broadcast_shapes(q.shape[:-1], *[np.shape(g)[:-1] for g in
