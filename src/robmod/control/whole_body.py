@@ -28,7 +28,7 @@ from ..description.arguments import finite_array, keyword_options
 from ..description.base import moving_base
 from ..description.contacts import contact_list
 from ..dynamics.contact_qp import friction_pyramid, solve_qp
-from ..dynamics.contact_problem import _whole_body_terms
+from ..dynamics.contact_problem import whole_body_terms
 from ..errors import ArgumentError
 from ..kinematics.contacts import checked_contacts
 from ..spatial import angle_axis
@@ -201,8 +201,7 @@ class WholeBodyController(Controller):
             lim = self._limits()
             self._lim = None if lim is None else np.ascontiguousarray(lim)
         nv = 6 + n
-        M, h, J, drift, X = _whole_body_terms(robot, self.feet, q, qd, 6 + n,
-                                              3 * len(self.feet))     # one compiled call
+        M, h, J, drift, X = whole_body_terms(robot, q, qd, self.feet)   # one compiled call
         stance = self.gait.stance(t).copy()
         wb, wf, wp, _ = self.weights
         rows, paths = self._feet_tasks(t, q, qd, X, stance)

@@ -244,15 +244,9 @@ def whole_body_terms(robot, q, qd, contacts):
     :func:`~robmod.dynamics.inertia_matrix`, :func:`~robmod.dynamics.idm` at qdd = 0 and
     :func:`~robmod.kinematics.contact_kinematics`)."""
     contacts = checked_contacts(robot, contacts)
-    return _whole_body_terms(robot, contacts, q, qd, robot.n_q + (6 if moving_base(robot)
-                                                                  else 0),
-                             contact_rows(contacts))
-
-
-def _whole_body_terms(robot, contacts, q, qd, nv, m):
-    """:func:`whole_body_terms` of checked ``contacts`` (m rows) of a robot of nv velocities
-    (a controller's, at every sample)."""
     flat = fastpath.evaluate(robot, ("whole_body", contacts), _WB_SPEC, contacts, q, qd)
+    nv = robot.n_q + (6 if moving_base(robot) else 0)
+    m = contact_rows(contacts)
     k = nv * nv
     M = flat[..., :k].reshape(flat.shape[:-1] + (nv, nv))
     h = flat[..., k:k + nv]
