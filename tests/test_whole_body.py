@@ -264,3 +264,24 @@ def test_the_compiled_base_task_is_the_numpy_one(solo):
             assert k >= 15
         else:
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_the_trots_swing_path_is_smooth_and_lands():
+    """Trot.swing: from start to end with zero velocity and acceleration at both ends, the
+    bump's height at the middle, and velocity and acceleration the derivatives of the path
+    (central differences)."""
+    gait = Trot(height=0.04)
+    start, end, T = np.array([0.1, -0.2, 0.0]), np.array([0.25, -0.15, -0.005]), 0.2
+    p0, v0, a0 = gait.swing(start, end, 0.0, T)
+    p1, v1, a1 = gait.swing(start, end, 1.0, T)
+    np.testing.assert_allclose(p0, start, atol=1e-15)
+    np.testing.assert_allclose(p1, end, atol=1e-15)
+    np.testing.assert_allclose(np.r_[v0, a0, v1, a1], 0, atol=1e-12)
+    assert np.isclose(gait.swing(start, end, 0.5, T)[0][2], (start[2] + end[2]) / 2 + 0.04)
+    e = 1e-6
+    for s in (0.2, 0.5, 0.8):
+        p, v, a = gait.swing(start, end, s, T)
+        pp, vp, _ = gait.swing(start, end, s + e, T)
+        pm, vm, _ = gait.swing(start, end, s - e, T)
+        np.testing.assert_allclose(v, (pp - pm) / (2 * e * T), atol=1e-6)
+        np.testing.assert_allclose(a, (vp - vm) / (2 * e * T), atol=1e-4)

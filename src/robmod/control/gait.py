@@ -82,18 +82,22 @@ class Trot(Stand):
     def swing(self, start, end, s, duration):
         """(position, velocity, acceleration) (3,) of a swing foot from ``start`` to ``end``
         at the progress s of a swing of ``duration`` s."""
-        x0, y0, z0 = np.asarray(start, float).tolist()
-        x1, y1, z1 = np.asarray(end, float).tolist()
+        path = np.array(self._path(np.asarray(start, float).tolist(),
+                                   np.asarray(end, float).tolist(), s, duration))
+        return path[:3], path[3:6], path[6:]
+
+    def _path(self, start, end, s, duration):
+        """:meth:`swing`'s position, velocity and acceleration as one list of 9 floats, of
+        ``start`` and ``end`` given as lists (the whole-body controller's, at every sample)."""
+        x0, y0, z0 = start
+        dx, dy, dz = end[0] - x0, end[1] - y0, end[2] - z0
         s2, s3 = s * s, s * s * s
-        h = (s3 * (10 - 15 * s + 6 * s2), s2 * (30 - 60 * s + 30 * s2) / duration,
-             s * (60 - 180 * s + 120 * s2) / duration ** 2)
+        kp, kv, ka = (s3 * (10 - 15 * s + 6 * s2), s2 * (30 - 60 * s + 30 * s2) / duration,
+                      s * (60 - 180 * s + 120 * s2) / duration ** 2)
         # the bump 64 h s^3 (1 - s)^3: height h at the middle, zero velocity and
         # acceleration at lift-off and touch-down
         u, H = 1 - s, self.height
-        bump = (64 * H * s3 * u ** 3, 192 * H * s2 * u * u * (u - s) / duration,
-                384 * H * s * u * (u * u - 3 * s * u + s2) / duration ** 2)
-        dx, dy, dz = x1 - x0, y1 - y0, z1 - z0
-        (kp, kv, ka), (bp, bv, ba) = h, bump
-        return (np.array([x0 + kp * dx, y0 + kp * dy, z0 + kp * dz + bp]),
-                np.array([kv * dx, kv * dy, kv * dz + bv]),
-                np.array([ka * dx, ka * dy, ka * dz + ba]))
+        bp, bv, ba = (64 * H * s3 * u ** 3, 192 * H * s2 * u * u * (u - s) / duration,
+                      384 * H * s * u * (u * u - 3 * s * u + s2) / duration ** 2)
+        return [x0 + kp * dx, y0 + kp * dy, z0 + kp * dz + bp, kv * dx, kv * dy, kv * dz + bv,
+                ka * dx, ka * dy, ka * dz + ba]

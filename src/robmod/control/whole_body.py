@@ -166,8 +166,7 @@ class WholeBodyController(Controller):
     def reset(self):
         """Forget the run's state (the reference captured at the first call, the swings)."""
         self._start = None
-        self._lift = {}
-        self._land = {}
+        self._lift = {}           # the feet in the air: (where they left, where they land)
         self._shapes = {}
         self.forces = np.zeros((len(self.feet), 3))
 
@@ -205,7 +204,7 @@ class WholeBodyController(Controller):
         M, h, J, drift, X = whole_body_terms(robot, q, qd, self.feet)   # one compiled call
         stance = self.gait.stance(t).copy()
         wb, wf, wp, _ = self.weights
-        rows, targets = self._feet_tasks(t, q, qd, J, drift, X, stance)
+        rows, paths = self._feet_tasks(t, q, qd, X, stance)
         P = self._structure(stance)
         idx, srows = P.idx, P.srows
         kpp, kdp = self.posture_gains
@@ -216,10 +215,11 @@ class WholeBodyController(Controller):
             a_base = self._base_task(t, q, qd, _rotation(q[3:7]))
         a_posture = kpp * (self._posture - q[7:]) - kdp * qd[6:]
         if kernel is not None:          # the QP's arrays in one C call
-            kernel.fill(M, h, J, drift, qd, srows, as_rows(rows), targets.ravel(), a_base,
-                        a_posture, wb, wf, wp, self.contact_damping, self._lim, P[:7])
+            kernel.fill(M, h, J, drift, qd, srows, as_rows(rows), paths, X, a_base, a_posture,
+                        wb, wf, wp, *self.foot_gains, self.contact_damping, self._lim, P[:7])
         else:
-            self._fill(P, M, h, J, drift, qd, rows, targets, a_base, a_posture)
+            self._fill(P, M, h, J, drift, qd, rows, self._targets(rows, paths, qd, J, drift, X),
+                       a_base, a_posture)
         x = _solve(P, kernel)
         self.forces = np.zeros((len(self.feet), 3))
         self.forces[idx] = x[nv:].reshape(-1, 3)
@@ -268,40 +268,51 @@ class WholeBodyController(Controller):
         out[3:] = R.T @ al_w
         return out
 
-    def _feet_tasks(self, t, q, qd, J, drift, X, stance):
-        """The swing feet (their numbers, a list) and their desired accelerations (k, 3); a
-        foot late to touch down is taken out of ``stance``."""
+    def _feet_tasks(self, t, q, qd, X, stance):
+        """The swing feet (their numbers, a list) and their paths (k, 9): the desired
+        position, velocity and acceleration of each; a foot late to touch down is taken out
+        of ``stance``."""
         rows, paths = [], []
+        lifted, gait = self._lift, self.gait
+        path = getattr(gait, "_path", None)
         for i, down in enumerate(stance.tolist()):
-            if down and i in self._lift and X[i, 2] > self.touch_height:
-                # a late touchdown: the gait stands the foot but it is still in the air:
-                # it keeps coming down (at touchdown_speed) and holds no force yet
-                stance[i] = False
-                target = self._land[i]
-                rows.append(i)
-                paths.append((np.array([target[0], target[1], X[i, 2]]),
-                              np.array([0.0, 0.0, -self.touchdown_speed]), np.zeros(3)))
-                continue
             if down:
-                self._lift.pop(i, None)
+                if i in lifted:
+                    z = float(X[i, 2])
+                    if z > self.touch_height:
+                        # a late touchdown: the gait stands the foot but it is still in the
+                        # air: it keeps coming down (at touchdown_speed) and holds no force
+                        stance[i] = False
+                        rows.append(i)
+                        land = lifted[i][1]
+                        paths.append([land[0], land[1], z, 0.0, 0.0, -self.touchdown_speed,
+                                      0.0, 0.0, 0.0])
+                    else:
+                        del lifted[i]
                 continue
-            phase = self.gait.swing_phase(t, i)
-            if i not in self._lift:           # lift-off: from here to Raibert's foothold
-                self._lift[i] = X[i].copy()
+            phase = gait.swing_phase(t, i)
+            if i not in lifted:               # lift-off: from here to Raibert's foothold
                 R = _rotation(q[3:7])
                 hip = q[:3] + R @ self._hip(i) + self.velocity * (phase[1] if phase else 0.0)
-                self._land[i] = self.gait.landing(hip, R @ qd[:3], self.velocity) \
-                    if hasattr(self.gait, "landing") else X[i].copy()
-            if phase is None:
-                continue
-            rows.append(i)
-            paths.append(self.gait.swing(self._lift[i], self._land[i], *phase))
+                land = gait.landing(hip, R @ qd[:3], self.velocity) \
+                    if hasattr(gait, "landing") else X[i]
+                lifted[i] = (X[i].tolist(), np.asarray(land, float).tolist())
+            if phase is not None:
+                rows.append(i)
+                paths.append(path(*lifted[i], *phase) if path is not None else
+                             np.concatenate(gait.swing(*lifted[i], *phase)))
+        return rows, np.array(paths).reshape(-1, 9)
+
+    def _targets(self, rows, paths, qd, J, drift, X):
+        """The swing feet's desired accelerations (k, 3) on their paths (k, 9): the paths'
+        acceleration and a PD on position and velocity, less J̇qd (the NumPy path of the C
+        kernel's fill)."""
         if not rows:
-            return rows, np.zeros((0, 3))
+            return np.zeros((0, 3))
         kpf, kdf = self.foot_gains
-        p, v, a = (np.array(x) for x in zip(*paths))
+        p, v, a = paths[:, :3], paths[:, 3:6], paths[:, 6:]
         Jv = J.reshape(-1, 3, J.shape[-1])[rows] @ qd      # the feet's velocities (k, 3)
-        return rows, a + kpf * (p - X[rows]) + kdf * (v - Jv) - drift.reshape(-1, 3)[rows]
+        return a + kpf * (p - X[rows]) + kdf * (v - Jv) - drift.reshape(-1, 3)[rows]
 
     def _structure(self, stance):
         """The QP's arrays for this set of stance feet, made once (their constant parts: the

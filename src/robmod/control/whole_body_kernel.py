@@ -24,16 +24,26 @@ _SOURCE = r"""
 #include <math.h>
 
 /* nv = 6 + n velocities, ms = 3 ns stance rows (srows: their rows of J), sw swing feet (rows
-   3 swing[k] .. of J, desired accelerations tg), the base's and the posture's desired
+   3 swing[k] .. of J, their paths: desired position, velocity, acceleration (9 each), their
+   positions X (3 per foot), the PD gains kf, df), the base's and the posture's desired
    accelerations gb (6) and gp (n); out: H (nx, nx) and g (nx) of the cost's qdd block, the
    equalities A (6 + ms, nx), b, and (lim != NULL) the torque rows C[5 ns:], lo, up. */
 static void fill(int nv, int ms, int sw, const double *M, const double *h, const double *J,
                  const double *drift, const double *qd, const long *srows, const long *swing,
-                 const double *tg, const double *gb, const double *gp, double wb, double wf,
-                 double wp, double damping, const double *lim, double *H, double *g,
-                 double *A, double *b, double *C, double *lo, double *up)
+                 const double *paths, const double *X, const double *gb, const double *gp,
+                 double wb, double wf, double wp, double kf, double df, double damping,
+                 const double *lim, double *H, double *g, double *A, double *b, double *C,
+                 double *lo, double *up)
 {
     const int nx = nv + ms, n = nv - 6, ns = ms / 3;
+    double tg[3 * sw + 1];     /* the swing feet's desired accelerations (whole_body._targets) */
+    for (int k = 0; k < 3 * sw; k++) {
+        const int r = 3 * swing[k / 3] + k % 3;
+        const double *path = paths + 9 * (k / 3) + k % 3, *Jr = J + r * nv;
+        double v = 0.0;
+        for (int c = 0; c < nv; c++) v += Jr[c] * qd[c];
+        tg[k] = path[6] + kf * (path[0] - X[r]) + df * (path[3] - v) - drift[r];
+    }
     for (int r = 0; r < nv; r++) {
         for (int c = 0; c < nv; c++) {
             double s = 0.0;
@@ -77,17 +87,18 @@ static PyArrayObject *arr(PyObject *o, int type)
     return (PyArrayObject *)PyArray_FROM_OTF(o, type, NPY_ARRAY_IN_ARRAY);
 }
 
-#define NIN 10
+#define NIN 11
 #define NOUT 7
 static PyObject *py_fill(PyObject *self, PyObject *args)
 {
     PyObject *o[NIN], *p[NOUT], *olim;
-    double wb, wf, wp, damping;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOddddO(OOOOOOO)", &o[0], &o[1], &o[2], &o[3],
-                          &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &wb, &wf, &wp, &damping,
-                          &olim, &p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &p[6]))
+    double wb, wf, wp, kf, df, damping;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOddddddO(OOOOOOO)", &o[0], &o[1], &o[2], &o[3],
+                          &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &wb, &wf, &wp,
+                          &kf, &df, &damping, &olim, &p[0], &p[1], &p[2], &p[3], &p[4], &p[5],
+                          &p[6]))
         return NULL;
-    /* M h J drift qd srows swing tg gb gp */
+    /* M h J drift qd srows swing paths X gb gp */
     PyArrayObject *a[NIN] = {NULL}, *lim = NULL;
     int ok = 1;
     for (int i = 0; i < NIN; i++) {
@@ -105,9 +116,17 @@ static PyObject *py_fill(PyObject *self, PyObject *args)
     if (ok) {
         const int nv = (int)PyArray_SIZE(a[1]), ms = (int)PyArray_SIZE(a[5]);
         const int sw = (int)PyArray_SIZE(a[6]), nx = nv + ms;
-        if (PyArray_SIZE(a[0]) != (npy_intp)nv * nv || PyArray_SIZE(a[2]) % nv
-            || PyArray_SIZE(a[4]) != nv || PyArray_SIZE(a[7]) != 3 * sw
-            || PyArray_SIZE(a[8]) != 6 || PyArray_SIZE(a[9]) != nv - 6
+        const npy_intp rows = PyArray_SIZE(a[2]) / nv;      /* 3 per foot */
+        int feet_ok = PyArray_SIZE(a[3]) == rows && PyArray_SIZE(a[8]) == rows;
+        for (int k = 0; k < sw; k++)
+            if (((const long *)PyArray_DATA(a[6]))[k] < 0
+                || 3 * ((const long *)PyArray_DATA(a[6]))[k] + 3 > rows) feet_ok = 0;
+        for (int k = 0; k < ms; k++)
+            if (((const long *)PyArray_DATA(a[5]))[k] < 0
+                || ((const long *)PyArray_DATA(a[5]))[k] >= rows) feet_ok = 0;
+        if (!feet_ok || PyArray_SIZE(a[0]) != (npy_intp)nv * nv || PyArray_SIZE(a[2]) % nv
+            || PyArray_SIZE(a[4]) != nv || PyArray_SIZE(a[7]) != 9 * sw
+            || PyArray_SIZE(a[9]) != 6 || PyArray_SIZE(a[10]) != nv - 6
             || PyArray_SIZE((PyArrayObject *)p[0]) != (npy_intp)nx * nx
             || PyArray_SIZE((PyArrayObject *)p[2]) != (npy_intp)(6 + ms) * nx
             || (lim && (PyArray_SIZE(lim) != nv - 6 || PyArray_SIZE((PyArrayObject *)p[4])
@@ -118,7 +137,8 @@ static PyObject *py_fill(PyObject *self, PyObject *args)
             fill(nv, ms, sw, PyArray_DATA(a[0]), PyArray_DATA(a[1]), PyArray_DATA(a[2]),
                  PyArray_DATA(a[3]), PyArray_DATA(a[4]), PyArray_DATA(a[5]),
                  PyArray_DATA(a[6]), PyArray_DATA(a[7]), PyArray_DATA(a[8]),
-                 PyArray_DATA(a[9]), wb, wf, wp, damping, lim ? PyArray_DATA(lim) : NULL,
+                 PyArray_DATA(a[9]), PyArray_DATA(a[10]), wb, wf, wp, kf, df, damping,
+                 lim ? PyArray_DATA(lim) : NULL,
                  PyArray_DATA((PyArrayObject *)p[0]), PyArray_DATA((PyArrayObject *)p[1]),
                  PyArray_DATA((PyArrayObject *)p[2]), PyArray_DATA((PyArrayObject *)p[3]),
                  PyArray_DATA((PyArrayObject *)p[4]), PyArray_DATA((PyArrayObject *)p[5]),
@@ -372,8 +392,9 @@ _METHODS = (("fill", "py_fill", "the whole-body QP's arrays"),
 
 
 def qp_kernel():
-    """The compiled module (``fill(M, h, J, drift, qd, srows, swing, targets, a_base,
-    a_posture, wb, wf, wp, damping, tau_max or None, (H, g, A, b, C, lower, upper))``
+    """The compiled module (``fill(M, h, J, drift, qd, srows, swing, paths, X, a_base,
+    a_posture, wb, wf, wp, kp_foot, kd_foot, damping, tau_max or None, (H, g, A, b, C,
+    lower, upper))``
     and ``torques(M, h, J, srows, x)``), or None (no compiler, or the NumPy backend)."""
     return None if backend() == "numpy" else kernel_module("rm_wbc_", _SOURCE, _METHODS)
 

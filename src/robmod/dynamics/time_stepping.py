@@ -99,14 +99,14 @@ def contact_step(robot, q, qd, tau, contacts, *, dt=1e-3, environment=(Plane(),)
     warm = None if warm_start is None else np.asarray(warm_start, dtype=float).reshape(
         len(points), 3)
     return _step(robot, q, qd, tau, points, np.array([p.friction for p in points]), dt,
-                 _environment(environment), margin, stabilization, warm, tol, max_iter, True)
+                 _environment(environment), margin, stabilization, warm, tol, max_iter, True,
+                 moving_base(robot))
 
 
 def _step(robot, q, qd, tau, points, mu, dt, env, margin, stabilization, warm, tol, max_iter,
-          report):
-    """:func:`contact_step` of checked arguments (``mu`` the points' friction coefficients);
-    ``report``: the solver's residual too (else 0)."""
-    floating = moving_base(robot)
+          report, floating):
+    """:func:`contact_step` of checked arguments (``mu`` the points' friction coefficients,
+    ``floating`` whether the base moves); ``report``: the solver's residual too (else 0)."""
     kernel = None if report or len(env) != 1 or type(env[0]) is not Plane else plane_kernel()
     if kernel is not None:      # one plane: the whole step in C from the Delassus model
         flat = delassus_flat(robot, q, qd, tau, points)
@@ -212,6 +212,7 @@ class ContactStepper:
         self.stabilization = positive_scalar("stabilization", stabilization, allow_zero=True)
         self.forces = np.zeros((len(self.points), 3))
         self.mu = np.array([p.friction for p in self.points])
+        self._floating = moving_base(robot)
 
     def step(self, q, qd, tau, dt):
         """(q, qd) after dt (one run: q of one state)."""
@@ -219,6 +220,7 @@ class ContactStepper:
             raise ArgumentError("simulate with contacts runs one state at a time (x0 of one "
                                 f"state), got a batch of shape {np.shape(q)[:-1]}")
         s = _step(self.robot, q, qd, tau, self.points, self.mu, dt, self.environment,
-                  self.margin, self.stabilization, self.forces, 1e-10, 500, False)
+                  self.margin, self.stabilization, self.forces, 1e-10, 500, False,
+                  self._floating)
         self.forces = s.forces
         return s.q, s.qd
