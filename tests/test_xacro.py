@@ -100,6 +100,23 @@ def test_bad_files_and_arguments(arm, tmp_path):
         robmod.read_robot(tmp_path / "robot.urdf", xacro_args={"a": "b"})
 
 
+@pytest.mark.parametrize("body, said", [
+    ('<link name="${undefined_length}"/>', "undefined_length"),
+    ('<link name="${1/0}"/>', "division by zero"),
+    ('<link name="${1 +}"/>', "invalid syntax"),
+    ('<xacro:include filename="no_such_file.xacro"/>', "no_such_file.xacro"),
+    ('<link name="$(arg not_given)"/>', "not_given"),
+])
+def test_every_kind_of_xacro_fault_is_a_file_format_error(tmp_path, body, said):
+    """xacro wraps every fault of a file in its XacroException: each one reaches the user as a
+    FileFormatError naming the file and what xacro said, never a raw traceback."""
+    bad = tmp_path / "bad.urdf.xacro"
+    bad.write_text(f'<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="r">{body}</robot>')
+    with pytest.raises(FileFormatError, match=said) as e:
+        robmod.read_robot(bad)
+    assert e.value.location.file == str(bad)
+
+
 def test_example_robot_data_xacro_names_its_missing_include():
     """example-robot-data's hector quadrotor: its include (package://..., a path xacro does not
     resolve) is named in the error, with the file that holds it."""

@@ -70,13 +70,12 @@ def expand_xacro(path, xacro_args=None) -> tuple[str, str]:
     try:
         doc = xacro.process_file(str(path), mappings=args)
         return doc.toxml(), doc.documentElement.tagName
-    except RobmodError:
-        raise
     except expat.ExpatError as e:
         raise FileFormatError(f"XML syntax error: {expat.ErrorString(e.code)}",
                               Location(file=_where(xacro, path), line=e.lineno)) from None
-    except Exception as e:     # xacro reports a bad file by XacroException, NameError, ...
-        raise FileFormatError(f"xacro: {type(e).__name__}: {e}",
+    except xacro.XacroException as e:    # xacro wraps every fault of a file (an undefined
+        # property, macro or argument, a bad expression, a missing include) in this one class
+        raise FileFormatError(f"xacro: {e}",
                               Location(file=_where(xacro, path))) from None
     finally:
         substitution_args._eval_find = saved

@@ -4,12 +4,12 @@ searches a model needs once (the analytic IGM, the block IKM, the choice of a di
 identification's rank computations and regressors, the plants and closed loops of the
 simulations).
 
-One key rule: a key is made of *content* -- a robot's :attr:`Robot.content_key` (never
-``id(robot)``: a dead robot's id is reused by new objects), the name of the model, its options
--- so that an equal robot built again finds what was made for the first, and a changed one
-does not.  One eviction rule: the least recently used entries beyond :data:`LIMIT` are let go
-(an entry a robot holds stays valid for it: its compiled functions live in the fast path's
-entries).  One :func:`clear` forgets them all (the shared objects on disk stay:
+One key rule: a key is made of *content* -- a robot's :attr:`Robot.content_key` (never the
+object's identity: a dead robot's address is reused by new objects), the name of the model, its
+options -- so that an equal robot built again finds what was made for the first, and a changed
+one does not. One eviction rule: the least recently used entries beyond :data:`LIMIT` are let
+go (an entry a robot holds stays valid for it: its compiled functions live in the fast path's
+entries). One :func:`clear` forgets them all (the shared objects on disk stay:
 ``$ROBMOD_CACHE`` or ``~/.cache/robmod``).
 
 The API, for every module that keeps something derived from a robot::
