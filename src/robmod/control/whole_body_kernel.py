@@ -151,6 +151,22 @@ static PyObject *py_fill(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* The row a (nx) times Z (nx, nr) into out (nr), skipping a's zeros (the QP's rows are
+   sparse); returns a . x0. */
+static double row_times(const double *a, const double *x0, const double *Z, int nx, int nr,
+                        double *out)
+{
+    double s = 0.0;
+    for (int c = 0; c < nr; c++) out[c] = 0.0;
+    for (int k = 0; k < nx; k++) {
+        const double ak = a[k];
+        if (ak == 0.0) continue;
+        s += ak * x0[k];
+        for (int c = 0; c < nr; c++) out[c] += ak * Z[k * nr + c];
+    }
+    return s;
+}
+
 /* The equalities A x = b (me rows, full rank) eliminated: A^T = Q R by Householder's
    reflections (Golub & Van Loan 2013, 5.2), x = x0 + Z y with x0 = Q1 R^-T b the solution of
    least norm and Z = Q2 (nx, nr = nx - me) a basis of A's null space; the QP in y:
@@ -208,17 +224,8 @@ static int reduce(int nx, int me, int ni, const double *A, const double *b, cons
             for (int i = k; i < nx; i++) Z[i * nr + c] -= e * v[i];
         }
     }
-    for (int r = 0; r < nx; r++) {            /* HZ = H Z, g + H x0 into W's first row */
-        double *hz = HZ + r * nr, s = g[r];
-        for (int c = 0; c < nr; c++) hz[c] = 0.0;
-        for (int k = 0; k < nx; k++) {
-            const double hk = H[r * nx + k];
-            if (hk == 0.0) continue;
-            s += hk * x0[k];
-            for (int c = 0; c < nr; c++) hz[c] += hk * Z[k * nr + c];
-        }
-        W[r] = s;
-    }
+    for (int r = 0; r < nx; r++)              /* HZ = H Z, g + H x0 into W's first row */
+        W[r] = g[r] + row_times(H + r * nx, x0, Z, nx, nr, HZ + r * nr);
     for (int a = 0; a < nr; a++) {
         double s = 0.0;
         for (int k = 0; k < nx; k++) s += Z[k * nr + a] * W[k];
@@ -230,14 +237,7 @@ static int reduce(int nx, int me, int ni, const double *A, const double *b, cons
         }
     }
     for (int r = 0; r < ni; r++) {
-        double *cr = Cr + r * nr, s = 0.0;
-        for (int c = 0; c < nr; c++) cr[c] = 0.0;
-        for (int k = 0; k < nx; k++) {
-            const double ck = C[r * nx + k];
-            if (ck == 0.0) continue;
-            s += ck * x0[k];
-            for (int c = 0; c < nr; c++) cr[c] += ck * Z[k * nr + c];
-        }
+        const double s = row_times(C + r * nx, x0, Z, nx, nr, Cr + r * nr);
         lor[r] = lo[r] - s;
         upr[r] = up[r] - s;
     }

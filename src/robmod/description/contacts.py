@@ -56,6 +56,17 @@ def _selector(owner: str, frame):
     return int(frame) if isinstance(frame, (int, np.integer)) else frame
 
 
+def _name_and_hash(contact, owner: str, geometry) -> None:
+    """A contact's name checked (its frame's by default) and its hash computed once (contacts
+    key the compiled models)."""
+    if not isinstance(contact.name, str):
+        raise ArgumentError(f"{owner}: name must be a string, got {contact.name!r}")
+    if not contact.name:
+        object.__setattr__(contact, "name", str(contact.frame))
+    object.__setattr__(contact, "_hash", hash((contact.frame, geometry, contact.friction,
+                                               contact.name)))
+
+
 @dataclass(frozen=True)
 class ContactPoint:
     """A point ``point`` (x, y, z in frame ``frame``) that touches: three constraint rows, the
@@ -72,12 +83,7 @@ class ContactPoint:
         object.__setattr__(self, "frame", _selector("ContactPoint", self.frame))
         object.__setattr__(self, "point", _point("ContactPoint point", self.point))
         object.__setattr__(self, "friction", _friction("ContactPoint", self.friction))
-        if not isinstance(self.name, str):
-            raise ArgumentError(f"ContactPoint: name must be a string, got {self.name!r}")
-        if not self.name:
-            object.__setattr__(self, "name", str(self.frame))
-        object.__setattr__(self, "_hash", hash((self.frame, self.point, self.friction,
-                                                self.name)))
+        _name_and_hash(self, "ContactPoint", self.point)
 
     def __hash__(self):        # computed once: contacts key the compiled models
         return self._hash
@@ -117,12 +123,7 @@ class ContactSurface:
                                 "plane, not on a line)")
         object.__setattr__(self, "vertices", tuple(pts))
         object.__setattr__(self, "friction", _friction("ContactSurface", self.friction))
-        if not isinstance(self.name, str):
-            raise ArgumentError(f"ContactSurface: name must be a string, got {self.name!r}")
-        if not self.name:
-            object.__setattr__(self, "name", str(self.frame))
-        object.__setattr__(self, "_hash", hash((self.frame, self.vertices, self.friction,
-                                                self.name)))
+        _name_and_hash(self, "ContactSurface", self.vertices)
 
     def __hash__(self):
         return self._hash
