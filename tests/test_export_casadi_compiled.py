@@ -143,3 +143,17 @@ def test_the_builder_uses_the_process_libcasadi():
     with open("/proc/self/maps") as f:
         libs = {line.split()[-1] for line in f if "libcasadi.so" in line}
     assert len(libs) == 1, libs
+
+
+def test_numpy_backend_builds_the_graph_in_python(monkeypatch):
+    from robmod.symbolic import set_backend
+
+    model = idm_model(robmod.load_robot("planar2", numeric=True))
+    ref = model.to_casadi()
+    monkeypatch.setattr(export_casadi, "graph_builder",
+                        lambda ca: pytest.fail("no compiled code under the numpy backend"))
+    old = set_backend("numpy")
+    try:
+        assert model.to_casadi().serialize() == ref.serialize()
+    finally:
+        set_backend(old)

@@ -10,6 +10,16 @@ model writes one).  The ``casadi.Function`` takes one vector per input group (``
 output (a vector as a column; an array of more than two dimensions as (rows of its leading
 dimensions, last dimension)).  It is what ``nlpsol`` (IPOPT), ``integrator`` or acados take,
 and CasADi's own automatic differentiation applies to it.
+
+How the graph is built: by default in C++, by a small extension module compiled once per
+machine against the ``casadi`` wheel's own headers and library (:mod:`.casadi_graph`) that
+reads the statements' SymPy expressions and makes each node with the function through which
+``SX.binary``/``SX.unary`` make theirs -- about a tenth of a microsecond per node, the Panda's
+IDM derivatives (8,500 values) in 3-5 ms, less than CasADi's own ``jacobian`` of the exported
+IDM takes.  Where it cannot be built (no C++ compiler, no headers, ``set_backend("numpy")``)
+the same graph is built in Python (:class:`_Program`: one walk over the expressions, then one
+vectorized SX operation per level of the graph and operation code), 3-5 times slower, after one
+warning saying why.  Both give the same graph, node for node (tests/test_export_casadi_compiled.py).
 """
 from __future__ import annotations
 
@@ -22,6 +32,7 @@ from mpmath.libmp import round_nearest as _round_nearest, to_float as _to_float
 from ..arguments import keyword_options, model_argument
 from ..errors import ArgumentError, RobmodError
 from .casadi_graph import graph_builder
+from .fastpath import backend
 
 CASADI = "pip install 'robmod[casadi]'"
 
@@ -347,7 +358,10 @@ def _python_values(ca, model, inputs, args):
 
 def _compiled_values(ca, model, inputs, args):
     """The outputs' SX vectors made by the compiled builder (:mod:`.casadi_graph`), or None
-    (no builder: it warned; or a case that the Python walk decides)."""
+    (``set_backend("numpy")``: no compiled code; no builder: it warned; or a case that the
+    Python walk decides)."""
+    if backend() == "numpy":
+        return None
     builder = graph_builder(ca)
     if builder is None:
         return None
