@@ -107,9 +107,9 @@ bool small_int(PyObject *n, long long *out) {
   return true;
 }
 
-// a tuple of two items: (first, second) of an expression's arguments
+// (first, second) of an expression's arguments (a tuple)
 std::pair<PyObject *, PyObject *> two(PyObject *args) {
-  if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 2) throw Unsupported();
+  if (PyTuple_GET_SIZE(args) < 2) throw Unsupported();
   return std::make_pair(PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1));
 }
 
@@ -196,7 +196,8 @@ struct Reader {
     }
   }
 
-  // an expression's _args (a new reference), read from its slot where the type has one
+  // an expression's _args (a new reference to a tuple), read from its slot where the type has
+  // one; anything but a tuple is left to the Python walk
   PyObject *args_of(PyObject *x) {
     Py_ssize_t at = kind(x).args_at;
     if (at >= 0) {
@@ -206,11 +207,14 @@ struct Reader {
         return a;
       }
     }
-    return PyObject_GetAttr(x, s_args);
+    PyObject *a = PyObject_GetAttr(x, s_args);
+    if (a && !PyTuple_Check(a)) {
+      Py_DECREF(a);
+      throw Unsupported();
+    }
+    return a;
   }
 
-  // a new value: the operation `code` of the values a (and b), as SX.unary and SX.binary
-  // make each element
   // the double _float gives where it is one rounding (or none): a Float of at most 53 bits in
   // the normal range, a Rational of integers below 2^53; false: _float itself decides
   bool exact_double(PyObject *c, double *out) {

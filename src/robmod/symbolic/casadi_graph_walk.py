@@ -36,6 +36,15 @@ struct Walk : Reader {
 
   ~Walk() { Py_XDECREF(env); }
 
+  // x's value if it is an input's or a statement's symbol (the same object)
+  bool known(PyObject *x, long *out) {
+    long *k = ids.find(x);
+    if (k) *out = *k;
+    return k != nullptr;
+  }
+
+  // a new value: the operation `code` of the values a (and b), as SX.unary and SX.binary
+  // make each element
   long op(int code, long a, long b = -1) {
     if (v.size() == v.capacity()) v.reserve(2 * v.size());   // no move while v[a] is read
     v.emplace_back();
@@ -109,7 +118,6 @@ struct Walk : Reader {
 
   std::pair<bool, long> product(PyObject *t) {
     Ref args(args_of(t));
-    if (!PyTuple_Check(args.o)) throw Unsupported();
     Py_ssize_t n = PyTuple_GET_SIZE(args.o);
     PyObject *first = n ? PyTuple_GET_ITEM(args.o, 0) : nullptr;
     bool neg = false;
@@ -118,10 +126,7 @@ struct Walk : Reader {
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject *f = PyTuple_GET_ITEM(args.o, i);
       long x;
-      long *known = ids.find(f);
-      if (known) {
-        x = *known;
-      } else {
+      if (!known(f, &x)) {
         Kind k = kind(f);
         if ((k.flags & NUMBER) && out < 0 && f == first) {
           std::pair<bool, long> c = coefficient(f);
@@ -154,7 +159,6 @@ struct Walk : Reader {
 
   long add(PyObject *e) {
     Ref args(args_of(e));
-    if (!PyTuple_Check(args.o)) throw Unsupported();
     Py_ssize_t n = PyTuple_GET_SIZE(args.o);
     prefetch(args.o);
     long out = -1;
@@ -162,10 +166,7 @@ struct Walk : Reader {
       PyObject *t = PyTuple_GET_ITEM(args.o, i);
       bool neg = false;
       long x;
-      long *known = ids.find(t);
-      if (known) {
-        x = *known;
-      } else {
+      if (!known(t, &x)) {
         Kind k = kind(t);
         if (k.flags & EXACT_MUL) {
           std::pair<bool, long> p = product(t);
@@ -188,10 +189,10 @@ struct Walk : Reader {
   }
 
   long value(PyObject *x) {
-    long *known = ids.find(x);
-    if (known) return *known;
+    long out;
+    if (known(x, &out)) return out;
     if (++depth > RM_DEPTH) throw Unsupported();
-    long out = value_of(x);
+    out = value_of(x);
     --depth;
     return out;
   }
@@ -230,7 +231,7 @@ struct Walk : Reader {
     }
     if (k.flags & FUNC) {
       Ref args(args_of(x));
-      if (!PyTuple_Check(args.o) || PyTuple_GET_SIZE(args.o) < 1) throw Unsupported();
+      if (PyTuple_GET_SIZE(args.o) < 1) throw Unsupported();
       return op(k.code, value(PyTuple_GET_ITEM(args.o, 0)));
     }
     throw Unsupported();
