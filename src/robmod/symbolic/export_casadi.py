@@ -10,6 +10,16 @@ model writes one).  The ``casadi.Function`` takes one vector per input group (``
 output (a vector as a column; an array of more than two dimensions as (rows of its leading
 dimensions, last dimension)).  It is what ``nlpsol`` (IPOPT), ``integrator`` or acados take,
 and CasADi's own automatic differentiation applies to it.
+
+How the graph is built: by default in C++, by a small extension module compiled once per
+machine against the ``casadi`` wheel's own headers and library (:mod:`.casadi_graph`) that
+reads the statements' SymPy expressions and makes each node with the function through which
+``SX.binary``/``SX.unary`` make theirs -- about a tenth of a microsecond per node, the Panda's
+IDM derivatives (8,500 values) in 3-5 ms, less than CasADi's own ``jacobian`` of the exported
+IDM takes.  Where it cannot be built (no C++ compiler, no headers, ``set_backend("numpy")``)
+the same graph is built in Python (:class:`_Program`: one walk over the expressions, then one
+vectorized SX operation per level of the graph and operation code), 3-5 times slower, after one
+warning saying why.  Both give the same graph, node for node (tests/test_export_casadi_compiled.py).
 """
 from __future__ import annotations
 
@@ -21,6 +31,8 @@ from mpmath.libmp import round_nearest as _round_nearest, to_float as _to_float
 
 from ..arguments import keyword_options, model_argument
 from ..errors import ArgumentError, RobmodError
+from .casadi_graph import graph_builder
+from .fastpath import backend
 
 CASADI = "pip install 'robmod[casadi]'"
 
@@ -43,6 +55,14 @@ def _out_shape(shape):
     if len(shape) == 2:
         return tuple(shape)
     return (math.prod(shape[:-1]), shape[-1])
+
+
+def _functions(ca) -> dict:
+    """SymPy's functions that the export makes as CasADi's operations: type -> code."""
+    return {f: op for f, op in (
+        (sp.sin, ca.OP_SIN), (sp.cos, ca.OP_COS), (sp.tan, ca.OP_TAN), (sp.exp, ca.OP_EXP),
+        (sp.sign, ca.OP_SIGN), (sp.Abs, ca.OP_FABS), (sp.asin, ca.OP_ASIN),
+        (sp.acos, ca.OP_ACOS), (sp.atan, ca.OP_ATAN), (sp.tanh, ca.OP_TANH))}
 
 
 def _float(c) -> float:
@@ -77,10 +97,7 @@ class _Program:
         self.numbers: dict = {}                 # second operands or -1, values); float -> value
         self.signed: dict = {}                  # id(SymPy number) -> (negative, value or -1)
         self.keep: list = []                    # the SymPy numbers of ``signed``, kept alive
-        self.funcs = {f: op for f, op in (
-            (sp.sin, ca.OP_SIN), (sp.cos, ca.OP_COS), (sp.tan, ca.OP_TAN), (sp.exp, ca.OP_EXP),
-            (sp.sign, ca.OP_SIGN), (sp.Abs, ca.OP_FABS), (sp.asin, ca.OP_ASIN),
-            (sp.acos, ca.OP_ACOS), (sp.atan, ca.OP_ATAN), (sp.tanh, ca.OP_TANH))}
+        self.funcs = _functions(ca)
         self.unary = {ca.OP_NEG, ca.OP_SQRT, *self.funcs.values()}
         self.constants = {sp.pi: float(sp.pi), sp.E: float(sp.E)}
         self.env = dict(inputs)                 # symbol -> value
@@ -317,19 +334,43 @@ def to_casadi(model, *, name: str | None = None):
             inputs[s] = len(inputs)
         args.append(ca.SX.sym(g, len(syms)))
         arg_names.append(g)
-    enabled = gc.isenabled()
-    gc.disable()        # many short-lived objects: no full collection of a large heap meanwhile
-    try:
-        values = _Program(ca, model, inputs).build(args)
-    finally:
-        if enabled:
-            gc.enable()
+    values = _compiled_values(ca, model, inputs, args)
+    if values is None:
+        values = _python_values(ca, model, inputs, args)
     outs, out_names = [], []
     for o, v in zip(model.outputs, values):
         rows, cols = _out_shape(o.shape)
         outs.append(ca.reshape(v, cols, rows).T)      # row-major values
         out_names.append(o.name)
     return ca.Function(name or _ident(model.name), args, outs, arg_names, out_names)
+
+
+def _python_values(ca, model, inputs, args):
+    """The outputs' SX vectors built in Python (:class:`_Program`)."""
+    enabled = gc.isenabled()
+    gc.disable()        # many short-lived objects: no full collection of a large heap meanwhile
+    try:
+        return _Program(ca, model, inputs).build(args)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _compiled_values(ca, model, inputs, args):
+    """The outputs' SX vectors made by the compiled builder (:mod:`.casadi_graph`), or None
+    (``set_backend("numpy")``: no compiled code; no builder: it warned; or a case that the
+    Python walk decides)."""
+    if backend() == "numpy":
+        return None
+    builder = graph_builder(ca)
+    if builder is None:
+        return None
+    outs = [ca.SX.zeros(len(o.exprs)) for o in model.outputs]
+    made = builder.build(tuple(model.statements), [tuple(o.exprs) for o in model.outputs],
+                         inputs, [int(a.this) for a in args], [int(o.this) for o in outs],
+                         (sp.Add, sp.Mul, sp.Pow, sp.atan2, sp.pi, sp.E, sp.S.Half),
+                         _functions(ca), _float, float(sp.pi), float(sp.E))
+    return None if made is None else outs
 
 
 def casadi_operations(function) -> dict:
