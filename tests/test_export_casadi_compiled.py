@@ -157,3 +157,16 @@ def test_numpy_backend_builds_the_graph_in_python(monkeypatch):
         assert model.to_casadi().serialize() == ref.serialize()
     finally:
         set_backend(old)
+
+
+def test_warmup_builds_the_casadi_graph_builder(capsys):
+    """``robmod warmup`` prebuilds to_casadi's compiled builder (one line in its table)."""
+    from robmod.cli import main
+
+    assert main(["warmup", "rx90", "--models", "idm"]) == 0
+    line = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("casadi graph")]
+    assert len(line) == 1
+    if casadi_graph.graph_builder(ca) is None:      # no C++ compiler here: it says why
+        assert "Python (" in line[0]
+    else:
+        assert line[0].endswith("compiled (to_casadi's builder)")

@@ -1,4 +1,5 @@
-"""``robmod warmup ROBOT``: compile the robot's plain-API models ahead of time."""
+"""``robmod warmup ROBOT``: compile the robot's plain-API models ahead of time, and the CasADi
+export's graph builder when CasADi is installed."""
 from __future__ import annotations
 
 
@@ -14,7 +15,34 @@ def _cmd_warmup(args) -> int:
     print(f"{'model':18s} {'seconds':>8s}  path")
     for name, (seconds, compiled) in report.items():
         print(f"{name:18s} {seconds:8.2f}  {'compiled' if compiled else 'NumPy'}")
+    line = _casadi_builder()
+    if line:
+        print(line)
     return 0
+
+
+def _casadi_builder() -> str | None:
+    """Build (or load) the CasADi export's compiled graph builder when CasADi is installed:
+    one line saying what happened, None without CasADi."""
+    import importlib.util
+    import time
+    import warnings
+
+    if importlib.util.find_spec("casadi") is None:
+        return None
+    import casadi
+
+    from ..symbolic.casadi_graph import graph_builder
+
+    t0 = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = graph_builder(casadi)
+    seconds = time.perf_counter() - t0
+    if module is not None:
+        return f"{'casadi graph':18s} {seconds:8.2f}  compiled (to_casadi's builder)"
+    why = str(caught[0].message) if caught else "see the first warning of to_casadi"
+    return f"{'casadi graph':18s} {seconds:8.2f}  Python ({why})"
 
 
 def add_warmup_command(sub) -> None:
