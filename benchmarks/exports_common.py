@@ -124,7 +124,9 @@ def row(robot, framework, quantity, what, robmod_value, adam_value, unit, better
 def fmt(v, unit):
     if v is None or not np.isfinite(v):
         return "n/a"
-    if unit == "s":
+    if unit == "s":     # two significant digits below 10 ms (builds of a few milliseconds)
+        if v < 0.01:
+            return f"{v * 1e3:.2g} ms"
         return f"{v * 1e3:.0f} ms" if v < 0.1 else f"{v:.2f} s"
     if unit == "us":
         return f"{v * 1e6:.1f} us"
